@@ -1,0 +1,56 @@
+# A thin wrapper around Meson.  Every target installs the Debian packages it
+# needs first (as root, or through sudo), so a fresh Debian 12 machine with
+# git and build-essential needs nothing else.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+PREFIX     ?= /usr/local
+MESON      ?= meson
+NINJA      ?= ninja
+
+.PHONY: all deps check check-fast check-asan check-valgrind check-hw demo \
+	install bench fuzz clean
+
+all: deps
+	@test -f $(BUILD)/build.ninja || $(MESON) setup $(BUILD) -Dlibdir=lib
+	$(NINJA) -C $(BUILD)
+
+deps:
+	@scripts/deps.sh build
+
+# Every test: unit, system, compat; again under ASan/UBSan; the leak check;
+# the emulated-PMU guest.  Ends with one "N passed, N failed" line.
+check:
+	@scripts/deps.sh check
+	@scripts/check.sh all
+
+check-fast: all
+	@scripts/check.sh fast
+
+check-asan:
+	@scripts/deps.sh check
+	@scripts/check.sh asan
+
+check-valgrind: all
+	@scripts/check.sh valgrind
+
+check-hw:
+	@scripts/check.sh hw
+
+# The main job: count a bundled workload and print a report.
+demo: all
+	$(BUILD)/tools/pctr stat -r 3 -- $(BUILD)/examples/workload
+
+install: all
+	$(MESON) configure $(BUILD) -Dprefix=$(abspath $(PREFIX)) -Dlibdir=lib
+	$(MESON) install -C $(BUILD) --quiet
+
+bench: all
+	@scripts/deps.sh bench
+	@bench/run.sh
+
+fuzz:
+	@scripts/deps.sh check
+	@scripts/check.sh fuzz
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-*

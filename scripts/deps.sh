@@ -1,0 +1,35 @@
+#!/bin/sh
+# deps.sh PROFILE - install the Debian 12 packages a make target needs.
+# Installs only what is missing; as root with apt-get, otherwise through
+# sudo; says exactly what to install when it can do neither.
+set -e
+profile=${1:-build}
+
+pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev"
+case $profile in
+build) ;;
+check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3" ;;
+bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;
+*) echo "deps.sh: unknown profile '$profile'" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+	run=
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	run=sudo
+else
+	echo "pctr: these Debian packages are needed:$missing" >&2
+	echo "pctr: run as root, or: sudo apt-get install$missing" >&2
+	exit 1
+fi
+echo "pctr: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+$run apt-get update -qq >/dev/null
+$run apt-get install -y -qq --no-install-recommends $missing >/dev/null

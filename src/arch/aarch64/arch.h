@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arch/aarch64/arch.h - the virtual counter and PMU register reads.
+ *
+ * The mmap page's index is 1..31 for event counter PMEVCNTR<index-1>_EL0
+ * and 32 for the cycle counter PMCCNTR_EL0.  mrs encodes the register in
+ * the instruction, hence the switch.
+ */
+#ifndef PCTR_ARCH_H
+#define PCTR_ARCH_H
+
+#include <stdint.h>
+
+#define PCTR_ARCH_NAME "aarch64"
+#define PCTR_ARCH_USER_READ 1
+
+static inline uint64_t
+pctr__arch_tsc(int serial)
+{
+	uint64_t v;
+
+	if (serial != PCTR_SERIAL_NONE)
+		__asm__ volatile("isb" ::: "memory");
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+
+#define PCTR__MRS_EVCNTR(n)                                                    \
+	case n:                                                                \
+		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v));      \
+		break
+
+static inline uint64_t
+pctr__arch_read_pmc(uint32_t hw)
+{
+	uint64_t v = 0;
+
+	switch (hw) {
+		PCTR__MRS_EVCNTR(0);
+		PCTR__MRS_EVCNTR(1);
+		PCTR__MRS_EVCNTR(2);
+		PCTR__MRS_EVCNTR(3);
+		PCTR__MRS_EVCNTR(4);
+		PCTR__MRS_EVCNTR(5);
+		PCTR__MRS_EVCNTR(6);
+		PCTR__MRS_EVCNTR(7);
+		PCTR__MRS_EVCNTR(8);
+		PCTR__MRS_EVCNTR(9);
+		PCTR__MRS_EVCNTR(10);
+		PCTR__MRS_EVCNTR(11);
+		PCTR__MRS_EVCNTR(12);
+		PCTR__MRS_EVCNTR(13);
+		PCTR__MRS_EVCNTR(14);
+		PCTR__MRS_EVCNTR(15);
+		PCTR__MRS_EVCNTR(16);
+		PCTR__MRS_EVCNTR(17);
+		PCTR__MRS_EVCNTR(18);
+		PCTR__MRS_EVCNTR(19);
+		PCTR__MRS_EVCNTR(20);
+		PCTR__MRS_EVCNTR(21);
+		PCTR__MRS_EVCNTR(22);
+		PCTR__MRS_EVCNTR(23);
+		PCTR__MRS_EVCNTR(24);
+		PCTR__MRS_EVCNTR(25);
+		PCTR__MRS_EVCNTR(26);
+		PCTR__MRS_EVCNTR(27);
+		PCTR__MRS_EVCNTR(28);
+		PCTR__MRS_EVCNTR(29);
+		PCTR__MRS_EVCNTR(30);
+	case 31:
+		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
+		break;
+	}
+	return v;
+}
+
+static inline uint64_t
+pctr__arch_tsc_hz_hint(void)
+{
+	uint64_t f;
+
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
+	return f;
+}
+
+static inline int
+pctr__arch_tsc_invariant(void)
+{
+	return 1; /* the generic timer runs at a fixed frequency */
+}
+
+static inline int
+pctr__arch_virtualized(void)
+{
+	return -1;
+}
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* arch/x86_64/arch.h - rdtsc, rdpmc and cpuid, inlined into the read path. */
+#ifndef PCTR_ARCH_H
+#define PCTR_ARCH_H
+
+#include <stdint.h>
+
+#define PCTR_ARCH_NAME "x86_64"
+#define PCTR_ARCH_USER_READ 1
+
+static inline uint64_t
+pctr__arch_tsc(int serial)
+{
+	uint32_t lo, hi, aux;
+
+	if (serial == PCTR_SERIAL_RDTSCP) {
+		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+		return lo | (uint64_t)hi << 32;
+	}
+	if (serial == PCTR_SERIAL_FENCE)
+		__asm__ volatile("lfence" ::: "memory");
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return lo | (uint64_t)hi << 32;
+}
+
+/* @hw is the mmap page's index minus one: the rdpmc counter number. */
+static inline uint64_t
+pctr__arch_read_pmc(uint32_t hw)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(hw));
+	return lo | (uint64_t)hi << 32;
+}
+
+static inline void
+pctr__arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	__asm__ volatile("cpuid"
+			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+			 : "a"(leaf), "c"(sub));
+}
+
+/* The TSC's frequency as the CPU states it, 0 if it does not. */
+static inline uint64_t
+pctr__arch_tsc_hz_hint(void)
+{
+	uint32_t r[4];
+
+	pctr__arch_cpuid(0, 0, r);
+	if (r[0] >= 0x15) {
+		pctr__arch_cpuid(0x15, 0, r); /* TSC/crystal ratio */
+		if (r[0] && r[1] && r[2])
+			return (uint64_t)r[2] * r[1] / r[0];
+	}
+	pctr__arch_cpuid(1, 0, r);
+	if (r[2] & (1u << 31)) { /* hypervisor: its timing leaf */
+		pctr__arch_cpuid(0x40000000, 0, r);
+		if (r[0] >= 0x40000010) {
+			pctr__arch_cpuid(0x40000010, 0, r);
+			if (r[0])
+				return (uint64_t)r[0] * 1000;
+		}
+	}
+	return 0;
+}
+
+static inline int
+pctr__arch_tsc_invariant(void)
+{
+	uint32_t r[4];
+
+	pctr__arch_cpuid(0x80000000, 0, r);
+	if (r[0] < 0x80000007)
+		return -1;
+	pctr__arch_cpuid(0x80000007, 0, r);
+	return (r[3] >> 8) & 1;
+}
+
+static inline int
+pctr__arch_virtualized(void)
+{
+	uint32_t r[4];
+
+	pctr__arch_cpuid(1, 0, r);
+	return (r[2] >> 31) & 1;
+}
+
+#endif

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * event.c - one parser for every event syntax people use.
+ *
+ * Order of interpretation, first match wins:
+ *   "fn:0x4300c0"        the seeds' x86 counter function
+ *   "pmu/terms/mods"     the kernel's sysfs syntax (sysfs.c)
+ *   "name[:mods]"        generic hardware, software and cache names
+ *   "rHHHH[:mods]"       raw code for the core PMU
+ *   "inst_retired[:mods]" a sysfs event of a core PMU
+ *   anything else        libpfm4's tables (pfm.c), Intel's dotted names too
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct named {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+	const char *desc;
+};
+
+#define HW(n, c, d) { n, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c, d }
+#define SW(n, c, d) { n, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c, d }
+
+static const struct named named_events[] = {
+	HW("cycles", CPU_CYCLES, "CPU cycles"),
+	HW("cpu-cycles", CPU_CYCLES, "CPU cycles"),
+	HW("instructions", INSTRUCTIONS, "instructions retired"),
+	HW("cache-references", CACHE_REFERENCES, "last-level cache accesses"),
+	HW("cache-misses", CACHE_MISSES, "last-level cache misses"),
+	HW("branches", BRANCH_INSTRUCTIONS, "branch instructions retired"),
+	HW("branch-instructions", BRANCH_INSTRUCTIONS,
+	   "branch instructions retired"),
+	HW("branch-misses", BRANCH_MISSES, "mispredicted branches"),
+	HW("bus-cycles", BUS_CYCLES, "bus cycles"),
+	HW("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND,
+	   "cycles the front end delivered nothing"),
+	HW("idle-cycles-frontend", STALLED_CYCLES_FRONTEND,
+	   "cycles the front end delivered nothing"),
+	HW("stalled-cycles-backend", STALLED_CYCLES_BACKEND,
+	   "cycles the back end made no progress"),
+	HW("idle-cycles-backend", STALLED_CYCLES_BACKEND,
+	   "cycles the back end made no progress"),
+	HW("ref-cycles", REF_CPU_CYCLES,
+	   "reference cycles, not affected by frequency scaling"),
+	SW("cpu-clock", CPU_CLOCK, "CPU clock timer, nanoseconds"),
+	SW("task-clock", TASK_CLOCK, "time the task ran, nanoseconds"),
+	SW("page-faults", PAGE_FAULTS, "page faults"),
+	SW("faults", PAGE_FAULTS, "page faults"),
+	SW("minor-faults", PAGE_FAULTS_MIN, "page faults served without I/O"),
+	SW("major-faults", PAGE_FAULTS_MAJ, "page faults that needed I/O"),
+	SW("context-switches", CONTEXT_SWITCHES, "context switches"),
+	SW("cs", CONTEXT_SWITCHES, "context switches"),
+	SW("cpu-migrations", CPU_MIGRATIONS, "moves to another CPU"),
+	SW("migrations", CPU_MIGRATIONS, "moves to another CPU"),
+	SW("alignment-faults", ALIGNMENT_FAULTS, "alignment fixups"),
+	SW("emulation-faults", EMULATION_FAULTS, "instruction emulations"),
+	SW("dummy", DUMMY, "counts nothing; a placeholder"),
+};
+
+static const char *const cache_name[] = { "L1-dcache", "L1-icache", "LLC",
+					  "dTLB",      "iTLB",      "branch",
+					  "node" };
+static const char *const cache_op[] = { "load", "store", "prefetch" };
+static const char *const cache_op_plural[] = { "loads", "stores",
+					       "prefetches" };
+
+/* "L1-dcache-load-misses" -> config; -ENOENT if not of that family */
+static int
+parse_cache(const char *name, uint64_t *config)
+{
+	for (size_t c = 0; c < PCTR_ARRAY_SIZE(cache_name); c++) {
+		size_t n = strlen(cache_name[c]);
+
+		if (strncasecmp(name, cache_name[c], n) || name[n] != '-')
+			continue;
+		for (size_t o = 0; o < 3; o++) {
+			const char *rest = name + n + 1;
+			uint64_t base = c | o << 8;
+
+			if (!strcasecmp(rest, cache_op_plural[o])) {
+				*config = base |
+					  (uint64_t)PERF_COUNT_HW_CACHE_RESULT_ACCESS
+						  << 16;
+				return 0;
+			}
+			size_t m = strlen(cache_op[o]);
+			if (!strncasecmp(rest, cache_op[o], m) &&
+			    !strcasecmp(rest + m, "-misses")) {
+				*config = base |
+					  (uint64_t)PERF_COUNT_HW_CACHE_RESULT_MISS
+						  << 16;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * Modifiers: u k h select the privilege levels counted (any given: only
+ * those), H host only, G guest only, p more precise (up to ppp), D pinned.
+ */
+int
+pctr__event_apply_modifiers(struct pctr_event *ev, const char *mods)
+{
+	bool u = false, k = false, h = false, priv = false;
+	int precise = 0;
+
+	for (const char *m = mods; *m; m++) {
+		switch (*m) {
+		case 'u':
+			u = priv = true;
+			break;
+		case 'k':
+			k = priv = true;
+			break;
+		case 'h':
+			h = priv = true;
+			break;
+		case 'H':
+			ev->attr.exclude_guest = 1;
+			break;
+		case 'G':
+			ev->attr.exclude_host = 1;
+			break;
+		case 'p':
+			precise++;
+			break;
+		case 'D':
+			ev->attr.pinned = 1;
+			break;
+		default:
+			return pctr__error(EINVAL,
+					   "unknown modifier '%c' in ':%s' "
+					   "(known: u k h H G p D)",
+					   *m, mods);
+		}
+	}
+	if (precise > 3)
+		return pctr__error(EINVAL, "at most 3 'p' modifiers");
+	ev->attr.precise_ip = precise;
+	if (priv) {
+		ev->attr.exclude_user = !u;
+		ev->attr.exclude_kernel = !k;
+		ev->attr.exclude_hv = !h;
+	}
+	return 0;
+}
+
+static void
+event_init(struct pctr_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->size = sizeof(*ev);
+	ev->attr.size = sizeof(ev->attr);
+	ev->nr_parts = 1;
+}
+
+/* A generic hardware event counts on every core type of a hybrid CPU. */
+static void
+expand_hybrid(struct pctr_event *ev)
+{
+	const struct pctr_machine *m = pctr__machine();
+
+	if (m->nr_pmus < 2 || (ev->attr.type != PERF_TYPE_HARDWARE &&
+			       ev->attr.type != PERF_TYPE_HW_CACHE))
+		return;
+	ev->nr_parts = m->nr_pmus > PCTR_MAX_PARTS ? PCTR_MAX_PARTS
+						   : (unsigned)m->nr_pmus;
+	for (unsigned int i = 0; i < ev->nr_parts; i++)
+		ev->part_type[i] = m->pmu_type[i];
+}
+
+static int
+parse_named(const char *base, const char *mods, struct pctr_event *ev)
+{
+	uint64_t config;
+	size_t i;
+
+	for (i = 0; i < PCTR_ARRAY_SIZE(named_events); i++)
+		if (!strcasecmp(base, named_events[i].name))
+			break;
+	if (i < PCTR_ARRAY_SIZE(named_events)) {
+		ev->attr.type = named_events[i].type;
+		ev->attr.config = named_events[i].config;
+		snprintf(ev->name, sizeof(ev->name), "%s", named_events[i].name);
+	} else if (parse_cache(base, &config) == 0) {
+		ev->attr.type = PERF_TYPE_HW_CACHE;
+		ev->attr.config = config;
+		snprintf(ev->name, sizeof(ev->name), "%s", base);
+	} else {
+		return -ENOENT;
+	}
+	ev->hardware = ev->attr.type != PERF_TYPE_SOFTWARE;
+	if (*mods)
+		snprintf(ev->name + strlen(ev->name),
+			 sizeof(ev->name) - strlen(ev->name), ":%s", mods);
+	expand_hybrid(ev);
+	return pctr__event_apply_modifiers(ev, mods);
+}
+
+static int
+parse_raw(const char *base, const char *mods, struct pctr_event *ev)
+{
+	char *end;
+	size_t n = strlen(base);
+
+	if (base[0] != 'r' || n < 2 || n > 17 ||
+	    strspn(base + 1, "0123456789abcdefABCDEF") != n - 1)
+		return -ENOENT;
+	ev->attr.type = PERF_TYPE_RAW;
+	ev->attr.config = strtoull(base + 1, &end, 16);
+	ev->hardware = 1;
+	snprintf(ev->name, sizeof(ev->name), "r%llx%s%s",
+		 (unsigned long long)ev->attr.config, *mods ? ":" : "", mods);
+	return pctr__event_apply_modifiers(ev, mods);
+}
+
+static int
+parse_pfm(const char *spec, struct pctr_event *ev)
+{
+	struct pctr__pfm_enc enc;
+	char buf[PCTR_NAME_MAX * 2];
+	int r;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *p = buf; *p && *p != ':'; p++)
+		if (*p == '.')
+			*p = ':'; /* INST_RETIRED.ANY -> INST_RETIRED:ANY */
+	r = pctr__pfm_encode(buf, &enc);
+	if (r < 0)
+		return r;
+	ev->attr.type = enc.type;
+	ev->attr.config = enc.config;
+	ev->attr.config1 = enc.config1;
+	ev->attr.config2 = enc.config2;
+	ev->attr.exclude_user = enc.exclude_user;
+	ev->attr.exclude_kernel = enc.exclude_kernel;
+	ev->attr.exclude_hv = enc.exclude_hv;
+	ev->hardware = enc.type != PERF_TYPE_SOFTWARE &&
+		       enc.type != PERF_TYPE_TRACEPOINT;
+	snprintf(ev->name, sizeof(ev->name), "%s", enc.fstr);
+	return 0;
+}
+
+static int
+unknown_event(const char *spec, const char *base)
+{
+	char sugg[256];
+
+	pctr__event_suggest(base, sugg, sizeof(sugg));
+	if (!pctr__machine()->has_pmu)
+		return pctr__error(ENOENT,
+				   "unknown event '%s'%s%s; this machine has "
+				   "no hardware PMU, so no CPU event table "
+				   "applies (software events and the "
+				   "timestamp counter still work)",
+				   spec, *sugg ? ": did you mean " : "", sugg);
+	return pctr__error(ENOENT, "unknown event '%s'%s%s ('pctr list' shows "
+				   "every event)",
+			   spec, *sugg ? ": did you mean " : "", sugg);
+}
+
+PCTR_EXPORT int
+pctr_event_parse(const char *spec, struct pctr_event *ev)
+{
+	char base[PCTR_NAME_MAX];
+	const char *colon;
+	size_t n;
+	int r;
+
+	if (!spec || !ev)
+		return pctr__error(EINVAL, "NULL event specification");
+	event_init(ev);
+	while (isspace((unsigned char)*spec))
+		spec++;
+	n = strlen(spec);
+	if (n == 0)
+		return pctr__error(EINVAL, "empty event specification");
+	if (n >= PCTR_NAME_MAX)
+		return pctr__error(EINVAL, "event specification longer than "
+					   "%d characters", PCTR_NAME_MAX - 1);
+	if (!strncmp(spec, "fn:", 3)) {
+		char *end;
+		unsigned long long fn;
+
+		errno = 0;
+		fn = strtoull(spec + 3, &end, 16);
+		if (errno || *end || end == spec + 3 || fn > UINT32_MAX)
+			return pctr__error(EINVAL,
+					   "bad counter function '%s': expected "
+					   "fn:HEX of at most 32 bits",
+					   spec);
+		return pctr_event_from_x86((uint32_t)fn, ev);
+	}
+	if (strchr(spec, '/'))
+		return pctr__sysfs_parse(spec, ev);
+	colon = strstr(spec, "::") ? NULL : strchr(spec, ':');
+	n = colon ? (size_t)(colon - spec) : n;
+	memcpy(base, spec, n);
+	base[n] = '\0';
+	r = parse_named(base, colon ? colon + 1 : "", ev);
+	if (r != -ENOENT)
+		return r;
+	r = parse_raw(base, colon ? colon + 1 : "", ev);
+	if (r != -ENOENT)
+		return r;
+	event_init(ev);
+	r = pctr__sysfs_find_event(spec, ev);
+	if (r != -ENOENT)
+		return r;
+	event_init(ev);
+	r = parse_pfm(spec, ev);
+	if (r != -ENOENT)
+		return r;
+	return unknown_event(spec, base);
+}
+
+PCTR_EXPORT int
+pctr_event_from_x86(uint32_t fn, struct pctr_event *ev)
+{
+	if (!ev)
+		return pctr__error(EINVAL, "NULL event");
+	event_init(ev);
+	if (fn & PCTR_FN_RESERVED)
+		return pctr__error(EINVAL,
+				   "counter function 0x%08x sets reserved "
+				   "bits 0x%08x (pin control, APIC interrupt "
+				   "or any-thread)",
+				   fn, fn & PCTR_FN_RESERVED);
+	if (!(fn & (PCTR_FN_USR | PCTR_FN_OS)))
+		return pctr__error(EINVAL,
+				   "counter function 0x%08x counts nothing: "
+				   "set user (0x%x) and/or kernel (0x%x) mode",
+				   fn, PCTR_FN_USR, PCTR_FN_OS);
+	ev->attr.type = PERF_TYPE_RAW;
+	/* event, unit mask, edge, invert and counter mask keep their bits */
+	ev->attr.config = fn & (0xffu | 0xffu << 8 | PCTR_FN_EDGE |
+				PCTR_FN_INV | 0xffu << 24);
+	ev->attr.exclude_user = !(fn & PCTR_FN_USR);
+	ev->attr.exclude_kernel = !(fn & PCTR_FN_OS);
+	ev->attr.exclude_hv = 1;
+	ev->hardware = 1;
+	snprintf(ev->name, sizeof(ev->name), "fn:0x%x", fn);
+	return 0;
+}
+
+/* ---- suggestions ------------------------------------------------------ */
+
+static size_t
+distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[PCTR_NAME_MAX + 1];
+
+	if (la > PCTR_NAME_MAX || lb > PCTR_NAME_MAX)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], cost = tolower((unsigned char)a[i - 1]) !=
+							   tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+struct suggest {
+	const char *name;
+	int nr;
+	char best[3][PCTR_NAME_MAX];
+	size_t dist[3];
+};
+
+static int
+suggest_cb(const struct pctr_event_info *info, void *arg)
+{
+	struct suggest *s = arg;
+	const char *cand = info->name;
+	char plain[PCTR_NAME_MAX];
+	const char *slash = strchr(cand, '/');
+	size_t d;
+
+	/* compare against "inst_retired" in "armv8_pmuv3_0/inst_retired/" */
+	if (slash) {
+		snprintf(plain, sizeof(plain), "%s", slash + 1);
+		plain[strcspn(plain, "/")] = '\0';
+		d = distance(s->name, plain);
+	} else {
+		d = distance(s->name, cand);
+	}
+	for (int i = 0; i < s->nr; i++)
+		if (!strcmp(s->best[i], cand))
+			return 0;
+	for (int i = 0; i < 3; i++) {
+		if (i == s->nr || d < s->dist[i]) {
+			for (int j = 2; j > i; j--) {
+				memcpy(s->best[j], s->best[j - 1], PCTR_NAME_MAX);
+				s->dist[j] = s->dist[j - 1];
+			}
+			snprintf(s->best[i], PCTR_NAME_MAX, "%s", cand);
+			s->dist[i] = d;
+			if (s->nr < 3)
+				s->nr++;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Up to three known names close to @name: "'cycles', 'ref-cycles'". */
+void
+pctr__event_suggest(const char *name, char *out, size_t len)
+{
+	struct suggest s = { .name = name };
+	size_t limit = strlen(name) / 3 + 1;
+	size_t used = 0;
+	int n = 0;
+
+	out[0] = '\0';
+	pctr__event_table_list(suggest_cb, &s, true);
+	pctr__sysfs_list(suggest_cb, &s);
+	while (n < s.nr && s.dist[n] <= limit)
+		n++;
+	for (int i = 0; i < n && used < len; i++)
+		used += snprintf(out + used, len - used, "%s'%s'",
+				 i == 0 ? "" : i == n - 1 ? " or " : ", ",
+				 s.best[i]);
+}
+
+/* ---- listing ---------------------------------------------------------- */
+
+int
+pctr__event_table_list(int (*cb)(const struct pctr_event_info *, void *),
+		       void *arg, bool hardware)
+{
+	static const char *const result_desc[] = { "accesses", "misses" };
+	char name[PCTR_NAME_MAX], desc[128];
+	int r;
+
+	for (size_t i = 0; i < PCTR_ARRAY_SIZE(named_events); i++) {
+		const struct named *e = &named_events[i];
+		struct pctr_event_info info = {
+			e->type == PERF_TYPE_SOFTWARE ? "software" : "generic",
+			e->name, e->desc
+		};
+
+		if (e->type != PERF_TYPE_SOFTWARE && !hardware)
+			continue;
+		r = cb(&info, arg);
+		if (r)
+			return r;
+	}
+	if (!hardware)
+		return 0;
+	for (size_t c = 0; c < PCTR_ARRAY_SIZE(cache_name); c++) {
+		for (size_t o = 0; o < 3; o++) {
+			for (int res = 0; res < 2; res++) {
+				struct pctr_event_info info = { "cache", name,
+								desc };
+
+				if (res)
+					snprintf(name, sizeof(name),
+						 "%s-%s-misses", cache_name[c],
+						 cache_op[o]);
+				else
+					snprintf(name, sizeof(name), "%s-%s",
+						 cache_name[c],
+						 cache_op_plural[o]);
+				snprintf(desc, sizeof(desc), "%s %s %s",
+					 cache_name[c], cache_op[o],
+					 result_desc[res]);
+				r = cb(&info, arg);
+				if (r)
+					return r;
+			}
+		}
+	}
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_event_list(int (*cb)(const struct pctr_event_info *info, void *arg),
+		void *arg)
+{
+	int r;
+
+	if (!cb)
+		return pctr__error(EINVAL, "NULL callback");
+	r = pctr__event_table_list(cb, arg, pctr__machine()->has_pmu);
+	if (!r)
+		r = pctr__sysfs_list(cb, arg);
+	if (!r)
+		r = pctr__pfm_list(cb, arg);
+	return r;
+}

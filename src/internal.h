@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - what the core's files share.  Nothing here is public.
+ *
+ * Names: pctr__ for internal functions with external linkage; the build
+ * hides everything that is not marked PCTR_EXPORT.
+ */
+#ifndef PCTR_INTERNAL_H
+#define PCTR_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include "pctr.h"
+
+#define PCTR_EXPORT __attribute__((visibility("default")))
+#define PCTR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* error.c: record the detail of a failure for pctr_strerror() */
+int pctr__error(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pctr__error_clear(void);
+
+/* sysfs.c: the kernel's PMU descriptions, rooted at $PCTR_SYSFS_ROOT or / */
+const char *pctr__sysfs_root(void);
+int pctr__sysfs_read(const char *path, char *buf, size_t len);
+int pctr__sysfs_pmu_read(const char *pmu, const char *file, char *buf,
+			 size_t len);
+int pctr__sysfs_pmu_type(const char *pmu, uint32_t *type);
+int pctr__sysfs_parse(const char *spec, struct pctr_event *ev);
+int pctr__sysfs_find_event(const char *name, struct pctr_event *ev);
+int pctr__sysfs_list(int (*cb)(const struct pctr_event_info *, void *),
+		     void *arg);
+
+/* pfm.c: libpfm4 tables; plain types because pfmlib has its own attr */
+struct pctr__pfm_enc {
+	uint32_t type;
+	uint64_t config, config1, config2;
+	int exclude_user, exclude_kernel, exclude_hv;
+	char fstr[PCTR_NAME_MAX];
+};
+int pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc);
+int pctr__pfm_list(int (*cb)(const struct pctr_event_info *, void *),
+		   void *arg);
+
+/* event.c */
+int pctr__event_apply_modifiers(struct pctr_event *ev, const char *mods);
+void pctr__event_suggest(const char *name, char *out, size_t len);
+int pctr__event_table_list(int (*cb)(const struct pctr_event_info *, void *),
+			   void *arg, bool hardware);
+
+/* machine.c: detected once, then read-only */
+const struct pctr_machine *pctr__machine(void);
+int pctr__read_int_file(const char *path, long *val);
+bool pctr__is_core_pmu_name(const char *pmu);
+
+/* tsc.c */
+uint64_t pctr__tsc_hz_from_page(const struct perf_event_mmap_page *pc);
+
+/* os/perf_event.c: everything that talks to the kernel */
+int pctr__sys_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			int group_fd, unsigned long flags);
+int pctr__sys_close(int fd);
+ssize_t pctr__sys_read(int fd, void *buf, size_t len);
+int pctr__sys_ioctl(int fd, unsigned long req, unsigned long arg);
+void *pctr__sys_mmap(int fd, size_t len);
+int pctr__sys_munmap(void *addr, size_t len);
+
+/*
+ * A set, opened: for each instance (a thread, a CPU) one kernel counter per
+ * event part, grouped.  Counters are stored instance-major:
+ * ctr[inst * nr_ctr + c], where c runs over events and their parts in order.
+ */
+struct pctr__ctr {
+	int fd;
+	int event; /* index into set->ev */
+	int part;
+	int group; /* index into the instance's groups */
+	uint64_t id;
+	struct perf_event_mmap_page *page; /* self-monitoring only */
+};
+
+struct pctr__group {
+	int leader_fd;
+	int nr; /* counters in the group */
+	int first; /* its members are member[first .. first + nr - 1] */
+};
+
+struct pctr_set {
+	unsigned int flags;
+	int serial;
+	int nr_events;
+	struct pctr_event ev[PCTR_MAX_EVENTS];
+
+	bool open;
+	int target;
+	bool user_read; /* fast path offered */
+	bool last_user; /* last read took it for every event */
+	int nr_inst;
+	int *inst_id;
+	int nr_ctr; /* counters per instance */
+	struct pctr__ctr *ctr;
+	int *nr_groups; /* groups of each instance */
+	struct pctr__group *groups; /* [inst * nr_ctr + g] */
+	int *member; /* [inst * nr_ctr + k]: counter index c, by group */
+	uint64_t *buf; /* group read buffer */
+	size_t buf_len;
+	struct pctr_count *base; /* reset baseline, [inst * nr_events + e] */
+	unsigned long reads;
+};
+
+/* read.c */
+int pctr__set_read_inst(struct pctr_set *set, int inst,
+			struct pctr_count *out);
+int pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
+			uint64_t cyc);
+void pctr__combine_part(struct pctr_count *dst, const struct pctr_count *src,
+			int part);
+
+#endif

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * machine.c - what this machine offers, detected once: core PMUs (two on
+ * hybrid CPUs), the knobs that gate counting and user-space reads, and the
+ * timestamp counter.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "arch.h"
+
+static struct pctr_machine machine;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+int
+pctr__read_int_file(const char *path, long *val)
+{
+	char buf[64], *end;
+	int r = pctr__sysfs_read(path, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	errno = 0;
+	*val = strtol(buf, &end, 10);
+	return errno || end == buf ? -EINVAL : 0;
+}
+
+bool
+pctr__is_core_pmu_name(const char *pmu)
+{
+	return !strcmp(pmu, "cpu") || !strncmp(pmu, "cpu_", 4) ||
+	       !strncmp(pmu, "armv8_", 6) || !strncmp(pmu, "armv9_", 6);
+}
+
+static void
+find_core_pmus(struct pctr_machine *m)
+{
+	char path[512];
+	struct dirent **names;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices",
+		 pctr__sysfs_root());
+	n = scandir(path, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		uint32_t type;
+
+		if (m->nr_pmus < PCTR_MAX_PMUS && pctr__is_core_pmu_name(name) &&
+		    pctr__sysfs_pmu_type(name, &type) == 0) {
+			snprintf(m->pmu[m->nr_pmus], sizeof(m->pmu[0]), "%s",
+				 name);
+			m->pmu_type[m->nr_pmus++] = type;
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	m->has_pmu = m->nr_pmus > 0;
+}
+
+static int
+user_access_knob(const struct pctr_machine *m)
+{
+	char path[512];
+	long v;
+
+	if (!strcmp(PCTR_ARCH_NAME, "aarch64"))
+		return pctr__read_int_file("/proc/sys/kernel/perf_user_access",
+					   &v) == 0
+			       ? (int)v
+			       : -1;
+	for (int i = 0; i < m->nr_pmus; i++) {
+		snprintf(path, sizeof(path),
+			 "%s/bus/event_source/devices/%s/rdpmc",
+			 pctr__sysfs_root(), m->pmu[i]);
+		if (pctr__read_int_file(path, &v) == 0)
+			return (int)v;
+	}
+	return -1;
+}
+
+static void
+detect(void)
+{
+	struct pctr_machine *m = &machine;
+	long v;
+
+	m->size = sizeof(*m);
+	find_core_pmus(m);
+	m->paranoid = pctr__read_int_file("/proc/sys/kernel/perf_event_paranoid",
+					  &v) == 0
+			      ? (int)v
+			      : INT32_MIN;
+	m->user_access = user_access_knob(m);
+	m->tsc_invariant = pctr__arch_tsc_invariant();
+	m->virtualized = pctr__arch_virtualized();
+	snprintf(m->arch, sizeof(m->arch), "%s", PCTR_ARCH_NAME);
+}
+
+const struct pctr_machine *
+pctr__machine(void)
+{
+	pthread_once(&once, detect);
+	return &machine;
+}
+
+PCTR_EXPORT int
+pctr_machine_get(struct pctr_machine *m)
+{
+	size_t size;
+
+	if (!m || m->size == 0)
+		return pctr__error(EINVAL, "struct pctr_machine: set ->size");
+	size = m->size < sizeof(*m) ? m->size : sizeof(*m);
+	memcpy(m, pctr__machine(), size);
+	m->size = size;
+	if (size >= offsetof(struct pctr_machine, tsc_hz) + sizeof(m->tsc_hz))
+		m->tsc_hz = pctr_tsc_hz();
+	return 0;
+}

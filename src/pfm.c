@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pfm.c - CPU event tables through libpfm4.
+ *
+ * libpfm4 brings its own copy of struct perf_event_attr, so this file
+ * includes only its headers and hands plain fields back to event.c.
+ * LIBPFM_FORCE_PMU=<table> encodes for a CPU that is not this one; that is
+ * how x86 encodings are tested on any host.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perfmon/pfmlib_perf_event.h>
+
+#define PCTR_NAME_MAX 128
+#define PCTR_EXPORT __attribute__((visibility("default")))
+
+/* from internal.h, which cannot be included next to pfmlib */
+struct pctr_event_info {
+	const char *source;
+	const char *name;
+	const char *desc;
+};
+struct pctr__pfm_enc {
+	uint32_t type;
+	uint64_t config, config1, config2;
+	int exclude_user, exclude_kernel, exclude_hv;
+	char fstr[PCTR_NAME_MAX];
+};
+int pctr__error(int err, const char *fmt, ...);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int init_status;
+
+static void
+init(void)
+{
+	init_status = pfm_initialize();
+}
+
+static int
+ready(void)
+{
+	pthread_once(&once, init);
+	return init_status == PFM_SUCCESS ? 0 : -ENODEV;
+}
+
+int
+pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	char *fstr = NULL;
+	int r;
+
+	if (ready() < 0)
+		return -ENOENT;
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.fstr = &fstr;
+	arg.size = sizeof(arg);
+	r = pfm_get_os_event_encoding(spec, PFM_PLM0 | PFM_PLM3,
+				      PFM_OS_PERF_EVENT_EXT, &arg);
+	if (r == PFM_ERR_NOTFOUND || r == PFM_ERR_NOINIT)
+		return -ENOENT;
+	if (r != PFM_SUCCESS)
+		return pctr__error(EINVAL, "event '%s': %s", spec,
+				   pfm_strerror(r));
+	enc->type = attr.type;
+	enc->config = attr.config;
+	enc->config1 = attr.config1;
+	enc->config2 = attr.config2;
+	enc->exclude_user = attr.exclude_user;
+	enc->exclude_kernel = attr.exclude_kernel;
+	enc->exclude_hv = attr.exclude_hv;
+	snprintf(enc->fstr, sizeof(enc->fstr), "%s", fstr ? fstr : spec);
+	free(fstr);
+	return 0;
+}
+
+static bool
+listed_pmu(pfm_pmu_t p, pfm_pmu_info_t *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (pfm_get_pmu_info(p, info) != PFM_SUCCESS || !info->is_present)
+		return false;
+	/* libpfm4's "perf" tables repeat the generic and software names */
+	return p != PFM_PMU_PERF_EVENT && p != PFM_PMU_PERF_EVENT_RAW;
+}
+
+int
+pctr__pfm_list(int (*cb)(const struct pctr_event_info *, void *), void *arg)
+{
+	char source[80], name[PCTR_NAME_MAX];
+	pfm_pmu_info_t pinfo;
+	pfm_event_info_t einfo;
+	pfm_pmu_t p;
+	int r;
+
+	if (ready() < 0)
+		return 0;
+	pfm_for_all_pmus(p) {
+		if (!listed_pmu(p, &pinfo))
+			continue;
+		snprintf(source, sizeof(source), "pfm:%s", pinfo.name);
+		for (int i = pinfo.first_event; i != -1;
+		     i = pfm_get_event_next(i)) {
+			struct pctr_event_info info = { source, name, "" };
+
+			memset(&einfo, 0, sizeof(einfo));
+			einfo.size = sizeof(einfo);
+			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT,
+					       &einfo) != PFM_SUCCESS)
+				continue;
+			snprintf(name, sizeof(name), "%s::%s", pinfo.name,
+				 einfo.name);
+			info.desc = einfo.desc ? einfo.desc : "";
+			r = cb(&info, arg);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * read.c - the two read paths.
+ *
+ * User path: a set counting the calling thread reads every counter through
+ * its mmap page (mmap_read.h) with one timestamp for all of them.  If any
+ * counter is not readable there right now (index 0), the whole set is read
+ * with the syscall path instead, so one sample never mixes times.
+ *
+ * Syscall path: one read(2) of each group leader with PERF_FORMAT_GROUP,
+ * which returns { nr, time_enabled, time_running, { value, id }[nr] }.
+ *
+ * Parts of one event (hybrid core types) add their values and running
+ * times; their enabled time is the largest, since the task was enabled on
+ * all of them at once.  Instances (threads, CPUs) add everything.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+#include "arch.h"
+#include "mmap_read.h"
+
+void
+pctr__combine_part(struct pctr_count *dst, const struct pctr_count *src,
+		   int part)
+{
+	if (part == 0) {
+		*dst = *src;
+		return;
+	}
+	dst->value += src->value;
+	dst->running += src->running;
+	if (src->enabled > dst->enabled)
+		dst->enabled = src->enabled;
+	if (dst->running > dst->enabled)
+		dst->running = dst->enabled;
+}
+
+static void
+subtract_base(struct pctr_count *c, const struct pctr_count *base, int n)
+{
+	for (int e = 0; e < n; e++) {
+		c[e].value -= base[e].value;
+		c[e].enabled -= base[e].enabled;
+		c[e].running -= base[e].running;
+	}
+}
+
+static int
+read_group(struct pctr_set *set, int inst, const struct pctr__group *grp,
+	   struct pctr_count *out)
+{
+	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
+	const int *member = &set->member[inst * set->nr_ctr + grp->first];
+	size_t want = (3 + 2 * (size_t)grp->nr) * sizeof(uint64_t);
+	ssize_t n = pctr__sys_read(grp->leader_fd, set->buf, want);
+	uint64_t *b = set->buf;
+
+	if (n == 0)
+		return pctr__error(EBUSY,
+				   "a pinned group could not be put on the "
+				   "counters: another user holds them");
+	if (n < 0)
+		return pctr__error((int)-n, "read of a counter group failed: %s",
+				   strerror((int)-n));
+	if ((size_t)n != want || b[0] != (uint64_t)grp->nr)
+		return pctr__error(EIO, "short or malformed group read (%zd of "
+					"%zu bytes)",
+				   n, want);
+	for (int k = 0; k < grp->nr; k++) {
+		const struct pctr__ctr *c = &ctr[member[k]];
+		struct pctr_count v = { b[3 + 2 * k], b[1], b[2] };
+
+		if (b[4 + 2 * k] != c->id)
+			return pctr__error(EIO, "group read returned an unknown "
+						"counter id");
+		pctr__combine_part(&out[c->event], &v, c->part);
+	}
+	return 0;
+}
+
+/* One instance's counts, parts combined, reset baseline taken off. */
+int
+pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
+{
+	const struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
+
+	/* parts must be combined in order: group order need not be part order */
+	for (int p = 0; p < PCTR_MAX_PARTS; p++) {
+		for (int g = 0; g < set->nr_groups[inst]; g++) {
+			const struct pctr__ctr *lead =
+				&set->ctr[inst * set->nr_ctr +
+					  set->member[inst * set->nr_ctr +
+						      grp[g].first]];
+			int r;
+
+			if (lead->part != p)
+				continue;
+			r = read_group(set, inst, &grp[g], out);
+			if (r < 0)
+				return r;
+		}
+	}
+	subtract_base(out, &set->base[inst * set->nr_events], set->nr_events);
+	return 0;
+}
+
+int
+pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
+		    uint64_t cyc)
+{
+	for (int c = 0; c < set->nr_ctr; c++) {
+		const struct pctr__ctr *x = &set->ctr[c];
+		struct pctr_count v;
+
+		if (pctr__mmap_read(x->page, cyc, pctr__arch_read_pmc, &v) < 0)
+			return -EAGAIN;
+		pctr__combine_part(&out[x->event], &v, x->part);
+	}
+	subtract_base(out, set->base, set->nr_events);
+	return 0;
+}
+
+static int
+check_readable(const struct pctr_set *set, const struct pctr_sample *s)
+{
+	if (!set || !s)
+		return pctr__error(EINVAL, "NULL set or sample");
+	if (!set->open)
+		return pctr__error(EBADFD, "cannot read: the set is not open "
+					   "(call pctr_set_open() first)");
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
+{
+	int r = check_readable(set, s);
+
+	if (r < 0)
+		return r;
+	s->nr = set->nr_events;
+	s->tsc = pctr__arch_tsc(set->serial);
+	set->reads++;
+	if (set->user_read &&
+	    pctr__set_read_user(set, s->count, s->tsc) == 0) {
+		set->last_user = true;
+		s->path = PCTR_PATH_USER;
+		return 0;
+	}
+	set->last_user = false;
+	s->path = PCTR_PATH_SYSCALL;
+	if (set->nr_inst == 1)
+		return pctr__set_read_inst(set, 0, s->count);
+	memset(s->count, 0, set->nr_events * sizeof(s->count[0]));
+	for (int i = 0; i < set->nr_inst; i++) {
+		struct pctr_count one[PCTR_MAX_EVENTS];
+
+		r = pctr__set_read_inst(set, i, one);
+		if (r < 0)
+			return r;
+		for (int e = 0; e < set->nr_events; e++) {
+			s->count[e].value += one[e].value;
+			s->count[e].enabled += one[e].enabled;
+			s->count[e].running += one[e].running;
+		}
+	}
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_set_read_instance(struct pctr_set *set, int i, struct pctr_sample *s)
+{
+	int r = check_readable(set, s);
+
+	if (r < 0)
+		return r;
+	if (i < 0 || i >= set->nr_inst)
+		return pctr__error(ERANGE, "instance %d out of range (0..%d)",
+				   i, set->nr_inst - 1);
+	s->nr = set->nr_events;
+	s->tsc = pctr__arch_tsc(set->serial);
+	s->path = PCTR_PATH_SYSCALL;
+	return pctr__set_read_inst(set, i, s->count);
+}
+
+PCTR_EXPORT int
+pctr_set_user_read(const struct pctr_set *set)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	return set->reads ? set->last_user : set->user_read;
+}
+
+PCTR_EXPORT double
+pctr_count_scaled(const struct pctr_count *c)
+{
+	if (!c || c->running == 0)
+		return 0.0;
+	if (c->running >= c->enabled)
+		return (double)c->value;
+	return (double)c->value * ((double)c->enabled / (double)c->running);
+}
+
+PCTR_EXPORT struct pctr_count
+pctr_count_delta(const struct pctr_count *after,
+		 const struct pctr_count *before)
+{
+	struct pctr_count d = { after->value - before->value,
+				after->enabled - before->enabled,
+				after->running - before->running };
+	return d;
+}

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* sampling.c - to be written. */
+#include "internal.h"

@@ -1,0 +1,820 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * set.c - building a set, opening it on a target, and controlling it.
+ *
+ * Opening: for each instance (a thread of the target, or a CPU) every event
+ * part becomes one kernel counter.  Counters join their part's current
+ * group; when the kernel refuses a sibling with EINVAL while the same event
+ * opens fine alone, the group is full and a new one starts (with
+ * PCTR_SET_NO_MULTIPLEX that is an error instead).  Leaders are opened
+ * disabled, siblings follow their leader.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "arch.h"
+
+#define READ_FORMAT                                                           \
+	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | \
+	 PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+PCTR_EXPORT int
+pctr_set_new(struct pctr_set **setp, unsigned int flags)
+{
+	struct pctr_set *set;
+
+	if (!setp)
+		return pctr__error(EINVAL, "NULL set pointer");
+	*setp = NULL;
+	if (flags & ~(PCTR_SET_NO_MULTIPLEX | PCTR_SET_NO_USER_READ))
+		return pctr__error(EINVAL, "unknown set flags 0x%x", flags);
+	set = calloc(1, sizeof(*set));
+	if (!set)
+		return pctr__error(ENOMEM, "out of memory for a set");
+	set->flags = flags;
+	*setp = set;
+	return 0;
+}
+
+static void
+close_all(struct pctr_set *set)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	for (int i = 0; set->ctr && i < set->nr_inst * set->nr_ctr; i++) {
+		if (set->ctr[i].page)
+			pctr__sys_munmap(set->ctr[i].page, page);
+		if (set->ctr[i].fd >= 0)
+			pctr__sys_close(set->ctr[i].fd);
+	}
+	free(set->ctr);
+	free(set->inst_id);
+	free(set->nr_groups);
+	free(set->groups);
+	free(set->member);
+	free(set->buf);
+	free(set->base);
+	set->ctr = NULL;
+	set->inst_id = NULL;
+	set->nr_groups = NULL;
+	set->groups = NULL;
+	set->member = NULL;
+	set->buf = NULL;
+	set->base = NULL;
+	set->nr_inst = 0;
+	set->open = false;
+	set->user_read = false;
+	set->reads = 0;
+}
+
+PCTR_EXPORT void
+pctr_set_free(struct pctr_set *set)
+{
+	if (!set)
+		return;
+	close_all(set);
+	free(set);
+}
+
+PCTR_EXPORT int
+pctr_set_add_event(struct pctr_set *set, const struct pctr_event *ev)
+{
+	if (!set || !ev)
+		return pctr__error(EINVAL, "NULL set or event");
+	if (set->open)
+		return pctr__error(EALREADY, "the set is already open: add "
+					     "events before pctr_set_open()");
+	if (ev->size != sizeof(*ev))
+		return pctr__error(EINVAL, "struct pctr_event: ->size is %zu, "
+					   "expected %zu",
+				   ev->size, sizeof(*ev));
+	if (ev->nr_parts < 1 || ev->nr_parts > PCTR_MAX_PARTS)
+		return pctr__error(EINVAL, "event '%s' has %u parts", ev->name,
+				   ev->nr_parts);
+	if (set->nr_events == PCTR_MAX_EVENTS)
+		return pctr__error(E2BIG, "a set holds at most %d events",
+				   PCTR_MAX_EVENTS);
+	set->ev[set->nr_events] = *ev;
+	return set->nr_events++;
+}
+
+PCTR_EXPORT int
+pctr_set_add(struct pctr_set *set, const char *spec)
+{
+	struct pctr_event ev;
+	int r;
+
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	r = pctr_event_parse(spec, &ev);
+	return r < 0 ? r : pctr_set_add_event(set, &ev);
+}
+
+/* Split at commas and blanks that are not inside "pmu/.../". */
+static const char *
+next_item(const char *p, char *item, size_t len)
+{
+	size_t n = 0;
+	int slashes = 0;
+
+	while (*p == ',' || isspace((unsigned char)*p))
+		p++;
+	for (; *p; p++) {
+		if (*p == '/')
+			slashes++;
+		if ((*p == ',' || isspace((unsigned char)*p)) &&
+		    slashes % 2 == 0)
+			break;
+		if (n + 1 < len)
+			item[n++] = *p;
+	}
+	item[n] = '\0';
+	return p;
+}
+
+PCTR_EXPORT int
+pctr_set_add_list(struct pctr_set *set, const char *list)
+{
+	char item[PCTR_NAME_MAX + 1];
+	int before, r;
+
+	if (!set || !list)
+		return pctr__error(EINVAL, "NULL set or event list");
+	before = set->nr_events;
+	for (const char *p = list; *(p = next_item(p, item, sizeof(item)));) {
+		r = strlen(item) >= PCTR_NAME_MAX
+			    ? pctr__error(EINVAL, "event '%.40s...' is too "
+						  "long", item)
+			    : pctr_set_add(set, item);
+		if (r < 0) {
+			set->nr_events = before;
+			return r;
+		}
+	}
+	if (*item) {
+		r = pctr_set_add(set, item);
+		if (r < 0) {
+			set->nr_events = before;
+			return r;
+		}
+	}
+	if (set->nr_events == before)
+		return pctr__error(EINVAL, "empty event list");
+	return set->nr_events - before;
+}
+
+PCTR_EXPORT int
+pctr_set_nr(const struct pctr_set *set)
+{
+	return set ? set->nr_events : pctr__error(EINVAL, "NULL set");
+}
+
+PCTR_EXPORT const struct pctr_event *
+pctr_set_event(const struct pctr_set *set, int idx)
+{
+	if (!set || idx < 0 || idx >= set->nr_events)
+		return NULL;
+	return &set->ev[idx];
+}
+
+PCTR_EXPORT int
+pctr_set_serialize(struct pctr_set *set, int mode)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (mode < PCTR_SERIAL_NONE || mode > PCTR_SERIAL_RDTSCP)
+		return pctr__error(EINVAL, "unknown serialisation mode %d",
+				   mode);
+	set->serial = mode;
+	return 0;
+}
+
+/* ---- instances ---------------------------------------------------------- */
+
+static int
+push_id(int **ids, int *nr, int *cap, int id)
+{
+	if (*nr == *cap) {
+		int ncap = *cap ? *cap * 2 : 8;
+		int *n = realloc(*ids, ncap * sizeof(int));
+
+		if (!n)
+			return pctr__error(ENOMEM, "out of memory");
+		*ids = n;
+		*cap = ncap;
+	}
+	(*ids)[(*nr)++] = id;
+	return 0;
+}
+
+static int
+list_tasks(pid_t pid, int **ids, int *nr)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int cap = 0, r = 0;
+
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/task");
+	else
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return pctr__error(ESRCH, "no process %d", (int)pid);
+	while (!r && (d = readdir(dir)))
+		if (isdigit((unsigned char)d->d_name[0]))
+			r = push_id(ids, nr, &cap, atoi(d->d_name));
+	closedir(dir);
+	return r;
+}
+
+static int
+list_cpus(const struct pctr_target *t, int **ids, int *nr)
+{
+	char path[512], buf[1024];
+	int cap = 0, r = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	for (int i = 0; i < t->nr_cpus; i++) {
+		if (!t->cpus || t->cpus[i] < 0 || t->cpus[i] >= ncpu)
+			return pctr__error(EINVAL, "no CPU %d (this machine has "
+						   "%ld)",
+					   t->cpus ? t->cpus[i] : -1, ncpu);
+		r = push_id(ids, nr, &cap, t->cpus[i]);
+		if (r < 0)
+			return r;
+	}
+	if (t->nr_cpus)
+		return 0;
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online",
+		 pctr__sysfs_root());
+	if (pctr__sysfs_read(path, buf, sizeof(buf)) < 0)
+		snprintf(buf, sizeof(buf), "0-%ld", ncpu - 1);
+	for (char *p = buf; *p && !r;) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long c = lo; c <= hi && !r; c++)
+			r = push_id(ids, nr, &cap, (int)c);
+		p = *end == ',' ? end + 1 : end;
+	}
+	return r;
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+struct how {
+	pid_t pid; /* -1 for CPU instances */
+	bool inherit;
+	bool enable_on_exec;
+	bool user_read;
+};
+
+static const char *
+target_name(const struct pctr_set *set, const struct how *how, int cpu,
+	    char *buf, size_t len)
+{
+	if (how->pid < 0)
+		snprintf(buf, len, "CPU %d", cpu);
+	else if (how->pid == 0)
+		snprintf(buf, len, "this thread");
+	else
+		snprintf(buf, len, "%s %d",
+			 set->target == PCTR_TARGET_TID ? "thread" : "task",
+			 (int)how->pid);
+	return buf;
+}
+
+static int
+open_error(const struct pctr_set *set, const struct pctr_event *ev,
+	   const struct how *how, int cpu, int err)
+{
+	const struct pctr_machine *m = pctr__machine();
+	char who[64];
+
+	target_name(set, how, cpu, who, sizeof(who));
+	switch (-err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+		if (ev->hardware && !m->has_pmu)
+			return pctr__error(ENODEV,
+					   "cannot count '%s': this machine "
+					   "has no hardware PMU (a VM without "
+					   "PMU passthrough?); software events "
+					   "and the timestamp counter still "
+					   "work",
+					   ev->name);
+		return pctr__error(-err, "cannot count '%s': the kernel "
+					 "says this PMU does not support it",
+				   ev->name);
+	case EACCES:
+	case EPERM:
+		return pctr__error(-err,
+				   "cannot count '%s' for %s: "
+				   "kernel.perf_event_paranoid is %d: run as "
+				   "root, grant CAP_PERFMON (setcap "
+				   "cap_perfmon+ep PROGRAM), or lower it "
+				   "(sysctl kernel.perf_event_paranoid=%d)",
+				   ev->name, who, m->paranoid,
+				   how->pid < 0 ? 0 : how->pid > 0 ? 1 : 2);
+	case ESRCH:
+		return pctr__error(ESRCH, "cannot count %s: no such process "
+					  "or thread",
+				   who);
+	case EMFILE:
+	case ENFILE:
+		return pctr__error(-err, "cannot count '%s': out of file "
+					 "descriptors (one per event, thread "
+					 "and CPU): raise 'ulimit -n'",
+				   ev->name);
+	case EBUSY:
+		return pctr__error(EBUSY,
+				   "cannot count '%s': the counter is in use "
+				   "by another user (the NMI watchdog? "
+				   "sysctl kernel.nmi_watchdog=0)",
+				   ev->name);
+	case ENODEV:
+		return pctr__error(ENODEV, "cannot count '%s' on %s: no such "
+					   "device (offline CPU?)",
+				   ev->name, who);
+	case ENOSYS:
+		return pctr__error(ENOSYS, "perf_event_open is not available "
+					   "(kernel without perf events, or a "
+					   "seccomp filter in a container)");
+	default:
+		return pctr__error(-err, "cannot count '%s' on %s: the kernel "
+					 "refused it (%s)",
+				   ev->name, who, strerror(-err));
+	}
+}
+
+/* the PMU format bit that lets user space read a counter (arm64 rdpmc) */
+static uint64_t
+user_read_bit(void)
+{
+	const struct pctr_machine *m = pctr__machine();
+	char buf[64];
+	char *end;
+	long bit;
+
+	if (!m->has_pmu ||
+	    pctr__sysfs_pmu_read(m->pmu[0], "format/rdpmc", buf, sizeof(buf)) < 0 ||
+	    strncmp(buf, "config1:", 8))
+		return 0;
+	bit = strtol(buf + 8, &end, 10);
+	return bit >= 0 && bit < 64 && !*end ? 1ull << bit : 0;
+}
+
+static void
+make_attr(const struct pctr_set *set, const struct pctr_event *ev, int part,
+	  bool leader, const struct how *how, struct perf_event_attr *attr)
+{
+	*attr = ev->attr;
+	attr->size = sizeof(*attr);
+	if (ev->part_type[part])
+		attr->config = (attr->config & PERF_HW_EVENT_MASK) |
+			       (uint64_t)ev->part_type[part] << PERF_PMU_TYPE_SHIFT;
+	attr->read_format = READ_FORMAT;
+	attr->disabled = leader;
+	attr->inherit = how->inherit;
+	attr->enable_on_exec = leader && how->enable_on_exec;
+	if (leader && (set->flags & PCTR_SET_NO_MULTIPLEX))
+		attr->pinned = 1;
+	if (how->user_read && ev->hardware)
+		attr->config1 |= user_read_bit();
+}
+
+/*
+ * Open one counter, retrying once for user-only counting when the event
+ * asked for no particular privilege level and the kernel refuses kernel
+ * counting (perf_event_paranoid >= 2), as perf does.
+ */
+static int
+open_counter(struct pctr_set *set, int e, int part, int group_fd,
+	     const struct how *how, int cpu)
+{
+	struct pctr_event *ev = &set->ev[e];
+	struct perf_event_attr attr;
+	int fd;
+
+	make_attr(set, ev, part, group_fd < 0, how, &attr);
+	fd = pctr__sys_perf_open(&attr, how->pid, cpu, group_fd, 0);
+	if ((fd == -EACCES || fd == -EPERM) && !attr.exclude_user &&
+	    !attr.exclude_kernel && !attr.exclude_hv) {
+		attr.exclude_kernel = attr.exclude_hv = 1;
+		fd = pctr__sys_perf_open(&attr, how->pid, cpu, group_fd, 0);
+		if (fd >= 0) {
+			ev->attr.exclude_kernel = ev->attr.exclude_hv = 1;
+			if (strlen(ev->name) + 3 < sizeof(ev->name))
+				strcat(ev->name, strchr(ev->name, '/') ? "u"
+					: strchr(ev->name, ':') ? "" : ":u");
+		}
+	}
+	return fd;
+}
+
+static int
+open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
+{
+	struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
+	struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
+	int cur[PCTR_MAX_PARTS], ng = 0, c = 0;
+
+	for (int p = 0; p < PCTR_MAX_PARTS; p++)
+		cur[p] = -1;
+	for (int e = 0; e < set->nr_events; e++) {
+		for (int p = 0; p < (int)set->ev[e].nr_parts; p++, c++) {
+			int g = cur[p], fd = -EINVAL;
+
+			if (g >= 0)
+				fd = open_counter(set, e, p, grp[g].leader_fd,
+						  how, cpu);
+			if (g >= 0 && fd == -EINVAL) {
+				/* full group, or an event the PMU refuses? */
+				fd = open_counter(set, e, p, -1, how, cpu);
+				if (fd >= 0 &&
+				    (set->flags & PCTR_SET_NO_MULTIPLEX)) {
+					pctr__sys_close(fd);
+					return pctr__error(EBUSY,
+							   "'%s' does not fit on "
+							   "the counters with "
+							   "the events before it "
+							   "and multiplexing was "
+							   "refused",
+							   set->ev[e].name);
+				}
+				g = -1;
+			} else if (g < 0) {
+				fd = open_counter(set, e, p, -1, how, cpu);
+			}
+			if (fd < 0)
+				return open_error(set, &set->ev[e], how, cpu, fd);
+			if (g < 0) {
+				g = cur[p] = ng++;
+				grp[g].leader_fd = fd;
+				grp[g].nr = 0;
+			}
+			ctr[c].fd = fd;
+			ctr[c].event = e;
+			ctr[c].part = p;
+			ctr[c].group = g;
+			grp[g].nr++;
+		}
+	}
+	set->nr_groups[inst] = ng;
+	return 0;
+}
+
+/* ids for group reads, members listed group by group, user-read pages */
+static int
+finish_instance(struct pctr_set *set, int inst, bool user_read)
+{
+	struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
+	struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
+	int *member = &set->member[inst * set->nr_ctr];
+	long page = sysconf(_SC_PAGESIZE);
+	int k = 0;
+
+	for (int g = 0; g < set->nr_groups[inst]; g++) {
+		grp[g].first = k;
+		for (int c = 0; c < set->nr_ctr; c++)
+			if (ctr[c].group == g)
+				member[k++] = c;
+	}
+	for (int c = 0; c < set->nr_ctr; c++) {
+		int r = pctr__sys_ioctl(ctr[c].fd, PERF_EVENT_IOC_ID,
+					(unsigned long)&ctr[c].id);
+
+		if (r < 0)
+			return pctr__error(-r, "cannot get a counter's id");
+		if (user_read)
+			ctr[c].page = pctr__sys_mmap(ctr[c].fd, page);
+		if (user_read && !ctr[c].page)
+			set->user_read = false;
+	}
+	return 0;
+}
+
+static int
+alloc_open(struct pctr_set *set, int nr_inst)
+{
+	int nc = 0, maxg;
+
+	for (int e = 0; e < set->nr_events; e++)
+		nc += set->ev[e].nr_parts;
+	maxg = nc;
+	set->nr_ctr = nc;
+	set->nr_inst = nr_inst;
+	set->ctr = calloc((size_t)nr_inst * nc, sizeof(*set->ctr));
+	set->nr_groups = calloc(nr_inst, sizeof(int));
+	set->groups = calloc((size_t)nr_inst * maxg, sizeof(*set->groups));
+	set->member = calloc((size_t)nr_inst * nc, sizeof(int));
+	set->base = calloc((size_t)nr_inst * set->nr_events,
+			   sizeof(*set->base));
+	set->buf_len = (3 + 2 * (size_t)nc) * sizeof(uint64_t);
+	set->buf = malloc(set->buf_len);
+	if (!set->ctr || !set->nr_groups || !set->groups || !set->member ||
+	    !set->base || !set->buf)
+		return pctr__error(ENOMEM, "out of memory opening a set");
+	for (int i = 0; i < nr_inst * nc; i++)
+		set->ctr[i].fd = -1;
+	return 0;
+}
+
+static int
+open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
+	bool cpu_target)
+{
+	int r, opened = 0;
+
+	r = alloc_open(set, nr);
+	set->inst_id = ids;
+	for (int i = 0; r == 0 && i < nr; i++) {
+		struct how how = *base;
+		int cpu = cpu_target ? ids[i] : -1;
+
+		if (!cpu_target && how.pid != 0)
+			how.pid = ids[i];
+		r = open_instance(set, opened, &how, cpu);
+		/* a thread of another process that exited meanwhile */
+		if (r == -ESRCH && set->target == PCTR_TARGET_PID &&
+		    ids[i] != base->pid) {
+			for (int c = 0; c < set->nr_ctr; c++) {
+				struct pctr__ctr *x =
+					&set->ctr[opened * set->nr_ctr + c];
+				if (x->fd >= 0)
+					pctr__sys_close(x->fd);
+				x->fd = -1;
+			}
+			r = 0;
+			continue;
+		}
+		if (r == 0)
+			r = finish_instance(set, opened, how.user_read);
+		set->inst_id[opened++] = ids[i];
+	}
+	set->nr_inst = opened;
+	if (r < 0) {
+		set->nr_inst = nr;
+		close_all(set);
+		return r;
+	}
+	set->open = true;
+	pctr__error_clear();
+	return 0;
+}
+
+static int
+check_openable(const struct pctr_set *set)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (set->open)
+		return pctr__error(EALREADY, "the set is already open");
+	if (set->nr_events == 0)
+		return pctr__error(EINVAL, "the set has no events: add some "
+					   "before opening it");
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_set_open(struct pctr_set *set, const struct pctr_target *t)
+{
+	struct how how = { .pid = 0 };
+	int *ids = NULL, nr = 0, r;
+
+	r = check_openable(set);
+	if (r < 0)
+		return r;
+	if (!t)
+		return pctr__error(EINVAL, "NULL target");
+	set->target = t->type;
+	switch (t->type) {
+	case PCTR_TARGET_THREAD:
+		how.user_read = PCTR_ARCH_USER_READ &&
+				!(set->flags & PCTR_SET_NO_USER_READ);
+		set->user_read = how.user_read;
+		r = push_id(&ids, &nr, &(int){ 0 }, (int)gettid());
+		break;
+	case PCTR_TARGET_PROCESS:
+		how.pid = getpid();
+		how.inherit = true;
+		r = list_tasks(0, &ids, &nr);
+		break;
+	case PCTR_TARGET_PID:
+		if (t->pid <= 0)
+			return pctr__error(EINVAL, "bad pid %d", (int)t->pid);
+		how.pid = t->pid;
+		how.inherit = true;
+		r = list_tasks(t->pid, &ids, &nr);
+		break;
+	case PCTR_TARGET_TID:
+		if (t->pid <= 0)
+			return pctr__error(EINVAL, "bad tid %d", (int)t->pid);
+		how.pid = t->pid;
+		r = push_id(&ids, &nr, &(int){ 0 }, (int)t->pid);
+		break;
+	case PCTR_TARGET_CPU:
+		how.pid = -1;
+		if (t->nr_cpus < 0)
+			return pctr__error(EINVAL, "bad CPU count %d", t->nr_cpus);
+		r = list_cpus(t, &ids, &nr);
+		break;
+	default:
+		return pctr__error(EINVAL, "unknown target type %d", t->type);
+	}
+	if (r < 0) {
+		free(ids);
+		return r;
+	}
+	return open_on(set, ids, nr, &how, t->type == PCTR_TARGET_CPU);
+}
+
+/*
+ * The child waits on a pipe until its counters exist, then execs; a second
+ * pipe, closed by the exec, carries errno back if the exec fails.
+ */
+PCTR_EXPORT int
+pctr_set_open_command(struct pctr_set *set, char *const argv[], pid_t *pidp)
+{
+	struct how how = { .inherit = true, .enable_on_exec = true };
+	int go[2], report[2], err = 0, r, *ids;
+	pid_t pid;
+	char c;
+
+	r = check_openable(set);
+	if (r < 0)
+		return r;
+	if (!argv || !argv[0] || !pidp)
+		return pctr__error(EINVAL, "NULL command or pid pointer");
+	ids = malloc(sizeof(int));
+	if (!ids)
+		return pctr__error(ENOMEM, "out of memory");
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		free(ids);
+		return pctr__error(errno, "pipe: %s", strerror(errno));
+	}
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		err = errno;
+		close(go[0]);
+		close(go[1]);
+		free(ids);
+		return pctr__error(err, "pipe: %s", strerror(err));
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		close(report[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(report[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(report[1]);
+	if (pid < 0) {
+		err = errno;
+		close(go[1]);
+		close(report[0]);
+		free(ids);
+		return pctr__error(err, "fork: %s", strerror(err));
+	}
+	set->target = PCTR_TARGET_PID;
+	how.pid = pid;
+	ids[0] = pid;
+	r = open_on(set, ids, 1, &how, false);
+	if (r == 0 && write(go[1], "g", 1) != 1)
+		r = pctr__error(errno, "cannot start the command");
+	close(go[1]);
+	if (r == 0 && read(report[0], &err, sizeof(err)) == sizeof(err))
+		r = pctr__error(err, "cannot execute '%s': %s", argv[0],
+				strerror(err));
+	close(report[0]);
+	if (r < 0) {
+		close_all(set);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return r;
+	}
+	*pidp = pid;
+	return 0;
+}
+
+/* ---- control ------------------------------------------------------------ */
+
+static int
+ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (!set->open)
+		return pctr__error(EBADFD, "cannot %s: the set is not open "
+					   "(call pctr_set_open() first)",
+				   what);
+	for (int i = 0; i < set->nr_inst; i++) {
+		for (int g = 0; g < set->nr_groups[i]; g++) {
+			int fd = set->groups[i * set->nr_ctr + g].leader_fd;
+			int r = pctr__sys_ioctl(fd, req, 0);
+
+			if (r < 0)
+				return pctr__error(-r, "cannot %s: %s", what,
+						   strerror(-r));
+		}
+	}
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_set_enable(struct pctr_set *set)
+{
+	return ioctl_leaders(set, PERF_EVENT_IOC_ENABLE, "enable");
+}
+
+PCTR_EXPORT int
+pctr_set_disable(struct pctr_set *set)
+{
+	return ioctl_leaders(set, PERF_EVENT_IOC_DISABLE, "disable");
+}
+
+/* Reset is a new baseline, so enabled/running restart from zero too. */
+PCTR_EXPORT int
+pctr_set_reset(struct pctr_set *set)
+{
+	struct pctr_count now[PCTR_MAX_EVENTS];
+
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (!set->open)
+		return pctr__error(EBADFD, "cannot reset: the set is not open");
+	for (int i = 0; i < set->nr_inst; i++) {
+		struct pctr_count *base = &set->base[i * set->nr_events];
+		int r;
+
+		memset(base, 0, set->nr_events * sizeof(*base));
+		r = pctr__set_read_inst(set, i, now);
+		if (r < 0)
+			return r;
+		memcpy(base, now, set->nr_events * sizeof(*base));
+	}
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_set_nr_instances(const struct pctr_set *set)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	return set->open ? set->nr_inst : pctr__error(EBADFD, "not open");
+}
+
+PCTR_EXPORT int
+pctr_set_instance_id(const struct pctr_set *set, int i)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (!set->open)
+		return pctr__error(EBADFD, "the set is not open");
+	if (i < 0 || i >= set->nr_inst)
+		return pctr__error(ERANGE, "instance %d out of range (0..%d)",
+				   i, set->nr_inst - 1);
+	return set->inst_id[i];
+}
+
+PCTR_EXPORT int
+pctr_set_fd(const struct pctr_set *set, int idx)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (!set->open)
+		return pctr__error(EBADFD, "the set is not open");
+	for (int c = 0; c < set->nr_ctr; c++)
+		if (set->ctr[c].event == idx && set->ctr[c].part == 0)
+			return set->ctr[c].fd;
+	return pctr__error(ERANGE, "event %d out of range", idx);
+}
+
+PCTR_EXPORT const char *
+pctr_version(void)
+{
+#define STR2(x) #x
+#define STR(x) STR2(x)
+	return STR(PCTR_VERSION_MAJOR) "." STR(PCTR_VERSION_MINOR) "." STR(
+		PCTR_VERSION_PATCH);
+}

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* stats.c - to be written. */
+#include "internal.h"

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test.h - a small test runner in the libuv style.
+ *
+ * Each test runs in its own child process with a timeout, so a crash or a
+ * hang fails that test only.  Output is TAP ("ok 1 - name", "not ok ...",
+ * "ok 2 - name # SKIP why"), which meson counts test by test.
+ *
+ *   TEST(parses_cycles) { ASSERT_EQ(x, 1); }
+ *   int main(void) { return test_main(TESTS(parses_cycles, ...)); }
+ */
+#ifndef PCTR_TEST_H
+#define PCTR_TEST_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TEST_SKIP_STATUS 77
+
+#define TEST(name) static void name(void)
+
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+#define TEST_CASE(fn) { #fn, fn },
+
+#define TEST_FAIL(...)                                                        \
+	do {                                                                  \
+		fprintf(stderr, "# %s:%d: ", __FILE__, __LINE__);            \
+		fprintf(stderr, __VA_ARGS__);                                 \
+		fprintf(stderr, "\n");                                        \
+		fflush(stderr);                                               \
+		_exit(1);                                                     \
+	} while (0)
+
+/* skip the current test, saying why on one line */
+#define SKIP(...)                                                             \
+	do {                                                                  \
+		printf("# SKIP ");                                            \
+		printf(__VA_ARGS__);                                          \
+		printf("\n");                                                 \
+		fflush(stdout);                                               \
+		_exit(TEST_SKIP_STATUS);                                      \
+	} while (0)
+
+#define ASSERT(cond)                                                          \
+	do {                                                                  \
+		if (!(cond))                                                  \
+			TEST_FAIL("assertion failed: %s", #cond);             \
+	} while (0)
+
+#define ASSERT_OP(a, op, b, type, fmt)                                        \
+	do {                                                                  \
+		type a_ = (type)(a), b_ = (type)(b);                          \
+		if (!(a_ op b_))                                              \
+			TEST_FAIL("%s %s %s: " fmt " vs " fmt, #a, #op, #b,   \
+				  a_, b_);                                    \
+	} while (0)
+
+#define ASSERT_EQ(a, b) ASSERT_OP(a, ==, b, long long, "%lld")
+#define ASSERT_NE(a, b) ASSERT_OP(a, !=, b, long long, "%lld")
+#define ASSERT_LT(a, b) ASSERT_OP(a, <, b, long long, "%lld")
+#define ASSERT_LE(a, b) ASSERT_OP(a, <=, b, long long, "%lld")
+#define ASSERT_GT(a, b) ASSERT_OP(a, >, b, long long, "%lld")
+#define ASSERT_GE(a, b) ASSERT_OP(a, >=, b, long long, "%lld")
+#define ASSERT_UEQ(a, b) ASSERT_OP(a, ==, b, unsigned long long, "%llu")
+#define ASSERT_HEX_EQ(a, b) ASSERT_OP(a, ==, b, unsigned long long, "%#llx")
+#define ASSERT_DBL_NEAR(a, b, eps)                                            \
+	do {                                                                  \
+		double a_ = (a), b_ = (b);                                    \
+		if (!(a_ - b_ <= (eps) && b_ - a_ <= (eps)))                  \
+			TEST_FAIL("%s ~ %s: %.9g vs %.9g (eps %g)", #a, #b,   \
+				  a_, b_, (double)(eps));                     \
+	} while (0)
+#define ASSERT_STR_EQ(a, b)                                                   \
+	do {                                                                  \
+		const char *a_ = (a), *b_ = (b);                              \
+		if (!a_ || !b_ || strcmp(a_, b_))                             \
+			TEST_FAIL("%s == %s: \"%s\" vs \"%s\"", #a, #b,       \
+				  a_ ? a_ : "(null)", b_ ? b_ : "(null)");    \
+	} while (0)
+#define ASSERT_CONTAINS(hay, needle)                                          \
+	do {                                                                  \
+		const char *h_ = (hay), *n_ = (needle);                       \
+		if (!h_ || !strstr(h_, n_))                                   \
+			TEST_FAIL("\"%s\" does not contain \"%s\"",           \
+				  h_ ? h_ : "(null)", n_);                    \
+	} while (0)
+/* a pctr_ call that must succeed: prints the library's explanation if not */
+#define ASSERT_OK(call)                                                       \
+	do {                                                                  \
+		int r_ = (call);                                              \
+		if (r_ < 0)                                                   \
+			TEST_FAIL("%s = %d (%s)", #call, r_,                  \
+				  pctr_strerror(r_));                         \
+	} while (0)
+
+static inline int
+test_run_one(const struct test_case *t, int n, unsigned int timeout)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		alarm(timeout);
+		t->fn();
+		fflush(stdout);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		printf("not ok %d - %s # cannot fork\n", n, t->name);
+		return 1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == TEST_SKIP_STATUS) {
+		printf("ok %d - %s # SKIP\n", n, t->name);
+		return 0;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		printf("ok %d - %s\n", n, t->name);
+		return 0;
+	}
+	if (WIFSIGNALED(status))
+		printf("not ok %d - %s # killed by signal %d%s\n", n, t->name,
+		       WTERMSIG(status),
+		       WTERMSIG(status) == SIGALRM ? " (timeout)" : "");
+	else
+		printf("not ok %d - %s\n", n, t->name);
+	return 1;
+}
+
+/* run every test (or those named in $TEST_ONLY), print TAP, 0 if all pass */
+static inline int
+test_main_cases(const struct test_case *cases, int n)
+{
+	const char *only = getenv("TEST_ONLY");
+	const char *to = getenv("TEST_TIMEOUT");
+	unsigned int timeout = to ? (unsigned)atoi(to) : 60;
+	int failed = 0, run = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 0; i < n; i++)
+		if (!only || !strcmp(only, cases[i].name))
+			run++;
+	printf("1..%d\n", run);
+	run = 0;
+	for (int i = 0; i < n; i++)
+		if (!only || !strcmp(only, cases[i].name))
+			failed += test_run_one(&cases[i], ++run, timeout);
+	return failed ? 1 : 0;
+}
+
+#define TESTS(...)                                                            \
+	(const struct test_case[]){ __VA_ARGS__ },                            \
+		(int)(sizeof((const struct test_case[]){ __VA_ARGS__ }) /     \
+		      sizeof(struct test_case))
+#define test_main(...) test_main_cases(__VA_ARGS__)
+
+#endif

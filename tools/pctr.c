@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pctr - count CPU events for a command, a process or whole CPUs.
+ *
+ *   pctr list [PATTERN]          events this machine can count
+ *   pctr stat [OPTIONS] -- CMD   count a command (or -p PID, -a)
+ *   pctr info                    what this machine offers, and why
+ *   pctr profile -- CMD          where the samples fall
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pctr.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: pctr list [PATTERN] [--json]\n"
+		   "       pctr stat [-e EVENTS] [-r N] [-I MS] [-p PID | -t TID | "
+		   "-a [-C CPUS]] [--json | -x SEP] [-o FILE] [-- COMMAND ...]\n"
+		   "       pctr info [--json]\n"
+		   "       pctr profile [-e EVENT] [-c PERIOD | -F HZ] [--json] "
+		   "-- COMMAND ...\n"
+		   "       pctr --version\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "list") || !strcmp(argv[1], "-l"))
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "stat"))
+		return cmd_stat(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "info"))
+		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "profile"))
+		return cmd_profile(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("pctr %s\n", pctr_version());
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "pctr: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}
