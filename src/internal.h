@@ -106,7 +106,17 @@ struct pctr_set {
 	size_t buf_len;
 	struct pctr_count *base; /* reset baseline, [inst * nr_events + e] */
 	unsigned long reads;
+	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */
 };
+
+/*
+ * overflow.c: called by set.c once every counter of the set is open (the
+ * set is fully built; return a negative errno to fail the open) and before
+ * the counters are closed.
+ */
+struct pctr__overflow;
+int pctr__overflow_open(struct pctr_set *set);
+void pctr__overflow_close(struct pctr_set *set);
 
 /* read.c */
 int pctr__set_read_inst(struct pctr_set *set, int inst,

@@ -50,6 +50,7 @@ close_all(struct pctr_set *set)
 {
 	long page = sysconf(_SC_PAGESIZE);
 
+	pctr__overflow_close(set);
 	for (int i = 0; set->ctr && i < set->nr_inst * set->nr_ctr; i++) {
 		if (set->ctr[i].page)
 			pctr__sys_munmap(set->ctr[i].page, page);
@@ -568,6 +569,8 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 		set->inst_id[opened++] = ids[i];
 	}
 	set->nr_inst = opened;
+	if (r == 0)
+		r = pctr__overflow_open(set);
 	if (r < 0) {
 		set->nr_inst = nr;
 		close_all(set);
