@@ -421,6 +421,246 @@ struct pctr_count pctr_count_delta(const struct pctr_count *after,
 
 /* ---- overflow and sampling (src/overflow.c, src/sampling.c) ------------ */
 
+#include <signal.h> /* siginfo_t */
+
+/*
+ * Overflow notification: an event of a set can notify the program every
+ * @period events.  The kernel raises the notification in the thread whose
+ * counter overflowed when that counter is its own (PCTR_TARGET_THREAD, the
+ * threads present when a PCTR_TARGET_PROCESS set is opened, a
+ * PCTR_TARGET_TID of this process).  Threads created later count on
+ * counters inherited from their creator, whose notifications the kernel
+ * sends to the creator's thread: every notification therefore carries the
+ * thread that overflowed (@tid) read from the kernel's sample record, never
+ * guessed from which thread took the signal.
+ */
+
+/**
+ * struct pctr_overflow_info - one overflow.
+ * @size:     sizeof(struct pctr_overflow_info)
+ * @event:    index of the event that overflowed
+ * @instance: the set's instance whose counter overflowed
+ * @tid:      the thread that was running when the counter overflowed
+ * @ip:       its program counter at the overflow
+ * @period:   events counted since its previous overflow
+ * @count:    the event's count on that thread when it overflowed (the sum
+ *            of the periods it went through; with a fixed period, @seq
+ *            times the period)
+ * @time:     CLOCK_MONOTONIC-based time of the overflow in ns (perf clock)
+ * @seq:      1 for the first notification of @event on @tid, then 2, ...
+ */
+struct pctr_overflow_info {
+	size_t size;
+	int event;
+	int instance;
+	pid_t tid;
+	uint64_t ip;
+	uint64_t period;
+	uint64_t count;
+	uint64_t time;
+	uint64_t seq;
+};
+
+/**
+ * typedef pctr_overflow_fn - called by the library's signal handler.
+ * @info: the overflow; valid during the call only
+ * @arg:  &struct pctr_overflow.arg
+ *
+ * Runs inside a signal handler: it may call async-signal-safe functions
+ * only (signal-safety(7): write(2), not printf or malloc), must not call
+ * pctr_ functions other than pctr_overflow_rearm(), and must save and
+ * restore errno if it changes it.
+ */
+typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
+				 void *arg);
+
+/* struct pctr_overflow.flags */
+#define PCTR_OVF_ONESHOT 0x1u /* stop the event after one notification */
+#define PCTR_OVF_FREQ 0x2u /* @period is a rate in Hz, not a count */
+
+/**
+ * struct pctr_overflow - how one event notifies its overflows.
+ * @size:   sizeof(struct pctr_overflow)
+ * @period: events between notifications, 1 .. 2^63 - 1; with PCTR_OVF_FREQ
+ *          notifications per second, up to kernel.perf_event_max_sample_rate
+ * @preset: instead of @period, the libcpc way: the counter starts at
+ *          @preset and overflows when it wraps at 2^64, so the period is
+ *          2^64 - @preset (UINT64_MAX - 999 gives 1000).  Set one of the two.
+ * @flags:  PCTR_OVF_*.  With PCTR_OVF_ONESHOT the event stops counting at
+ *          its first overflow (libcpc semantics) until pctr_overflow_rearm();
+ *          without it notifications keep coming, every @period events.
+ * @signo:  the signal that carries the notifications; 0 means SIGIO
+ * @fn:     called by the library's handler, which the library installs for
+ *          @signo at pctr_set_open().  NULL: the program installs its own
+ *          SA_SIGINFO handler for @signo and calls pctr_overflow_decode().
+ * @arg:    passed to @fn
+ */
+struct pctr_overflow {
+	size_t size;
+	uint64_t period;
+	uint64_t preset;
+	unsigned int flags;
+	int signo;
+	pctr_overflow_fn fn;
+	void *arg;
+};
+
+/**
+ * pctr_set_overflow() - notify the overflows of event @idx.
+ * @set: a set not yet open
+ * @idx: the event's index
+ * @ovf: the period and the way to be notified
+ *
+ * Takes effect at pctr_set_open(), which fails with -EOPNOTSUPP for targets
+ * outside this process (use pctr_set_sampling() for those).  Counts stay
+ * exact: the counter keeps counting across notifications.
+ *
+ * Return: 0; -EINVAL for a bad period, flags or signal; -EOPNOTSUPP (the
+ * same value as ENOTSUP) when this machine cannot interrupt on the
+ * overflow of this event; -EBUSY if the event is already sampled.
+ */
+int pctr_set_overflow(struct pctr_set *set, int idx,
+		      const struct pctr_overflow *ovf);
+
+/**
+ * pctr_overflow_decode() - the overflows behind a signal, for programs
+ * that handle the signal themselves (&struct pctr_overflow.fn NULL).
+ * @si:   the siginfo_t the handler received
+ * @info: filled with up to @max overflows
+ * @max:  room in @info
+ *
+ * Async-signal-safe; call it from the handler.  One signal can stand for
+ * several overflows (the kernel merges signals that are already pending):
+ * when it returns @max, call it again.
+ *
+ * Return: the number of overflows filled, 0 if the signal does not come
+ * from an open set's counter, or -EINVAL.
+ */
+int pctr_overflow_decode(const siginfo_t *si, struct pctr_overflow_info *info,
+			 int max);
+
+/**
+ * pctr_overflow_pause() - stop notifications of event @idx (-1: every
+ * event with overflow notification); counting goes on.
+ * pctr_overflow_resume() - notify again.
+ *
+ * The overflows that fall while paused are not notified; they are counted
+ * in pctr_overflow_stats()' @lost.
+ */
+int pctr_overflow_pause(struct pctr_set *set, int idx);
+int pctr_overflow_resume(struct pctr_set *set, int idx);
+
+/**
+ * pctr_overflow_rearm() - let a PCTR_OVF_ONESHOT event count and notify
+ * once more.  Async-signal-safe: may be called from the callback.
+ */
+int pctr_overflow_rearm(struct pctr_set *set, int idx);
+
+/**
+ * struct pctr_overflow_stats - what became of the overflows of an event.
+ * @size:     sizeof(struct pctr_overflow_stats)
+ * @notified: overflows handed to the program (callback, decode, or read
+ *            from the sample buffer)
+ * @lost:     overflows the kernel could not record (full buffer, paused)
+ */
+struct pctr_overflow_stats {
+	size_t size;
+	uint64_t notified;
+	uint64_t lost;
+};
+
+/**
+ * pctr_overflow_stats() - counts of notified and lost overflows of event
+ * @idx (-1: all events), for overflow notification and sampling alike.
+ */
+int pctr_overflow_stats(const struct pctr_set *set, int idx,
+			struct pctr_overflow_stats *st);
+
+/* struct pctr_sampling.flags: what each sample holds besides the IP */
+#define PCTR_SAMPLE_TID 0x1u /* process and thread ids */
+#define PCTR_SAMPLE_TIME 0x2u /* timestamp */
+#define PCTR_SAMPLE_CALLCHAIN 0x4u /* user call chain */
+#define PCTR_SAMPLE_FREQ 0x8u /* @period is a rate in Hz */
+
+/**
+ * struct pctr_sampling - how one event samples into a buffer.
+ * @size:      sizeof(struct pctr_sampling)
+ * @period:    events between samples, or with PCTR_SAMPLE_FREQ samples per
+ *             second
+ * @flags:     PCTR_SAMPLE_*
+ * @pages:     buffer size per counter in pages, a power of two; 0 means 64.
+ *             When the program does not read fast enough, the kernel drops
+ *             samples and says how many (pctr_overflow_stats()).
+ * @max_stack: deepest call chain kept; 0 means 127
+ */
+struct pctr_sampling {
+	size_t size;
+	uint64_t period;
+	unsigned int flags;
+	unsigned int pages;
+	unsigned int max_stack;
+};
+
+/**
+ * pctr_set_sampling() - record the IP (and more, see @cfg->flags) of
+ * every overflow of event @idx into a buffer, without signals.
+ *
+ * Works on every target, including other processes and pctr_set_open_command().
+ * Return: 0, -EINVAL, -EOPNOTSUPP (cannot sample this event), -EBUSY
+ * (the event already has overflow notification).
+ */
+int pctr_set_sampling(struct pctr_set *set, int idx,
+		      const struct pctr_sampling *cfg);
+
+/**
+ * struct pctr_sample_record - one sample read from the buffer.
+ * @event:        the event's index
+ * @instance:     the set's instance whose buffer held it
+ * @pid:          the process (PCTR_SAMPLE_TID; else -1)
+ * @tid:          the thread (PCTR_SAMPLE_TID; else -1)
+ * @ip:           the program counter
+ * @time:         perf clock ns (PCTR_SAMPLE_TIME; else 0)
+ * @period:       events since the previous sample
+ * @user:         1 if @ip is in user space
+ * @nr_callchain: entries in @callchain (PCTR_SAMPLE_CALLCHAIN; else 0)
+ * @callchain:    return addresses, innermost first, user space only;
+ *                valid during the callback only
+ */
+struct pctr_sample_record {
+	int event;
+	int instance;
+	pid_t pid;
+	pid_t tid;
+	uint64_t ip;
+	uint64_t time;
+	uint64_t period;
+	int user;
+	uint32_t nr_callchain;
+	const uint64_t *callchain;
+};
+
+/**
+ * pctr_sampling_read() - hand every sample buffered so far to @cb.
+ * @cb:  called for each sample in order per buffer; a non-zero return
+ *       stops the walk (the sample counts as read)
+ * @arg: passed to @cb
+ *
+ * The program being sampled keeps running.  Not async-signal-safe.
+ * Return: the number of samples read, or a negative errno.
+ */
+int pctr_sampling_read(struct pctr_set *set,
+		       int (*cb)(const struct pctr_sample_record *rec,
+				 void *arg),
+		       void *arg);
+
+/**
+ * pctr_sampling_wait() - wait until a buffer is a quarter full or
+ * @timeout_ms passes (-1: no limit).
+ * Return: 1 if samples are ready, 0 on timeout, 0 too when interrupted by a
+ * signal, or a negative errno.  -ESRCH when every sampled target is gone.
+ */
+int pctr_sampling_wait(struct pctr_set *set, int timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif
