@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_command.c - a command started by the library is counted from its
+ * exec, with its threads and children; a command that cannot run says so
+ * and leaves no child behind.
+ */
+#include <errno.h>
+#include <pctr.h>
+
+#include "test.h"
+#include "helpers.h"
+#include <sys/stat.h>
+
+static struct pctr_set *
+new_set(const char *events)
+{
+	struct pctr_set *set;
+
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_OK(pctr_set_add_list(set, events));
+	return set;
+}
+
+static uint64_t
+count_command(char *const argv[], int *status)
+{
+	struct pctr_set *set = new_set("page-faults");
+	struct pctr_sample s;
+	pid_t pid;
+
+	ASSERT_OK(pctr_set_open_command(set, argv, &pid));
+	ASSERT_EQ(waitpid(pid, status, 0), pid);
+	ASSERT_OK(pctr_set_read(set, &s));
+	pctr_set_free(set);
+	return s.count[0].value;
+}
+
+/*
+ * The difference between a shell touching 4000 pages more and one that
+ * does not is the 4000 pages: what happens before exec is not counted
+ * (the library's own work and fork would add to both).
+ */
+TEST(counts_from_exec)
+{
+	char *small[] = { "sh", "-c", "exit 3", NULL };
+	char *big[] = { "sh", "-c",
+			"head -c 16384000 /dev/zero | tr '\\0' x >/dev/null; "
+			"exit 4",
+			NULL };
+	int status;
+	uint64_t a = count_command(small, &status);
+
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 3);
+	uint64_t b = count_command(big, &status);
+	ASSERT_EQ(WEXITSTATUS(status), 4);
+	/* sh alone takes some tens of faults, a pipeline many more */
+	ASSERT_GT(a, 10);
+	ASSERT_GT(b, a);
+}
+
+TEST(children_of_the_command_are_counted)
+{
+	struct pctr_set *set = new_set("task-clock,page-faults");
+	char self[64];
+	char *argv[] = { "sh", "-c", "sh -c 'i=0; while [ $i -lt 20000 ]; do "
+				     "i=$((i+1)); done'",
+			 NULL };
+	struct pctr_sample s;
+	pid_t pid;
+	int status;
+
+	(void)self;
+	ASSERT_OK(pctr_set_open_command(set, argv, &pid));
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_OK(pctr_set_read(set, &s));
+	/* the inner shell's loop takes milliseconds of CPU */
+	ASSERT_GT(s.count[0].value, 1000000);
+	pctr_set_free(set);
+}
+
+TEST(command_not_found)
+{
+	struct pctr_set *set = new_set("task-clock");
+	char *argv[] = { "/no/such/program", NULL };
+	char *argv2[] = { "no-such-program-anywhere", NULL };
+	struct pctr_sample s;
+	pid_t pid = 12345;
+	int fds = count_fds();
+
+	ASSERT_EQ(pctr_set_open_command(set, argv, &pid), -ENOENT);
+	ASSERT_EQ(pid, 12345);
+	ASSERT_CONTAINS(pctr_strerror(-ENOENT), "cannot execute "
+						"'/no/such/program'");
+	ASSERT_EQ(pctr_set_open_command(set, argv2, &pid), -ENOENT);
+	/* the child was reaped and nothing stays open */
+	ASSERT_EQ(waitpid(-1, NULL, WNOHANG), -1);
+	ASSERT_EQ(errno, ECHILD);
+	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(pctr_set_read(set, &s), -EBADFD);
+	pctr_set_free(set);
+}
+
+TEST(command_not_executable)
+{
+	struct pctr_set *set = new_set("task-clock");
+	char path[] = "/tmp/pctr-noexec-XXXXXX";
+	char *argv[] = { path, NULL };
+	int fd = mkstemp(path);
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "#!/bin/sh\n", 10), 10);
+	close(fd);
+	ASSERT_EQ(chmod(path, 0644), 0);
+	ASSERT_EQ(pctr_set_open_command(set, argv, &pid), -EACCES);
+	ASSERT_CONTAINS(pctr_strerror(-EACCES), "Permission denied");
+	unlink(path);
+	pctr_set_free(set);
+}
+
+TEST(bad_arguments)
+{
+	struct pctr_set *set = new_set("task-clock");
+	char *empty[] = { NULL };
+	pid_t pid;
+
+	ASSERT_EQ(pctr_set_open_command(set, NULL, &pid), -EINVAL);
+	ASSERT_EQ(pctr_set_open_command(set, empty, &pid), -EINVAL);
+	ASSERT_EQ(pctr_set_open_command(set, (char *[]){ "true", NULL }, NULL),
+		  -EINVAL);
+	pctr_set_free(set);
+}
+
+TEST(hardware_event_fails_before_the_command_runs)
+{
+	struct pctr_machine m = { .size = sizeof(m) };
+	struct pctr_set *set;
+	char *argv[] = { "sh", "-c", "touch /tmp/pctr-must-not-exist", NULL };
+	pid_t pid;
+
+	ASSERT_OK(pctr_machine_get(&m));
+	if (m.has_pmu)
+		SKIP("this machine has a PMU");
+	unlink("/tmp/pctr-must-not-exist");
+	set = new_set("cycles");
+	ASSERT_EQ(pctr_set_open_command(set, argv, &pid), -ENODEV);
+	ASSERT_EQ(waitpid(-1, NULL, WNOHANG), -1);
+	ASSERT(access("/tmp/pctr-must-not-exist", F_OK) != 0);
+	pctr_set_free(set);
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(TEST_CASE(counts_from_exec)
+			       TEST_CASE(children_of_the_command_are_counted)
+			       TEST_CASE(command_not_found)
+			       TEST_CASE(command_not_executable)
+			       TEST_CASE(bad_arguments)
+			       TEST_CASE(hardware_event_fails_before_the_command_runs)));
+}
