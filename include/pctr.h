@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
@@ -418,6 +419,309 @@ struct pctr_count pctr_count_delta(const struct pctr_count *after,
 				   const struct pctr_count *before);
 
 /* ---- statistics and regions (src/stats.c, src/region.c) ---------------- */
+
+/*
+ * Statistics over intervals, in the manner of pmc_lib's pmc_accumulate():
+ * read, do something, read, add the difference.  For every event, and for
+ * the elapsed time in timestamp counter ticks, a struct pctr_stats keeps the
+ * number of intervals, total, minimum, mean, maximum and standard deviation
+ * (Welford's method), optionally percentiles, and the per-interval events
+ * per second, events per cycle and ratios of pairs of events.  See
+ * pctr_stats(3).
+ */
+struct pctr_stats;
+
+#define PCTR_STATS_TIME (-1) /* index of the elapsed time, in TSC ticks */
+#define PCTR_STATS_RATIO_MAX 8 /* events with per-interval pair ratios */
+
+/* report formats, pctr_stats_write() and pctr_region_write() */
+#define PCTR_REPORT_TEXT 0
+#define PCTR_REPORT_CSV 1
+#define PCTR_REPORT_JSON 2
+
+/**
+ * struct pctr_summary - statistics of one series of intervals.
+ * @size:   sizeof(struct pctr_summary); set by the caller
+ * @n:      number of intervals in the series
+ * @total:  sum of the series; for a ratio series, the ratio of the totals
+ * @min:    smallest value
+ * @mean:   arithmetic mean
+ * @max:    largest value
+ * @stddev: sample standard deviation (divisor n - 1); 0 when n < 2
+ *
+ * With n = 0 every figure is 0.
+ */
+struct pctr_summary {
+	size_t size;
+	uint64_t n;
+	double total;
+	double min;
+	double mean;
+	double max;
+	double stddev;
+};
+
+/**
+ * pctr_stats_new() - create empty statistics for @nr_events events.
+ * @stp:       receives the object
+ * @nr_events: 1 .. PCTR_MAX_EVENTS
+ * @keep:      intervals kept for percentiles (0: none).  The first @keep
+ *             intervals are kept, later ones replace them at random
+ *             (reservoir sampling), so percentiles are exact up to @keep
+ *             intervals and estimated from a uniform sample beyond.
+ *
+ * Events are named "event 0", "event 1"... until pctr_stats_set_name().
+ * Memory is allocated here only: adding intervals never allocates.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int pctr_stats_new(struct pctr_stats **stp, int nr_events, unsigned int keep);
+
+/**
+ * pctr_stats_new_set() - pctr_stats_new() for the events of @set, named as
+ * in the set; a "cycles" event of the set becomes the cycle basis.
+ */
+int pctr_stats_new_set(struct pctr_stats **stp, const struct pctr_set *set,
+		       unsigned int keep);
+
+/**
+ * pctr_stats_free() - free the statistics.  NULL is accepted.
+ */
+void pctr_stats_free(struct pctr_stats *st);
+
+/**
+ * pctr_stats_set_name() - name event @idx in reports (copied).
+ */
+int pctr_stats_set_name(struct pctr_stats *st, int idx, const char *name);
+
+/**
+ * pctr_stats_set_cycles() - use event @idx as the cycles of "events per
+ * cycle"; PCTR_STATS_TIME uses timestamp counter ticks (the default, as
+ * pmc_lib does).  Only before the first interval.
+ */
+int pctr_stats_set_cycles(struct pctr_stats *st, int idx);
+
+/**
+ * pctr_stats_nr() - the number of events.
+ * pctr_stats_name() - the name of event @idx ("tsc_ticks" for
+ * PCTR_STATS_TIME), or NULL.
+ * pctr_stats_cycles() - the cycles basis: an event index or PCTR_STATS_TIME.
+ */
+int pctr_stats_nr(const struct pctr_stats *st);
+const char *pctr_stats_name(const struct pctr_stats *st, int idx);
+int pctr_stats_cycles(const struct pctr_stats *st);
+
+/**
+ * pctr_stats_add() - add the interval from @t0 to @t1: counter += t1 - t0.
+ *
+ * Each count is scaled for multiplexing over the interval (its enabled and
+ * running time differences), rounded, and the overhead found by
+ * pctr_stats_calibrate() or given with pctr_stats_set_overhead() is taken
+ * off, clamped at zero.  The samples must hold the statistics' number of
+ * events.  Return: 0, -EINVAL (NULL, wrong number of events, @t1 before
+ * @t0).
+ */
+int pctr_stats_add(struct pctr_stats *st, const struct pctr_sample *t1,
+		   const struct pctr_sample *t0);
+
+/**
+ * pctr_stats_add_values() - add one interval given as net values: @ticks
+ * of elapsed time and @values[i] for each event.  No overhead is taken off.
+ */
+int pctr_stats_add_values(struct pctr_stats *st, uint64_t ticks,
+			  const uint64_t *values);
+
+/**
+ * pctr_stats_merge() - add every interval of @src to @dst, as if they had
+ * been added to @dst one by one (exactly for totals, minimum, maximum; mean
+ * and standard deviation by Chan's pairwise formula).  Both must have the
+ * same number of events.  The overhead of @dst becomes the smaller of the
+ * two, event by event.
+ */
+int pctr_stats_merge(struct pctr_stats *dst, const struct pctr_stats *src);
+
+/**
+ * pctr_stats_reset() - forget every interval; names, cycle basis and
+ * overhead stay.
+ */
+int pctr_stats_reset(struct pctr_stats *st);
+
+/**
+ * pctr_stats_get() - statistics of event @idx, or of the elapsed ticks for
+ * PCTR_STATS_TIME.
+ */
+int pctr_stats_get(const struct pctr_stats *st, int idx,
+		   struct pctr_summary *out);
+
+/**
+ * pctr_stats_per_second() - statistics of event @idx per second of each
+ * interval (ticks converted with pctr_tsc_hz()); total is the total count
+ * over the total time.  Intervals of zero ticks are left out.
+ */
+int pctr_stats_per_second(const struct pctr_stats *st, int idx,
+			  struct pctr_summary *out);
+
+/**
+ * pctr_stats_per_cycle() - statistics of event @idx divided by the cycles
+ * of each interval (see pctr_stats_set_cycles()); intervals of zero cycles
+ * are left out.
+ */
+int pctr_stats_per_cycle(const struct pctr_stats *st, int idx,
+			 struct pctr_summary *out);
+
+/**
+ * pctr_stats_ratio() - statistics of event @num divided by event @den in
+ * each interval, both below PCTR_STATS_RATIO_MAX; intervals where @den
+ * counted 0 are left out.  Return: 0, -ERANGE.
+ */
+int pctr_stats_ratio(const struct pctr_stats *st, int num, int den,
+		     struct pctr_summary *out);
+
+/**
+ * pctr_stats_percentile() - the @p-th percentile (0 <= @p <= 100) of event
+ * @idx or PCTR_STATS_TIME over the kept intervals, interpolated linearly
+ * between the closest ranks.  Return: 0, -ENODATA (nothing kept),
+ * -EINVAL.  Allocates a scratch copy (-ENOMEM).
+ */
+int pctr_stats_percentile(const struct pctr_stats *st, int idx, double p,
+			  double *out);
+
+/**
+ * pctr_stats_calibrate() - the -Clean method of pmc_lib: read @set twice in
+ * a row @n times, and keep the smallest difference of each event and of
+ * the ticks as the overhead that pctr_stats_add() takes off later
+ * intervals.  @set must be open and enabled, with the statistics' events.
+ */
+int pctr_stats_calibrate(struct pctr_stats *st, struct pctr_set *set,
+			 unsigned int n);
+
+/**
+ * pctr_stats_set_overhead() - set the overhead per interval: @ticks and one
+ * value per event (NULL: 0 for every event).
+ * pctr_stats_overhead() - the overhead of event @idx or PCTR_STATS_TIME.
+ */
+int pctr_stats_set_overhead(struct pctr_stats *st, uint64_t ticks,
+			    const uint64_t *values);
+int pctr_stats_overhead(const struct pctr_stats *st, int idx, uint64_t *out);
+
+/**
+ * pctr_stats_add_diff() - the differencing method: run @body @n times
+ * between two reads, then 2 * @n times between two reads, and add the
+ * difference (the cost of @n repetitions, clamped at zero) as one interval.
+ * The reads' own cost cancels without being assumed constant; no overhead
+ * is taken off.  @body runs @n more times first, to warm up.
+ */
+int pctr_stats_add_diff(struct pctr_stats *st, struct pctr_set *set,
+			void (*body)(void *arg), void *arg, unsigned long n);
+
+/**
+ * pctr_stats_write() - write a report of the statistics to @f.
+ * @format: PCTR_REPORT_TEXT (laid out as pmc_lib's), PCTR_REPORT_CSV or
+ *          PCTR_REPORT_JSON (schema "pctr-region/1", doc/json-schema.md)
+ * @title:  the name of the measured code, or NULL
+ * Return: 0, -EINVAL, -EIO if writing failed.
+ */
+int pctr_stats_write(const struct pctr_stats *st, FILE *f, int format,
+		     const char *title);
+
+/*
+ * Regions: named, nestable, per-thread code regions.  Each thread counts
+ * itself with its own set (opened at its first region), keeps its own
+ * statistics per region and merges them into the process's when it exits.
+ * Off until pctr_region_init() is called or $PCTR_EVENTS is set; when off,
+ * begin and end return at once.  See pctr_region(3).
+ */
+
+#define PCTR_REGION_MAX_DEPTH 32 /* regions open at once in one thread */
+#define PCTR_REGION_CALIBRATE 1000 /* default empty regions per thread */
+
+/**
+ * struct pctr_region_config - how regions are measured.
+ * @size:      sizeof(struct pctr_region_config); set by the caller
+ * @events:    events to count; NULL: "task-clock".  $PCTR_EVENTS, when
+ *             set, replaces it.
+ * @keep:      intervals kept per region and thread for percentiles
+ * @calibrate: empty regions measured when a thread starts, whose minimum
+ *             is taken off every later interval of that thread; 0 for no
+ *             overhead subtraction
+ */
+struct pctr_region_config {
+	size_t size;
+	const char *events;
+	unsigned int keep;
+	unsigned int calibrate;
+};
+
+/**
+ * pctr_region_init() - configure and switch on region measurement.
+ * @cfg: NULL for the defaults (events "task-clock", keep 0, calibrate
+ *       PCTR_REGION_CALIBRATE)
+ *
+ * The events are parsed here; each thread opens them at its first region.
+ * Call it before any thread enters a region.  Also registers the
+ * $PCTR_REPORT report at exit.  Return: 0, -EALREADY once a region has
+ * been entered, or an error of pctr_set_add_list().  Thread-safe.
+ */
+int pctr_region_init(const struct pctr_region_config *cfg);
+
+/**
+ * pctr_region_enable() - switch measurement on (1) or off (0) without
+ * forgetting anything.  Switch only while no thread is inside a region.
+ * Return: 0, or -EBADFD if pctr_region_init() never succeeded.
+ */
+int pctr_region_enable(int on);
+
+/**
+ * pctr_region_id() - the identifier of the region called @name, created on
+ * first use.  Thread-safe (takes a lock): call it once, then use the _id
+ * calls in hot code.  Return: the id (>= 0) or a negative errno.
+ */
+int pctr_region_id(const char *name);
+
+/**
+ * pctr_region_begin() - enter region @name in the calling thread.
+ * pctr_region_end() - leave it; regions must end innermost first.
+ *
+ * The thread's first region opens its counters and calibrates; a region's
+ * first use in a thread allocates its statistics; later calls allocate
+ * nothing, take no lock and, when the counters can be read in user space,
+ * make no syscall.  @name is looked up by address first: pass string
+ * constants, or use the _id variants.  Return: 0 (also when measurement is
+ * off), -EINVAL (ending a region that is not the innermost one open),
+ * -E2BIG (more than PCTR_REGION_MAX_DEPTH open), or an error from opening
+ * or reading the counters.
+ */
+int pctr_region_begin(const char *name);
+int pctr_region_end(const char *name);
+int pctr_region_begin_id(int id);
+int pctr_region_end_id(int id);
+
+/**
+ * pctr_region_flush() - merge the calling thread's statistics into the
+ * process's now, as its exit would, and start it afresh.  Return: 0,
+ * -EBUSY if the thread is inside a region.
+ */
+int pctr_region_flush(void);
+
+/**
+ * pctr_region_stats() - a copy of the statistics of region @name, merged
+ * over the threads that have exited or flushed, and the calling thread.
+ * The caller frees it with pctr_stats_free().  Return: 0, -ENOENT.
+ */
+int pctr_region_stats(const char *name, struct pctr_stats **stp);
+
+/**
+ * pctr_region_write() - write the report of every region (merged as in
+ * pctr_region_stats()) to @f in a PCTR_REPORT_* format.
+ */
+int pctr_region_write(FILE *f, int format);
+
+/**
+ * pctr_region_write_to() - write the report to @dest, given as in
+ * $PCTR_REPORT: "text:FILE", "csv:FILE", "json:FILE", "-" or "stderr"
+ * (text to standard error); "%p" in FILE becomes the process id and a FILE
+ * of "-" is standard error.
+ */
+int pctr_region_write_to(const char *dest);
 
 /* ---- overflow and sampling (src/overflow.c, src/sampling.c) ------------ */
 

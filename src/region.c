@@ -1,3 +1,822 @@
 /* SPDX-License-Identifier: MIT */
-/* region.c - to be written. */
-#include "internal.h"
+/*
+ * region.c - named, nestable, per-thread code regions.
+ *
+ * Each thread that enters a region gets its own state: a set counting that
+ * thread alone (so reads take the user-space path where the kernel allows
+ * it), a stack of the samples taken at begin, and one struct pctr_stats per
+ * region it has entered, indexed by region id.  The hot path touches only
+ * that state: no lock, no allocation, no syscall beyond the read itself.
+ * The process-wide registry (names, and statistics merged from threads that
+ * exited or flushed) is behind one mutex, taken when a region is first
+ * named, when a thread starts or ends, and when a report is made.
+ *
+ * Protocol of one region, so that the measured interval holds as little of
+ * the library as possible:
+ *
+ *   begin: checks and bookkeeping, then read (the last thing it does)
+ *   end:   read (the first thing it does), then checks and accumulation
+ *
+ * What remains between the two reads (begin's return, end's entry, the
+ * rest of the read itself) is the same for every region, and is measured
+ * when a thread starts by running empty regions of the reserved id 0
+ * through the same public calls; its minimum is taken off every interval.
+ *
+ * Measurement is off until pctr_region_init() succeeds (or $PCTR_EVENTS is
+ * set when the library is loaded); when off, begin and end read one global
+ * flag and return.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stats.h"
+
+#define CAL_ID 0 /* reserved region: overhead calibration */
+
+struct region_thread {
+	unsigned int gen; /* fork generation the state belongs to */
+	int err; /* opening the counters failed: every begin says so */
+	struct pctr_set *set;
+	int nr; /* events */
+	int depth;
+	int id[PCTR_REGION_MAX_DEPTH];
+	uint64_t tsc[PCTR_REGION_MAX_DEPTH];
+	struct pctr_count *start; /* [PCTR_REGION_MAX_DEPTH * nr] */
+	int cap; /* slots below */
+	struct pctr_stats **rs; /* by region id */
+	const char **key; /* name pointer last used for each id */
+	bool *counted; /* this thread counted in the region's threads */
+	uint64_t oh_ticks;
+	uint64_t oh[PCTR_MAX_EVENTS];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_key_t key;
+	bool key_ok;
+	bool configured;
+	bool used; /* a thread opened its counters: configuration is fixed */
+	bool at_exit;
+	char *events;
+	unsigned int keep;
+	unsigned int calibrate;
+	char report[4096]; /* $PCTR_REPORT, "" for none */
+	int nr; /* regions, including CAL_ID */
+	int cap;
+	char **name;
+	struct pctr_stats **total; /* merged from threads, or NULL */
+	int *threads;
+} reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int on;
+static unsigned int gen;
+static __thread struct region_thread *self;
+
+/* ---- the registry ----------------------------------------------------- */
+
+static int
+grow_registry(void)
+{
+	int cap = reg.cap ? reg.cap * 2 : 16;
+	char **name = realloc(reg.name, cap * sizeof(*name));
+	struct pctr_stats **total;
+	int *threads;
+
+	if (name)
+		reg.name = name;
+	total = name ? realloc(reg.total, cap * sizeof(*total)) : NULL;
+	if (total)
+		reg.total = total;
+	threads = total ? realloc(reg.threads, cap * sizeof(*threads)) : NULL;
+	if (!threads)
+		return pctr__error(ENOMEM, "out of memory for regions");
+	reg.threads = threads;
+	for (int i = reg.cap; i < cap; i++) {
+		reg.total[i] = NULL;
+		reg.threads[i] = 0;
+	}
+	reg.cap = cap;
+	return 0;
+}
+
+/* with reg.lock held */
+static int
+find_locked(const char *name)
+{
+	for (int i = CAL_ID + 1; i < reg.nr; i++)
+		if (!strcmp(reg.name[i], name))
+			return i;
+	return -ENOENT;
+}
+
+static int
+add_locked(const char *name)
+{
+	int r;
+
+	if (reg.nr == 0) {
+		r = add_locked("");
+		if (r < 0)
+			return r;
+	}
+	if (reg.nr == reg.cap && (r = grow_registry()) < 0)
+		return r;
+	reg.name[reg.nr] = strdup(name);
+	if (!reg.name[reg.nr])
+		return pctr__error(ENOMEM, "out of memory for region names");
+	__atomic_store_n(&reg.nr, reg.nr + 1, __ATOMIC_RELEASE);
+	return reg.nr - 1;
+}
+
+static int
+check_name(const char *name)
+{
+	if (!name || !*name)
+		return pctr__error(EINVAL, "a region needs a non-empty name");
+	if (strlen(name) >= PCTR_NAME_MAX)
+		return pctr__error(EINVAL, "region name '%.40s...' is longer "
+					   "than %d",
+				   name, PCTR_NAME_MAX - 1);
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_region_id(const char *name)
+{
+	int r = check_name(name);
+
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&reg.lock);
+	r = find_locked(name);
+	if (r < 0)
+		r = add_locked(name);
+	pthread_mutex_unlock(&reg.lock);
+	return r;
+}
+
+/* ---- a thread's state -------------------------------------------------- */
+
+static void
+thread_free(struct region_thread *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->cap; i++)
+		pctr_stats_free(t->rs[i]);
+	free(t->rs);
+	free(t->key);
+	free(t->counted);
+	free(t->start);
+	pctr_set_free(t->set);
+	free(t);
+}
+
+/* Merge the thread's statistics into the registry's, then start afresh. */
+static int
+thread_flush(struct region_thread *t)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&reg.lock);
+	for (int i = CAL_ID + 1; i < t->cap && r == 0; i++) {
+		struct pctr_stats *st = t->rs[i];
+
+		if (!st || st->time.w.n == 0)
+			continue;
+		r = reg.total[i] ? pctr_stats_merge(reg.total[i], st)
+				 : pctr__stats_clone(st, &reg.total[i]);
+		if (r == 0 && !t->counted[i]) {
+			reg.threads[i]++;
+			t->counted[i] = true;
+		}
+		if (r == 0)
+			pctr_stats_reset(st);
+	}
+	pthread_mutex_unlock(&reg.lock);
+	return r;
+}
+
+static void
+thread_exit(void *arg)
+{
+	struct region_thread *t = arg;
+
+	if (t->gen == gen)
+		thread_flush(t);
+	if (self == t)
+		self = NULL;
+	thread_free(t);
+}
+
+static int
+open_counters(struct region_thread *t)
+{
+	struct pctr_target me = { .type = PCTR_TARGET_THREAD };
+	int r = pctr_set_new(&t->set, 0);
+
+	if (r == 0)
+		r = pctr_set_add_list(t->set, reg.events);
+	if (r >= 0)
+		r = pctr_set_open(t->set, &me);
+	if (r == 0)
+		r = pctr_set_enable(t->set);
+	if (r < 0)
+		return r;
+	t->nr = pctr_set_nr(t->set);
+	t->start = calloc((size_t)PCTR_REGION_MAX_DEPTH * t->nr,
+			  sizeof(*t->start));
+	return t->start ? 0
+			: pctr__error(ENOMEM, "out of memory for a thread's "
+					      "regions");
+}
+
+static int
+grow_slots(struct region_thread *t, int want)
+{
+	int cap = want < 16 ? 16 : want * 2;
+	struct pctr_stats **rs = realloc(t->rs, cap * sizeof(*rs));
+	const char **key;
+	bool *counted;
+
+	if (rs)
+		t->rs = rs;
+	key = rs ? realloc(t->key, cap * sizeof(*key)) : NULL;
+	if (key)
+		t->key = key;
+	counted = key ? realloc(t->counted, cap * sizeof(*counted)) : NULL;
+	if (!counted)
+		return pctr__error(ENOMEM, "out of memory for a thread's "
+					   "regions");
+	t->counted = counted;
+	for (int i = t->cap; i < cap; i++) {
+		t->rs[i] = NULL;
+		t->key[i] = NULL;
+		t->counted[i] = false;
+	}
+	t->cap = cap;
+	return 0;
+}
+
+/* The first use of region @id in this thread: its statistics. */
+static int
+add_slot(struct region_thread *t, int id)
+{
+	struct pctr_stats *st;
+	int r;
+
+	if (id < 0 || id >= __atomic_load_n(&reg.nr, __ATOMIC_ACQUIRE))
+		return pctr__error(ERANGE, "no region with id %d (ids come "
+					   "from pctr_region_id())",
+				   id);
+	if (id >= t->cap && (r = grow_slots(t, id + 1)) < 0)
+		return r;
+	r = pctr_stats_new_set(&st, t->set, reg.keep);
+	if (r < 0)
+		return r;
+	pctr_stats_set_overhead(st, t->oh_ticks, t->oh);
+	t->rs[id] = st;
+	return 0;
+}
+
+/*
+ * Empty regions through the public calls, as a user would write them; the
+ * smallest interval of each event and of the ticks is the overhead.
+ */
+static int
+calibrate(struct region_thread *t)
+{
+	struct pctr_stats *cal;
+	int r = add_slot(t, CAL_ID);
+
+	for (unsigned int k = 0; r == 0 && k < reg.calibrate; k++) {
+		r = pctr_region_begin_id(CAL_ID);
+		if (r == 0)
+			r = pctr_region_end_id(CAL_ID);
+	}
+	if (r < 0 || reg.calibrate == 0)
+		return r;
+	cal = t->rs[CAL_ID];
+	t->oh_ticks = cal->time.min;
+	for (int i = 0; i < t->nr; i++)
+		t->oh[i] = cal->ev[i].min;
+	pctr_stats_set_overhead(cal, t->oh_ticks, t->oh);
+	return pctr_stats_reset(cal);
+}
+
+static int
+thread_new(struct region_thread **tp)
+{
+	struct region_thread *t = calloc(1, sizeof(*t));
+	int r;
+
+	if (!t)
+		return pctr__error(ENOMEM, "out of memory for a thread's regions");
+	pthread_mutex_lock(&reg.lock);
+	reg.used = true;
+	t->gen = gen;
+	pthread_mutex_unlock(&reg.lock);
+	r = open_counters(t);
+	if (r < 0) {
+		pctr_set_free(t->set);
+		t->set = NULL;
+		t->err = r;
+	}
+	if (reg.key_ok)
+		pthread_setspecific(reg.key, t);
+	*tp = self = t;
+	return r < 0 ? r : calibrate(t);
+}
+
+static inline bool
+ready(const struct region_thread *t, int id)
+{
+	return t && t->gen == gen && !t->err && (unsigned int)id <
+	       (unsigned int)t->cap && t->rs[id];
+}
+
+/* Everything a begin may need before its read: the slow path. */
+static int
+prepare(int id)
+{
+	struct region_thread *t = self;
+	int r;
+
+	if (t && t->gen != gen) {
+		thread_free(t); /* a forked child's copy of its parent's */
+		if (reg.key_ok)
+			pthread_setspecific(reg.key, NULL);
+		self = t = NULL;
+	}
+	if (!t && (r = thread_new(&t)) < 0)
+		return r;
+	if (t->err)
+		return pctr__error(t->err, "%s", pctr_strerror(t->err));
+	if ((unsigned int)id < (unsigned int)t->cap && t->rs[id])
+		return 0;
+	return add_slot(t, id);
+}
+
+/* ---- begin and end --------------------------------------------------- */
+
+PCTR_EXPORT int
+pctr_region_begin_id(int id)
+{
+	struct region_thread *t;
+	struct pctr_sample s;
+	int r;
+
+	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
+		return 0;
+	t = self;
+	if (__builtin_expect(!ready(t, id), 0)) {
+		r = prepare(id);
+		if (r < 0)
+			return r;
+		t = self;
+	}
+	if (t->depth == PCTR_REGION_MAX_DEPTH)
+		return pctr__error(E2BIG, "more than %d regions open at once",
+				   PCTR_REGION_MAX_DEPTH);
+	r = pctr_set_read(t->set, &s);
+	if (r < 0)
+		return r;
+	memcpy(&t->start[t->depth * t->nr], s.count, t->nr * sizeof(s.count[0]));
+	t->tsc[t->depth] = s.tsc;
+	t->id[t->depth++] = id;
+	return 0;
+}
+
+static int
+end_error(const struct region_thread *t, int id)
+{
+	char want[PCTR_NAME_MAX] = "?", open[PCTR_NAME_MAX] = "";
+
+	pthread_mutex_lock(&reg.lock);
+	if ((unsigned int)id < (unsigned int)reg.nr)
+		snprintf(want, sizeof(want), "%s", reg.name[id]);
+	if (t && t->depth)
+		snprintf(open, sizeof(open), "%s", reg.name[t->id[t->depth - 1]]);
+	pthread_mutex_unlock(&reg.lock);
+	if (!*open)
+		return pctr__error(EINVAL, "region '%s' ended but no region "
+					   "is open in this thread",
+				   want);
+	return pctr__error(EINVAL, "region '%s' ended while '%s' is the "
+				   "innermost open region",
+			   want, open);
+}
+
+static int
+finish(struct region_thread *t, int id, const struct pctr_sample *s)
+{
+	int d = t->depth - 1;
+
+	if (d < 0 || t->id[d] != id)
+		return end_error(t, id);
+	t->depth = d;
+	return pctr__stats_add_counts(t->rs[id], s->tsc - t->tsc[d], s->count,
+				      &t->start[d * t->nr]);
+}
+
+static inline int
+read_now(struct region_thread *t, struct pctr_sample *s)
+{
+	if (!t || t->gen != gen || t->depth == 0)
+		return -EINVAL;
+	return pctr_set_read(t->set, s);
+}
+
+PCTR_EXPORT int
+pctr_region_end_id(int id)
+{
+	struct region_thread *t;
+	struct pctr_sample s;
+	int r;
+
+	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
+		return 0;
+	t = self;
+	r = read_now(t, &s);
+	if (r == -EINVAL)
+		return end_error(t && t->gen == gen ? t : NULL, id);
+	return r < 0 ? r : finish(t, id, &s);
+}
+
+/* Name to id: by address in this thread first, then by text. */
+static int
+lookup(struct region_thread *t, const char *name, bool create)
+{
+	int id;
+
+	if (t && t->gen == gen)
+		for (int i = CAL_ID + 1; i < t->cap; i++)
+			if (t->key[i] == name)
+				return i;
+	if (check_name(name) < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&reg.lock);
+	id = find_locked(name);
+	if (id < 0 && create)
+		id = add_locked(name);
+	pthread_mutex_unlock(&reg.lock);
+	if (id == -ENOENT)
+		return pctr__error(EINVAL, "region '%s' ended but never began",
+				   name);
+	return id;
+}
+
+PCTR_EXPORT int
+pctr_region_begin(const char *name)
+{
+	int id, r;
+
+	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
+		return 0;
+	id = lookup(self, name, true);
+	if (id < 0)
+		return id;
+	r = pctr_region_begin_id(id);
+	if (r == 0)
+		self->key[id] = name;
+	return r;
+}
+
+PCTR_EXPORT int
+pctr_region_end(const char *name)
+{
+	struct region_thread *t;
+	struct pctr_sample s;
+	int id, r;
+
+	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
+		return 0;
+	t = self;
+	r = read_now(t, &s);
+	id = lookup(t, name, false);
+	if (id < 0)
+		return id;
+	if (r == -EINVAL)
+		return end_error(t && t->gen == gen ? t : NULL, id);
+	return r < 0 ? r : finish(t, id, &s);
+}
+
+PCTR_EXPORT int
+pctr_region_flush(void)
+{
+	struct region_thread *t = self;
+
+	if (!t || t->gen != gen || t->err)
+		return 0;
+	if (t->depth)
+		return pctr__error(EBUSY, "cannot flush inside a region (%d "
+					  "open)",
+				   t->depth);
+	return thread_flush(t);
+}
+
+/* ---- configuration ----------------------------------------------------- */
+
+static int
+check_report(const char *dest)
+{
+	static const char *const fmt[] = { "text:", "csv:", "json:" };
+
+	if (!strcmp(dest, "-") || !strcmp(dest, "stderr"))
+		return PCTR_REPORT_TEXT;
+	for (size_t i = 0; i < PCTR_ARRAY_SIZE(fmt); i++)
+		if (!strncmp(dest, fmt[i], strlen(fmt[i])) &&
+		    dest[strlen(fmt[i])])
+			return (int)i;
+	return pctr__error(EINVAL, "report destination '%s': expected "
+				   "text:FILE, csv:FILE, json:FILE, '-' or "
+				   "'stderr'",
+			   dest);
+}
+
+static void
+report_at_exit(void)
+{
+	int r;
+
+	if (!reg.report[0])
+		return;
+	r = pctr_region_write_to(reg.report);
+	if (r < 0)
+		fprintf(stderr, "pctr: PCTR_REPORT=%s: %s\n", reg.report,
+			pctr_strerror(r));
+}
+
+static void
+fork_prepare(void)
+{
+	pthread_mutex_lock(&reg.lock);
+}
+
+static void
+fork_parent(void)
+{
+	pthread_mutex_unlock(&reg.lock);
+}
+
+/* The child has one thread and its own counters to open: start afresh. */
+static void
+fork_child(void)
+{
+	pthread_mutex_init(&reg.lock, NULL);
+	for (int i = 0; i < reg.nr; i++) {
+		pctr_stats_free(reg.total[i]);
+		reg.total[i] = NULL;
+		reg.threads[i] = 0;
+	}
+	gen++;
+}
+
+/* once, with reg.lock held */
+static void
+register_hooks(void)
+{
+	if (reg.at_exit)
+		return;
+	reg.at_exit = true;
+	reg.key_ok = pthread_key_create(&reg.key, thread_exit) == 0;
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(report_at_exit);
+}
+
+static const char *
+env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+static int
+check_events(const char *events)
+{
+	struct pctr_set *set;
+	int r = pctr_set_new(&set, 0);
+
+	if (r == 0)
+		r = pctr_set_add_list(set, events);
+	pctr_set_free(set);
+	return r < 0 ? r : 0;
+}
+
+static int
+configure_locked(const struct pctr_region_config *cfg, const char *events,
+		 const char *report)
+{
+	char *copy = strdup(events);
+
+	if (!copy)
+		return pctr__error(ENOMEM, "out of memory");
+	free(reg.events);
+	reg.events = copy;
+	reg.keep = cfg ? cfg->keep : 0;
+	reg.calibrate = cfg ? cfg->calibrate : PCTR_REGION_CALIBRATE;
+	snprintf(reg.report, sizeof(reg.report), "%s", report ? report : "");
+	reg.configured = true;
+	register_hooks();
+	return 0;
+}
+
+static int
+check_config(const struct pctr_region_config *cfg, const char *events,
+	     const char *report)
+{
+	int r;
+
+	if (cfg && cfg->size != sizeof(*cfg))
+		return pctr__error(EINVAL, "struct pctr_region_config: ->size "
+					   "is %zu, expected %zu",
+				   cfg->size, sizeof(*cfg));
+	if (report && (r = check_report(report)) < 0)
+		return r;
+	if (strcmp(events, "off") && (r = check_events(events)) < 0)
+		return r;
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_region_init(const struct pctr_region_config *cfg)
+{
+	const char *events = env("PCTR_EVENTS");
+	const char *report = env("PCTR_REPORT");
+	int r;
+
+	if (!events)
+		events = cfg && cfg->events ? cfg->events : "task-clock";
+	r = check_config(cfg, events, report);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&reg.lock);
+	if (reg.used)
+		r = pctr__error(EALREADY, "regions are configured once, before "
+					  "any thread enters one");
+	else
+		r = configure_locked(cfg, events, report);
+	pthread_mutex_unlock(&reg.lock);
+	if (r == 0)
+		__atomic_store_n(&on, strcmp(events, "off") != 0,
+				 __ATOMIC_RELAXED);
+	return r;
+}
+
+PCTR_EXPORT int
+pctr_region_enable(int enable)
+{
+	if (!reg.configured)
+		return pctr__error(EBADFD, "regions are not configured: call "
+					   "pctr_region_init() first");
+	if (enable && !strcmp(reg.events, "off"))
+		return 0;
+	__atomic_store_n(&on, enable != 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* An instrumented program measures its regions when $PCTR_EVENTS says so. */
+__attribute__((constructor)) static void
+region_from_env(void)
+{
+	if (env("PCTR_EVENTS"))
+		pctr_region_init(NULL);
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+/* The registry's statistics of @id plus the calling thread's; reg.lock held */
+static int
+merged_locked(int id, struct pctr_stats **stp, int *threads)
+{
+	const struct region_thread *t = self;
+	const struct pctr_stats *mine = NULL;
+	int r;
+
+	*stp = NULL;
+	*threads = reg.threads[id];
+	if (t && t->gen == gen && id < t->cap && t->rs[id] &&
+	    t->rs[id]->time.w.n) {
+		mine = t->rs[id];
+		*threads += !t->counted[id];
+	}
+	if (!reg.total[id] && !mine)
+		return 0;
+	r = pctr__stats_clone(reg.total[id] ? reg.total[id] : mine, stp);
+	if (r == 0 && reg.total[id] && mine)
+		r = pctr_stats_merge(*stp, mine);
+	if (r < 0) {
+		pctr_stats_free(*stp);
+		*stp = NULL;
+	}
+	return r;
+}
+
+PCTR_EXPORT int
+pctr_region_stats(const char *name, struct pctr_stats **stp)
+{
+	int id, threads, r = check_name(name);
+
+	if (r < 0)
+		return r;
+	if (!stp)
+		return pctr__error(EINVAL, "NULL statistics pointer");
+	pthread_mutex_lock(&reg.lock);
+	id = find_locked(name);
+	r = id < 0 ? id : merged_locked(id, stp, &threads);
+	if (r == 0 && !*stp)
+		r = -ENOENT;
+	pthread_mutex_unlock(&reg.lock);
+	if (r == -ENOENT)
+		return pctr__error(ENOENT, "no intervals of region '%s' in "
+					   "threads that exited, flushed, or "
+					   "in this thread",
+				   name);
+	return r;
+}
+
+static int
+write_locked(FILE *f, int format)
+{
+	bool first = true;
+	int r = pctr__report_begin(f, format, NULL);
+
+	for (int id = CAL_ID + 1; r == 0 && id < reg.nr; id++) {
+		struct pctr_stats *st;
+		int threads;
+
+		r = merged_locked(id, &st, &threads);
+		if (r < 0 || !st)
+			continue;
+		pctr__stats_write_one(st, f, format, reg.name[id], threads,
+				      first, false);
+		first = false;
+		pctr_stats_free(st);
+	}
+	if (r == 0 && format == PCTR_REPORT_JSON && !first)
+		fputc('\n', f);
+	return r < 0 ? r : pctr__report_end(f, format);
+}
+
+PCTR_EXPORT int
+pctr_region_write(FILE *f, int format)
+{
+	int r;
+
+	if (!f)
+		return pctr__error(EINVAL, "NULL FILE");
+	pthread_mutex_lock(&reg.lock);
+	r = write_locked(f, format);
+	pthread_mutex_unlock(&reg.lock);
+	return r;
+}
+
+/* FILE with each "%p" replaced by the process id */
+static void
+expand_path(const char *file, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (; *file && n + 1 < len; file++) {
+		if (file[0] == '%' && file[1] == 'p') {
+			n += snprintf(out + n, len - n, "%d", (int)getpid());
+			file++;
+		} else {
+			out[n++] = *file;
+		}
+		if (n >= len)
+			n = len - 1;
+	}
+	out[n] = '\0';
+}
+
+PCTR_EXPORT int
+pctr_region_write_to(const char *dest)
+{
+	const char *colon;
+	char path[4096];
+	int format, r;
+	FILE *f;
+
+	if (!dest)
+		return pctr__error(EINVAL, "NULL report destination");
+	format = check_report(dest);
+	if (format < 0)
+		return format;
+	colon = strchr(dest, ':');
+	if (!colon || !strcmp(colon + 1, "-"))
+		return pctr_region_write(stderr, format);
+	expand_path(colon + 1, path, sizeof(path));
+	f = fopen(path, "w");
+	if (!f)
+		return pctr__error(errno, "cannot write the report to '%s': %s",
+				   path, strerror(errno));
+	r = pctr_region_write(f, format);
+	if (fclose(f) != 0 && r == 0)
+		r = pctr__error(EIO, "closing the report '%s' failed", path);
+	return r;
+}

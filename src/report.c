@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - statistics written as text (laid out as pmc_lib's
+ * pmc_print_results()), CSV, or JSON (schema "pctr-region/1", which reuses
+ * the machine and statistics objects of "pctr-stat/1"; doc/json-schema.md).
+ *
+ * A report is a header, one block per region, a trailer: the region code
+ * writes many blocks, pctr_stats_write() one.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stats.h"
+
+static const double pct[] = { 50.0, 90.0, 99.0 };
+
+static bool
+has_percentiles(const struct pctr_stats *st)
+{
+	return st->keep && st->seen;
+}
+
+static double
+percentile(const struct pctr_stats *st, int idx, double p)
+{
+	double v = NAN;
+
+	if (has_percentiles(st) && pctr_stats_percentile(st, idx, p, &v) < 0)
+		v = NAN;
+	return v;
+}
+
+static const char *
+unit_of(const char *name)
+{
+	return !strncmp(name, "task-clock", 10) || !strncmp(name, "cpu-clock", 9)
+		       ? "ns"
+		       : "";
+}
+
+/* ---- text ----------------------------------------------------------- */
+
+#define COL "%16"
+
+static void
+text_row_u(FILE *f, const char *label, const char *n, uint64_t ticks,
+	   const uint64_t *v, int nr)
+{
+	fprintf(f, "%-12s%10s" COL "llu", label, n, (unsigned long long)ticks);
+	for (int i = 0; i < nr; i++)
+		fprintf(f, " " COL "llu", (unsigned long long)v[i]);
+	fputc('\n', f);
+}
+
+static void
+text_counts(FILE *f, const struct pctr_stats *st)
+{
+	static const char *const label[] = { "total", "minimum", "maximum",
+					     "overhead" };
+	char n[32];
+
+	fprintf(f, "%-12s%10s" COL "s", "Events", "intervals", "cycles");
+	for (int i = 0; i < st->nr; i++)
+		fprintf(f, "  " "%9s %-5d", "event", i);
+	fputc('\n', f);
+	snprintf(n, sizeof(n), "%llu", (unsigned long long)st->time.w.n);
+	for (int k = 0; k < 4; k++) {
+		uint64_t v[PCTR_MAX_EVENTS], t = 0;
+
+		for (int i = -1; i < st->nr; i++) {
+			const struct pctr__series *s =
+				pctr__stats_series(st, i);
+			uint64_t x = k == 0 ? s->total : k == 1 ? s->min
+						  : k == 2 ? s->max
+							   : s->overhead;
+			if (i < 0)
+				t = x;
+			else
+				v[i] = x;
+		}
+		text_row_u(f, label[k], k ? "" : n, t, v, st->nr);
+		if (k == 1) {
+			fprintf(f, "%-12s%10s" COL ".2f", "mean", "",
+				st->time.w.mean);
+			for (int i = 0; i < st->nr; i++)
+				fprintf(f, " " COL ".2f", st->ev[i].w.mean);
+			fputc('\n', f);
+		}
+	}
+	fprintf(f, "%-12s%10s" COL ".2f", "std.dev.", "",
+		st->time.w.n > 1 ? sqrt(st->time.w.m2 / (st->time.w.n - 1))
+				 : 0.0);
+	for (int i = 0; i < st->nr; i++) {
+		struct pctr_summary s = { .size = sizeof(s) };
+
+		pctr_stats_get(st, i, &s);
+		fprintf(f, " " COL ".2f", s.stddev);
+	}
+	fputc('\n', f);
+}
+
+static void
+text_percentiles(FILE *f, const struct pctr_stats *st)
+{
+	if (!has_percentiles(st))
+		return;
+	for (size_t k = 0; k < PCTR_ARRAY_SIZE(pct); k++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "p%g", pct[k]);
+		fprintf(f, "%-12s%10s" COL ".1f", label, "",
+			percentile(st, PCTR_STATS_TIME, pct[k]));
+		for (int i = 0; i < st->nr; i++)
+			fprintf(f, " " COL ".1f", percentile(st, i, pct[k]));
+		fputc('\n', f);
+	}
+}
+
+static void
+text_per_cycle(FILE *f, const struct pctr_stats *st)
+{
+	static const char *const label[] = { "minimum", "mean", "maximum",
+					     "std.dev." };
+	struct pctr_summary s[PCTR_MAX_EVENTS];
+	char basis[64];
+
+	for (int i = 0; i < st->nr; i++) {
+		s[i].size = sizeof(s[i]);
+		pctr_stats_per_cycle(st, i, &s[i]);
+	}
+	snprintf(basis, sizeof(basis), "Events per cycle (%s)",
+		 st->cycles == PCTR_STATS_TIME ? "tsc" : st->name[st->cycles]);
+	fprintf(f, "%-38s", basis);
+	for (int i = 0; i < st->nr; i++)
+		fprintf(f, " " COL ".8f", s[i].total);
+	fputc('\n', f);
+	for (int k = 0; k < 4; k++) {
+		char n[32] = "";
+
+		if (k == 0)
+			snprintf(n, sizeof(n), "%llu",
+				 (unsigned long long)s[0].n);
+		fprintf(f, "%-12s%10s%16s", label[k], n, "");
+		for (int i = 0; i < st->nr; i++) {
+			double x = k == 0 ? s[i].min : k == 1 ? s[i].mean
+					   : k == 2 ? s[i].max
+						    : s[i].stddev;
+			fprintf(f, " " COL ".8f", x);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void
+text_ratios(FILE *f, const struct pctr_stats *st)
+{
+	if (st->nr_ratio < 2)
+		return;
+	fprintf(f, "%-12s%10s" COL "s" COL "s" COL "s" COL "s" COL "s\n",
+		"Ratio", "intervals", "total", "minimum", "mean", "maximum",
+		"std.dev.");
+	for (int n = 0; n < st->nr_ratio; n++) {
+		for (int d = 0; d < st->nr_ratio; d++) {
+			struct pctr_summary s = { .size = sizeof(s) };
+			char label[32];
+
+			if (n == d)
+				continue;
+			pctr_stats_ratio(st, n, d, &s);
+			snprintf(label, sizeof(label), "event %d/%d", n, d);
+			fprintf(f,
+				"%-12s%10llu" COL ".8f" COL ".8f" COL
+				".8f" COL ".8f" COL ".8f\n",
+				label, (unsigned long long)s.n, s.total, s.min,
+				s.mean, s.max, s.stddev);
+		}
+	}
+}
+
+static void
+text_events(FILE *f, const struct pctr_stats *st)
+{
+	fprintf(f, "%-40s %16s %16s\n", "Event", "Events", "Events/sec");
+	fprintf(f, "%.40s %.16s %.16s\n", "----------------------------------------",
+		"----------------", "----------------");
+	for (int i = 0; i < st->nr; i++) {
+		struct pctr_summary s = { .size = sizeof(s) };
+		char label[PCTR_NAME_MAX + 16];
+
+		pctr_stats_per_second(st, i, &s);
+		snprintf(label, sizeof(label), "%d: %s", i, st->name[i]);
+		fprintf(f, "%-40s %16llu %16.2f\n", label,
+			(unsigned long long)st->ev[i].total, s.total);
+	}
+}
+
+static void
+text_block(FILE *f, const struct pctr_stats *st, const char *name,
+	   int threads)
+{
+	fprintf(f, "--------------------------- %s ---------------------------"
+		   "\n",
+		name);
+	if (threads > 0)
+		fprintf(f, "Threads: %d\n", threads);
+	fprintf(f, "Cycles: timestamp counter ticks at %llu Hz\n",
+		(unsigned long long)st->tsc_hz);
+	text_events(f, st);
+	fputc('\n', f);
+	text_counts(f, st);
+	text_percentiles(f, st);
+	text_per_cycle(f, st);
+	text_ratios(f, st);
+	fputc('\n', f);
+}
+
+/* ---- CSV ------------------------------------------------------------ */
+
+static void
+csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void
+csv_num(FILE *f, double x)
+{
+	fputc(',', f);
+	if (isfinite(x))
+		fprintf(f, "%.17g", x);
+}
+
+static void
+csv_row(FILE *f, const char *region, int threads, const char *event,
+	const char *measure, const struct pctr_summary *s)
+{
+	csv_str(f, region);
+	fprintf(f, ",%d,", threads);
+	csv_str(f, event);
+	fprintf(f, ",%s,%llu", measure, (unsigned long long)s->n);
+	csv_num(f, s->total);
+	csv_num(f, s->n ? s->min : NAN);
+	csv_num(f, s->n ? s->mean : NAN);
+	csv_num(f, s->n ? s->max : NAN);
+	csv_num(f, s->n > 1 ? s->stddev : NAN);
+}
+
+static void
+csv_tail(FILE *f, const struct pctr_stats *st, int idx, bool counts)
+{
+	for (size_t k = 0; k < PCTR_ARRAY_SIZE(pct); k++)
+		csv_num(f, counts ? percentile(st, idx, pct[k]) : NAN);
+	if (counts)
+		fprintf(f, ",%llu\n", (unsigned long long)
+				pctr__stats_series(st, idx)->overhead);
+	else
+		fputs(",\n", f);
+}
+
+static void
+csv_event(FILE *f, const struct pctr_stats *st, const char *name, int threads,
+	  int i)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+
+	pctr_stats_get(st, i, &s);
+	csv_row(f, name, threads, pctr_stats_name(st, i), "count", &s);
+	csv_tail(f, st, i, true);
+	if (i == PCTR_STATS_TIME)
+		return;
+	pctr_stats_per_second(st, i, &s);
+	csv_row(f, name, threads, st->name[i], "per_second", &s);
+	csv_tail(f, st, i, false);
+	pctr_stats_per_cycle(st, i, &s);
+	csv_row(f, name, threads, st->name[i], "per_cycle", &s);
+	csv_tail(f, st, i, false);
+}
+
+static void
+csv_block(FILE *f, const struct pctr_stats *st, const char *name, int threads)
+{
+	for (int i = PCTR_STATS_TIME; i < st->nr; i++)
+		csv_event(f, st, name, threads, i);
+	for (int n = 0; n < st->nr_ratio; n++) {
+		for (int d = 0; d < st->nr_ratio; d++) {
+			struct pctr_summary s = { .size = sizeof(s) };
+			char pair[2 * PCTR_NAME_MAX + 2];
+
+			if (n == d)
+				continue;
+			pctr_stats_ratio(st, n, d, &s);
+			snprintf(pair, sizeof(pair), "%s/%s", st->name[n],
+				 st->name[d]);
+			csv_row(f, name, threads, pair, "ratio", &s);
+			csv_tail(f, st, n, false);
+		}
+	}
+}
+
+/* ---- JSON ----------------------------------------------------------- */
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void
+json_num(FILE *f, const char *key, double x)
+{
+	fprintf(f, "\"%s\": ", key);
+	if (isfinite(x))
+		fprintf(f, "%.17g", x);
+	else
+		fputs("null", f);
+}
+
+/* the statistics object of pctr-stat/1, with the total first */
+static void
+json_stats(FILE *f, const struct pctr_summary *s, double scale)
+{
+	json_num(f, "total", s->total * scale);
+	fprintf(f, ", \"n\": %llu, ", (unsigned long long)s->n);
+	json_num(f, "min", s->n ? s->min * scale : NAN);
+	fputs(", ", f);
+	json_num(f, "mean", s->n ? s->mean * scale : NAN);
+	fputs(", ", f);
+	json_num(f, "max", s->n ? s->max * scale : NAN);
+	fputs(", ", f);
+	json_num(f, "stddev", s->n > 1 ? s->stddev * scale : NAN);
+}
+
+static void
+json_percentiles(FILE *f, const struct pctr_stats *st, int idx)
+{
+	fputs("\"percentiles\": ", f);
+	if (!has_percentiles(st)) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	for (size_t k = 0; k < PCTR_ARRAY_SIZE(pct); k++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "p%g", pct[k]);
+		json_num(f, key, percentile(st, idx, pct[k]));
+		fputs(k + 1 < PCTR_ARRAY_SIZE(pct) ? ", " : "}", f);
+	}
+}
+
+static void
+json_time(FILE *f, const struct pctr_stats *st)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+
+	pctr_stats_get(st, PCTR_STATS_TIME, &s);
+	fputs("      \"tsc_ticks\": {", f);
+	json_stats(f, &s, 1.0);
+	fprintf(f, ", \"overhead\": %llu, ",
+		(unsigned long long)st->time.overhead);
+	json_percentiles(f, st, PCTR_STATS_TIME);
+	fputs("},\n      \"elapsed_ns\": {", f);
+	json_stats(f, &s, 1e9 / (double)st->tsc_hz);
+	fputs("},\n", f);
+}
+
+static void
+json_event(FILE *f, const struct pctr_stats *st, int i)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+
+	fputs("        {\"name\": ", f);
+	json_str(f, st->name[i]);
+	fprintf(f, ", \"hardware\": %s, \"unit\": \"%s\", \"total\": %llu, "
+		   "\"overhead\": %llu,\n         \"stats\": {",
+		st->hardware[i] ? "true" : "false", unit_of(st->name[i]),
+		(unsigned long long)st->ev[i].total,
+		(unsigned long long)st->ev[i].overhead);
+	pctr_stats_get(st, i, &s);
+	json_stats(f, &s, 1.0);
+	fputs("},\n         ", f);
+	json_percentiles(f, st, i);
+	fputs(",\n         \"per_second\": {", f);
+	pctr_stats_per_second(st, i, &s);
+	json_stats(f, &s, 1.0);
+	fprintf(f, "},\n         \"per_cycle\": {\"basis\": \"%s\", ",
+		st->cycles == PCTR_STATS_TIME ? "tsc" : "cycles");
+	pctr_stats_per_cycle(st, i, &s);
+	json_stats(f, &s, 1.0);
+	fputs("}}", f);
+}
+
+static void
+json_ratios(FILE *f, const struct pctr_stats *st)
+{
+	bool first = true;
+
+	fputs("      \"ratios\": [", f);
+	for (int n = 0; n < st->nr_ratio; n++) {
+		for (int d = 0; d < st->nr_ratio; d++) {
+			struct pctr_summary s = { .size = sizeof(s) };
+
+			if (n == d)
+				continue;
+			pctr_stats_ratio(st, n, d, &s);
+			fputs(first ? "\n        {\"numerator\": "
+				    : ",\n        {\"numerator\": ",
+			      f);
+			json_str(f, st->name[n]);
+			fputs(", \"denominator\": ", f);
+			json_str(f, st->name[d]);
+			fputs(", ", f);
+			json_stats(f, &s, 1.0);
+			fputc('}', f);
+			first = false;
+		}
+	}
+	fputs(first ? "]\n" : "\n      ]\n", f);
+}
+
+static void
+json_null_int(FILE *f, const char *key, long v, bool null)
+{
+	if (null)
+		fprintf(f, "\"%s\": null", key);
+	else
+		fprintf(f, "\"%s\": %ld", key, v);
+}
+
+static void
+json_block(FILE *f, const struct pctr_stats *st, const char *name,
+	   int threads)
+{
+	fputs("    {\n      \"name\": ", f);
+	json_str(f, name);
+	fputs(",\n      ", f);
+	json_null_int(f, "threads", threads, threads <= 0);
+	fprintf(f, ",\n      \"intervals\": %llu,\n      \"tsc_hz\": %llu,\n",
+		(unsigned long long)st->time.w.n,
+		(unsigned long long)st->tsc_hz);
+	json_time(f, st);
+	fputs("      \"events\": [\n", f);
+	for (int i = 0; i < st->nr; i++) {
+		json_event(f, st, i);
+		fputs(i + 1 < st->nr ? ",\n" : "\n", f);
+	}
+	fputs("      ],\n", f);
+	json_ratios(f, st);
+	fputs("    }", f);
+}
+
+static void
+json_machine(FILE *f)
+{
+	struct pctr_machine m = { .size = sizeof(m) };
+
+	pctr_machine_get(&m);
+	fputs("  \"machine\": {\"arch\": ", f);
+	json_str(f, m.arch);
+	fprintf(f, ", \"has_pmu\": %s, \"pmus\": [",
+		m.has_pmu ? "true" : "false");
+	for (int i = 0; i < m.nr_pmus; i++) {
+		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+		json_str(f, m.pmu[i]);
+		fprintf(f, ", \"type\": %u}", m.pmu_type[i]);
+	}
+	fputs("], ", f);
+	json_null_int(f, "perf_event_paranoid", m.paranoid,
+		      m.paranoid == INT32_MIN);
+	fputs(", ", f);
+	json_null_int(f, "user_access", m.user_access, m.user_access < 0);
+	fprintf(f, ", \"tsc_hz\": %llu, \"tsc_invariant\": %s, "
+		   "\"virtualized\": %s},\n",
+		(unsigned long long)m.tsc_hz,
+		m.tsc_invariant < 0 ? "null" : m.tsc_invariant ? "true" : "false",
+		m.virtualized < 0 ? "null" : m.virtualized ? "true" : "false");
+}
+
+/* ---- the report ----------------------------------------------------- */
+
+int
+pctr__report_begin(FILE *f, int format, const struct pctr_stats *st)
+{
+	char host[256] = "";
+
+	switch (format) {
+	case PCTR_REPORT_TEXT:
+		gethostname(host, sizeof(host) - 1);
+		fprintf(f, "--------------------------- performance counters "
+			   "---------------------------\nHost: %s\n",
+			host);
+		return 0;
+	case PCTR_REPORT_CSV:
+		fputs("region,threads,event,measure,n,total,min,mean,max,"
+		      "stddev,p50,p90,p99,overhead\n",
+		      f);
+		return 0;
+	case PCTR_REPORT_JSON:
+		fprintf(f, "{\n  \"schema\": \"pctr-region/1\",\n"
+			   "  \"pctr_version\": \"%s\",\n",
+			pctr_version());
+		json_machine(f);
+		fputs("  \"regions\": [\n", f);
+		return 0;
+	}
+	return pctr__error(EINVAL, "unknown report format %d (PCTR_REPORT_TEXT, "
+				   "_CSV or _JSON)",
+			   format);
+}
+
+int
+pctr__stats_write_one(const struct pctr_stats *st, FILE *f, int format,
+		      const char *name, int threads, bool first, bool last)
+{
+	switch (format) {
+	case PCTR_REPORT_TEXT:
+		text_block(f, st, name, threads);
+		break;
+	case PCTR_REPORT_CSV:
+		csv_block(f, st, name, threads);
+		break;
+	case PCTR_REPORT_JSON:
+		if (!first)
+			fputs(",\n", f);
+		json_block(f, st, name, threads);
+		if (last)
+			fputc('\n', f);
+		break;
+	}
+	return 0;
+}
+
+int
+pctr__report_end(FILE *f, int format)
+{
+	if (format == PCTR_REPORT_JSON)
+		fputs("  ]\n}\n", f);
+	if (fflush(f) != 0 || ferror(f))
+		return pctr__error(EIO, "writing the report failed: %s",
+				   strerror(errno));
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_stats_write(const struct pctr_stats *st, FILE *f, int format,
+		 const char *title)
+{
+	int r;
+
+	if (!st || !f)
+		return pctr__error(EINVAL, "NULL statistics or FILE");
+	r = pctr__report_begin(f, format, st);
+	if (r < 0)
+		return r;
+	pctr__stats_write_one(st, f, format, title ? title : "statistics", 0,
+			      true, true);
+	return pctr__report_end(f, format);
+}

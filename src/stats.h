@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats.h - the inside of struct pctr_stats, shared by stats.c, report.c
+ * and region.c.  Nothing here is public.
+ */
+#ifndef PCTR_STATS_H
+#define PCTR_STATS_H
+
+#include "internal.h"
+
+/*
+ * Welford's running mean and sum of squared deviations (m2): each new x
+ * moves the mean by (x - mean) / n and adds (x - old mean) * (x - new
+ * mean) to m2, which never subtracts two large nearly equal numbers the
+ * way sum(x^2) - n * mean^2 does.
+ */
+struct pctr__welford {
+	uint64_t n;
+	double min, max, mean, m2;
+};
+
+/* a counted series: exact integer total, minimum and maximum */
+struct pctr__series {
+	struct pctr__welford w;
+	uint64_t total;
+	uint64_t min, max;
+	uint64_t overhead;
+};
+
+struct pctr_stats {
+	int nr;
+	int cycles; /* event index, or PCTR_STATS_TIME for TSC ticks */
+	int nr_ratio; /* events with pair ratios: min(nr, RATIO_MAX) */
+	char (*name)[PCTR_NAME_MAX];
+	struct pctr__series time;
+	struct pctr__series *ev; /* [nr] */
+	struct pctr__welford *per_sec; /* [nr] */
+	struct pctr__welford *per_cyc; /* [nr] */
+	struct pctr__welford *ratio; /* [num * nr_ratio + den] */
+	uint64_t tsc_hz;
+	unsigned int keep;
+	uint64_t seen; /* intervals offered to the reservoir */
+	uint64_t rng;
+	double *kept; /* [(nr + 1) * keep]: row 0 ticks, row 1 + i event i */
+	bool hardware[PCTR_MAX_EVENTS];
+};
+
+void pctr__welford_add(struct pctr__welford *w, double x);
+void pctr__welford_merge(struct pctr__welford *dst,
+			 const struct pctr__welford *src);
+void pctr__welford_summary(const struct pctr__welford *w, double total,
+			   struct pctr_summary *out);
+const struct pctr__series *pctr__stats_series(const struct pctr_stats *st,
+					      int idx);
+int pctr__stats_add_counts(struct pctr_stats *st, uint64_t ticks,
+			   const struct pctr_count *t1,
+			   const struct pctr_count *t0);
+int pctr__stats_clone(const struct pctr_stats *src, struct pctr_stats **dst);
+int pctr__stats_write_one(const struct pctr_stats *st, FILE *f, int format,
+			  const char *name, int threads, bool first,
+			  bool last);
+int pctr__report_begin(FILE *f, int format, const struct pctr_stats *st);
+int pctr__report_end(FILE *f, int format);
+
+#endif
