@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_list.c - pctr list [PATTERN] [--json]: the events this machine
+ * offers, grouped by where they come from, with how to ask for them.
+ *
+ * PATTERN is a case-insensitive substring of the name, description or
+ * source; with a wildcard (* ? [) it is a shell pattern on the name.
+ */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pctr.h"
+#include "util.h"
+
+struct entry {
+	char *source, *name, *desc;
+};
+
+struct listing {
+	const char *pattern;
+	int nr, cap;
+	struct entry *e;
+	bool oom;
+	bool has_pmu;
+};
+
+static bool
+matches(const char *pattern, const struct pctr_event_info *info)
+{
+	if (!pattern)
+		return true;
+	if (strpbrk(pattern, "*?["))
+		return fnmatch(pattern, info->name, FNM_CASEFOLD) == 0;
+	return strcasestr(info->name, pattern) ||
+	       strcasestr(info->desc, pattern) ||
+	       strcasestr(info->source, pattern);
+}
+
+static int
+collect(const struct pctr_event_info *info, void *arg)
+{
+	struct listing *l = arg;
+	struct entry *e;
+
+	if (!matches(l->pattern, info))
+		return 0;
+	if (l->nr == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 256;
+		struct entry *n = realloc(l->e, cap * sizeof(*n));
+
+		if (!n) {
+			l->oom = true;
+			return 1;
+		}
+		l->e = n;
+		l->cap = cap;
+	}
+	e = &l->e[l->nr++];
+	e->source = strdup(info->source);
+	e->name = strdup(info->name);
+	e->desc = strdup(info->desc ? info->desc : "");
+	l->oom |= !e->source || !e->name || !e->desc;
+	return 0;
+}
+
+static void
+listing_free(struct listing *l)
+{
+	for (int i = 0; i < l->nr; i++) {
+		free(l->e[i].source);
+		free(l->e[i].name);
+		free(l->e[i].desc);
+	}
+	free(l->e);
+}
+
+/* hardware tables of a CPU whose PMU this machine does not expose */
+static bool
+not_countable(const char *source, bool has_pmu)
+{
+	return !has_pmu && (!strcmp(source, "generic") ||
+			    !strcmp(source, "cache") ||
+			    !strncmp(source, "pfm:", 4));
+}
+
+/* a heading that says what the source is and the syntax to use */
+static void
+print_heading(FILE *f, const char *source, bool has_pmu)
+{
+	const char *pmu = strchr(source, ':');
+
+	if (not_countable(source, has_pmu))
+		fprintf(f, "[not countable here: this machine has no hardware "
+			   "PMU]\n");
+
+	if (!strcmp(source, "software"))
+		fprintf(f, "Software events, counted by the kernel "
+			   "(pctr stat -e NAME):\n");
+	else if (!strcmp(source, "generic"))
+		fprintf(f, "Generic hardware events "
+			   "(pctr stat -e NAME[:u|:k]):\n");
+	else if (!strcmp(source, "cache"))
+		fprintf(f, "Generic cache events "
+			   "(pctr stat -e NAME[:u|:k]):\n");
+	else if (!strncmp(source, "sysfs:", 6))
+		fprintf(f, "PMU %s, events the kernel describes "
+			   "(pctr stat -e NAME, or -e '%s/event=0xNN/'):\n",
+			pmu + 1, pmu + 1);
+	else if (!strncmp(source, "pfm:", 4))
+		fprintf(f, "PMU %s, libpfm4 tables "
+			   "(pctr stat -e NAME[:UMASK][:u]):\n",
+			pmu + 1);
+	else
+		fprintf(f, "%s (pctr stat -e NAME):\n", source);
+}
+
+static int
+name_width(const struct listing *l)
+{
+	int w = 24;
+
+	for (int i = 0; i < l->nr; i++) {
+		int n = (int)strlen(l->e[i].name);
+
+		if (n > w && n <= 48)
+			w = n;
+	}
+	return w;
+}
+
+static void
+print_human(FILE *f, const struct listing *l)
+{
+	int w = name_width(l);
+
+	for (int i = 0; i < l->nr; i++) {
+		const struct entry *e = &l->e[i];
+
+		if (i == 0 || strcmp(e->source, l->e[i - 1].source)) {
+			if (i)
+				fputc('\n', f);
+			print_heading(f, e->source, l->has_pmu);
+		}
+		if (*e->desc)
+			fprintf(f, "  %-*s  %s\n", w, e->name, e->desc);
+		else
+			fprintf(f, "  %s\n", e->name);
+	}
+}
+
+static void
+print_json(FILE *f, const struct listing *l)
+{
+	struct json j;
+	char usage[PCTR_NAME_MAX + 32];
+
+	json_begin(&j, f);
+	json_obj(&j, NULL);
+	json_str(&j, "schema", "pctr-list/1");
+	json_str(&j, "pattern", l->pattern);
+	json_arr(&j, "events");
+	for (int i = 0; i < l->nr; i++) {
+		json_obj(&j, NULL);
+		json_str(&j, "source", l->e[i].source);
+		json_str(&j, "name", l->e[i].name);
+		json_str(&j, "desc", l->e[i].desc);
+		snprintf(usage, sizeof(usage), "pctr stat -e %s", l->e[i].name);
+		json_str(&j, "usage", usage);
+		json_bool(&j, "countable",
+			  !not_countable(l->e[i].source, l->has_pmu));
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: pctr list [PATTERN] [--json]\n"
+		   "  PATTERN    a substring of the name, description or source "
+		   "(any case),\n"
+		   "             or a shell pattern on the name ('*miss*')\n"
+		   "  -j, --json one JSON document (schema pctr-list/1)\n");
+}
+
+static int
+parse_options(int argc, char **argv, bool *json, const char **pattern)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		if (opt == 'j') {
+			*json = true;
+		} else if (opt == 'h') {
+			usage(stdout);
+			exit(0);
+		} else {
+			tool_err("unknown option '%s'", argv[optind - 1]);
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		tool_err("give at most one PATTERN ('%s' is one too many)",
+			 argv[optind + 1]);
+		return EXIT_USAGE;
+	}
+	*pattern = optind < argc ? argv[optind] : NULL;
+	return 0;
+}
+
+int
+cmd_list(int argc, char **argv)
+{
+	struct pctr_machine m = { .size = sizeof(m) };
+	struct listing l = { 0 };
+	bool json = false;
+	int r;
+
+	tool_set_name("pctr list");
+	r = parse_options(argc, argv, &json, &l.pattern);
+	if (r)
+		return r;
+	pctr_machine_get(&m);
+	l.has_pmu = m.has_pmu;
+	r = pctr_event_list(collect, &l);
+	if (r < 0 || l.oom) {
+		tool_err("%s", l.oom ? "out of memory" : pctr_strerror(r));
+		listing_free(&l);
+		return 1;
+	}
+	if (l.nr == 0 && l.pattern) {
+		tool_err("no event matches '%s'", l.pattern);
+		listing_free(&l);
+		return 1;
+	}
+	if (json)
+		print_json(stdout, &l);
+	else
+		print_human(stdout, &l);
+	listing_free(&l);
+	return fflush(stdout) == 0 ? 0 : 1;
+}

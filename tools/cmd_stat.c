@@ -1,0 +1,802 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_stat.c - pctr stat: count a command, a process, a thread or CPUs.
+ *
+ * A command is counted from its exec to its exit (pctr_set_open_command()),
+ * as many times as -r says, a new set each run.  Attaching (-p, -t, -a)
+ * counts from the moment the counters are enabled until --duration is over,
+ * the process ends, SIGINT or SIGTERM arrive, or the command given after --
+ * exits.
+ *
+ * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught, then blocked and
+ * taken with sigtimedwait() while waiting, so an interval timer, a child's
+ * exit and a signal are handled in one loop without races.  A signal sent
+ * to pctr by another process is forwarded to the command; one raised by the
+ * terminal (si_code SI_KERNEL) already reached the command, which is in the
+ * same process group, and is not sent twice.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pctr.h"
+#include "util.h"
+
+extern char **environ;
+
+struct stat_ctx {
+	struct stat_report rep;
+	char *events; /* -e lists, joined with commas */
+	long repeat;
+	long interval_ms;
+	double duration;
+	bool all_cpus;
+	FILE *out;
+	const char *output;
+	bool interrupted; /* SIGINT/SIGTERM/SIGHUP/SIGQUIT arrived */
+};
+
+/* one run's wait: for a child, a process to watch, a deadline, intervals */
+struct waiter {
+	pid_t child; /* > 0: reap it; counting ends with it */
+	pid_t watch; /* > 0: counting ends when this process is gone */
+	uint64_t start, deadline, interval, next;
+	int run;
+	struct pctr_set *set;
+	struct pctr_sample last;
+	int status;
+	bool done;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pctr stat [OPTIONS] [--] COMMAND [ARGS...]\n"
+		"       pctr stat [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
+		"[-d SECONDS] [-- COMMAND ...]\n"
+		"  -e, --event EVENTS        events to count, comma-separated "
+		"('pctr list')\n"
+		"  -r, --repeat N            run the command N times, report "
+		"statistics\n"
+		"  -I, --interval MS         print counts every MS milliseconds\n"
+		"  -p, --pid PID             count a running process and its "
+		"threads\n"
+		"  -t, --tid TID             count one thread\n"
+		"  -a, --all-cpus            count whole CPUs (every task on "
+		"them)\n"
+		"  -C, --cpu CPUS            with -a: only these CPUs (0-3,6)\n"
+		"  -d, --duration SECONDS    when attaching: stop after this "
+		"long\n"
+		"      --per-thread          counts of each thread (-p) or CPU "
+		"(-a) too\n"
+		"      --no-multiplex        fail rather than multiplex the "
+		"counters\n"
+		"  -j, --json                one JSON document "
+		"(schema pctr-stat/1)\n"
+		"  -x, --field-separator SEP CSV with a header line\n"
+		"  -o, --output FILE         write the report to FILE ('-': "
+		"stdout)\n"
+		"                            (default: stderr)\n");
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+enum { OPT_PER_THREAD = 256, OPT_NO_MULTIPLEX };
+
+static const struct option long_options[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "no-multiplex", no_argument, NULL, OPT_NO_MULTIPLEX },
+	{ "json", no_argument, NULL, 'j' },
+	{ "field-separator", required_argument, NULL, 'x' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int
+add_events(struct stat_ctx *c, const char *list)
+{
+	size_t old = c->events ? strlen(c->events) : 0;
+	char *n = realloc(c->events, old + strlen(list) + 2);
+
+	if (!n)
+		return -1;
+	if (old)
+		n[old++] = ',';
+	strcpy(n + old, list);
+	c->events = n;
+	return 0;
+}
+
+static int
+set_target(struct stat_ctx *c, enum stat_target t, const char *opt,
+	   const char *arg)
+{
+	long v;
+
+	if (c->rep.target != STAT_COMMAND) {
+		tool_err("%s: only one of -p, -t and -a can be given", opt);
+		return -1;
+	}
+	c->rep.target = t;
+	if (t == STAT_CPU)
+		return 0;
+	if (parse_long(opt, arg, 1, 0x7fffffff, &v) < 0)
+		return -1;
+	c->rep.pid = (pid_t)v;
+	return 0;
+}
+
+static int
+set_format(struct stat_ctx *c, enum stat_format f, const char *sep)
+{
+	if (c->rep.format != FMT_HUMAN && c->rep.format != f) {
+		tool_err("--json and -x cannot be used together");
+		return -1;
+	}
+	if (f == FMT_CSV && !*sep) {
+		tool_err("-x: the separator must not be empty");
+		return -1;
+	}
+	c->rep.format = f;
+	c->rep.sep = sep;
+	return 0;
+}
+
+static int
+parse_cpus(struct stat_ctx *c, const char *arg)
+{
+	int *cpus, nr;
+
+	if (parse_cpu_list("-C", arg, &cpus, &nr) < 0)
+		return -1;
+	free((void *)c->rep.cpus);
+	c->rep.cpus = cpus;
+	c->rep.nr_cpus = nr;
+	return 0;
+}
+
+static int
+parse_option(struct stat_ctx *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'e':
+		return add_events(c, arg);
+	case 'r':
+		c->rep.repeated = true;
+		return parse_long("-r", arg, 1, 100000, &c->repeat);
+	case 'I':
+		return parse_long("-I", arg, 10, 3600000, &c->interval_ms);
+	case 'p':
+		return set_target(c, STAT_PID, "-p", arg);
+	case 't':
+		return set_target(c, STAT_TID, "-t", arg);
+	case 'a':
+		c->all_cpus = true;
+		return set_target(c, STAT_CPU, "-a", arg);
+	case 'C':
+		return parse_cpus(c, arg);
+	case 'd':
+		return parse_double("-d", arg, 0.001, 31536000.0, &c->duration);
+	case OPT_PER_THREAD:
+		c->rep.per_thread = true;
+		return 0;
+	case OPT_NO_MULTIPLEX:
+		c->rep.multiplex = false;
+		return 0;
+	case 'j':
+		return set_format(c, FMT_JSON, ",");
+	case 'x':
+		return set_format(c, FMT_CSV, arg);
+	case 'o':
+		c->output = arg;
+		return 0;
+	}
+	return -1;
+}
+
+static int
+bad_option(int opt, char **argv)
+{
+	const char *given = argv[optind - 1];
+
+	if (opt == ':')
+		tool_err("option '%s' needs a value", given);
+	else if (optopt)
+		tool_err("unknown option '-%c'", optopt);
+	else
+		tool_err("unknown option '%s'", given);
+	fprintf(stderr, "Try 'pctr stat --help'.\n");
+	return EXIT_USAGE;
+}
+
+/* the combinations that make no sense, each said plainly */
+static int
+check_options(struct stat_ctx *c)
+{
+	bool attach = c->rep.target != STAT_COMMAND;
+
+	if (c->rep.nr_cpus && !c->all_cpus)
+		tool_err("-C: give -a too (-C chooses the CPUs of -a)");
+	else if (!attach && !c->rep.argv)
+		tool_err("nothing to count: give a command (after --), or "
+			 "-p PID, -t TID or -a");
+	else if (attach && c->repeat > 1)
+		tool_err("-r: repeating needs a command started by pctr, not "
+			 "-p, -t or -a");
+	else if (c->duration > 0 && (!attach || c->rep.argv))
+		tool_err("-d: only when attaching with -p, -t or -a and no "
+			 "command (a command is counted for its whole life)");
+	else
+		return 0;
+	return -1;
+}
+
+static int
+parse_options(struct stat_ctx *c, int argc, char **argv)
+{
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aC:d:jx:o:h",
+				  long_options, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (opt == '?' || opt == ':')
+			return bad_option(opt, argv);
+		if (parse_option(c, opt, optarg) < 0)
+			return EXIT_USAGE;
+	}
+	if (optind < argc)
+		c->rep.argv = argv + optind;
+	return check_options(c) < 0 ? EXIT_USAGE : 0;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static int
+take_events(struct stat_ctx *c, const struct pctr_set *set)
+{
+	int n = pctr_set_nr(set);
+
+	for (int e = 0; e < n; e++)
+		c->rep.ev[e] = *pctr_set_event(set, e);
+	c->rep.nr_events = n;
+	return 0;
+}
+
+static int
+events_from_list(struct stat_ctx *c, const char *list)
+{
+	struct pctr_set *set;
+	int r = pctr_set_new(&set, 0);
+
+	if (r == 0)
+		r = pctr_set_add_list(set, list);
+	if (r < 0) {
+		tool_err("%s", pctr_strerror(r));
+		pctr_set_free(set);
+		return tool_exit_status(r);
+	}
+	take_events(c, set);
+	pctr_set_free(set);
+	return 0;
+}
+
+/* can this event be counted here at all?  Tried on the calling thread. */
+static int
+probe_event(const char *spec)
+{
+	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *set;
+	int r = pctr_set_new(&set, PCTR_SET_NO_USER_READ);
+
+	if (r == 0)
+		r = pctr_set_add(set, spec);
+	if (r >= 0)
+		r = pctr_set_open(set, &self);
+	pctr_set_free(set);
+	return r;
+}
+
+static const char *const sw_defaults =
+	"task-clock,context-switches,cpu-migrations,page-faults";
+static const char *const hw_defaults[] = {
+	"cycles",	"instructions",	    "branches",
+	"branch-misses", "cache-references", "cache-misses",
+};
+
+/* the hardware defaults this machine really counts, appended to @list */
+static void
+hardware_defaults(struct stat_ctx *c, char *list, size_t len)
+{
+	size_t n = sizeof(hw_defaults) / sizeof(hw_defaults[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		int r = probe_event(hw_defaults[i]);
+
+		if (r < 0) {
+			report_note(&c->rep, "not counting %s: %s",
+				    hw_defaults[i], pctr_strerror(r));
+			continue;
+		}
+		strncat(list, ",", len - strlen(list) - 1);
+		strncat(list, hw_defaults[i], len - strlen(list) - 1);
+	}
+}
+
+static int
+default_events(struct stat_ctx *c)
+{
+	char list[512];
+
+	snprintf(list, sizeof(list), "%s", sw_defaults);
+	if (c->rep.machine.has_pmu)
+		hardware_defaults(c, list, sizeof(list));
+	else
+		report_note(&c->rep, "no hardware events: %s",
+			    pctr_strerror(-ENODEV));
+	return events_from_list(c, list);
+}
+
+static int
+setup_events(struct stat_ctx *c)
+{
+	/* the machine is looked at only when needed: it costs start-up time */
+	if (c->rep.format == FMT_JSON || !c->events) {
+		c->rep.machine.size = sizeof(c->rep.machine);
+		pctr_machine_get(&c->rep.machine);
+	}
+	if (c->events)
+		return events_from_list(c, c->events);
+	return default_events(c);
+}
+
+static int
+make_set(struct stat_ctx *c, struct pctr_set **setp)
+{
+	unsigned int flags = c->rep.multiplex ? 0 : PCTR_SET_NO_MULTIPLEX;
+	int r = pctr_set_new(setp, flags);
+
+	for (int e = 0; r >= 0 && e < c->rep.nr_events; e++)
+		r = pctr_set_add_event(*setp, &c->rep.ev[e]);
+	if (r < 0) {
+		tool_err("%s", pctr_strerror(r));
+		pctr_set_free(*setp);
+		return tool_exit_status(r);
+	}
+	return 0;
+}
+
+/* after opening: names say ":u" where the kernel allowed user mode only */
+static void
+refresh_names(struct stat_ctx *c, const struct pctr_set *set)
+{
+	for (int e = 0; e < c->rep.nr_events; e++)
+		c->rep.ev[e] = *pctr_set_event(set, e);
+}
+
+static int
+open_failed(int r)
+{
+	tool_err("%s", pctr_strerror(r));
+	return tool_exit_status(r);
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static volatile sig_atomic_t early_sig, early_code;
+
+static void
+on_signal(int sig, siginfo_t *info, void *uc)
+{
+	(void)uc;
+	if (sig == SIGCHLD)
+		return;
+	early_sig = sig;
+	early_code = info->si_code;
+}
+
+static void
+signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+	sigaddset(set, SIGCHLD);
+}
+
+static void
+catch_signals(void)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	signal_set(&set);
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&set, s) == 1)
+			sigaction(s, &sa, NULL);
+}
+
+static void
+got_signal(struct stat_ctx *c, struct waiter *w, int sig, int code)
+{
+	if (sig == SIGCHLD || sig <= 0)
+		return;
+	c->interrupted = true;
+	if (w->child > 0 && code != SI_KERNEL)
+		kill(w->child, sig);
+	else if (w->child <= 0)
+		w->done = true;
+}
+
+/* ---- waiting ------------------------------------------------------------ */
+
+static void
+try_reap(struct waiter *w)
+{
+	int status;
+
+	if (w->child > 0 && waitpid(w->child, &status, WNOHANG) == w->child) {
+		w->status = status;
+		w->child = 0;
+		w->done = true;
+	}
+	if (w->watch > 0 && kill(w->watch, 0) < 0 && errno == ESRCH)
+		w->done = true;
+}
+
+static int
+interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
+{
+	struct pctr_sample s;
+	struct stat_slice sl = { .run = w->run, .time_ns = now - w->start };
+	int r = pctr_set_read(w->set, &s);
+
+	if (r < 0)
+		return open_failed(r);
+	for (int e = 0; e < c->rep.nr_events; e++)
+		sl.count[e] = pctr_count_delta(&s.count[e], &w->last.count[e]);
+	w->last = s;
+	w->next += w->interval;
+	if (report_interval(c->out, &c->rep, &sl) < 0)
+		return 1;
+	return 0;
+}
+
+/* nanoseconds until the next thing to do; UINT64_MAX: only signals */
+static uint64_t
+next_wakeup(const struct waiter *w, uint64_t now)
+{
+	uint64_t t = UINT64_MAX;
+
+	if (w->interval)
+		t = w->next > now ? w->next - now : 0;
+	if (w->deadline && (w->deadline > now ? w->deadline - now : 0) < t)
+		t = w->deadline > now ? w->deadline - now : 0;
+	if (w->watch > 0 && t > 100000000u)
+		t = 100000000u; /* a process we did not start: look again */
+	return t;
+}
+
+static int
+wait_step(struct stat_ctx *c, struct waiter *w)
+{
+	uint64_t now = now_ns(), t = next_wakeup(w, now);
+	struct timespec ts = { (time_t)(t / 1000000000u),
+			       (long)(t % 1000000000u) };
+	siginfo_t info;
+	sigset_t set;
+	int sig;
+
+	signal_set(&set);
+	sig = sigtimedwait(&set, &info, t == UINT64_MAX ? NULL : &ts);
+	if (sig > 0)
+		got_signal(c, w, sig, info.si_code);
+	try_reap(w);
+	now = now_ns();
+	if (w->deadline && now >= w->deadline)
+		w->done = true;
+	if (!w->done && w->interval && now >= w->next)
+		return interval_tick(c, w, now);
+	return 0;
+}
+
+static int
+wait_run(struct stat_ctx *c, struct waiter *w)
+{
+	sigset_t set, old;
+	int r = 0;
+
+	signal_set(&set);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	got_signal(c, w, early_sig, early_code);
+	early_sig = 0;
+	if (w->interval)
+		w->next = w->start + w->interval;
+	if (c->duration > 0)
+		w->deadline = w->start + (uint64_t)(c->duration * 1e9);
+	try_reap(w);
+	while (!w->done && r == 0)
+		r = wait_step(c, w);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+/* ---- runs --------------------------------------------------------------- */
+
+static struct stat_run *
+new_run(struct stat_ctx *c)
+{
+	struct stat_run *n = realloc(c->rep.runs,
+				     (c->rep.nr_runs + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	c->rep.runs = n;
+	memset(&n[c->rep.nr_runs], 0, sizeof(*n));
+	return &n[c->rep.nr_runs];
+}
+
+static int
+read_instances(struct stat_ctx *c, struct pctr_set *set)
+{
+	int n = pctr_set_nr_instances(set);
+	struct pctr_sample s;
+
+	free(c->rep.instances);
+	c->rep.nr_instances = 0;
+	c->rep.instances = calloc(n > 0 ? n : 1, sizeof(struct stat_slice));
+	for (int i = 0; c->rep.instances && i < n; i++) {
+		struct stat_slice *sl = &c->rep.instances[i];
+
+		if (pctr_set_read_instance(set, i, &s) < 0)
+			return open_failed(-EIO);
+		sl->run = c->rep.nr_runs + 1;
+		sl->id = pctr_set_instance_id(set, i);
+		memcpy(sl->count, s.count, sizeof(sl->count));
+		c->rep.nr_instances++;
+	}
+	return 0;
+}
+
+/* the totals of a finished run */
+static int
+finish_run(struct stat_ctx *c, struct waiter *w, uint64_t tsc0)
+{
+	struct stat_run *run = new_run(c);
+	struct pctr_sample s;
+	int r;
+
+	if (!run)
+		return open_failed(-ENOMEM);
+	run->elapsed_ns = now_ns() - w->start;
+	run->tsc_ticks = pctr_tsc() - tsc0;
+	r = pctr_set_read(w->set, &s);
+	if (r < 0)
+		return open_failed(r);
+	memcpy(run->count, s.count, sizeof(run->count));
+	if (c->rep.per_thread && read_instances(c, w->set))
+		return 1;
+	c->rep.nr_runs++;
+	return 0;
+}
+
+static void
+record_exit(struct stat_ctx *c, int status)
+{
+	c->rep.has_exit = true;
+	c->rep.exit_status = wait_status_code(status);
+	c->rep.exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+static int
+run_command(struct stat_ctx *c, int run)
+{
+	struct waiter w = { .run = run };
+	uint64_t tsc0;
+	int r = make_set(c, &w.set);
+
+	if (r)
+		return r;
+	w.interval = (uint64_t)c->interval_ms * 1000000u;
+	w.start = now_ns();
+	tsc0 = pctr_tsc();
+	r = pctr_set_open_command(w.set, c->rep.argv, &w.child);
+	if (r < 0) {
+		pctr_set_free(w.set);
+		return open_failed(r);
+	}
+	refresh_names(c, w.set);
+	r = wait_run(c, &w);
+	if (r == 0)
+		r = finish_run(c, &w, tsc0);
+	if (r == 0)
+		record_exit(c, w.status);
+	pctr_set_free(w.set);
+	return r;
+}
+
+static int
+spawn(struct stat_ctx *c, pid_t *pid)
+{
+	int r = posix_spawnp(pid, c->rep.argv[0], NULL, NULL, c->rep.argv,
+			     environ);
+
+	if (r) {
+		tool_err("%s: %s", c->rep.argv[0], strerror(r));
+		return r == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+	}
+	return 0;
+}
+
+static int
+open_attached(struct stat_ctx *c, struct pctr_set *set)
+{
+	static const int type[] = { 0, PCTR_TARGET_PID, PCTR_TARGET_TID,
+				    PCTR_TARGET_CPU };
+	struct pctr_target t = { .type = type[c->rep.target],
+				 .pid = c->rep.pid,
+				 .nr_cpus = c->rep.nr_cpus,
+				 .cpus = c->rep.cpus };
+	int r = pctr_set_open(set, &t);
+
+	if (r == 0)
+		r = pctr_set_enable(set);
+	return r < 0 ? open_failed(r) : 0;
+}
+
+static int
+run_attached(struct stat_ctx *c)
+{
+	struct waiter w = { .run = 1 };
+	uint64_t tsc0;
+	int r = make_set(c, &w.set);
+
+	if (r == 0)
+		r = open_attached(c, w.set);
+	if (r == 0) {
+		refresh_names(c, w.set);
+		w.interval = (uint64_t)c->interval_ms * 1000000u;
+		w.start = now_ns();
+		tsc0 = pctr_tsc();
+		if (c->rep.target != STAT_CPU)
+			w.watch = c->rep.pid;
+		if (c->rep.argv)
+			r = spawn(c, &w.child);
+	}
+	if (r == 0)
+		r = wait_run(c, &w);
+	if (r == 0)
+		pctr_set_disable(w.set);
+	if (r == 0)
+		r = finish_run(c, &w, tsc0);
+	if (r == 0 && c->rep.argv)
+		record_exit(c, w.status);
+	pctr_set_free(w.set);
+	return r;
+}
+
+static int
+run_all(struct stat_ctx *c)
+{
+	int r = 0;
+
+	catch_signals();
+	if (c->rep.target != STAT_COMMAND)
+		return run_attached(c);
+	for (long i = 0; i < c->repeat && !c->interrupted && r == 0; i++) {
+		if (c->rep.format == FMT_CSV && c->interval_ms && i == 0)
+			report_csv_header(c->out, &c->rep);
+		r = run_command(c, (int)i + 1);
+	}
+	return r;
+}
+
+/* ---- the subcommand ----------------------------------------------------- */
+
+static int
+check_command(struct stat_ctx *c)
+{
+	int r;
+
+	if (!c->rep.argv)
+		return 0;
+	r = find_command(c->rep.argv[0]);
+	if (r == -ENOENT) {
+		tool_err("%s: command not found", c->rep.argv[0]);
+		return EXIT_NOTFOUND;
+	}
+	if (r == -EACCES) {
+		tool_err("%s: permission denied (not an executable file)",
+			 c->rep.argv[0]);
+		return EXIT_NOEXEC;
+	}
+	return 0;
+}
+
+static int
+open_output(struct stat_ctx *c)
+{
+	c->out = stderr;
+	if (!c->output)
+		return 0;
+	if (!strcmp(c->output, "-")) {
+		c->out = stdout;
+		return 0;
+	}
+	/* close-on-exec: the command never writes into the report */
+	c->out = fopen(c->output, "we");
+	if (c->out)
+		return 0;
+	tool_err("-o: cannot write '%s': %s", c->output, strerror(errno));
+	return 1;
+}
+
+static int
+finish(struct stat_ctx *c, int r)
+{
+	if (r == 0 && c->rep.nr_runs) {
+		if (c->rep.format == FMT_CSV && !c->interval_ms)
+			report_csv_header(c->out, &c->rep);
+		report_print(c->out, &c->rep);
+	}
+	if (c->out && c->out != stderr && c->out != stdout &&
+	    fclose(c->out) != 0 && r == 0) {
+		tool_err("-o: cannot write '%s': %s", c->output,
+			 strerror(errno));
+		r = 1;
+	}
+	if (r == 0 && c->rep.has_exit)
+		r = c->rep.exit_status;
+	return r;
+}
+
+int
+cmd_stat(int argc, char **argv)
+{
+	struct stat_ctx c = {
+		.rep = { .multiplex = true, .sep = "," },
+		.repeat = 1,
+	};
+	int r;
+
+	tool_set_name("pctr stat");
+	r = parse_options(&c, argc, argv);
+	if (r == 0)
+		r = check_command(&c);
+	if (r == 0)
+		r = setup_events(&c);
+	if (r == 0)
+		r = open_output(&c);
+	if (r == 0)
+		r = run_all(&c);
+	r = finish(&c, r);
+	report_free(&c.rep);
+	free((void *)c.rep.cpus);
+	free(c.events);
+	return r;
+}

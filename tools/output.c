@@ -1,0 +1,932 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output.c - how the pctr command writes: numbers for people, JSON and CSV
+ * for programs (doc/json-schema.md), and the report of pctr stat.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pctr.h"
+#include "util.h"
+
+/* ---- numbers ------------------------------------------------------------ */
+
+char *
+fmt_group(char *buf, size_t len, double v, int decimals)
+{
+	char digits[64], *p = digits;
+	size_t o = 0, n;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(digits, sizeof(digits), "%.*f", decimals, v);
+	if (*p == '-' && o + 1 < len)
+		buf[o++] = *p++;
+	n = strcspn(p, ".");
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		buf[o++] = p[i];
+		if ((n - i - 1) % 3 == 0 && i + 1 < n && o + 1 < len)
+			buf[o++] = ',';
+	}
+	snprintf(buf + o, len - o, "%s", p + n);
+	return buf;
+}
+
+char *
+fmt_si(char *buf, size_t len, double v)
+{
+	static const char *const prefix[] = { "", " K", " M", " G", " T" };
+	int i = 0;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	while (fabs(v) >= 1000.0 && i < 4) {
+		v /= 1000.0;
+		i++;
+	}
+	snprintf(buf, len, "%.3f%s", v, prefix[i]);
+	return buf;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+void
+json_begin(struct json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->first[0] = true;
+}
+
+void
+json_end(struct json *j)
+{
+	fputc('\n', j->f);
+}
+
+static void
+json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* the comma, newline and indentation before a value, then its key */
+static void
+json_member(struct json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = false;
+	if (j->depth > 0)
+		fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	if (key) {
+		json_string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void
+json_open(struct json *j, const char *key, char c)
+{
+	json_member(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 < JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void
+json_close(struct json *j, char c)
+{
+	bool empty = j->first[j->depth];
+
+	j->depth--;
+	if (!empty)
+		fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	fputc(c, j->f);
+}
+
+void
+json_obj(struct json *j, const char *key)
+{
+	json_open(j, key, '{');
+}
+
+void
+json_obj_end(struct json *j)
+{
+	json_close(j, '}');
+}
+
+void
+json_arr(struct json *j, const char *key)
+{
+	json_open(j, key, '[');
+}
+
+void
+json_arr_end(struct json *j)
+{
+	json_close(j, ']');
+}
+
+void
+json_str(struct json *j, const char *key, const char *s)
+{
+	json_member(j, key);
+	if (s)
+		json_string(j->f, s);
+	else
+		fputs("null", j->f);
+}
+
+void
+json_int(struct json *j, const char *key, long long v)
+{
+	json_member(j, key);
+	fprintf(j->f, "%lld", v);
+}
+
+void
+json_uint(struct json *j, const char *key, unsigned long long v)
+{
+	json_member(j, key);
+	fprintf(j->f, "%llu", v);
+}
+
+void
+json_num(struct json *j, const char *key, double v)
+{
+	json_member(j, key);
+	if (!isfinite(v))
+		fputs("null", j->f);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(j->f, "%.0f", v);
+	else
+		fprintf(j->f, "%.17g", v);
+}
+
+void
+json_bool(struct json *j, const char *key, bool v)
+{
+	json_member(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void
+json_null(struct json *j, const char *key)
+{
+	json_member(j, key);
+	fputs("null", j->f);
+}
+
+void
+json_tristate(struct json *j, const char *key, int v)
+{
+	if (v < 0)
+		json_null(j, key);
+	else
+		json_bool(j, key, v != 0);
+}
+
+void
+json_machine(struct json *j, const char *key, const struct pctr_machine *m)
+{
+	json_obj(j, key);
+	json_str(j, "arch", m->arch);
+	json_bool(j, "has_pmu", m->has_pmu);
+	json_arr(j, "pmus");
+	for (int i = 0; i < m->nr_pmus; i++) {
+		json_obj(j, NULL);
+		json_str(j, "name", m->pmu[i]);
+		json_uint(j, "type", m->pmu_type[i]);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	if (m->paranoid == INT32_MIN)
+		json_null(j, "perf_event_paranoid");
+	else
+		json_int(j, "perf_event_paranoid", m->paranoid);
+	if (m->user_access < 0)
+		json_null(j, "user_access");
+	else
+		json_int(j, "user_access", m->user_access);
+	json_uint(j, "tsc_hz", m->tsc_hz);
+	json_tristate(j, "tsc_invariant", m->tsc_invariant);
+	json_tristate(j, "virtualized", m->virtualized);
+	json_obj_end(j);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+void
+csv_field(FILE *f, const char *sep, bool first, const char *s)
+{
+	if (!first)
+		fputs(sep, f);
+	if (!strstr(s, sep) && !strpbrk(s, "\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* ---- the stat report: figures ------------------------------------------ */
+
+void
+report_note(struct stat_report *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return;
+	tool_err("%s", s);
+	if (r->nr_notes < (int)(sizeof(r->notes) / sizeof(r->notes[0])))
+		r->notes[r->nr_notes++] = s;
+	else
+		free(s);
+}
+
+void
+report_free(struct stat_report *r)
+{
+	for (int i = 0; i < r->nr_notes; i++)
+		free(r->notes[i]);
+	free(r->runs);
+	free(r->intervals);
+	free(r->instances);
+}
+
+static bool
+is_event(const struct pctr_event *ev, uint32_t type, uint64_t config)
+{
+	return ev->attr.type == type &&
+	       (ev->attr.config & PERF_HW_EVENT_MASK) == config;
+}
+
+static int
+find_event(const struct stat_report *r, uint32_t type, uint64_t config)
+{
+	for (int e = 0; e < r->nr_events; e++)
+		if (is_event(&r->ev[e], type, config))
+			return e;
+	return -1;
+}
+
+static const char *
+event_unit(const struct pctr_event *ev)
+{
+	if (is_event(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK) ||
+	    is_event(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK))
+		return "ns";
+	return "";
+}
+
+static double
+running_pct(const struct pctr_count *c)
+{
+	if (c->enabled == 0)
+		return NAN;
+	return 100.0 * (double)c->running / (double)c->enabled;
+}
+
+/* what a cycle is for "per cycle": core cycles if counted, else TSC ticks */
+static int
+cycles_event(const struct stat_report *r)
+{
+	return find_event(r, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+}
+
+static double
+run_cycles(const struct stat_report *r, int run)
+{
+	int c = cycles_event(r);
+
+	if (c >= 0)
+		return pctr_count_scaled(&r->runs[run].count[c]);
+	return (double)r->runs[run].tsc_ticks;
+}
+
+/* per-run figures of one event, gathered */
+struct event_stats {
+	struct acc count, per_sec, per_cycle, running;
+};
+
+static void
+event_stats(const struct stat_report *r, int e, struct event_stats *s)
+{
+	acc_init(&s->count);
+	acc_init(&s->per_sec);
+	acc_init(&s->per_cycle);
+	acc_init(&s->running);
+	for (int i = 0; i < r->nr_runs; i++) {
+		const struct pctr_count *c = &r->runs[i].count[e];
+		double v = pctr_count_scaled(c), sec, cyc;
+
+		sec = (double)r->runs[i].elapsed_ns / 1e9;
+		cyc = run_cycles(r, i);
+		acc_add(&s->count, v);
+		acc_add(&s->per_sec, sec > 0 ? v / sec : NAN);
+		acc_add(&s->per_cycle, cyc > 0 ? v / cyc : NAN);
+		if (c->enabled)
+			acc_add(&s->running, running_pct(c));
+	}
+}
+
+/*
+ * Derived figures, present when their events were counted.  A missing
+ * denominator event means "elapsed time" (CPUs utilized).
+ */
+struct metric {
+	const char *name, *desc;
+	uint32_t ntype;
+	uint64_t nconf;
+	int dtype; /* -1: elapsed nanoseconds */
+	uint64_t dconf;
+};
+
+#define HWC(c) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c
+#define L1D(op, res)                                                          \
+	PERF_TYPE_HW_CACHE,                                                   \
+		(PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_##op << 8 | \
+		 PERF_COUNT_HW_CACHE_RESULT_##res << 16)
+
+static const struct metric metrics[] = {
+	{ "ipc", "instructions per cycle", HWC(INSTRUCTIONS), HWC(CPU_CYCLES) },
+	{ "branch_miss_ratio", "branch misses per branch", HWC(BRANCH_MISSES),
+	  HWC(BRANCH_INSTRUCTIONS) },
+	{ "cache_miss_ratio", "cache misses per reference", HWC(CACHE_MISSES),
+	  HWC(CACHE_REFERENCES) },
+	{ "l1d_miss_ratio", "L1 data load misses per load", L1D(READ, MISS),
+	  L1D(READ, ACCESS) },
+	{ "cpus_utilized", "CPUs utilized (task-clock / elapsed)",
+	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, -1, 0 },
+};
+
+/* the per-run values of metric @m into @a; false if it does not apply */
+static bool
+metric_stats(const struct stat_report *r, const struct metric *m,
+	     struct acc *a, int *num, int *den)
+{
+	*num = find_event(r, m->ntype, m->nconf);
+	*den = m->dtype < 0 ? -1 : find_event(r, (uint32_t)m->dtype, m->dconf);
+	if (*num < 0 || (m->dtype >= 0 && *den < 0) || r->nr_runs == 0)
+		return false;
+	acc_init(a);
+	for (int i = 0; i < r->nr_runs; i++) {
+		const struct stat_run *run = &r->runs[i];
+		double n = pctr_count_scaled(&run->count[*num]);
+		double d = *den < 0 ? (double)run->elapsed_ns
+				    : pctr_count_scaled(&run->count[*den]);
+
+		acc_add(a, d > 0 ? n / d : NAN);
+	}
+	return true;
+}
+
+static struct acc
+elapsed_stats(const struct stat_report *r, bool tsc)
+{
+	struct acc a;
+
+	acc_init(&a);
+	for (int i = 0; i < r->nr_runs; i++)
+		acc_add(&a, tsc ? (double)r->runs[i].tsc_ticks
+				: (double)r->runs[i].elapsed_ns);
+	return a;
+}
+
+/* ---- the stat report: for people ---------------------------------------- */
+
+#define NUMW 15
+
+static int
+name_width(const struct stat_report *r)
+{
+	int w = 20;
+
+	for (int e = 0; e < r->nr_events; e++) {
+		int n = (int)strlen(r->ev[e].name) + 5;
+
+		if (n > w)
+			w = n;
+	}
+	return w;
+}
+
+static void
+print_target(FILE *f, const struct stat_report *r)
+{
+	switch (r->target) {
+	case STAT_COMMAND:
+		break;
+	case STAT_PID:
+		fprintf(f, "process %d", (int)r->pid);
+		return;
+	case STAT_TID:
+		fprintf(f, "thread %d", (int)r->pid);
+		return;
+	case STAT_CPU:
+		fprintf(f, "%s", r->nr_cpus ? "CPUs" : "all CPUs");
+		for (int i = 0; i < r->nr_cpus; i++)
+			fprintf(f, "%s%d", i ? "," : " ", r->cpus[i]);
+		return;
+	}
+	fputc('\'', f);
+	for (int i = 0; r->argv && r->argv[i]; i++)
+		fprintf(f, "%s%s", i ? " " : "", r->argv[i]);
+	fputc('\'', f);
+}
+
+static void
+print_header(FILE *f, const struct stat_report *r, int w, bool stats)
+{
+	fprintf(f, "\n Performance counter stats for ");
+	print_target(f, r);
+	if (stats)
+		fprintf(f, " (%d run%s)", r->nr_runs, r->nr_runs == 1 ? "" : "s");
+	fprintf(f, ":\n\n %-*s%*s", w, "event", NUMW,
+		stats ? "mean" : "count");
+	if (stats)
+		fprintf(f, "%*s%*s%*s", NUMW, "min", NUMW, "max", NUMW,
+			"stddev");
+	fprintf(f, "%*s%*s%9s\n", NUMW, "per second", NUMW,
+		cycles_event(r) >= 0 ? "per cycle" : "per TSC tick",
+		"running");
+}
+
+static void
+print_running(FILE *f, const struct stat_report *r, int e,
+	      const struct acc *run)
+{
+	char pct[32];
+
+	if (run->n == 0)
+		snprintf(pct, sizeof(pct), "-");
+	else if (r->nr_runs && r->runs[r->nr_runs - 1].count[e].running == 0)
+		snprintf(pct, sizeof(pct), "never");
+	else
+		snprintf(pct, sizeof(pct), "%.1f%%", run->mean);
+	fprintf(f, "%9s", pct);
+}
+
+static void
+print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
+{
+	struct event_stats s;
+	char name[PCTR_NAME_MAX + 8], b[64];
+	const char *unit = event_unit(&r->ev[e]);
+
+	event_stats(r, e, &s);
+	snprintf(name, sizeof(name), "%s%s%s%s", r->ev[e].name,
+		 *unit ? " (" : "", unit, *unit ? ")" : "");
+	fprintf(f, " %-*s%*s", w, name, NUMW,
+		fmt_group(b, sizeof(b), s.count.mean, stats ? 1 : 0));
+	if (stats) {
+		fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), s.count.min, 0));
+		fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), s.count.max, 0));
+		fprintf(f, "%*s", NUMW,
+			fmt_group(b, sizeof(b), acc_stddev(&s.count), 1));
+	}
+	fprintf(f, "%*s", NUMW, fmt_si(b, sizeof(b), s.per_sec.mean));
+	snprintf(b, sizeof(b), "%.6g", s.per_cycle.mean);
+	fprintf(f, "%*s", NUMW, isfinite(s.per_cycle.mean) ? b : "-");
+	print_running(f, r, e, &s.running);
+	fputc('\n', f);
+}
+
+static void
+print_stat_line(FILE *f, const char *name, int w, const struct acc *a,
+		bool stats, int decimals)
+{
+	char b[64];
+
+	fprintf(f, " %-*s%*s", w, name, NUMW,
+		fmt_group(b, sizeof(b), a->mean, decimals));
+	if (stats) {
+		fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), a->min, decimals));
+		fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), a->max, decimals));
+		fprintf(f, "%*s", NUMW,
+			fmt_group(b, sizeof(b), acc_stddev(a), decimals));
+	}
+	fputc('\n', f);
+}
+
+static void
+print_metrics(FILE *f, const struct stat_report *r, int w, bool stats)
+{
+	struct acc a, el;
+	int num, den;
+
+	fputc('\n', f);
+	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
+		if (metric_stats(r, &metrics[i], &a, &num, &den))
+			print_stat_line(f, metrics[i].desc, w, &a, stats, 4);
+	el = elapsed_stats(r, false);
+	el.mean /= 1e9;
+	el.min /= 1e9;
+	el.max /= 1e9;
+	el.m2 /= 1e18;
+	print_stat_line(f, "seconds elapsed", w, &el, stats, 6);
+}
+
+static void
+print_instances(FILE *f, const struct stat_report *r, int w)
+{
+	char b[64], id[32];
+
+	for (int i = 0; i < r->nr_instances; i++) {
+		const struct stat_slice *s = &r->instances[i];
+
+		snprintf(id, sizeof(id), "%s %d",
+			 r->target == STAT_CPU ? "CPU" : "thread", s->id);
+		fprintf(f, "\n %s\n", id);
+		for (int e = 0; e < r->nr_events; e++)
+			fprintf(f, "   %-*s%*s\n", w - 2, r->ev[e].name, NUMW,
+				fmt_group(b, sizeof(b),
+					  pctr_count_scaled(&s->count[e]), 0));
+	}
+}
+
+static void
+print_human(FILE *f, const struct stat_report *r)
+{
+	bool stats = r->repeated || r->nr_runs > 1;
+	int w = name_width(r);
+
+	if (r->nr_runs == 0)
+		return;
+	print_header(f, r, w, stats);
+	for (int e = 0; e < r->nr_events; e++)
+		print_event(f, r, e, w, stats);
+	print_metrics(f, r, w, stats);
+	if (r->per_thread)
+		print_instances(f, r, w);
+	if (r->has_exit && r->exit_signal)
+		fprintf(f, "\n command killed by signal %d (%s)\n",
+			r->exit_signal, strsignal(r->exit_signal));
+	else if (r->has_exit)
+		fprintf(f, "\n command exit status %d\n", r->exit_status);
+	fputc('\n', f);
+}
+
+/* ---- the stat report: JSON ---------------------------------------------- */
+
+static void
+json_acc(struct json *j, const struct acc *a)
+{
+	json_int(j, "n", a->n);
+	json_num(j, "min", a->n ? a->min : NAN);
+	json_num(j, "mean", a->n ? a->mean : NAN);
+	json_num(j, "max", a->n ? a->max : NAN);
+	json_num(j, "stddev", acc_stddev(a));
+}
+
+static void
+json_count(struct json *j, const struct pctr_count *c)
+{
+	json_obj(j, NULL);
+	json_uint(j, "value", c->value);
+	json_num(j, "scaled", pctr_count_scaled(c));
+	json_uint(j, "enabled_ns", c->enabled);
+	json_uint(j, "running_ns", c->running);
+	json_num(j, "running_pct", running_pct(c));
+	json_obj_end(j);
+}
+
+static void
+json_target(struct json *j, const struct stat_report *r)
+{
+	static const char *const type[] = { "command", "pid", "tid", "cpu" };
+
+	json_obj(j, "target");
+	json_str(j, "type", type[r->target]);
+	if (r->target == STAT_PID || r->target == STAT_TID)
+		json_int(j, r->target == STAT_PID ? "pid" : "tid", r->pid);
+	if (r->target == STAT_CPU) {
+		json_arr(j, "cpus");
+		for (int i = 0; i < r->nr_cpus; i++)
+			json_int(j, NULL, r->cpus[i]);
+		json_arr_end(j);
+	}
+	if (r->argv) {
+		json_arr(j, "argv");
+		for (int i = 0; r->argv[i]; i++)
+			json_str(j, NULL, r->argv[i]);
+		json_arr_end(j);
+	}
+	json_obj_end(j);
+}
+
+static void
+json_time(struct json *j, const struct stat_report *r, bool tsc)
+{
+	struct acc a = elapsed_stats(r, tsc);
+
+	json_obj(j, tsc ? "tsc_ticks" : "elapsed_ns");
+	json_arr(j, "values");
+	for (int i = 0; i < r->nr_runs; i++)
+		json_uint(j, NULL, tsc ? r->runs[i].tsc_ticks
+				       : r->runs[i].elapsed_ns);
+	json_arr_end(j);
+	json_acc(j, &a);
+	json_obj_end(j);
+}
+
+static void
+json_event(struct json *j, const struct stat_report *r, int e)
+{
+	struct event_stats s;
+
+	event_stats(r, e, &s);
+	json_obj(j, NULL);
+	json_str(j, "name", r->ev[e].name);
+	json_bool(j, "hardware", r->ev[e].hardware);
+	json_str(j, "unit", event_unit(&r->ev[e]));
+	json_arr(j, "runs");
+	for (int i = 0; i < r->nr_runs; i++)
+		json_count(j, &r->runs[i].count[e]);
+	json_arr_end(j);
+	json_obj(j, "stats");
+	json_acc(j, &s.count);
+	json_obj_end(j);
+	json_num(j, "running_pct", s.running.n ? s.running.mean : NAN);
+	json_obj(j, "per_second");
+	json_acc(j, &s.per_sec);
+	json_obj_end(j);
+	json_obj(j, "per_cycle");
+	json_str(j, "basis", cycles_event(r) >= 0 ? "cycles" : "tsc");
+	json_acc(j, &s.per_cycle);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+static void
+json_metric(struct json *j, const struct stat_report *r,
+	    const struct metric *m)
+{
+	struct acc a;
+	int num, den;
+
+	if (!metric_stats(r, m, &a, &num, &den))
+		return;
+	json_obj(j, NULL);
+	json_str(j, "name", m->name);
+	json_str(j, "desc", m->desc);
+	json_str(j, "numerator", r->ev[num].name);
+	json_str(j, "denominator", den < 0 ? "elapsed" : r->ev[den].name);
+	json_arr(j, "values");
+	for (int i = 0; i < r->nr_runs; i++) {
+		const struct stat_run *run = &r->runs[i];
+		double d = den < 0 ? (double)run->elapsed_ns
+				   : pctr_count_scaled(&run->count[den]);
+
+		json_num(j, NULL, d > 0 ? pctr_count_scaled(&run->count[num]) / d
+					: NAN);
+	}
+	json_arr_end(j);
+	json_acc(j, &a);
+	json_obj_end(j);
+}
+
+static void
+json_slices(struct json *j, const struct stat_report *r, const char *key,
+	    const struct stat_slice *s, int n, bool interval)
+{
+	json_arr(j, key);
+	for (int i = 0; i < n; i++) {
+		json_obj(j, NULL);
+		if (interval) {
+			json_int(j, "run", s[i].run);
+			json_uint(j, "time_ns", s[i].time_ns);
+		} else {
+			json_str(j, "kind",
+				 r->target == STAT_CPU ? "cpu" : "thread");
+			json_int(j, "id", s[i].id);
+		}
+		json_arr(j, "events");
+		for (int e = 0; e < r->nr_events; e++)
+			json_count(j, &s[i].count[e]);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void
+json_exit(struct json *j, const struct stat_report *r)
+{
+	json_obj(j, "exit");
+	json_int(j, "status", r->exit_status);
+	if (r->exit_signal)
+		json_int(j, "signal", r->exit_signal);
+	else
+		json_null(j, "signal");
+	json_obj_end(j);
+}
+
+static void
+print_json(FILE *f, const struct stat_report *r)
+{
+	struct json j;
+
+	json_begin(&j, f);
+	json_obj(&j, NULL);
+	json_str(&j, "schema", "pctr-stat/1");
+	json_str(&j, "pctr_version", pctr_version());
+	json_machine(&j, "machine", &r->machine);
+	json_target(&j, r);
+	json_arr(&j, "notes");
+	for (int i = 0; i < r->nr_notes; i++)
+		json_str(&j, NULL, r->notes[i]);
+	json_arr_end(&j);
+	json_bool(&j, "multiplex", r->multiplex);
+	json_int(&j, "runs", r->nr_runs);
+	if (r->has_exit)
+		json_exit(&j, r);
+	json_time(&j, r, false);
+	json_time(&j, r, true);
+	json_arr(&j, "events");
+	for (int e = 0; e < r->nr_events; e++)
+		json_event(&j, r, e);
+	json_arr_end(&j);
+	json_arr(&j, "metrics");
+	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
+		json_metric(&j, r, &metrics[i]);
+	json_arr_end(&j);
+	if (r->nr_intervals)
+		json_slices(&j, r, "intervals", r->intervals, r->nr_intervals,
+			    true);
+	if (r->per_thread)
+		json_slices(&j, r, "instances", r->instances, r->nr_instances,
+			    false);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+/* ---- the stat report: CSV ----------------------------------------------- */
+
+static const char *const csv_columns[] = {
+	"kind",	    "run",    "time_ns", "id",	       "event",      "value",
+	"scaled",   "unit",   "enabled_ns", "running_ns", "running_pct",
+};
+
+void
+report_csv_header(FILE *f, const struct stat_report *r)
+{
+	for (size_t i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]);
+	     i++)
+		csv_field(f, r->sep, i == 0, csv_columns[i]);
+	fputc('\n', f);
+}
+
+static void
+csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
+	const char *time, const char *id, int e, const struct pctr_count *c)
+{
+	char b[64];
+	double pct = running_pct(c);
+
+	csv_field(f, r->sep, true, kind);
+	snprintf(b, sizeof(b), "%d", run);
+	csv_field(f, r->sep, false, b);
+	csv_field(f, r->sep, false, time);
+	csv_field(f, r->sep, false, id);
+	csv_field(f, r->sep, false, r->ev[e].name);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)c->value);
+	csv_field(f, r->sep, false, b);
+	snprintf(b, sizeof(b), "%.0f", pctr_count_scaled(c));
+	csv_field(f, r->sep, false, b);
+	csv_field(f, r->sep, false, event_unit(&r->ev[e]));
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)c->enabled);
+	csv_field(f, r->sep, false, b);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)c->running);
+	csv_field(f, r->sep, false, b);
+	snprintf(b, sizeof(b), "%.2f", pct);
+	csv_field(f, r->sep, false, isfinite(pct) ? b : "");
+	fputc('\n', f);
+}
+
+static void
+print_csv(FILE *f, const struct stat_report *r)
+{
+	const char *kind = r->target == STAT_CPU ? "cpu" : "thread";
+	char t[32], id[32];
+
+	for (int i = 0; i < r->nr_runs; i++) {
+		snprintf(t, sizeof(t), "%llu",
+			 (unsigned long long)r->runs[i].elapsed_ns);
+		for (int e = 0; e < r->nr_events; e++)
+			csv_row(f, r, "total", i + 1, t, "", e,
+				&r->runs[i].count[e]);
+	}
+	for (int i = 0; r->per_thread && i < r->nr_instances; i++) {
+		snprintf(id, sizeof(id), "%d", r->instances[i].id);
+		for (int e = 0; e < r->nr_events; e++)
+			csv_row(f, r, kind, r->nr_runs, "", id, e,
+				&r->instances[i].count[e]);
+	}
+}
+
+/* ---- the stat report: entry points -------------------------------------- */
+
+void
+report_print(FILE *f, const struct stat_report *r)
+{
+	if (r->format == FMT_JSON)
+		print_json(f, r);
+	else if (r->format == FMT_CSV)
+		print_csv(f, r);
+	else
+		print_human(f, r);
+	fflush(f);
+}
+
+static int
+keep_interval(struct stat_report *r, const struct stat_slice *s)
+{
+	if (r->nr_intervals == r->cap_intervals) {
+		int cap = r->cap_intervals ? 2 * r->cap_intervals : 64;
+		struct stat_slice *n = realloc(r->intervals, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->intervals = n;
+		r->cap_intervals = cap;
+	}
+	r->intervals[r->nr_intervals++] = *s;
+	return 0;
+}
+
+static void
+print_interval(FILE *f, struct stat_report *r,
+	       const struct stat_slice *s)
+{
+	char b[64];
+
+	if (r->nr_intervals++ == 0)
+		fprintf(f, "#%15s %*s %-4s %s\n", "time (s)", NUMW, "count",
+			"unit", "event");
+	for (int e = 0; e < r->nr_events; e++) {
+		const struct pctr_count *c = &s->count[e];
+		double pct = running_pct(c);
+
+		fprintf(f, "%16.6f %*s %-4s %s", (double)s->time_ns / 1e9, NUMW,
+			fmt_group(b, sizeof(b), pctr_count_scaled(c), 0),
+			event_unit(&r->ev[e]), r->ev[e].name);
+		if (isfinite(pct) && pct < 100.0)
+			fprintf(f, " (%.1f%% running)", pct);
+		fputc('\n', f);
+	}
+	fflush(f);
+}
+
+int
+report_interval(FILE *f, struct stat_report *r, const struct stat_slice *s)
+{
+	char t[32];
+
+	if (r->format == FMT_JSON)
+		return keep_interval(r, s);
+	if (r->format == FMT_HUMAN) {
+		print_interval(f, r, s);
+		return 0;
+	}
+	snprintf(t, sizeof(t), "%llu", (unsigned long long)s->time_ns);
+	for (int e = 0; e < r->nr_events; e++)
+		csv_row(f, r, "interval", s->run, t, "", e, &s->count[e]);
+	fflush(f);
+	return 0;
+}

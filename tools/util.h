@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - helpers of the pctr command: checked number parsing, messages,
+ * running statistics, the JSON and CSV writers, and the stat report.
+ */
+#ifndef PCTR_TOOL_UTIL_H
+#define PCTR_TOOL_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "pctr.h"
+
+/* ---- messages (util.c) ------------------------------------------------ */
+
+/* "pctr stat: ..." on stderr; the prefix is set once by each subcommand */
+void tool_set_name(const char *name);
+void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* exit status for a negative errno of the library (tools/pctr.h) */
+int tool_exit_status(int err);
+
+/*
+ * Range-checked numbers for option values: on error, say which option, what
+ * was wrong and the accepted range, and return -1.
+ */
+int parse_long(const char *opt, const char *s, long min, long max, long *out);
+int parse_double(const char *opt, const char *s, double min, double max,
+		 double *out);
+/* "0-3,6" into a new array of CPU numbers; -1 with a message on error */
+int parse_cpu_list(const char *opt, const char *s, int **cpus, int *nr);
+
+/*
+ * Look a command up as a shell would: 0 if it can be executed, -ENOENT if
+ * not found, -EACCES if found but not executable.
+ */
+int find_command(const char *name);
+
+/* 128 + N for a death by signal N, the exit code otherwise (like a shell) */
+int wait_status_code(int status);
+
+/* monotonic clock, nanoseconds */
+uint64_t now_ns(void);
+
+/* ---- statistics (util.c) ---------------------------------------------- */
+
+/* Welford's running mean and variance: stable for large, close values. */
+struct acc {
+	long n;
+	double mean, m2, min, max;
+};
+
+void acc_init(struct acc *a);
+void acc_add(struct acc *a, double x);
+/* sample standard deviation (divisor n - 1); NAN for fewer than 2 values */
+double acc_stddev(const struct acc *a);
+
+/* ---- number formatting (output.c) ------------------------------------- */
+
+/* 1234567 -> "1,234,567"; fractions kept to @decimals places */
+char *fmt_group(char *buf, size_t len, double v, int decimals);
+/* 1234567 -> "1.235 M"; plain below 1000 */
+char *fmt_si(char *buf, size_t len, double v);
+
+/* ---- JSON writer (output.c) ------------------------------------------- */
+
+#define JSON_MAX_DEPTH 16
+
+struct json {
+	FILE *f;
+	int depth;
+	bool first[JSON_MAX_DEPTH];
+};
+
+void json_begin(struct json *j, FILE *f);
+void json_end(struct json *j);
+/* @key is NULL inside arrays */
+void json_obj(struct json *j, const char *key);
+void json_obj_end(struct json *j);
+void json_arr(struct json *j, const char *key);
+void json_arr_end(struct json *j);
+void json_str(struct json *j, const char *key, const char *s);
+void json_int(struct json *j, const char *key, long long v);
+void json_uint(struct json *j, const char *key, unsigned long long v);
+/* non-finite numbers are written as null */
+void json_num(struct json *j, const char *key, double v);
+void json_bool(struct json *j, const char *key, bool v);
+void json_null(struct json *j, const char *key);
+/* -1 -> null, 0 -> false, otherwise true */
+void json_tristate(struct json *j, const char *key, int v);
+void json_machine(struct json *j, const char *key,
+		  const struct pctr_machine *m);
+
+/* ---- CSV (output.c) ---------------------------------------------------- */
+
+/* one field, quoted as RFC 4180 says when it holds @sep, '"' or a newline */
+void csv_field(FILE *f, const char *sep, bool first, const char *s);
+
+/* ---- the stat report (output.c) --------------------------------------- */
+
+enum stat_target {
+	STAT_COMMAND,
+	STAT_PID,
+	STAT_TID,
+	STAT_CPU,
+};
+
+enum stat_format {
+	FMT_HUMAN,
+	FMT_JSON,
+	FMT_CSV,
+};
+
+/* one run's totals */
+struct stat_run {
+	struct pctr_count count[PCTR_MAX_EVENTS];
+	uint64_t elapsed_ns;
+	uint64_t tsc_ticks;
+};
+
+/* the counts of one interval (-I), or of one thread or CPU */
+struct stat_slice {
+	int run;
+	uint64_t time_ns; /* interval end since the start of the run */
+	int id; /* thread id or CPU number */
+	struct pctr_count count[PCTR_MAX_EVENTS];
+};
+
+struct stat_report {
+	/* what was asked */
+	enum stat_target target;
+	enum stat_format format;
+	const char *sep;
+	char *const *argv; /* the command, or NULL */
+	pid_t pid;
+	const int *cpus;
+	int nr_cpus;
+	bool multiplex;
+	bool per_thread;
+	bool repeated; /* -r given: report statistics even for one run */
+
+	/* the events */
+	int nr_events;
+	struct pctr_event ev[PCTR_MAX_EVENTS];
+
+	/* what happened */
+	struct pctr_machine machine; /* filled for JSON only */
+	int nr_notes;
+	char *notes[8];
+	int nr_runs;
+	struct stat_run *runs;
+	int nr_intervals, cap_intervals;
+	struct stat_slice *intervals; /* collected for JSON only */
+	int nr_instances;
+	struct stat_slice *instances; /* last run, --per-thread */
+	bool has_exit;
+	int exit_status, exit_signal;
+};
+
+void report_note(struct stat_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void report_print(FILE *f, const struct stat_report *r);
+/* -I: print (human, CSV) or keep (JSON) one interval */
+int report_interval(FILE *f, struct stat_report *r,
+		    const struct stat_slice *s);
+void report_csv_header(FILE *f, const struct stat_report *r);
+void report_free(struct stat_report *r);
+
+#endif
