@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpc_impl.h - libcpc internals shared by the CPCv2 core (cpc.c, set.c) and
+ * the CPCv1 shim over it (obsoleted.c).  Uses libpctr's public API only.
+ */
+#ifndef CPC_IMPL_H
+#define CPC_IMPL_H
+
+#include <libcpc.h>
+#include <pctr.h>
+
+#define CPC_EXPORT __attribute__((visibility("default")))
+#define CPC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define CPC_MAX_ATTRS 8
+
+struct __cpc {
+	int cpuver;
+	cpc_errhndlr_t *errfn;
+};
+
+struct cpc_request {
+	char event[PCTR_NAME_MAX];
+	struct pctr_event ev; /* resolved, flags applied */
+	uint64_t preset;
+	uint_t flags;
+	int nattrs;
+	cpc_attr_t attrs[CPC_MAX_ATTRS];
+};
+
+/*
+ * A set is bound to at most one thread.  While bound it owns a libpctr set
+ * counting that thread; cpc__bound (thread-local) points to it so that the
+ * overflow signal handler can find it.
+ */
+struct __cpc_set {
+	int nreq;
+	struct cpc_request req[CPC_MAX_REQUESTS];
+	struct pctr_set *ps;
+	uint_t bind_flags;
+	pid_t tid;
+	int ovf_fd[CPC_MAX_REQUESTS]; /* -1: no overflow notification */
+	volatile sig_atomic_t overflowed;
+};
+
+struct __cpc_buf {
+	int nreq;
+	hrtime_t hrt;
+	uint64_t tick;
+	uint64_t val[CPC_MAX_REQUESTS];
+};
+
+extern __thread struct __cpc_set *cpc__bound;
+
+/* report an error through the handle's handler (or the default one) */
+void cpc__err(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* report why @event cannot be counted (@err from cpc__resolve()) */
+void cpc__event_error(cpc_t *cpc, const char *fn, const char *event, int err);
+
+/*
+ * Resolve an event name: libcpc's generic names (PAPI_*), x86 event codes
+ * ("0xc0", "192") with the x86 attributes, then libpctr's names.
+ * Return: 0 or a negative errno (-ENOENT unknown, -ENODEV needs a PMU this
+ * machine lacks, -EINVAL bad attribute).
+ */
+int cpc__resolve(const char *name, uint_t flags, int nattrs,
+		 const cpc_attr_t *attrs, struct pctr_event *ev);
+
+/* libpctr's name for a generic libcpc name, or NULL */
+const char *cpc__generic(const char *name);
+/* walk the generic names available on this machine */
+void cpc__walk_generic(void *arg, void (*action)(void *arg, const char *name));
+/* walk every event name usable in a request */
+void cpc__walk_all(void *arg, void (*action)(void *arg, const char *name));
+
+int cpc__cpuver(void);
+hrtime_t cpc__hrtime(void);
+
+#endif
