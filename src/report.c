@@ -83,9 +83,10 @@ text_counts(FILE *f, const struct pctr_stats *st)
 		text_row_u(f, label[k], k ? "" : n, t, v, st->nr);
 		if (k == 1) {
 			fprintf(f, "%-12s%10s" COL ".2f", "mean", "",
-				st->time.w.mean);
+				pctr__series_mean(&st->time));
 			for (int i = 0; i < st->nr; i++)
-				fprintf(f, " " COL ".2f", st->ev[i].w.mean);
+				fprintf(f, " " COL ".2f",
+					pctr__series_mean(&st->ev[i]));
 			fputc('\n', f);
 		}
 	}

@@ -67,28 +67,49 @@ pctr__welford_summary(const struct pctr__welford *w, double total,
 	out->stddev = w->n > 1 ? sqrt(w->m2 / (double)(w->n - 1)) : 0.0;
 }
 
+/* b - a of two counts, as a double, without losing the sign */
+static double
+signed_diff(uint64_t b, uint64_t a)
+{
+	return b >= a ? (double)(b - a) : -(double)(a - b);
+}
+
 static void
 series_add(struct pctr__series *s, uint64_t x)
 {
-	if (s->w.n == 0 || x < s->min)
-		s->min = x;
-	if (s->w.n == 0 || x > s->max)
-		s->max = x;
+	if (s->w.n == 0) {
+		s->min = s->max = s->origin = x;
+	} else {
+		s->min = x < s->min ? x : s->min;
+		s->max = x > s->max ? x : s->max;
+	}
 	s->total += x;
-	pctr__welford_add(&s->w, (double)x);
+	pctr__welford_add(&s->w, signed_diff(x, s->origin));
+}
+
+double
+pctr__series_mean(const struct pctr__series *s)
+{
+	return s->w.n ? (double)s->origin + s->w.mean : 0.0;
 }
 
 static void
 series_merge(struct pctr__series *dst, const struct pctr__series *src)
 {
+	struct pctr__welford w = src->w;
+
 	if (src->w.n == 0)
 		return;
-	if (dst->w.n == 0 || src->min < dst->min)
+	if (dst->w.n == 0) {
 		dst->min = src->min;
-	if (dst->w.n == 0 || src->max > dst->max)
 		dst->max = src->max;
+		dst->origin = src->origin;
+	}
+	dst->min = src->min < dst->min ? src->min : dst->min;
+	dst->max = src->max > dst->max ? src->max : dst->max;
 	dst->total += src->total;
-	pctr__welford_merge(&dst->w, &src->w);
+	w.mean += signed_diff(src->origin, dst->origin);
+	pctr__welford_merge(&dst->w, &w);
 }
 
 /* ---- life ----------------------------------------------------------- */
@@ -540,6 +561,7 @@ pctr_stats_get(const struct pctr_stats *st, int idx, struct pctr_summary *out)
 	pctr__welford_summary(&s->w, (double)s->total, out);
 	out->min = s->w.n ? (double)s->min : 0.0;
 	out->max = s->w.n ? (double)s->max : 0.0;
+	out->mean = pctr__series_mean(s);
 	return 0;
 }
 

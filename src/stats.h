@@ -19,9 +19,15 @@ struct pctr__welford {
 	double min, max, mean, m2;
 };
 
-/* a counted series: exact integer total, minimum and maximum */
+/*
+ * A counted series: exact integer total, minimum and maximum.  Its Welford
+ * state is kept for x - origin, origin being the first value, so that
+ * counts of 2^52 and more that differ by little keep every digit of their
+ * spread (the shifted-data method).
+ */
 struct pctr__series {
 	struct pctr__welford w;
+	uint64_t origin;
 	uint64_t total;
 	uint64_t min, max;
 	uint64_t overhead;
@@ -50,6 +56,7 @@ void pctr__welford_merge(struct pctr__welford *dst,
 			 const struct pctr__welford *src);
 void pctr__welford_summary(const struct pctr__welford *w, double total,
 			   struct pctr_summary *out);
+double pctr__series_mean(const struct pctr__series *s);
 const struct pctr__series *pctr__stats_series(const struct pctr_stats *st,
 					      int idx);
 int pctr__stats_add_counts(struct pctr_stats *st, uint64_t ticks,
