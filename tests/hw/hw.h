@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hw.h - what the hardware tests share: the measured loop, sysctls, uids,
+ * and the exactness check.
+ *
+ * The tests run as root inside the QEMU guest (tests/hw/run.sh), one test
+ * case per child process (tests/test.h).  Sysctls are global: a case that
+ * changes one with hw_sysctl() says so in its first lines, and every case
+ * sets the values it depends on instead of assuming the previous case's.
+ *
+ * Exactness: hw_loop(N) executes 2N instructions plus a constant, so a
+ * user-only count taken around it by hw_span() is 2N + C, where C is the
+ * part of the two reads and the call that falls between the two counter
+ * readings.  C depends on the read path and on the event's position in
+ * the set, never on N: hw_check_exact() asserts exactly that, bit for bit.
+ */
+#ifndef PCTR_HW_H
+#define PCTR_HW_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pctr.h"
+#include "test.h"
+
+/* hw_asm.S: n iterations of subs/b.ne */
+void hw_loop(uint64_t n);
+
+/*
+ * The guest's core PMU as sysfs names it: "armv8_pmuv3" when the kernel
+ * found it in the device tree (QEMU's virt machine), "armv8_pmuv3_0" with
+ * ACPI.  Asserts that there is one: in the guest, no PMU is a failure.
+ */
+static inline const char *
+hw_pmu(void)
+{
+	static struct pctr_machine m = { .size = sizeof(m) };
+
+	if (!m.nr_pmus) {
+		ASSERT_OK(pctr_machine_get(&m));
+		ASSERT_EQ(m.has_pmu, 1);
+		ASSERT_CONTAINS(m.pmu[0], "armv8_pmuv3");
+	}
+	return m.pmu[0];
+}
+
+/* "PMU/TERMS/MODS" in the kernel's sysfs syntax, in a static buffer */
+static inline const char *
+hw_sysfs_event(const char *terms, const char *mods)
+{
+	static char buf[4][PCTR_NAME_MAX];
+	static int next;
+	char *b = buf[next++ % 4];
+
+	snprintf(b, PCTR_NAME_MAX, "%s/%s/%s", hw_pmu(), terms, mods);
+	return b;
+}
+
+/* 32-bit and 64-bit ("long", config1 bit 0) user-mode instruction events */
+#define HW_INST32 hw_sysfs_event("inst_retired", "u")
+#define HW_INST64 hw_sysfs_event("inst_retired,long", "u")
+
+/* past 2^32 counts: 5e9 iterations are 1e10 instructions */
+#define HW_BIG 5000000000ull
+
+static inline void
+hw_sysctl(const char *name, const char *val)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	for (char *p = path + strlen("/proc/sys/"); *p; p++)
+		if (*p == '.')
+			*p = '/';
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, val, strlen(val)) < 0)
+		TEST_FAIL("sysctl %s=%s: %s (the hardware tests run as root "
+			  "in the guest)", name, val, strerror(errno));
+	close(fd);
+}
+
+/* Run @fn in a child as @uid/@uid; fail if the child fails. */
+static inline void
+hw_as_user(int uid, void (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(uid) < 0 ||
+		    setuid(uid) < 0)
+			TEST_FAIL("cannot become uid %d: %s", uid,
+				  strerror(errno));
+		fn();
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+/* A set of @events (comma-separated) on the calling thread, opened. */
+static inline struct pctr_set *
+hw_thread_set(unsigned int flags, const char *events)
+{
+	struct pctr_target t = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *set;
+
+	ASSERT_OK(pctr_set_new(&set, flags));
+	ASSERT_OK(pctr_set_add_list(set, events));
+	ASSERT_OK(pctr_set_open(set, &t));
+	ASSERT_OK(pctr_set_enable(set));
+	return set;
+}
+
+/*
+ * Read, run the loop, read: d gets the difference.  Not inlined, so that
+ * every caller measures the very same instructions.
+ */
+static __attribute__((noinline)) void
+hw_span(struct pctr_set *set, uint64_t n, struct pctr_sample *d)
+{
+	struct pctr_sample a, b;
+	int ra, rb;
+
+	ra = pctr_set_read(set, &a);
+	hw_loop(n);
+	rb = pctr_set_read(set, &b);
+	ASSERT_OK(ra);
+	ASSERT_OK(rb);
+	ASSERT_EQ(a.nr, b.nr);
+	ASSERT_EQ(a.path, b.path);
+	*d = b;
+	for (uint32_t e = 0; e < b.nr; e++)
+		d->count[e] = pctr_count_delta(&b.count[e], &a.count[e]);
+}
+
+struct hw_point {
+	uint64_t n;
+	int repeats;
+};
+
+/* N from 1e3 to 5e9: past 2^32 instructions, and past 2^32 iterations */
+static const struct hw_point hw_points[] = {
+	{ 1000, 3 },	 { 100000, 3 },	 { 1000000, 3 },
+	{ 10000000, 2 }, { 100000000, 2 }, { HW_BIG, 1 },
+};
+
+#define HW_ALL_POINTS 6
+#define HW_SMALL_POINTS 5 /* up to 1e8: a fraction of a second each */
+
+/*
+ * For every point and repeat, every event e of the set must count exactly
+ * 2N + c[e], with c[e] the same for all N and repeats; every read must
+ * take @path.  Returns the constants in @c.
+ */
+static inline void
+hw_check_exact(struct pctr_set *set, int npoints, uint32_t path,
+	       long long *c)
+{
+	struct pctr_sample d;
+	bool first = true;
+
+	for (int i = 0; i < npoints; i++) {
+		for (int r = 0; r < hw_points[i].repeats; r++) {
+			uint64_t n = hw_points[i].n;
+
+			hw_span(set, n, &d);
+			ASSERT_HEX_EQ(d.path, path);
+			for (uint32_t e = 0; e < d.nr; e++) {
+				long long off = (long long)(d.count[e].value -
+							    2 * n);
+
+				printf("# N=%llu event %u: %llu = 2N%+lld\n",
+				       (unsigned long long)n, e,
+				       (unsigned long long)d.count[e].value,
+				       off);
+				if (first)
+					c[e] = off;
+				else
+					ASSERT_EQ(off, c[e]);
+				/* the constant is the reads' share: small */
+				ASSERT_GT(off, 0);
+				ASSERT_LT(off, 5000);
+			}
+			first = false;
+		}
+	}
+}
+
+#endif

@@ -1,0 +1,327 @@
+#!/bin/bash
+# tests/hw/run.sh - the hardware tests, in throw-away arm64 QEMU guests whose
+# emulated PMUv3 counts instructions exactly.
+#
+# usage: tests/hw/run.sh [options] [OUT.tap]
+#   --bench        also write bench/hw-read-cost.md from test_hw_cost's figures
+#   --only LIST    run only these test programs (comma-separated names)
+#   --case NAME    run only this test case of the chosen programs (TEST_ONLY)
+#   -j N           guests booted at once (default: number of CPUs, at most 4)
+#   -h             this text
+#
+# Steps: install what is missing (Debian 12, as root or with sudo -n):
+# qemu-system-arm, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, cpio, and,
+# with the arm64 dpkg architecture, libpfm4-dev:arm64; fetch Debian's arm64
+# kernel into $PCTR_HW_CACHE; cross-build libpctr and tests/hw statically
+# into build-aarch64 (tests/hw/aarch64.ini); boot one guest per test
+# program (tests/hw/hw_init.c is its PID 1) and print every test case's TAP
+# line, numbered across programs, to stdout and OUT.tap.  Console logs stay
+# in build-aarch64/hw-logs/.
+#
+# When the guest cannot run here (no QEMU and no root to install it, no
+# kernel to boot) it prints one line "# SKIP hardware tests: <why>" and exits
+# 0.  A program whose guest dies or times out fails.  Exit 1 if any test
+# case failed.
+#
+# environment: PCTR_HW_CACHE (default /var/tmp/pctr-hw: kernel cache),
+#   PCTR_HW_KERNEL (an arm64 Image to boot instead), PCTR_HW_BUILD (default
+#   build-aarch64), PCTR_HW_QEMU (default qemu-system-aarch64),
+#   PCTR_HW_TIMEOUT (seconds per guest, default 420).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cache=${PCTR_HW_CACHE:-/var/tmp/pctr-hw}
+build=${PCTR_HW_BUILD:-$top/build-aarch64}
+qemu=${PCTR_HW_QEMU:-qemu-system-aarch64}
+guest_timeout=${PCTR_HW_TIMEOUT:-420}
+bench=0 only= case_only= out=
+jobs=$(nproc 2>/dev/null || echo 1)
+[ "$jobs" -gt 4 ] && jobs=4
+
+usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-2}"; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bench) bench=1 ;;
+	--only) only=$2; shift ;;
+	--case) case_only=$2; shift ;;
+	-j) jobs=$2; shift ;;
+	-h | --help) usage 0 ;;
+	-*) usage ;;
+	*) out=$1 ;;
+	esac
+	shift
+done
+out=${out:-$build/hw.tap}
+mkdir -p "$(dirname "$out")"
+rm -f "$out"
+
+skip() {
+	echo "# SKIP hardware tests: $*"
+	exit 0
+}
+
+# ---- packages -------------------------------------------------------------
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		sudo -n "$@"
+	else
+		return 126
+	fi
+}
+
+can_root() { [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; }; }
+
+installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'; }
+
+ensure_packages() {
+	local want="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio meson ninja-build python3 libpfm4-dev:arm64"
+	local missing= p log=$cache/apt.log
+
+	command -v dpkg-query >/dev/null 2>&1 ||
+		skip "not a Debian system: install qemu-system-aarch64, an aarch64 cross compiler and a static aarch64 libpfm by hand"
+	for p in $want; do installed "$p" || missing="$missing $p"; done
+	[ -z "$missing" ] && return 0
+	can_root || skip "missing packages:$missing (run as root, or: sudo apt-get install$missing, after dpkg --add-architecture arm64)"
+	mkdir -p "$cache"
+	echo "# installing:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		as_root dpkg --add-architecture arm64 || skip "dpkg --add-architecture arm64 failed"
+	fi
+	{
+		as_root apt-get -o DPkg::Lock::Timeout=300 update -qq &&
+			as_root apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
+				--no-install-recommends $missing
+	} >"$log" 2>&1 || skip "apt-get could not install$missing (log: $log)"
+}
+
+# ---- guest kernel ---------------------------------------------------------
+
+# Debian's arm64 kernel: whatever linux-image-arm64:arm64 depends on.
+ensure_kernel() {
+	local pkg deb img tmp
+
+	if [ -n "${PCTR_HW_KERNEL:-}" ]; then
+		[ -f "$PCTR_HW_KERNEL" ] || skip "PCTR_HW_KERNEL=$PCTR_HW_KERNEL does not exist"
+		kernel=$PCTR_HW_KERNEL
+		return
+	fi
+	kernel=$cache/Image
+	[ -f "$kernel" ] && return
+	mkdir -p "$cache" 2>/dev/null || skip "cannot create the kernel cache $cache"
+	pkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
+		awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+	[ -n "$pkg" ] || skip "no arm64 kernel package known to apt (needs dpkg --add-architecture arm64 and apt-get update, as root)"
+	tmp=$(mktemp -d "$cache/fetch.XXXXXX") || skip "cannot write to $cache"
+	(cd "$tmp" && apt-get download "${pkg%:arm64}:arm64" >"$tmp/log" 2>&1) ||
+		{ rm -rf "$tmp"; skip "apt-get download ${pkg%:arm64}:arm64 failed"; }
+	deb=$(ls "$tmp"/*.deb)
+	(cd "$tmp" && dpkg-deb --fsys-tarfile "$deb" | tar -x --wildcards './boot/vmlinuz-*') ||
+		{ rm -rf "$tmp"; skip "cannot unpack $deb"; }
+	img=$(ls "$tmp"/boot/vmlinuz-* | head -n1)
+	if [ "$(od -An -tx1 -N2 "$img" | tr -d ' ')" = 1f8b ]; then
+		gunzip -c "$img" >"$cache/Image-${img##*vmlinuz-}"
+	else
+		cp "$img" "$cache/Image-${img##*vmlinuz-}"
+	fi
+	ln -sfn "Image-${img##*vmlinuz-}" "$kernel"
+	echo "# guest kernel: $pkg ($(dpkg-deb -f "$deb" Version))" >&2
+	rm -rf "$tmp"
+}
+
+# ---- cross build ----------------------------------------------------------
+
+# Prints "not ok" and exits 1: a build failure is a test failure.
+build_fail() {
+	echo "not ok 1 - build the aarch64 hardware tests: $1" | tee "$out"
+	echo "1..1" | tee -a "$out"
+	exit 1
+}
+
+cross_build() {
+	local log=$build/hw-build.log targets
+
+	local reconf=
+
+	mkdir -p "$build"
+	# reconfigure every time: meson.build lists tests that exist on disk
+	[ -f "$build/build.ninja" ] && reconf=--reconfigure
+	meson setup $reconf "$build" "$top" --cross-file "$here/aarch64.ini" \
+		-Dstatic_deps=true -Ddefault_library=static -Dtools=false \
+		>"$build/hw-setup.log" 2>&1 ||
+		{ tail -30 "$build/hw-setup.log" >&2; build_fail "meson setup (log: $build/hw-setup.log)"; }
+	# only the guest's programs: the rest of the tree is for the host
+	targets=$(meson introspect --targets "$build" | python3 -c '
+import json, sys, os
+for t in json.load(sys.stdin):
+    if t["subproject"] is None and "/tests/hw/" in t["filename"][0]:
+        print(os.path.relpath(t["filename"][0], sys.argv[1]))' "$build") ||
+		build_fail "meson introspect"
+	# shellcheck disable=SC2086
+	ninja -C "$build" $targets >"$log" 2>&1 || { tail -30 "$log" >&2; build_fail "ninja (log: $log)"; }
+	hw_bin=$build/tests/hw
+}
+
+# ---- runs -----------------------------------------------------------------
+
+# "hw-run:" lines in a test's source each add one run with their own options
+# (uid=N, sysctl=a=1,b=2); a test without any runs once as root.
+plan_lines() { # NAME
+	local name=$1 src=$here/$1.c n=0 line uid sys tok
+
+	while IFS= read -r line; do
+		uid=- sys=-
+		for tok in ${line#*hw-run:}; do
+			case $tok in
+			uid=*) uid=${tok#uid=} ;;
+			sysctl=*) sys=${tok#sysctl=} ;;
+			esac
+		done
+		n=$((n + 1))
+		echo "$name.$n $uid $sys /hw/$name"
+	done < <(grep -o 'hw-run:.*' "$src" 2>/dev/null | sed 's,\*/.*,,')
+	[ "$n" = 0 ] && echo "$name - - /hw/$name"
+}
+
+# Boot one guest for test program NAME; its console goes to LOG.
+boot() { # NAME LOG
+	local name=$1 log=$2 work cmdline
+
+	work=$(mktemp -d "${TMPDIR:-/tmp}/pctr-hw.XXXXXX") || return 1
+	mkdir -p "$work/root/hw" "$work/root/dev" "$work/root/proc" "$work/root/sys" "$work/root/tmp"
+	cp "$hw_bin/hw_init" "$work/root/init"
+	cp "$hw_bin/$name" "$hw_bin/hw_loop" "$work/root/hw/"
+	plan_lines "$name" >"$work/root/hw/plan"
+	(cd "$work/root" && find . -print0 | cpio --null -o -H newc --quiet) >"$work/initrd"
+	# randomize_kstack_offset=off: every syscall costs the same number of
+	# kernel instructions, so kernel-inclusive figures are repeatable
+	cmdline="console=ttyAMA0 panic=-1 loglevel=3 rdinit=/init randomize_kstack_offset=off"
+	[ -n "$case_only" ] && cmdline="$cmdline TEST_ONLY=$case_only"
+	timeout -k 5 "$guest_timeout" "$qemu" -machine virt -cpu max,pauth-impdef=on \
+		-icount shift=0,sleep=off -m 512M -smp 1 -display none -monitor none \
+		-serial stdio -nic none -no-reboot -kernel "$kernel" -initrd "$work/initrd" \
+		-append "$cmdline" </dev/null 2>&1 | tr -d '\r' >"$log"
+	echo "# guest $name: $(plan_lines "$name" | wc -l) run(s), ${SECONDS}s since start, qemu status ${PIPESTATUS[0]}" >>"$log.status"
+	rm -rf "$work"
+}
+
+# TAP of one guest, unnumbered ("ok - LABEL: case"); missing runs fail.
+report() { # NAME LOG
+	local labels
+
+	labels=$(plan_lines "$1" | awk '{ print $1 }' | tr '\n' ' ')
+	awk -v labels="$labels" -v logf="$2" '
+	function close_run(why) {
+		if (why != "")
+			print "not ok - " run ": " why
+		else if (res < plan)
+			print "not ok - " run ": " plan - res " test case(s) did not report"
+		else if (status != 0 && fails == 0)
+			print "not ok - " run ": exited with status " status
+		done[run] = 1
+		run = ""
+	}
+	/^PCTR-HW-BEGIN / { run = $2; plan = 0; res = 0; fails = 0; status = 0; next }
+	/^PCTR-HW-END / { status = $3; close_run(""); next }
+	run == "" { next }
+	/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; next }
+	/^not ok / { res++; fails++; sub(/^not ok [0-9]+ - /, ""); print "not ok - " run ": " $0; next }
+	/^ok / { res++; sub(/^ok [0-9]+ - /, ""); print "ok - " run ": " $0; next }
+	/^#/ { print; next }
+	{ print "# " $0 }
+	END {
+		if (run != "")
+			close_run("the guest died or timed out during this run (console: " logf ")")
+		n = split(labels, want, " ")
+		for (i = 1; i <= n; i++)
+			if (!(want[i] in done))
+				print "not ok - " want[i] ": never started: the guest died or timed out (console: " logf ")"
+	}' "$2"
+}
+
+number() { # reads unnumbered TAP, continues the count in $count
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) count=$((count + 1)); line="ok $count - ${line#ok - }" ;;
+		"not ok - "*) count=$((count + 1)); failed=$((failed + 1)); line="not ok $count - ${line#not ok - }" ;;
+		esac
+		printf '%s\n' "$line" | tee -a "$out"
+	done
+}
+
+write_bench() { # LOG of test_hw_cost
+	local md=$top/bench/hw-read-cost.md
+	{
+		echo "# Cost of reading counters, in instructions (emulated arm64 PMU)"
+		echo
+		echo "Measured exactly inside a QEMU TCG guest (\`-cpu max -icount shift=0\`,"
+		echo "Debian's arm64 kernel, \`randomize_kstack_offset=off\`) by"
+		echo "\`tests/hw/test_hw_cost.c\`.  Regenerate with:"
+		echo
+		echo "    tests/hw/run.sh --bench --only test_hw_cost"
+		echo
+		echo "* **pair**: what the set's own user-mode count shows for"
+		echo "  \`pctr_set_read(); pctr_set_read();\` with nothing between: the"
+		echo "  constant every measurement carries."
+		echo "* **per read, user / total**: instructions of one \`pctr_set_read()\`,"
+		echo "  counted by a second set around K and 2K reads (difference taken),"
+		echo "  user mode only / user and kernel (minimum over trials: a timer tick"
+		echo "  adds thousands)."
+		echo
+		echo "| read path | events | pair | per read, user | per read, total |"
+		echo "|---|---:|---:|---:|---:|"
+		grep -a '^# cost|' "$1" | cut -d'|' -f2- | sed 's/^/| /; s/$/ |/'
+		echo
+		echo "Kernel: $(basename "$(readlink -f "$kernel")"); QEMU: $("$qemu" --version | head -n1)."
+	} >"$md"
+	echo "# wrote $md"
+}
+
+# ---- main -----------------------------------------------------------------
+
+command -v "$qemu" >/dev/null 2>&1 || can_root ||
+	skip "no $qemu, and no root to install qemu-system-arm"
+mkdir -p "$cache" 2>/dev/null || true
+ensure_packages
+command -v "$qemu" >/dev/null 2>&1 || skip "no $qemu after installing qemu-system-arm"
+ensure_kernel
+cross_build
+
+names=$(cd "$hw_bin" && ls test_hw_* 2>/dev/null | grep -v '\.p$')
+if [ -n "$only" ]; then
+	names=$(for n in ${only//,/ }; do echo "$names" | grep -qx "$n" && echo "$n"; done)
+	[ -n "$names" ] || build_fail "--only $only matches no built test program"
+fi
+
+logs=$build/hw-logs
+mkdir -p "$logs"
+rm -f "$logs"/*.log "$logs"/*.status
+echo "# hardware tests: $(echo $names | wc -w) program(s), $jobs guest(s) at a time, kernel $(basename "$(readlink -f "$kernel")")"
+SECONDS=0
+running=0
+for n in $names; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	boot "$n" "$logs/$n.log" &
+	running=$((running + 1))
+done
+wait
+
+count=0 failed=0
+for n in $names; do
+	cat "$logs/$n.log.status" 2>/dev/null
+	number < <(report "$n" "$logs/$n.log")
+done
+echo "1..$count" | tee -a "$out"
+echo "# hardware tests: $count test case(s), $failed failed, ${SECONDS}s"
+grep -aq '^# cost|' "$logs/test_hw_cost.log" 2>/dev/null && [ "$bench" = 1 ] &&
+	write_bench "$logs/test_hw_cost.log"
+[ "$failed" = 0 ]
