@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pctr_dev.c - OpenBSD's /dev/pctr over libpctr.
+ *
+ * The driver's contract (pctr(4), sys/arch/amd64/amd64/pctr.c):
+ *   PCIOCRD   the functions, the TSC and the counters; without counters
+ *             only the TSC (the rest of the buffer is zero, as the kernel
+ *             clears it).
+ *   PCIOCSn   ENODEV without counters, EPERM if not open for writing,
+ *             EINVAL for reserved bits (0x380000); else counter n is reset
+ *             to zero and runs the function, counting only if PCTR_EN is
+ *             set; function 0 turns it off.
+ *   other     EINVAL.
+ * The counters belong to the process (not to the descriptor), so a setting
+ * survives close() and a later open(), as the hardware's does.
+ *
+ * Thread-safe: one mutex guards the counters.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "pctr.h"
+#include <machine/pctr.h>
+
+#include "bsd_counter.h"
+#include "devsw.h"
+
+#define PCTR_EXPORT __attribute__((visibility("default")))
+
+struct counter {
+	uint32_t fn;
+	struct pctr_set *set; /* NULL: off, or counting nothing */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct counter ctr[PCTR_NUM];
+
+static int
+pctr_open(int oflags)
+{
+	return 0;
+}
+
+static void
+pctr_close(int oflags)
+{
+}
+
+static int
+pctr_read_all(struct pctrst *st)
+{
+	int r = 0;
+
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&lock);
+	st->pctr_tsc = pctr_tsc();
+	for (int i = 0; i < PCTR_NUM && r == 0; i++) {
+		uint64_t v;
+
+		st->pctr_fn[i] = ctr[i].fn;
+		r = pctr_bsd_counter_read(ctr[i].set, &v);
+		st->pctr_hwc[i] = v;
+	}
+	pthread_mutex_unlock(&lock);
+	return pctr_bsd_errno(r);
+}
+
+/* program counter @n; a failure leaves the counter as it was */
+static int
+pctr_select(int oflags, int n, uint32_t fn)
+{
+	struct pctr_set *set = NULL;
+	struct pctr_event ev;
+	int r;
+
+	if (!pctr_bsd_have_counters())
+		return ENODEV;
+	if (!pctr_bsd_fwrite(oflags))
+		return EPERM;
+	if (fn & PCTR_FN_RESERVED)
+		return EINVAL;
+	r = fn ? pctr_bsd_fn_event(fn, &ev) : 1;
+	if (r == 0)
+		r = pctr_bsd_counter_open(&ev, fn & PCTR_EN, &set);
+	if (r < 0)
+		return pctr_bsd_errno(r);
+	pthread_mutex_lock(&lock);
+	pctr_set_free(ctr[n].set);
+	ctr[n].set = set;
+	ctr[n].fn = fn;
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+static int
+pctr_ioctl(int oflags, unsigned long req, void *arg)
+{
+	if (req == PCIOCRD)
+		return pctr_read_all(arg);
+	if (req >= PCIOCS0 && req <= PCIOCS3)
+		return pctr_select(oflags, (int)(req - PCIOCS0),
+				   *(unsigned int *)arg);
+	return EINVAL;
+}
+
+PCTR_EXPORT const struct pctr_bsd_dev pctr_openbsd_dev = {
+	.path = _PATH_PCTR,
+	.open = pctr_open,
+	.ioctl = pctr_ioctl,
+	.close = pctr_close,
+};
+
+PCTR_EXPORT pctrval
+pctr_openbsd_rdpmc(unsigned int n)
+{
+	uint64_t v = 0;
+
+	if (n >= PCTR_NUM)
+		return 0;
+	pthread_mutex_lock(&lock);
+	pctr_bsd_counter_read(ctr[n].set, &v);
+	pthread_mutex_unlock(&lock);
+	return v;
+}
