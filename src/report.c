@@ -57,24 +57,26 @@ text_row_u(FILE *f, const char *label, const char *n, uint64_t ticks,
 static void
 text_counts(FILE *f, const struct pctr_stats *st)
 {
-	static const char *const label[] = { "total", "minimum", "maximum",
-					     "overhead" };
+	static const char *const label[] = { "total", "minimum", "maximum" };
 	char n[32];
 
 	fprintf(f, "%-12s%10s" COL "s", "Events", "intervals", "cycles");
-	for (int i = 0; i < st->nr; i++)
-		fprintf(f, "  " "%9s %-5d", "event", i);
+	for (int i = 0; i < st->nr; i++) {
+		char ev[32];
+
+		snprintf(ev, sizeof(ev), "event %d", i);
+		fprintf(f, " " COL "s", ev);
+	}
 	fputc('\n', f);
 	snprintf(n, sizeof(n), "%llu", (unsigned long long)st->time.w.n);
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 3; k++) {
 		uint64_t v[PCTR_MAX_EVENTS], t = 0;
 
 		for (int i = -1; i < st->nr; i++) {
 			const struct pctr__series *s =
 				pctr__stats_series(st, i);
 			uint64_t x = k == 0 ? s->total : k == 1 ? s->min
-						  : k == 2 ? s->max
-							   : s->overhead;
+								: s->max;
 			if (i < 0)
 				t = x;
 			else
@@ -100,6 +102,16 @@ text_counts(FILE *f, const struct pctr_stats *st)
 		fprintf(f, " " COL ".2f", s.stddev);
 	}
 	fputc('\n', f);
+}
+
+static void
+text_overhead(FILE *f, const struct pctr_stats *st)
+{
+	uint64_t v[PCTR_MAX_EVENTS];
+
+	for (int i = 0; i < st->nr; i++)
+		v[i] = st->ev[i].overhead;
+	text_row_u(f, "overhead", "", st->time.overhead, v, st->nr);
 }
 
 static void
@@ -212,6 +224,7 @@ text_block(FILE *f, const struct pctr_stats *st, const char *name,
 	fputc('\n', f);
 	text_counts(f, st);
 	text_percentiles(f, st);
+	text_overhead(f, st);
 	text_per_cycle(f, st);
 	text_ratios(f, st);
 	fputc('\n', f);
@@ -343,7 +356,10 @@ json_num(FILE *f, const char *key, double x)
 static void
 json_stats(FILE *f, const struct pctr_summary *s, double scale)
 {
-	json_num(f, "total", s->total * scale);
+	if (scale != 1.0)
+		fprintf(f, "\"total\": %lld", (long long)llround(s->total * scale));
+	else
+		json_num(f, "total", s->total);
 	fprintf(f, ", \"n\": %llu, ", (unsigned long long)s->n);
 	json_num(f, "min", s->n ? s->min * scale : NAN);
 	fputs(", ", f);
