@@ -1,16 +1,661 @@
 /* SPDX-License-Identifier: MIT */
-/* overflow.c - overflow notification (being written). */
-#include "internal.h"
+/*
+ * overflow.c - notifying the program when a counter overflows.
+ *
+ * Each notified counter has a small ring buffer in which the kernel writes
+ * one record per overflow (IP, pid/tid, time, period) and asks for a
+ * wakeup after every record (wakeup_events = 1).  The fd is set up for
+ * signal-driven I/O: O_ASYNC, F_SETSIG to the chosen signal (so that
+ * siginfo carries si_fd), and F_SETOWN_EX/F_OWNER_TID to the thread the
+ * counter belongs to, so that the signal interrupts that thread.
+ *
+ * Counters inherited by threads created later have no fd of their own:
+ * the kernel writes their records into the ring of the counter they were
+ * inherited from and signals that counter's owner.  The record's tid says
+ * which thread overflowed, and that is what the program is told.
+ *
+ * Signals of one kind merge while pending, so a handler drains every
+ * record of the ring rather than assuming one record per signal.  The
+ * handler finds the ring from si_fd through a registry of open sets; a
+ * set leaving the registry waits for handlers still inside it to finish.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sampling.h"
+
+#define MAX_SETS 64
+#define SIGNAL_RECORD_MAX 256 /* records of PCTR__OVF_SAMPLE_TYPE are 48 */
+
+static struct pctr_set *_Atomic registry[MAX_SETS];
+static atomic_int registry_users[MAX_SETS];
+
+/* the library's handler, installed once per signal while sets use it */
+static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
+static int sig_refs[_NSIG];
+static struct sigaction sig_old[_NSIG];
+
+struct pctr__overflow *
+pctr__ovf_get(struct pctr_set *set)
+{
+	if (!set->ovf) {
+		set->ovf = calloc(1, sizeof(*set->ovf));
+		if (set->ovf)
+			set->ovf->slot = -1;
+	}
+	return set->ovf;
+}
+
+int
+pctr__ovf_check_event(struct pctr_set *set, int idx, const char *what)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (set->open)
+		return pctr__error(EALREADY, "cannot %s: the set is already "
+					     "open; configure before "
+					     "pctr_set_open()",
+				   what);
+	if (idx < 0 || idx >= set->nr_events)
+		return pctr__error(ERANGE, "event %d out of range (0..%d)", idx,
+				   set->nr_events - 1);
+	if (!pctr__ovf_get(set))
+		return pctr__error(ENOMEM, "out of memory");
+	if (set->ovf->ev[idx].mode != PCTR__MODE_NONE)
+		return pctr__error(EBUSY, "'%s' already has overflow "
+					  "notification or sampling",
+				   set->ev[idx].name);
+	return 0;
+}
+
+/*
+ * Ask the kernel now whether it can interrupt on this event's overflow, so
+ * the answer comes with the call that asked for it: a PMU without an
+ * overflow interrupt refuses any sampling event with EOPNOTSUPP.  Other
+ * failures (no PMU, privileges) are left for pctr_set_open() to explain.
+ */
+int
+pctr__ovf_probe(struct pctr_set *set, int idx)
+{
+	struct pctr_event *ev = &set->ev[idx];
+	struct perf_event_attr attr = ev->attr;
+	int fd;
+
+	attr.size = sizeof(attr);
+	attr.disabled = 1;
+	if (ev->part_type[0])
+		attr.config = (attr.config & PERF_HW_EVENT_MASK) |
+			      (uint64_t)ev->part_type[0] << PERF_PMU_TYPE_SHIFT;
+	fd = pctr__sys_perf_open(&attr, 0, -1, -1, 0);
+	if (fd == -EACCES || fd == -EPERM) {
+		attr.exclude_kernel = attr.exclude_hv = 1;
+		fd = pctr__sys_perf_open(&attr, 0, -1, -1, 0);
+	}
+	if (fd >= 0)
+		pctr__sys_close(fd);
+	if (fd == -EOPNOTSUPP) {
+		ev->attr.sample_period = 0;
+		ev->attr.sample_type = 0;
+		ev->attr.freq = 0;
+		return pctr__error(EOPNOTSUPP,
+				   "cannot sample '%s': this PMU does not "
+				   "interrupt on counter overflow (ENOTSUP); "
+				   "count it and read it instead, or sample a "
+				   "software clock (task-clock)",
+				   ev->name);
+	}
+	return 0;
+}
+
+static int
+check_overflow(const struct pctr_overflow *o, uint64_t *period)
+{
+	unsigned int known = PCTR_OVF_ONESHOT | PCTR_OVF_FREQ;
+
+	if (!o || o->size == 0 || o->size > sizeof(*o))
+		return pctr__error(EINVAL, "struct pctr_overflow: NULL or bad "
+					   "->size");
+	if (o->flags & ~known)
+		return pctr__error(EINVAL, "unknown overflow flags 0x%x",
+				   o->flags & ~known);
+	if (!!o->period == !!o->preset)
+		return pctr__error(EINVAL, "give either a period or a preset "
+					   "(period %llu, preset %#llx)",
+				   (unsigned long long)o->period,
+				   (unsigned long long)o->preset);
+	if (o->preset && (o->flags & PCTR_OVF_FREQ))
+		return pctr__error(EINVAL, "a preset is a count, not a rate: "
+					   "drop PCTR_OVF_FREQ");
+	*period = o->period ? o->period : 0 - o->preset;
+	if (*period == 0 || *period >> 63)
+		return pctr__error(EINVAL, "an overflow period of %llu (preset "
+					   "%#llx): it must be 1 .. 2^63 - 1, "
+					   "so a preset above 2^63",
+				   (unsigned long long)*period,
+				   (unsigned long long)o->preset);
+	if (o->signo < 0 || o->signo >= _NSIG || o->signo == SIGKILL ||
+	    o->signo == SIGSTOP)
+		return pctr__error(EINVAL, "signal %d cannot carry overflow "
+					   "notifications",
+				   o->signo);
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_set_overflow(struct pctr_set *set, int idx,
+		  const struct pctr_overflow *o)
+{
+	struct perf_event_attr *attr;
+	struct pctr__ovf_event *ev;
+	uint64_t period = 0;
+	int r;
+
+	r = pctr__ovf_check_event(set, idx, "set an overflow");
+	if (r < 0 || (r = check_overflow(o, &period)) < 0)
+		return r;
+	attr = &set->ev[idx].attr;
+	r = pctr__ovf_set_period(attr, period, !!(o->flags & PCTR_OVF_FREQ));
+	if (r < 0)
+		return r;
+	attr->sample_type = PCTR__OVF_SAMPLE_TYPE;
+	attr->watermark = 0;
+	attr->wakeup_events = 1;
+	r = pctr__ovf_probe(set, idx);
+	if (r < 0)
+		return r;
+	ev = &set->ovf->ev[idx];
+	ev->mode = PCTR__MODE_SIGNAL;
+	ev->flags = o->flags;
+	ev->signo = o->signo ? o->signo : SIGIO;
+	ev->fn = o->fn;
+	ev->arg = o->arg;
+	ev->pages = 1;
+	return 0;
+}
+
+/* ---- delivery ----------------------------------------------------------- */
+
+struct fill_ctx {
+	struct pctr_overflow_info *info;
+	int max;
+	int n;
+};
+
+static void
+make_info(struct pctr__ring *ring, const struct pctr__rec *r,
+	  struct pctr_overflow_info *info)
+{
+	struct pctr__tid_slot *s = pctr__tid_slot(ring->tids, (pid_t)r->tid);
+
+	*info = (struct pctr_overflow_info){ .size = sizeof(*info),
+					     .event = ring->event,
+					     .instance = ring->instance,
+					     .tid = (pid_t)r->tid,
+					     .ip = r->ip,
+					     .period = r->period,
+					     .time = r->time };
+	if (s) {
+		s->seq++;
+		s->count += r->period;
+		info->seq = s->seq;
+		info->count = s->count;
+	}
+}
+
+/* decode: fill the caller's array, stop when it is full */
+static int
+fill_one(struct pctr_set *set, struct pctr__ring *ring,
+	 const struct perf_event_header *h, void *arg)
+{
+	struct fill_ctx *ctx = arg;
+	struct pctr__rec r;
+
+	if (pctr__sample_parse(h, ring->sample_type, &r) < 0)
+		return 0;
+	make_info(ring, &r, &ctx->info[ctx->n++]);
+	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
+	return ctx->n == ctx->max;
+}
+
+/* the library's handler: call the event's callback */
+static int
+call_one(struct pctr_set *set, struct pctr__ring *ring,
+	 const struct perf_event_header *h, void *arg)
+{
+	const struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
+	struct pctr_overflow_info info;
+	struct pctr__rec r;
+
+	if (pctr__sample_parse(h, ring->sample_type, &r) < 0)
+		return 0;
+	make_info(ring, &r, &info);
+	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
+	ev->fn(&info, ev->arg);
+	return 0;
+}
+
+static struct pctr__ring *
+find_ring(struct pctr_set *set, int fd)
+{
+	for (int i = 0; i < set->ovf->nr_ring; i++) {
+		struct pctr__ring *ring = &set->ovf->ring[i];
+
+		if (ring->pc && ring->fd == fd &&
+		    set->ovf->ev[ring->event].mode == PCTR__MODE_SIGNAL)
+			return ring;
+	}
+	return NULL;
+}
+
+/*
+ * Find the set and ring behind a signal's si_fd and drain it with @fn.
+ * Return the number of records, or -1 if no open set owns that fd.
+ */
+static int
+dispatch(const siginfo_t *si, pctr__rec_fn fn, void *arg)
+{
+	unsigned char buf[SIGNAL_RECORD_MAX];
+	int n = -1;
+
+	if (si->si_code != POLL_IN && si->si_code != POLL_HUP)
+		return -1;
+	for (int i = 0; i < MAX_SETS && n < 0; i++) {
+		struct pctr_set *set;
+		struct pctr__ring *ring;
+
+		atomic_fetch_add(&registry_users[i], 1);
+		set = atomic_load(&registry[i]);
+		ring = set ? find_ring(set, si->si_fd) : NULL;
+		if (ring)
+			n = pctr__ring_drain(set, ring, buf, sizeof(buf), fn,
+					     arg);
+		atomic_fetch_sub(&registry_users[i], 1);
+	}
+	return n;
+}
+
+static void
+chain(int sig, siginfo_t *si, void *uc)
+{
+	const struct sigaction *old = &sig_old[sig];
+
+	if (old->sa_flags & SA_SIGINFO)
+		old->sa_sigaction(sig, si, uc);
+	else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN)
+		old->sa_handler(sig);
+}
+
+static void
+handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	if (dispatch(si, call_one, NULL) < 0)
+		chain(sig, si, uc);
+	errno = saved;
+}
+
+PCTR_EXPORT int
+pctr_overflow_decode(const siginfo_t *si, struct pctr_overflow_info *info,
+		     int max)
+{
+	struct fill_ctx ctx = { info, max, 0 };
+
+	if (!si || !info || max <= 0)
+		return -EINVAL;
+	return dispatch(si, fill_one, &ctx) < 0 ? 0 : ctx.n;
+}
+
+/* ---- opening and closing ------------------------------------------------ */
+
+static int
+hold_handler(int sig)
+{
+	struct sigaction sa = { .sa_sigaction = handler,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	int r = 0;
+
+	pthread_mutex_lock(&sig_lock);
+	if (sig_refs[sig] == 0 && sigaction(sig, &sa, &sig_old[sig]) < 0)
+		r = pctr__error(errno, "cannot handle signal %d: %s", sig,
+				strerror(errno));
+	if (r == 0)
+		sig_refs[sig]++;
+	pthread_mutex_unlock(&sig_lock);
+	return r;
+}
+
+static void
+release_handler(int sig)
+{
+	pthread_mutex_lock(&sig_lock);
+	if (--sig_refs[sig] == 0)
+		sigaction(sig, &sig_old[sig], NULL);
+	pthread_mutex_unlock(&sig_lock);
+}
+
+/* signals are delivered to threads of this process only */
+static int
+check_target(const struct pctr_set *set, const struct pctr__ovf_event *ev,
+	     const struct pctr_event *e)
+{
+	char path[64];
+	struct stat st;
+
+	if (set->target == PCTR_TARGET_CPU)
+		return pctr__error(EOPNOTSUPP, "overflow signals of '%s' need "
+					       "a thread of this process to "
+					       "go to, not a CPU: sample CPUs "
+					       "with pctr_set_sampling()",
+				   e->name);
+	for (int i = 0; i < set->nr_inst; i++) {
+		snprintf(path, sizeof(path), "/proc/self/task/%d",
+			 set->inst_id[i]);
+		if (stat(path, &st) < 0)
+			return pctr__error(EOPNOTSUPP,
+					   "overflow signals of '%s' can only "
+					   "go to threads of this process, and "
+					   "%d is not one: sample other "
+					   "processes with pctr_set_sampling()",
+					   e->name, set->inst_id[i]);
+	}
+	if ((ev->flags & PCTR_OVF_ONESHOT) && set->target == PCTR_TARGET_PROCESS)
+		return pctr__error(EOPNOTSUPP, "PCTR_OVF_ONESHOT on '%s' needs "
+					       "counters of their own, and the "
+					       "kernel cannot re-arm counters "
+					       "inherited by new threads: use "
+					       "PCTR_TARGET_THREAD or _TID",
+				   e->name);
+	return 0;
+}
+
+static int
+async_setup(struct pctr__ring *ring, int signo, pid_t tid)
+{
+	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
+	int fl = fcntl(ring->fd, F_GETFL);
+
+	if (fl < 0 || fcntl(ring->fd, F_SETSIG, signo) < 0 ||
+	    fcntl(ring->fd, F_SETOWN_EX, &owner) < 0 ||
+	    fcntl(ring->fd, F_SETFL, fl | O_ASYNC) < 0)
+		return pctr__error(errno, "cannot route overflow signals to "
+					   "thread %d: %s",
+				   (int)tid, strerror(errno));
+	return 0;
+}
+
+/*
+ * Arm a one-shot counter: PERF_EVENT_IOC_REFRESH lets it overflow once
+ * more, after which the kernel disables it.  REFRESH also enables it; a
+ * group leader must stay stopped until pctr_set_enable(), so it is stopped
+ * again at once and the few events counted meanwhile are reset.
+ */
+static int
+arm_oneshot(struct pctr_set *set, int c)
+{
+	const struct pctr__ctr *ctr = &set->ctr[c];
+	int inst = c / set->nr_ctr;
+	const struct pctr__group *g = &set->groups[inst * set->nr_ctr +
+						   ctr->group];
+	int r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_REFRESH, 1);
+
+	if (r == 0 && g->leader_fd == ctr->fd)
+		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (r == 0 && g->leader_fd == ctr->fd)
+		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_RESET, 0);
+	return r < 0 ? pctr__error(-r, "cannot arm a one-shot overflow: %s",
+				   strerror(-r))
+		     : 0;
+}
+
+static int
+open_signal_ring(struct pctr_set *set, struct pctr__ring *ring, int c)
+{
+	struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
+	int r;
+
+	ring->tids = calloc(PCTR__TID_SLOTS, sizeof(*ring->tids));
+	if (!ring->tids)
+		return pctr__error(ENOMEM, "out of memory");
+	r = async_setup(ring, ev->signo, set->inst_id[ring->instance]);
+	if (r == 0 && (ev->flags & PCTR_OVF_ONESHOT))
+		r = arm_oneshot(set, c);
+	return r;
+}
+
+static int
+hold_handlers(struct pctr_set *set)
+{
+	struct pctr__overflow *o = set->ovf;
+
+	for (int e = 0; e < set->nr_events; e++) {
+		int sig = o->ev[e].signo, r, seen = 0;
+
+		if (o->ev[e].mode != PCTR__MODE_SIGNAL || !o->ev[e].fn)
+			continue;
+		for (int k = 0; k < o->nr_handlers; k++)
+			seen |= o->handlers[k] == sig;
+		if (seen)
+			continue;
+		r = hold_handler(sig);
+		if (r < 0)
+			return r;
+		o->handlers[o->nr_handlers++] = sig;
+	}
+	return 0;
+}
+
+static int
+register_set(struct pctr_set *set)
+{
+	for (int i = 0; i < MAX_SETS; i++) {
+		struct pctr_set *none = NULL;
+
+		if (atomic_compare_exchange_strong(&registry[i], &none, set)) {
+			set->ovf->slot = i;
+			return 0;
+		}
+	}
+	return pctr__error(EMFILE, "at most %d sets can have overflow "
+				   "notification at once",
+			   MAX_SETS);
+}
+
+static int
+check_targets(struct pctr_set *set)
+{
+	for (int e = 0; e < set->nr_events; e++) {
+		const struct pctr__ovf_event *ev = &set->ovf->ev[e];
+		int r;
+
+		if (ev->mode != PCTR__MODE_SIGNAL)
+			continue;
+		r = check_target(set, ev, &set->ev[e]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int
+open_rings(struct pctr_set *set)
+{
+	struct pctr__overflow *o = set->ovf;
+	bool signals = false;
+	int r = 0;
+
+	o->nr_ring = set->nr_inst * set->nr_ctr;
+	o->ring = calloc(o->nr_ring, sizeof(*o->ring));
+	if (!o->ring)
+		return pctr__error(ENOMEM, "out of memory");
+	for (int c = 0; c < o->nr_ring && r == 0; c++) {
+		struct pctr__ovf_event *ev = &o->ev[set->ctr[c].event];
+
+		if (ev->mode == PCTR__MODE_NONE)
+			continue;
+		o->ring[c].instance = c / set->nr_ctr;
+		r = pctr__ring_map(set, &o->ring[c], c, ev->pages);
+		signals |= ev->mode == PCTR__MODE_SIGNAL;
+		if (r == 0 && ev->mode == PCTR__MODE_BUFFER && !o->scratch &&
+		    !(o->scratch = malloc(PCTR__RECORD_MAX)))
+			r = pctr__error(ENOMEM, "out of memory");
+	}
+	if (r == 0 && signals)
+		r = register_set(set);
+	for (int c = 0; c < o->nr_ring && r == 0; c++)
+		if (o->ring[c].pc &&
+		    o->ev[o->ring[c].event].mode == PCTR__MODE_SIGNAL)
+			r = open_signal_ring(set, &o->ring[c], c);
+	return r;
+}
 
 int
 pctr__overflow_open(struct pctr_set *set)
 {
-	(void)set;
-	return 0;
+	int r;
+
+	if (!set->ovf)
+		return 0;
+	r = check_targets(set);
+	if (r == 0)
+		r = hold_handlers(set);
+	if (r == 0)
+		r = open_rings(set);
+	return r;
 }
 
+/*
+ * Forget the overflow state: this runs when a set is freed and when an
+ * open fails, after which the set counts without notification or sampling
+ * (the settings are documented to be dropped).
+ */
 void
 pctr__overflow_close(struct pctr_set *set)
 {
-	(void)set;
+	struct pctr__overflow *o = set->ovf;
+
+	if (!o)
+		return;
+	if (o->slot >= 0) {
+		atomic_store(&registry[o->slot], NULL);
+		while (atomic_load(&registry_users[o->slot]))
+			sched_yield();
+	}
+	for (int c = 0; c < o->nr_ring; c++) {
+		/* no more signals from this fd, whatever becomes of it */
+		if (o->ring[c].tids)
+			fcntl(o->ring[c].fd, F_SETFL, 0);
+		pctr__ring_unmap(&o->ring[c]);
+		free(o->ring[c].tids);
+	}
+	for (int k = 0; k < o->nr_handlers; k++)
+		release_handler(o->handlers[k]);
+	for (int e = 0; e < set->nr_events; e++) {
+		if (o->ev[e].mode == PCTR__MODE_NONE)
+			continue;
+		set->ev[e].attr.sample_period = 0;
+		set->ev[e].attr.sample_type = 0;
+		set->ev[e].attr.freq = 0;
+		set->ev[e].attr.wakeup_events = 0;
+		set->ev[e].attr.watermark = 0;
+	}
+	free(o->ring);
+	free(o->scratch);
+	free(o);
+	set->ovf = NULL;
+}
+
+/* ---- control ------------------------------------------------------------ */
+
+static int
+check_control(const struct pctr_set *set, int idx, bool async_safe)
+{
+	if (!set || !set->ovf)
+		return async_safe ? -EINVAL
+				  : pctr__error(EINVAL, "NULL set, or no event "
+							"of it has overflow "
+							"notification");
+	if (!set->open)
+		return async_safe ? -EBADFD
+				  : pctr__error(EBADFD, "the set is not open");
+	if (idx < -1 || idx >= set->nr_events)
+		return async_safe ? -ERANGE
+				  : pctr__error(ERANGE, "event %d out of "
+							"range",
+						idx);
+	return 0;
+}
+
+/* PAUSE_OUTPUT keeps counting and drops the records (counted as lost) */
+static int
+pause_output(struct pctr_set *set, int idx, unsigned long on)
+{
+	int r = check_control(set, idx, false);
+
+	for (int c = 0; r == 0 && c < set->ovf->nr_ring; c++) {
+		struct pctr__ring *ring = &set->ovf->ring[c];
+
+		if (!ring->pc || (idx >= 0 && ring->event != idx))
+			continue;
+		r = pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on);
+		if (r < 0)
+			return pctr__error(-r, "cannot %s notifications: %s",
+					   on ? "pause" : "resume",
+					   strerror(-r));
+		atomic_store(&set->ovf->ev[ring->event].paused, !!on);
+	}
+	return r;
+}
+
+PCTR_EXPORT int
+pctr_overflow_pause(struct pctr_set *set, int idx)
+{
+	return pause_output(set, idx, 1);
+}
+
+PCTR_EXPORT int
+pctr_overflow_resume(struct pctr_set *set, int idx)
+{
+	return pause_output(set, idx, 0);
+}
+
+PCTR_EXPORT int
+pctr_overflow_rearm(struct pctr_set *set, int idx)
+{
+	int r = check_control(set, idx, true);
+
+	for (int c = 0; r == 0 && c < set->ovf->nr_ring; c++) {
+		const struct pctr__ring *ring = &set->ovf->ring[c];
+
+		if (!ring->pc || (idx >= 0 && ring->event != idx) ||
+		    !(set->ovf->ev[ring->event].flags & PCTR_OVF_ONESHOT))
+			continue;
+		r = pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_REFRESH, 1);
+	}
+	return r;
+}
+
+PCTR_EXPORT int
+pctr_overflow_stats(const struct pctr_set *set, int idx,
+		    struct pctr_overflow_stats *st)
+{
+	if (!set || !st || st->size == 0 || st->size > sizeof(*st))
+		return pctr__error(EINVAL, "NULL set or statistics, or bad "
+					   "->size");
+	if (idx < -1 || idx >= set->nr_events)
+		return pctr__error(ERANGE, "event %d out of range", idx);
+	st->notified = st->lost = 0;
+	for (int e = 0; set->ovf && e < set->nr_events; e++) {
+		if (idx >= 0 && e != idx)
+			continue;
+		st->notified += atomic_load(&set->ovf->ev[e].notified);
+		st->lost += atomic_load(&set->ovf->ev[e].lost);
+	}
+	return 0;
 }

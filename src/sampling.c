@@ -1,3 +1,419 @@
 /* SPDX-License-Identifier: MIT */
-/* sampling.c - to be written. */
-#include "internal.h"
+/*
+ * sampling.c - ring buffers, and sampling into them without signals.
+ *
+ * The kernel refuses to map a ring buffer on a counter that is inherited
+ * and not bound to a CPU (perf_mmap: "cpu == -1 && inherit"), which is
+ * exactly what a set following new threads has.  So the ring belongs to a
+ * carrier: a dummy software event on the same task (or CPU), mapped, and
+ * the real counter sends its records there with PERF_EVENT_IOC_SET_OUTPUT.
+ * Counters inherited later by threads and children write where their
+ * parent writes, so one ring gathers a counter and all its inheritors; the
+ * sample's pid and tid say which task each record came from.
+ * Counters that are not inherited map their ring themselves (map_own()).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sampling.h"
+
+#define DEFAULT_PAGES 64
+#define DEFAULT_STACK 127
+
+static int
+open_carrier(struct pctr_set *set, int c)
+{
+	const struct perf_event_attr *main_attr =
+		&set->ev[set->ctr[c].event].attr;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		/* the ring's wakeup threshold is its owner's */
+		.watermark = main_attr->watermark,
+		.wakeup_watermark = main_attr->wakeup_watermark,
+	};
+	int inst = c / set->nr_ctr;
+	pid_t pid = set->target == PCTR_TARGET_CPU ? -1 : set->inst_id[inst];
+	int cpu = set->target == PCTR_TARGET_CPU ? set->inst_id[inst] : -1;
+
+	return pctr__sys_perf_open(&attr, pid, cpu, -1, 0);
+}
+
+static int
+map_error(struct pctr_set *set, int c, size_t len, int err)
+{
+	return pctr__error(err,
+			   "cannot map a %zu KiB sample buffer for '%s': %s "
+			   "(the limit is kernel.perf_event_mlock_kb plus "
+			   "'ulimit -l'; ask for fewer pages)",
+			   len >> 10, set->ev[set->ctr[c].event].name,
+			   strerror(err));
+}
+
+/*
+ * A counter that is not inherited owns its ring: the one-page mapping
+ * set.c made for user-space reads is replaced by the ring, whose first page
+ * holds the same fields (the kernel refuses a second mapping of another
+ * size on one fd, and refuses SET_OUTPUT from a mapped counter).
+ */
+static int
+map_own(struct pctr_set *set, int c, size_t len, void **p)
+{
+	struct pctr__ctr *ctr = &set->ctr[c];
+
+	if (ctr->page) {
+		pctr__sys_munmap(ctr->page, sysconf(_SC_PAGESIZE));
+		ctr->page = NULL;
+	}
+	*p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ctr->fd, 0);
+	if (*p == MAP_FAILED)
+		return map_error(set, c, len, errno);
+	ctr->page = *p;
+	return 0;
+}
+
+static int
+map_carrier(struct pctr_set *set, struct pctr__ring *ring, int c, size_t len,
+	    void **p)
+{
+	int fd = open_carrier(set, c), r;
+
+	if (fd < 0)
+		return pctr__error(-fd, "cannot open a sample buffer for '%s':"
+					" %s",
+				   set->ev[set->ctr[c].event].name,
+				   strerror(-fd));
+	*p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*p == MAP_FAILED) {
+		r = map_error(set, c, len, errno);
+		pctr__sys_close(fd);
+		return r;
+	}
+	ring->carrier = fd;
+	r = pctr__sys_ioctl(set->ctr[c].fd, PERF_EVENT_IOC_SET_OUTPUT, fd);
+	if (r < 0) {
+		munmap(*p, len);
+		pctr__sys_close(fd);
+		ring->carrier = -1;
+		return pctr__error(-r, "cannot send the samples of '%s' to "
+					"their buffer: %s",
+				   set->ev[set->ctr[c].event].name,
+				   strerror(-r));
+	}
+	return 0;
+}
+
+int
+pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
+	       unsigned int pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)(1 + pages) * page;
+	bool inherit = set->target == PCTR_TARGET_PROCESS ||
+		       set->target == PCTR_TARGET_PID;
+	void *p;
+	int r;
+
+	ring->carrier = -1;
+	r = inherit ? map_carrier(set, ring, c, len, &p)
+		    : map_own(set, c, len, &p);
+	if (r < 0)
+		return r;
+	ring->pc = p;
+	ring->data = (unsigned char *)p + page;
+	ring->size = (uint64_t)pages * page;
+	ring->map_len = len;
+	ring->fd = set->ctr[c].fd;
+	ring->ctr = &set->ctr[c];
+	ring->event = set->ctr[c].event;
+	ring->sample_type = set->ev[ring->event].attr.sample_type;
+	atomic_flag_clear(&ring->busy);
+	return 0;
+}
+
+void
+pctr__ring_unmap(struct pctr__ring *ring)
+{
+	if (!ring->pc)
+		return;
+	munmap(ring->pc, ring->map_len);
+	if (ring->carrier >= 0)
+		pctr__sys_close(ring->carrier);
+	else
+		ring->ctr->page = NULL;
+	ring->pc = NULL;
+}
+
+static uint64_t
+ring_pass(struct pctr_set *set, struct pctr__ring *ring, unsigned char *buf,
+	  size_t len, pctr__rec_fn fn, void *arg, int *n)
+{
+	struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
+	uint64_t tail = ring->pc->data_tail;
+	uint64_t head = __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);
+	int stop = 0;
+
+	while (tail != head && !stop) {
+		const struct perf_event_header *h;
+		size_t sz = pctr__ring_record(ring->data, ring->size, tail, head,
+					      buf, len, &h);
+
+		if (!sz) {
+			tail = head;
+			break;
+		}
+		if (h && h->type == PERF_RECORD_LOST)
+			atomic_fetch_add(&ev->lost, pctr__lost_parse(h));
+		if (h && h->type == PERF_RECORD_SAMPLE) {
+			stop = fn(set, ring, h, arg);
+			(*n)++;
+		}
+		tail += sz;
+	}
+	__atomic_store_n(&ring->pc->data_tail, tail, __ATOMIC_RELEASE);
+	return stop ? UINT64_MAX : tail;
+}
+
+/*
+ * Hand every record of @ring to @fn until it returns non-zero.  One reader
+ * at a time: a reader that finds the ring busy returns at once, since the
+ * reader already inside will see the records too.  It checks the head
+ * again after letting go, so a record that arrived just as it finished is
+ * not left behind.  Async-signal-safe.  Return the number of samples.
+ */
+int
+pctr__ring_drain(struct pctr_set *set, struct pctr__ring *ring,
+		 unsigned char *buf, size_t len, pctr__rec_fn fn, void *arg)
+{
+	int n = 0;
+	uint64_t tail;
+
+	do {
+		if (atomic_flag_test_and_set(&ring->busy))
+			break;
+		tail = ring_pass(set, ring, buf, len, fn, arg, &n);
+		atomic_flag_clear(&ring->busy);
+	} while (tail != UINT64_MAX &&
+		 __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE) != tail);
+	return n;
+}
+
+static int
+check_sampling(const struct pctr_sampling *cfg, unsigned int *pages)
+{
+	unsigned int known = PCTR_SAMPLE_TID | PCTR_SAMPLE_TIME |
+			     PCTR_SAMPLE_CALLCHAIN | PCTR_SAMPLE_FREQ;
+
+	if (!cfg || cfg->size == 0 || cfg->size > sizeof(*cfg))
+		return pctr__error(EINVAL, "struct pctr_sampling: NULL or bad "
+					   "->size");
+	if (cfg->flags & ~known)
+		return pctr__error(EINVAL, "unknown sampling flags 0x%x",
+				   cfg->flags & ~known);
+	*pages = cfg->pages ? cfg->pages : DEFAULT_PAGES;
+	if (*pages & (*pages - 1) || *pages > (1u << 20))
+		return pctr__error(EINVAL, "sample buffer of %u pages: it must "
+					   "be a power of two",
+				   cfg->pages);
+	if (cfg->max_stack > 1024)
+		return pctr__error(EINVAL, "call chains of %u entries: at most "
+					   "1024",
+				   cfg->max_stack);
+	return 0;
+}
+
+static int
+check_rate(uint64_t hz)
+{
+	long max;
+
+	if (pctr__read_int_file("/proc/sys/kernel/perf_event_max_sample_rate",
+				&max) == 0 && hz > (uint64_t)max)
+		return pctr__error(EINVAL, "%llu samples per second is more "
+					   "than kernel.perf_event_max_sample_"
+					   "rate (%ld): ask for fewer, or raise "
+					   "it",
+				   (unsigned long long)hz, max);
+	return 0;
+}
+
+/* a sample period or rate, as the kernel takes it */
+int
+pctr__ovf_set_period(struct perf_event_attr *attr, uint64_t period, int freq)
+{
+	int r;
+
+	if (period == 0 || period >> 63)
+		return pctr__error(EINVAL, "a sample %s of %llu: it must be "
+					   "1 .. 2^63 - 1",
+				   freq ? "rate" : "period",
+				   (unsigned long long)period);
+	if (freq && (r = check_rate(period)) < 0)
+		return r;
+	attr->freq = freq;
+	attr->sample_period = period;
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_set_sampling(struct pctr_set *set, int idx,
+		  const struct pctr_sampling *cfg)
+{
+	struct perf_event_attr *attr;
+	struct pctr__overflow *o;
+	unsigned int pages = 0;
+	int r;
+
+	r = pctr__ovf_check_event(set, idx, "sample");
+	if (r < 0 || (r = check_sampling(cfg, &pages)) < 0)
+		return r;
+	attr = &set->ev[idx].attr;
+	r = pctr__ovf_set_period(attr, cfg->period, !!(cfg->flags & PCTR_SAMPLE_FREQ));
+	if (r < 0)
+		return r;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+	if (cfg->flags & PCTR_SAMPLE_TID)
+		attr->sample_type |= PERF_SAMPLE_TID;
+	if (cfg->flags & PCTR_SAMPLE_TIME)
+		attr->sample_type |= PERF_SAMPLE_TIME;
+	if (cfg->flags & PCTR_SAMPLE_CALLCHAIN) {
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr->exclude_callchain_kernel = 1;
+		attr->sample_max_stack = cfg->max_stack ? cfg->max_stack
+							: DEFAULT_STACK;
+	}
+	attr->watermark = 1;
+	attr->wakeup_watermark = pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
+	r = pctr__ovf_probe(set, idx);
+	if (r < 0)
+		return r;
+	o = set->ovf;
+	o->ev[idx].mode = PCTR__MODE_BUFFER;
+	o->ev[idx].flags = cfg->flags;
+	o->ev[idx].pages = pages;
+	return 0;
+}
+
+struct read_ctx {
+	int (*cb)(const struct pctr_sample_record *rec, void *arg);
+	void *arg;
+};
+
+static int
+deliver_record(struct pctr_set *set, struct pctr__ring *ring,
+	       const struct perf_event_header *h, void *arg)
+{
+	const struct read_ctx *ctx = arg;
+	struct pctr_sample_record rec = { .event = ring->event,
+					  .instance = ring->instance,
+					  .pid = -1,
+					  .tid = -1 };
+	struct pctr__rec r;
+	uint64_t chain[1024];
+	uint32_t n = 0;
+
+	if (pctr__sample_parse(h, ring->sample_type, &r) < 0)
+		return 0;
+	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
+	if (ring->sample_type & PERF_SAMPLE_TID) {
+		rec.pid = (pid_t)r.pid;
+		rec.tid = (pid_t)r.tid;
+	}
+	/* keep addresses only: PERF_CONTEXT_* markers say user or kernel */
+	for (uint32_t i = 0; i < r.nr_chain && n < PCTR_ARRAY_SIZE(chain); i++)
+		if (r.chain[i] < (uint64_t)PERF_CONTEXT_MAX)
+			chain[n++] = r.chain[i];
+	rec.ip = r.ip;
+	rec.time = r.time;
+	rec.period = r.period;
+	rec.user = r.user;
+	rec.nr_callchain = n;
+	rec.callchain = n ? chain : NULL;
+	return ctx->cb(&rec, ctx->arg);
+}
+
+static int
+check_buffered(struct pctr_set *set)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (!set->open)
+		return pctr__error(EBADFD, "the set is not open");
+	if (!set->ovf || !set->ovf->scratch)
+		return pctr__error(EINVAL, "no event of this set samples into "
+					   "a buffer (pctr_set_sampling())");
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_sampling_read(struct pctr_set *set,
+		   int (*cb)(const struct pctr_sample_record *rec, void *arg),
+		   void *arg)
+{
+	struct read_ctx ctx = { cb, arg };
+	int r = check_buffered(set), n = 0;
+
+	if (r < 0)
+		return r;
+	if (!cb)
+		return pctr__error(EINVAL, "NULL callback");
+	for (int i = 0; i < set->ovf->nr_ring; i++) {
+		struct pctr__ring *ring = &set->ovf->ring[i];
+
+		if (ring->pc && set->ovf->ev[ring->event].mode ==
+					PCTR__MODE_BUFFER)
+			n += pctr__ring_drain(set, ring, set->ovf->scratch,
+					      PCTR__RECORD_MAX, deliver_record,
+					      &ctx);
+	}
+	return n;
+}
+
+static int
+ring_ready(const struct pctr__ring *ring)
+{
+	return __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE) !=
+	       ring->pc->data_tail;
+}
+
+PCTR_EXPORT int
+pctr_sampling_wait(struct pctr_set *set, int timeout_ms)
+{
+	struct pollfd *pfd;
+	int r = check_buffered(set), n = 0, hup = 0;
+
+	if (r < 0)
+		return r;
+	pfd = calloc(set->ovf->nr_ring, sizeof(*pfd));
+	if (!pfd)
+		return pctr__error(ENOMEM, "out of memory");
+	for (int i = 0; i < set->ovf->nr_ring; i++) {
+		const struct pctr__ring *ring = &set->ovf->ring[i];
+
+		if (ring->pc && set->ovf->ev[ring->event].mode ==
+					PCTR__MODE_BUFFER)
+			pfd[n++] = (struct pollfd){ .fd = ring->fd,
+						    .events = POLLIN };
+	}
+	r = poll(pfd, n, timeout_ms);
+	if (r < 0)
+		r = errno == EINTR ? 0 : pctr__error(errno, "poll: %s",
+						     strerror(errno));
+	for (int i = 0; r > 0 && i < n; i++)
+		hup += !!(pfd[i].revents & POLLHUP);
+	free(pfd);
+	if (r > 0 && hup == n) {
+		for (int i = 0; i < set->ovf->nr_ring; i++)
+			if (set->ovf->ring[i].pc && ring_ready(&set->ovf->ring[i]))
+				return 1;
+		return pctr__error(ESRCH, "every sampled task has exited");
+	}
+	return r > 0 ? 1 : r;
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sampling.h - what overflow.c and sampling.c share: the state of a set's
+ * overflow notification and sampling, and the kernel's ring buffer.
+ *
+ * The ring buffer protocol (include/uapi/linux/perf_event.h): the first
+ * page is a struct perf_event_mmap_page; 2^n data pages follow.  The kernel writes records at data_head and
+ * never past data_tail, which the reader owns:
+ *
+ *   head = load_acquire(&pc->data_head);   records up to head are complete
+ *   ... read records from tail to head, each starting with a
+ *       struct perf_event_header whose size includes it; a record can
+ *       wrap around the end of the data area ...
+ *   store_release(&pc->data_tail, tail);   the kernel may reuse the space
+ *
+ * A reader that is too slow makes the kernel drop samples; the next record
+ * it writes is then a PERF_RECORD_LOST carrying the number dropped.  That
+ * number is what pctr_overflow_stats() reports as lost: never silent.
+ */
+#ifndef PCTR_SAMPLING_H
+#define PCTR_SAMPLING_H
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* what every overflow sample holds */
+#define PCTR__OVF_SAMPLE_TYPE                                                 \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+
+/* largest record: the kernel's header size field is 16 bits */
+#define PCTR__RECORD_MAX 65536
+
+#define PCTR__MODE_NONE 0
+#define PCTR__MODE_SIGNAL 1 /* overflow notification by signal */
+#define PCTR__MODE_BUFFER 2 /* sampling into the buffer */
+
+/* per-event configuration and results */
+struct pctr__ovf_event {
+	int mode;
+	unsigned int flags; /* PCTR_OVF_* or PCTR_SAMPLE_* */
+	int signo;
+	pctr_overflow_fn fn;
+	void *arg;
+	unsigned int pages; /* data pages per ring */
+	atomic_bool paused;
+	atomic_uint_least64_t notified;
+	atomic_uint_least64_t lost;
+};
+
+/* per-thread running count and sequence, for struct pctr_overflow_info */
+#define PCTR__TID_SLOTS 256
+struct pctr__tid_slot {
+	pid_t tid; /* 0: free */
+	uint64_t seq;
+	uint64_t count;
+};
+
+/* one counter's ring buffer */
+struct pctr__ring {
+	struct perf_event_mmap_page *pc; /* NULL: this counter has none */
+	unsigned char *data;
+	uint64_t size; /* data area, a power of two */
+	size_t map_len;
+	int carrier; /* the dummy event that owns the ring, or -1 */
+	struct pctr__ctr *ctr;
+	int fd; /* the counter that writes into it */
+	int event;
+	int instance;
+	uint64_t sample_type;
+	atomic_flag busy; /* one reader at a time */
+	struct pctr__tid_slot *tids; /* signal mode only */
+};
+
+struct pctr__overflow {
+	struct pctr__ovf_event ev[PCTR_MAX_EVENTS];
+	int nr_ring; /* set->nr_inst * set->nr_ctr once open */
+	struct pctr__ring *ring;
+	unsigned char *scratch; /* PCTR__RECORD_MAX bytes, buffer mode */
+	atomic_int users; /* signal handlers running on this set */
+	int slot; /* in the registry, -1 if not registered */
+	int handlers[PCTR_MAX_EVENTS]; /* signals whose handler we hold */
+	int nr_handlers;
+};
+
+/* a sample record, decoded (pctr__sample_parse) */
+struct pctr__rec {
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t period;
+	uint32_t nr_chain;
+	const uint64_t *chain;
+	int user;
+};
+
+/*
+ * The record at @tail: *@out points into the ring, or into @buf (@len
+ * bytes) when the record wraps around the end of the data area; *@out is
+ * NULL when a wrapping record does not fit in @buf (the caller skips it).
+ * Return the record's size, or 0 if its header claims less than a header
+ * or more than @head - @tail bytes: a corrupt ring, which the caller stops
+ * reading.
+ */
+static inline size_t
+pctr__ring_record(const unsigned char *data, uint64_t size, uint64_t tail,
+		  uint64_t head, unsigned char *buf, size_t len,
+		  const struct perf_event_header **out)
+{
+	uint64_t off = tail & (size - 1);
+	struct perf_event_header h;
+	size_t first;
+
+	*out = NULL;
+	if (head - tail < sizeof(h))
+		return 0;
+	first = size - off < sizeof(h) ? size - off : sizeof(h);
+	memcpy(&h, data + off, first);
+	memcpy((unsigned char *)&h + first, data, sizeof(h) - first);
+	if (h.size < sizeof(h) || h.size > head - tail)
+		return 0;
+	if (off + h.size <= size) {
+		*out = (const struct perf_event_header *)(data + off);
+	} else if (h.size <= len) {
+		first = size - off;
+		memcpy(buf, data + off, first);
+		memcpy(buf + first, data, h.size - first);
+		*out = (const struct perf_event_header *)buf;
+	}
+	return h.size;
+}
+
+/*
+ * Decode a PERF_RECORD_SAMPLE holding the fields of @type, which must be a
+ * subset of IP | TID | TIME | PERIOD | CALLCHAIN (in the kernel's order).
+ * Return 0, or -EINVAL if the record is shorter than its fields say.
+ */
+static inline int
+pctr__sample_parse(const struct perf_event_header *h, uint64_t type,
+		   struct pctr__rec *r)
+{
+	const uint64_t *p = (const uint64_t *)(h + 1);
+	const uint64_t *end = (const uint64_t *)((const char *)h + h->size);
+
+	memset(r, 0, sizeof(*r));
+	r->user = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		  PERF_RECORD_MISC_USER;
+#define PCTR__TAKE(dst)                                                       \
+	do {                                                                  \
+		if (p >= end)                                                 \
+			return -EINVAL;                                       \
+		dst = *p++;                                                   \
+	} while (0)
+	if (type & PERF_SAMPLE_IP)
+		PCTR__TAKE(r->ip);
+	if (type & PERF_SAMPLE_TID) {
+		uint64_t v;
+
+		PCTR__TAKE(v);
+		memcpy(&r->pid, &v, 4);
+		memcpy(&r->tid, (char *)&v + 4, 4);
+	}
+	if (type & PERF_SAMPLE_TIME)
+		PCTR__TAKE(r->time);
+	if (type & PERF_SAMPLE_PERIOD)
+		PCTR__TAKE(r->period);
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+
+		PCTR__TAKE(nr);
+		if (nr > (uint64_t)(end - p))
+			return -EINVAL;
+		r->nr_chain = (uint32_t)nr;
+		r->chain = p;
+	}
+#undef PCTR__TAKE
+	return 0;
+}
+
+/* PERF_RECORD_LOST: { id, lost } after the header */
+static inline uint64_t
+pctr__lost_parse(const struct perf_event_header *h)
+{
+	const uint64_t *p = (const uint64_t *)(h + 1);
+
+	return h->size >= sizeof(*h) + 2 * sizeof(uint64_t) ? p[1] : 0;
+}
+
+/* the running count and sequence number of @tid in a ring (signal mode) */
+static inline struct pctr__tid_slot *
+pctr__tid_slot(struct pctr__tid_slot *tab, pid_t tid)
+{
+	unsigned int h = (unsigned int)tid * 2654435761u;
+
+	for (unsigned int i = 0; i < PCTR__TID_SLOTS; i++) {
+		struct pctr__tid_slot *s = &tab[(h + i) % PCTR__TID_SLOTS];
+
+		if (s->tid == tid)
+			return s;
+		if (s->tid == 0) {
+			s->tid = tid;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* sampling.c: ring buffers */
+int pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
+		   unsigned int pages);
+void pctr__ring_unmap(struct pctr__ring *ring);
+typedef int (*pctr__rec_fn)(struct pctr_set *set, struct pctr__ring *ring,
+			    const struct perf_event_header *h, void *arg);
+int pctr__ring_drain(struct pctr_set *set, struct pctr__ring *ring,
+		     unsigned char *buf, size_t len, pctr__rec_fn fn,
+		     void *arg);
+
+/* overflow.c: shared checks */
+struct pctr__overflow *pctr__ovf_get(struct pctr_set *set);
+int pctr__ovf_check_event(struct pctr_set *set, int idx, const char *what);
+int pctr__ovf_probe(struct pctr_set *set, int idx);
+
+/* sampling.c: period or rate into the attributes (-EINVAL if invalid) */
+int pctr__ovf_set_period(struct perf_event_attr *attr, uint64_t period,
+			 int freq);
+
+#endif
