@@ -404,6 +404,9 @@ TEST(foreign_targets_are_refused)
 						       cpus });
 	ASSERT_EQ(r, -EOPNOTSUPP);
 	ASSERT_CONTAINS(pctr_strerror(r), "pctr_set_sampling");
+	pctr_set_free(set);
+
+	set = overflow_set("task-clock", PERIOD_NS, 0, record, 0);
 	r = pctr_set_open_command(set, argv, &pid);
 	ASSERT_EQ(r, -EOPNOTSUPP);
 	ASSERT_CONTAINS(pctr_strerror(r), "not one");
