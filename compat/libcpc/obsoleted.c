@@ -625,11 +625,14 @@ cpc_rele(void)
 	return 0;
 }
 
+static int bind_new(cpc_t *cpc, const cpc_event_t *event, int flags);
+
 CPC_EXPORT int
 cpc_bind_event(cpc_event_t *event, int flags)
 {
+	sigset_t emt, old;
 	cpc_t *cpc;
-	struct v1_bind nb = { 0 };
+	int r;
 
 	if (!event)
 		return cpc_rele();
@@ -644,6 +647,23 @@ cpc_bind_event(cpc_event_t *event, int flags)
 	}
 	if (same_selection(event, flags))
 		return rebind(cpc, event);
+	/*
+	 * An overflow may fire as soon as the counters start: hold SIGEMT
+	 * back until this LWP's binding is recorded for its handler.
+	 */
+	sigemptyset(&emt);
+	sigaddset(&emt, SIGEMT);
+	pthread_sigmask(SIG_BLOCK, &emt, &old);
+	r = bind_new(cpc, event, flags);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+static int
+bind_new(cpc_t *cpc, const cpc_event_t *event, int flags)
+{
+	struct v1_bind nb = { 0 };
+
 	nb.set = cpc_set_create(cpc);
 	if (!nb.set || event_to_set(cpc, event, flags, nb.set, nb.pic_of)) {
 		cpc_set_destroy(cpc, nb.set);

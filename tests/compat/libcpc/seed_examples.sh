@@ -1,0 +1,197 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# The two examples of the libcpc manual page (cpc_bind_event(3CPC)), taken
+# from the seed at test time, built unchanged against <libcpc.h> and run.
+# Third-party text stays out of the repository: the seed is read from
+# ../shared/seeds next to the source tree (or $PCTR_SEEDS).
+#
+# What the harness adds, as the manual asks the reader to:
+#  - error(), "a user-provided routine analogous to printf() which also
+#    performs an exit(2)", through -include;
+#  - a computation where the manual says "Computation to be measured goes
+#    here" (the one place the code is touched: that line is a comment);
+#  - for Example 2, the two fragments put in one program: the handler, then
+#    main() with Example 1's event selection where the fragment says "...".
+#
+# Usage: seed_examples.sh SOURCE_ROOT BUILD_ROOT
+set -u
+src=$1
+build=$2
+cc=${CC:-cc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+seeds=${PCTR_SEEDS:-$src/../shared/seeds}
+seed=$(grep -l 'cpc_take_sample(3CPC)' "$seeds"/*.txt 2>/dev/null | head -n 1)
+if [ -z "$seed" ]; then
+	echo "1..0 # SKIP libcpc seed not found in $seeds"
+	exit 0
+fi
+
+has_pmu=0
+for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/cpu_core \
+	 /sys/bus/event_source/devices/armv8_pmuv3*; do
+	[ -e "$d/type" ] && has_pmu=1
+done
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	shift
+	for line in "$@"; do
+		echo "# $line"
+	done
+}
+
+cat > "$tmp/prelude.h" <<'PRELUDE'
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void
+error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "example: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+static void
+compute(void)
+{
+	for (volatile unsigned long i = 0; i < 100000; i++)
+		;
+}
+PRELUDE
+
+computation='s|/\* ==> Computation to be measured goes here <== \*/|compute();|'
+
+# Example 1: the whole program
+sed -n '/^#include <inttypes.h>/,/^return (0);/p' "$seed" > "$tmp/ex1.c"
+echo '}' >> "$tmp/ex1.c"
+sed -i "$computation" "$tmp/ex1.c"
+
+# Example 2: the handler, then main() around the setup code
+{
+	sed -n '/^#include <inttypes.h>/,/^#include <libcpc.h>/p' "$seed"
+	sed -n '/^#define PRESET0/,/^and second the setup code/p' "$seed" |
+		sed '$d'
+	printf 'int\nmain(int argc, char *argv[])\n{\n'
+	sed -n '/^int cpuver, iter;/,/^char \*setting = NULL;/p' "$seed"
+	sed -n '/^struct sigaction act;/,/^\.\.\.$/p' "$seed" | sed '$d'
+	sed -n '/^if (cpc_version(CPC_VER_CURRENT)/,/^    error("can.t access perf counters/p' "$seed"
+	sed -n '/^struct sigaction act;/,/^cpc_bind_event(NULL, 0);/p' "$seed" |
+		sed '1,/^\.\.\.$/d'
+	printf 'return (0);\n}\n'
+} | sed "$computation" > "$tmp/ex2.c"
+
+echo "1..8"
+
+build_one() {
+	if $cc -Wall -include "$tmp/prelude.h" -I"$src/include/compat" \
+		-I"$src/include" "$tmp/$1.c" -o "$tmp/$1" \
+		-L"$build/compat/libcpc" -lcpc \
+		-Wl,-rpath,"$build/compat/libcpc:$build/src" \
+		> "$tmp/$1.cc" 2>&1; then
+		ok "$1 (manual example) builds unchanged"
+	else
+		not_ok "$1 (manual example) builds unchanged" \
+			"$(head -n 5 "$tmp/$1.cc")"
+	fi
+}
+build_one ex1
+build_one ex2
+
+# run NAME PERFEVENTS: output in $tmp/out, $tmp/err, status in $rc
+run() {
+	if [ -n "$2" ]; then
+		PERFEVENTS=$2 "$tmp/$1" > "$tmp/out" 2> "$tmp/err"
+	else
+		env -u PERFEVENTS "$tmp/$1" > "$tmp/out" 2> "$tmp/err"
+	fi
+	rc=$?
+}
+
+# the default events are UltraSPARC's: no processor here has them
+for ex in ex1 ex2; do
+	run $ex ""
+	if [ $rc = 1 ] && grep -q "can't measure 'pic0=EC_ref,pic1=EC_hit' on this processor" "$tmp/err"; then
+		ok "$ex: UltraSPARC default events refused as on any other CPU"
+	else
+		not_ok "$ex: UltraSPARC default events refused" "status $rc" \
+			"$(cat "$tmp/err")"
+	fi
+done
+
+# Example 1 with software events: 20 samples.  Its last check is
+# "if (iter != 20)" after a loop that leaves iter at 21, so the program
+# ends with "can't sample" even when all went well, on Solaris too.
+run ex1 "pic0=task-clock,pic1=page-faults"
+lines=$(grep -cE '^ *[0-9]+: [0-9]+ [0-9]+$' "$tmp/out")
+busy=$(awk '$2 > 0' "$tmp/out" | wc -l)
+if [ "$lines" = 20 ] && [ "$busy" = 20 ] && [ $rc = 1 ] &&
+   grep -q "can't sample 'pic0=task-clock,pic1=page-faults'" "$tmp/err"; then
+	ok "ex1: 20 samples of task-clock, each non-zero"
+else
+	not_ok "ex1: 20 samples of task-clock" "lines $lines busy $busy rc $rc" \
+		"$(head -n 3 "$tmp/out")" "$(cat "$tmp/err")"
+fi
+
+# generic (PAPI) events: counted with a PMU, refused as documented without
+run ex1 "pic0=PAPI_tot_ins,pic1=PAPI_tot_cyc"
+if [ $has_pmu = 1 ]; then
+	busy=$(awk '$2 > 0 && $3 > 0' "$tmp/out" | wc -l)
+	if [ "$busy" = 20 ]; then
+		ok "ex1: PAPI_tot_ins and PAPI_tot_cyc counted"
+	else
+		not_ok "ex1: PAPI_tot_ins and PAPI_tot_cyc counted" \
+			"$(head -n 3 "$tmp/out")" "$(cat "$tmp/err")"
+	fi
+elif [ $rc = 1 ] && grep -q "can't measure 'pic0=PAPI_tot_ins,pic1=PAPI_tot_cyc' on this processor" "$tmp/err" &&
+     grep -q "needs hardware counters" "$tmp/err"; then
+	ok "ex1: PAPI_tot_ins refused: no hardware counters here"
+else
+	not_ok "ex1: PAPI_tot_ins refused without a PMU" "status $rc" \
+		"$(cat "$tmp/err")"
+fi
+
+# Example 2 with task-clock: overflow signals, si_addr is the PC.  An
+# overflow that happens inside the handler, after it has rebound, is held
+# until the handler returns (SIGEMT is blocked there), and so is one during
+# cpc_bind_event(): si_addr is then the PC of the overflow, and the ucontext
+# the one the signal is delivered in, as on Solaris.
+ovf_event=pic0=task-clock,pic1=page-faults
+[ $has_pmu = 1 ] && ovf_event=pic0=PAPI_tot_cyc,pic1=PAPI_tot_ins
+run ex2 "$ovf_event"
+sigs=$(grep -c '^lwp[0-9]* - si_addr ' "$tmp/out")
+same=$(awk '/^lwp[0-9]* - si_addr / && $4 == $7' "$tmp/out" | wc -l)
+if [ $rc = 0 ] && [ "$sigs" -ge 1 ] && [ "$same" -ge 1 ] &&
+   [ $((same * 10)) -ge $((sigs * 9)) ]; then
+	ok "ex2: $sigs overflow signals on $ovf_event, si_addr == %pc"
+else
+	not_ok "ex2: overflow signals" "status $rc signals $sigs same $same" \
+		"$(head -n 4 "$tmp/out")" "$(cat "$tmp/err")"
+fi
+
+# each overflow sample is just past the wrap: preset 2^64-1000 + count
+big=$(awk '/^0x/ && length($1) > 12' "$tmp/out" | wc -l)
+vals=$(grep -c '^0x' "$tmp/out")
+if [ "$vals" = "$sigs" ] && [ "$big" = 0 ]; then
+	ok "ex2: every sample read after the wrap of the preset counter"
+else
+	not_ok "ex2: samples after the wrap" "values $vals big $big" \
+		"$(grep '^0x' "$tmp/out" | head -n 3)"
+fi
+
+[ $failed = 0 ]

@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_libcpc - the libcpc layer through its own header only, the way a
+ * Solaris program uses it: layouts, event specifications, binding,
+ * sampling, presets, inheritance, overflow signals, CPCv2 sets.  Software
+ * events only, so it runs without a PMU; hardware events must fail there
+ * exactly as documented.
+ */
+#include <libcpc.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "test.h"
+
+static int
+has_pmu(void)
+{
+	return cpc_getcpuver() != CPC_LINUX_SOFTWARE;
+}
+
+static void
+spin_ms(int ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 <
+	       ms);
+}
+
+static char last_err[512];
+
+static void
+errfn(const char *fn, const char *fmt, va_list ap)
+{
+	int n = snprintf(last_err, sizeof(last_err), "%s: ", fn);
+
+	vsnprintf(last_err + n, sizeof(last_err) - n, fmt, ap);
+}
+
+static int last_subcode;
+
+static void
+errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
+{
+	last_subcode = subcode;
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+}
+
+/* the x86 layout of Solaris's cpc_event_t, and the flag values */
+TEST(layouts_match_solaris)
+{
+	ASSERT_EQ(sizeof(hrtime_t), 8);
+	ASSERT_EQ(sizeof(cpc_event_t), 48);
+	ASSERT_EQ(offsetof(cpc_event_t, ce_cpuver), 0);
+	ASSERT_EQ(offsetof(cpc_event_t, ce_hrt), 8);
+	ASSERT_EQ(offsetof(cpc_event_t, ce_tsc), 16);
+	ASSERT_EQ(offsetof(cpc_event_t, ce_tick), 16);
+	ASSERT_EQ(offsetof(cpc_event_t, ce_pic), 24);
+	ASSERT_EQ(offsetof(cpc_event_t, ce_pes), 40);
+	ASSERT_EQ(sizeof(cpc_attr_t), 40);
+	ASSERT_EQ(CPC_BIND_LWP_INHERIT, 1);
+	ASSERT_EQ(CPC_BIND_EMT_OVF, 2);
+	ASSERT_EQ(CPC_OVF_NOTIFY_EMT, 1);
+	ASSERT_EQ(CPC_COUNT_USER, 2);
+	ASSERT_EQ(CPC_COUNT_SYSTEM, 4);
+	ASSERT_EQ(CPC_VER_CURRENT, 2);
+	ASSERT_EQ(EMT_CPCOVF, 2);
+	ASSERT(SIGEMT > SIGRTMIN && SIGEMT <= SIGRTMAX);
+}
+
+TEST(version_negotiation)
+{
+	ASSERT_EQ(cpc_version(CPC_VER_CURRENT), CPC_VER_CURRENT);
+	ASSERT_EQ(cpc_version(1), 1);
+	ASSERT_EQ(cpc_version(CPC_VER_NONE), CPC_VER_CURRENT);
+	ASSERT_EQ(cpc_version(99), CPC_VER_NONE);
+}
+
+TEST(processor_identity)
+{
+	int cpuver = cpc_getcpuver();
+
+	ASSERT(cpuver >= CPC_LINUX_SOFTWARE && cpuver <= CPC_LINUX_OTHER);
+	ASSERT_EQ(cpc_getnpic(cpuver), 2);
+	ASSERT_EQ(cpc_getnpic(CPC_ULTRA1), 0);
+	ASSERT_CONTAINS(cpc_getcciname(cpuver), "Linux perf_event");
+	ASSERT(cpc_getcciname(CPC_PENTIUM_PRO) == NULL);
+	ASSERT_CONTAINS(cpc_getcpuref(cpuver), "libcpc-compat(3)");
+	ASSERT_CONTAINS(cpc_getusage(cpuver), "pic0=");
+	ASSERT_EQ(cpc_access(), 0);
+}
+
+struct names {
+	int task_clock, papi, regno_ok, bits_ok;
+};
+
+static void
+walk_v1(void *arg, int regno, const char *name, uint8_t bits)
+{
+	struct names *n = arg;
+
+	n->task_clock += !strcmp(name, "task-clock");
+	n->papi += !strncmp(name, "PAPI_", 5);
+	n->regno_ok += regno == 1;
+	n->bits_ok += bits == 64;
+}
+
+TEST(walk_names_lists_ours_and_generic)
+{
+	struct names n = { 0 };
+
+	cpc_walk_names(cpc_getcpuver(), 1, &n, walk_v1);
+	ASSERT_EQ(n.task_clock, 1);
+	ASSERT_EQ(n.regno_ok, n.bits_ok);
+	ASSERT_GT(n.regno_ok, 5);
+	/* generic names only where their hardware events exist */
+	if (has_pmu())
+		ASSERT_GT(n.papi, 0);
+	else
+		ASSERT_EQ(n.papi, 0);
+}
+
+TEST(strtoevent_round_trip)
+{
+	cpc_event_t ev;
+	char *s;
+
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(),
+				 "pic0=task-clock,pic1=page-faults,nouser,sys",
+				 &ev), 0);
+	ASSERT_EQ(ev.ce_cpuver, cpc_getcpuver());
+	ASSERT(ev.ce_pes[0] & CPC_PES_OS);
+	ASSERT(!(ev.ce_pes[0] & CPC_PES_USR));
+	ASSERT(ev.ce_pes[1] & CPC_PES_EN);
+	s = cpc_eventtostr(&ev);
+	ASSERT_STR_EQ(s, "pic0=task-clock,pic1=page-faults,sys,nouser");
+	free(s);
+
+	/* counters without "picN=" fill pic0 then pic1; user mode by default */
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "context-switches,task-clock",
+				 &ev), 0);
+	ASSERT(ev.ce_pes[0] & CPC_PES_USR);
+	ASSERT(!(ev.ce_pes[0] & CPC_PES_OS));
+	s = cpc_eventtostr(&ev);
+	ASSERT_STR_EQ(s, "pic0=context-switches,pic1=task-clock");
+	free(s);
+
+	/* one counter only: pic1 stays unused */
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic1=cpu-clock", &ev), 0);
+	ASSERT(!(ev.ce_pes[0] & CPC_PES_EN));
+	s = cpc_eventtostr(&ev);
+	ASSERT_STR_EQ(s, "pic1=cpu-clock");
+	free(s);
+}
+
+TEST(strtoevent_errors_go_to_errfn)
+{
+	cpc_event_t ev;
+
+	cpc_seterrfn(errfn);
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=no-such-event", &ev),
+		  -1);
+	ASSERT_CONTAINS(last_err, "cpc_strtoevent: ");
+	ASSERT_CONTAINS(last_err, "no-such-event");
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=cs,pic0=cs", &ev), -1);
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "nouser,sys", &ev), -1);
+	ASSERT_CONTAINS(last_err, "no event");
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=cs,umask0=1", &ev),
+		  -1);
+	ASSERT_EQ(cpc_strtoevent(CPC_ULTRA3, "pic0=cs", &ev), -1);
+}
+
+/* without a PMU, hardware events are "not available on this processor" */
+TEST(hardware_events_need_a_pmu)
+{
+	cpc_event_t ev;
+	char *s;
+	int r;
+
+	cpc_seterrfn(errfn);
+	last_err[0] = 0;
+	r = cpc_strtoevent(cpc_getcpuver(), "pic0=PAPI_tot_ins,pic1=0xc0,"
+			   "umask1=0x1,cmask1=2,inv", &ev);
+	if (!has_pmu()) {
+		ASSERT_EQ(r, -1);
+		ASSERT_CONTAINS(last_err, "needs hardware counters");
+		return;
+	}
+	ASSERT_EQ(r, 0);
+	ASSERT_HEX_EQ(ev.ce_pes[1] & ~CPC_PES_USR,
+		      0xc0 | 0x100 | 0x02000000 | CPC_PES_EN | CPC_PES_INV);
+	s = cpc_eventtostr(&ev);
+	ASSERT_STR_EQ(s, "pic0=PAPI_tot_ins,pic1=0xc0,umask1=0x1,cmask1=0x2,"
+			 "inv");
+	free(s);
+}
+
+TEST(sample_before_bind_is_einval)
+{
+	cpc_event_t ev;
+
+	errno = 0;
+	ASSERT_EQ(cpc_take_sample(&ev), -1);
+	ASSERT_EQ(errno, EINVAL);
+	ASSERT_EQ(cpc_rele(), 0);
+	ASSERT_EQ(cpc_count_usr_events(1), -1);
+}
+
+static void
+bind(const char *spec, int flags)
+{
+	cpc_event_t ev;
+
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), spec, &ev), 0);
+	ASSERT_EQ(cpc_bind_event(&ev, flags), 0);
+}
+
+TEST(bind_and_sample_count_this_lwp)
+{
+	cpc_event_t a, b, d;
+
+	bind("pic0=task-clock,pic1=page-faults", 0);
+	ASSERT_EQ(cpc_take_sample(&a), 0);
+	spin_ms(20);
+	{
+		size_t len = 64 << 12;
+		volatile char *p = malloc(len);
+
+		for (size_t i = 0; i < len; i += 4096)
+			p[i] = 1;
+		free((void *)p);
+	}
+	ASSERT_EQ(cpc_take_sample(&b), 0);
+	cpc_event_diff(&d, &b, &a);
+	ASSERT_GE(d.ce_pic[0], 20000000); /* task-clock: nanoseconds */
+	ASSERT_LT(d.ce_pic[0], 2000000000);
+	ASSERT_GE(d.ce_pic[1], 32); /* touched at least half the pages */
+	ASSERT_GE(d.ce_hrt, b.ce_hrt);
+	ASSERT_GT(b.ce_hrt, a.ce_hrt);
+	ASSERT_GT(d.ce_tick, 0);
+	ASSERT_EQ(b.ce_pes[0], a.ce_pes[0]);
+	ASSERT_EQ(b.ce_cpuver, cpc_getcpuver());
+	ASSERT_EQ(cpc_rele(), 0);
+	ASSERT_EQ(cpc_take_sample(&b), -1);
+	ASSERT_EQ(errno, EINVAL);
+}
+
+TEST(accum_and_diff_arithmetic)
+{
+	cpc_event_t acc = { 0 }, x = { 0 }, y = { 0 }, d;
+
+	x.ce_hrt = 100;
+	x.ce_tick = 10;
+	x.ce_pic[0] = 5;
+	x.ce_pic[1] = 7;
+	y.ce_hrt = 50;
+	y.ce_tick = 4;
+	y.ce_pic[0] = 2;
+	y.ce_pic[1] = 9;
+	cpc_event_accum(&acc, &x);
+	cpc_event_accum(&acc, &y);
+	ASSERT_EQ(acc.ce_hrt, 100);
+	ASSERT_EQ(acc.ce_tick, 14);
+	ASSERT_EQ(acc.ce_pic[0], 7);
+	ASSERT_EQ(acc.ce_pic[1], 16);
+	cpc_event_diff(&d, &x, &y);
+	ASSERT_EQ(d.ce_hrt, 100);
+	ASSERT_EQ(d.ce_tick, 6);
+	ASSERT_EQ(d.ce_pic[0], 3);
+	ASSERT_UEQ(d.ce_pic[1], (uint64_t)-2);
+}
+
+/* counters start from the values in ce_pic[] */
+TEST(presets_are_the_starting_values)
+{
+	cpc_event_t ev, s;
+
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock,pic1=cs",
+				 &ev), 0);
+	ev.ce_pic[0] = 1000000000000ull;
+	ev.ce_pic[1] = 42;
+	ASSERT_EQ(cpc_bind_event(&ev, 0), 0);
+	spin_ms(2);
+	ASSERT_EQ(cpc_take_sample(&s), 0);
+	ASSERT_GE(s.ce_pic[0], 1000000000000ull + 2000000);
+	ASSERT_LT(s.ce_pic[0], 1000000000000ull + 1000000000);
+	ASSERT_GE(s.ce_pic[1], 42);
+	ASSERT_LT(s.ce_pic[1], 1000);
+}
+
+TEST(count_usr_events_keeps_the_counts)
+{
+	cpc_event_t a, b;
+
+	bind("pic0=task-clock", 0);
+	spin_ms(5);
+	ASSERT_EQ(cpc_take_sample(&a), 0);
+	ASSERT_EQ(cpc_count_sys_events(1), 0);
+	ASSERT_EQ(cpc_take_sample(&b), 0);
+	ASSERT(b.ce_pes[0] & CPC_PES_OS);
+	ASSERT_GE(b.ce_pic[0], a.ce_pic[0]);
+	ASSERT_EQ(cpc_count_usr_events(0), 0);
+	ASSERT_EQ(cpc_take_sample(&b), 0);
+	ASSERT(!(b.ce_pes[0] & CPC_PES_USR));
+	ASSERT_GE(b.ce_pic[0], a.ce_pic[0]);
+}
+
+static void *
+burn(void *arg)
+{
+	spin_ms(60);
+	return arg;
+}
+
+static uint64_t
+task_clock_around_thread(int flags)
+{
+	cpc_event_t a, b;
+	pthread_t t;
+
+	bind("pic0=task-clock", flags);
+	ASSERT_EQ(cpc_take_sample(&a), 0);
+	ASSERT_EQ(pthread_create(&t, NULL, burn, NULL), 0);
+	pthread_join(t, NULL);
+	ASSERT_EQ(cpc_take_sample(&b), 0);
+	cpc_rele();
+	return b.ce_pic[0] - a.ce_pic[0];
+}
+
+/* LWP_INHERIT: threads created after the bind add to the counts */
+TEST(lwp_inherit_counts_new_threads)
+{
+	ASSERT_GE(task_clock_around_thread(CPC_BIND_LWP_INHERIT), 60000000);
+	ASSERT_LT(task_clock_around_thread(0), 30000000);
+}
+
+TEST(inherit_with_overflow_is_enotsup)
+{
+	cpc_event_t ev;
+
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock", &ev), 0);
+	ev.ce_pic[0] = UINT64_MAX - 999999;
+	ASSERT_EQ(cpc_bind_event(&ev, CPC_BIND_EMT_OVF | CPC_BIND_LWP_INHERIT),
+		  -1);
+	ASSERT_EQ(errno, ENOTSUP);
+	ASSERT_EQ(cpc_bind_event(&ev, 0x100), -1);
+	ASSERT_EQ(errno, EINVAL);
+}
+
+static volatile sig_atomic_t nr_emt, bad_emt, rebind_in_handler;
+
+static void
+on_emt(int sig, siginfo_t *si, void *uc)
+{
+	cpc_event_t s;
+
+	if (sig != SIGEMT || si->si_code != EMT_CPCOVF || !si->si_addr ||
+	    si->si_addr != (void *)((ucontext_t *)uc)->uc_mcontext.gregs[PC])
+		bad_emt++;
+	nr_emt++;
+	if (!rebind_in_handler)
+		return;
+	if (cpc_take_sample(&s) == 0) {
+		s.ce_pic[0] = UINT64_MAX - 999999; /* 1 ms of task-clock */
+		if (cpc_bind_event(&s, CPC_BIND_EMT_OVF) != 0)
+			bad_emt++;
+	}
+}
+
+static void
+catch_emt(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_emt;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	ASSERT_EQ(sigaction(SIGEMT, &sa, NULL), 0);
+}
+
+/* one signal per overflow, then the counters stop until the next bind */
+TEST(emt_ovf_signals_once_then_stops)
+{
+	cpc_event_t ev, a, b;
+
+	catch_emt();
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock,pic1=cs",
+				 &ev), 0);
+	ev.ce_pic[0] = UINT64_MAX - 999999;
+	ASSERT_EQ(cpc_bind_event(&ev, CPC_BIND_EMT_OVF), 0);
+	spin_ms(30);
+	ASSERT_EQ(nr_emt, 1);
+	ASSERT_EQ(bad_emt, 0);
+	ASSERT_EQ(cpc_take_sample(&a), 0);
+	ASSERT_LT(a.ce_pic[0], 10000000); /* wrapped, just past zero */
+	spin_ms(5);
+	ASSERT_EQ(cpc_take_sample(&b), 0);
+	ASSERT_UEQ(b.ce_pic[0], a.ce_pic[0]);
+	ASSERT_UEQ(b.ce_pic[1], a.ce_pic[1]);
+}
+
+/* the manual's handler: sample, preset again, rebind from the handler */
+TEST(emt_ovf_rebind_from_handler)
+{
+	cpc_event_t ev;
+
+	catch_emt();
+	rebind_in_handler = 1;
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock", &ev), 0);
+	ev.ce_pic[0] = UINT64_MAX - 999999;
+	ASSERT_EQ(cpc_bind_event(&ev, CPC_BIND_EMT_OVF), 0);
+	spin_ms(50);
+	ASSERT_EQ(cpc_bind_event(NULL, 0), 0);
+	ASSERT_GE(nr_emt, 3);
+	ASSERT_LE(nr_emt, 60);
+	ASSERT_EQ(bad_emt, 0);
+}
+
+/* ---- CPCv2 -------------------------------------------------------------- */
+
+TEST(v2_set_buf_bind_sample)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set;
+	cpc_buf_t *a, *b, *d;
+	uint64_t v;
+	int i0, i1;
+
+	ASSERT(cpc != NULL);
+	ASSERT(cpc_open(1) == NULL);
+	ASSERT_EQ(cpc_npic(cpc), CPC_MAX_REQUESTS);
+	ASSERT(cpc_caps(cpc) & CPC_CAP_OVERFLOW_INTERRUPT);
+	set = cpc_set_create(cpc);
+	i0 = cpc_set_add_request(cpc, set, "task-clock", 0, CPC_COUNT_USER, 0,
+				 NULL);
+	i1 = cpc_set_add_request(cpc, set, "minor-faults", 0,
+				 CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL);
+	ASSERT_EQ(i0, 0);
+	ASSERT_EQ(i1, 1);
+	a = cpc_buf_create(cpc, set);
+	b = cpc_buf_create(cpc, set);
+	d = cpc_buf_create(cpc, set);
+	ASSERT_EQ(cpc_set_sample(cpc, set, a), -1);
+	ASSERT_EQ(errno, EINVAL);
+	ASSERT_EQ(cpc_bind_curlwp(cpc, set, 0), 0);
+	ASSERT_EQ(cpc_set_sample(cpc, set, a), 0);
+	spin_ms(10);
+	ASSERT_EQ(cpc_set_sample(cpc, set, b), 0);
+	cpc_buf_sub(cpc, d, b, a);
+	ASSERT_EQ(cpc_buf_get(cpc, d, i0, &v), 0);
+	ASSERT_GE(v, 10000000);
+	ASSERT_EQ(cpc_buf_get(cpc, d, 2, &v), -1);
+	ASSERT_GT(cpc_buf_hrtime(cpc, b), cpc_buf_hrtime(cpc, a));
+	ASSERT_GT(cpc_buf_tick(cpc, b), cpc_buf_tick(cpc, a));
+	cpc_buf_add(cpc, d, d, a);
+	ASSERT_EQ(cpc_buf_get(cpc, d, i0, &v), 0);
+	ASSERT_EQ(cpc_buf_get(cpc, b, i0, (uint64_t[]){ 0 }), 0);
+	cpc_buf_zero(cpc, d);
+	ASSERT_EQ(cpc_buf_get(cpc, d, i0, &v), 0);
+	ASSERT_EQ(v, 0);
+	ASSERT_EQ(cpc_unbind(cpc, set), 0);
+	ASSERT_EQ(cpc_set_sample(cpc, set, a), -1);
+	ASSERT_EQ(cpc_buf_destroy(cpc, a), 0);
+	cpc_buf_destroy(cpc, b);
+	cpc_buf_destroy(cpc, d);
+	ASSERT_EQ(cpc_set_destroy(cpc, set), 0);
+	ASSERT_EQ(cpc_close(cpc), 0);
+}
+
+TEST(v2_request_errors)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set = cpc_set_create(cpc);
+	cpc_attr_t attr = { "umask", 1 };
+
+	cpc_seterrhndlr(cpc, errhndlr);
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "bogus-event", 0,
+				      CPC_COUNT_USER, 0, NULL), -1);
+	ASSERT_EQ(errno, EINVAL);
+	ASSERT_EQ(last_subcode, CPC_INVALID_EVENT);
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "task-clock", 0, 0x100, 0,
+				      NULL), -1);
+	ASSERT_EQ(last_subcode, CPC_REQ_INVALID_FLAGS);
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "task-clock", 0,
+				      CPC_COUNT_USER, 1, &attr), -1);
+	ASSERT_EQ(last_subcode, CPC_INVALID_ATTRIBUTE);
+	last_subcode = 0;
+	if (!has_pmu()) {
+		ASSERT_EQ(cpc_set_add_request(cpc, set, "PAPI_tot_cyc", 0,
+					      CPC_COUNT_USER, 0, NULL), -1);
+		ASSERT_EQ(last_subcode, CPC_INVALID_EVENT);
+		ASSERT_CONTAINS(last_err, "needs hardware counters");
+	}
+	/* nothing to bind */
+	ASSERT_EQ(cpc_bind_curlwp(cpc, set, 0), -1);
+	ASSERT_EQ(errno, EINVAL);
+	cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+}
+
+struct seen {
+	int generic, task_clock;
+};
+
+static void
+walk_v2(void *arg, const char *name)
+{
+	struct seen *s = arg;
+
+	s->generic += !strncmp(name, "PAPI_", 5);
+	s->task_clock += !strcmp(name, "task-clock");
+}
+
+TEST(v2_walks)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	struct seen all = { 0 }, gen = { 0 };
+
+	cpc_walk_events_all(cpc, &all, walk_v2);
+	cpc_walk_generic_events_all(cpc, &gen, walk_v2);
+	ASSERT_EQ(all.task_clock, 1);
+	ASSERT_EQ(gen.task_clock, 0);
+	ASSERT_EQ(gen.generic, all.generic);
+	if (has_pmu())
+		ASSERT_GE(gen.generic, 2);
+	cpc_close(cpc);
+}
+
+static cpc_t *v2_cpc;
+static cpc_set_t *v2_set;
+
+static void
+on_emt_v2(int sig, siginfo_t *si, void *uc)
+{
+	if (si->si_code != EMT_CPCOVF)
+		bad_emt++;
+	nr_emt++;
+	if (cpc_set_restart(v2_cpc, v2_set) != 0)
+		bad_emt++;
+}
+
+/* CPCv2 overflow: a preset request notified by SIGEMT, then restarted */
+TEST(v2_overflow_and_restart)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_emt_v2;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	ASSERT_EQ(sigaction(SIGEMT, &sa, NULL), 0);
+	v2_cpc = cpc_open(CPC_VER_CURRENT);
+	v2_set = cpc_set_create(v2_cpc);
+	ASSERT_EQ(cpc_set_add_request(v2_cpc, v2_set, "task-clock",
+				      UINT64_MAX - 1999999,
+				      CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0,
+				      NULL), 0);
+	ASSERT_EQ(cpc_bind_curlwp(v2_cpc, v2_set, 0), 0);
+	spin_ms(40);
+	ASSERT_EQ(cpc_unbind(v2_cpc, v2_set), 0);
+	ASSERT_GE(nr_emt, 5);
+	ASSERT_LE(nr_emt, 21);
+	ASSERT_EQ(bad_emt, 0);
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(
+		TEST_CASE(layouts_match_solaris)
+		TEST_CASE(version_negotiation)
+		TEST_CASE(processor_identity)
+		TEST_CASE(walk_names_lists_ours_and_generic)
+		TEST_CASE(strtoevent_round_trip)
+		TEST_CASE(strtoevent_errors_go_to_errfn)
+		TEST_CASE(hardware_events_need_a_pmu)
+		TEST_CASE(sample_before_bind_is_einval)
+		TEST_CASE(bind_and_sample_count_this_lwp)
+		TEST_CASE(accum_and_diff_arithmetic)
+		TEST_CASE(presets_are_the_starting_values)
+		TEST_CASE(count_usr_events_keeps_the_counts)
+		TEST_CASE(lwp_inherit_counts_new_threads)
+		TEST_CASE(inherit_with_overflow_is_enotsup)
+		TEST_CASE(emt_ovf_signals_once_then_stops)
+		TEST_CASE(emt_ovf_rebind_from_handler)
+		TEST_CASE(v2_set_buf_bind_sample)
+		TEST_CASE(v2_request_errors)
+		TEST_CASE(v2_walks)
+		TEST_CASE(v2_overflow_and_restart)));
+}
