@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_freebsd.c - /dev/perfmon as FreeBSD programs see it, and pmcloop
+ * (a program in perfmon(8)'s style) run on this machine.
+ *
+ * Without a PMU, PMIOSETUP of a hardware event fails with ENODEV while
+ * PMIOTSTAMP reads the TSC.  $PCTR_BSD_EVENTS maps events to software
+ * events so that the start/stop/reset protocol runs here too.
+ */
+#include <sys/types.h>
+#include <sys/ioctl.h>
+#include <machine/cpu.h>
+#include <machine/perfmon.h>
+
+#include <errno.h>
+#include <fcntl.h>
+
+#include "test.h"
+#include "../bsd_test.h"
+
+#define MAP_C0 "PCTR_BSD_EVENTS=c0=task-clock"
+
+static void
+map_c0(void)
+{
+	setenv("PCTR_BSD_EVENTS", "c0=task-clock", 1);
+}
+
+static int
+dev(int flags)
+{
+	int fd = open(_PATH_PERFMON, flags);
+
+	if (fd < 0)
+		TEST_FAIL("open %s: %s", _PATH_PERFMON, strerror(errno));
+	return fd;
+}
+
+static int
+req(int fd, unsigned long r, void *arg)
+{
+	return ioctl(fd, r, arg) < 0 ? errno : 0;
+}
+
+static int
+setup(int fd, int num, int flags)
+{
+	struct pmc pmc;
+
+	memset(&pmc, 0, sizeof(pmc));
+	pmc.pmc_num = num;
+	pmc.pmc_event = 0xc0;
+	pmc.pmc_flags = flags;
+	return req(fd, PMIOSETUP, &pmc);
+}
+
+static quad_t
+value(int fd, int num)
+{
+	struct pmc_data d = { .pmcd_num = num, .pmcd_value = -1 };
+
+	if (ioctl(fd, PMIOREAD, &d) < 0)
+		TEST_FAIL("PMIOREAD %d: %s", num, strerror(errno));
+	return d.pmcd_value;
+}
+
+TEST(tstamp_reads_without_counters)
+{
+	struct pmc_tstamp a, b;
+	int fd = dev(O_RDONLY);
+
+	ASSERT_EQ(req(fd, PMIOTSTAMP, &a), 0);
+	bsd_spin(2);
+	ASSERT_EQ(req(fd, PMIOTSTAMP, &b), 0);
+	ASSERT_GT(b.pmct_value, a.pmct_value);
+	ASSERT_GT(a.pmct_rate, 0);
+	ASSERT_EQ(a.pmct_rate, (int)(pctr_tsc_hz() / 1000000));
+	close(fd);
+}
+
+TEST(setup_without_pmu_is_enodev)
+{
+	int fd;
+
+	if (bsd_has_pmu())
+		SKIP("this machine has a PMU");
+	fd = dev(O_RDWR);
+	ASSERT_EQ(setup(fd, 0, PMCF_USR), ENODEV);
+	ASSERT_EQ(setup(fd, 1, PMCF_USR | PMCF_OS), ENODEV);
+	close(fd);
+}
+
+TEST(access_rules)
+{
+	int fd, fd2, num = 0;
+
+	map_c0();
+	fd = dev(O_RDONLY);
+	ASSERT_EQ(setup(fd, 0, PMCF_USR), EPERM);
+	ASSERT_EQ(req(fd, PMIOSTART, &num), EPERM);
+	ASSERT_EQ(req(fd, PMIOSTOP, &num), EPERM);
+	ASSERT_EQ(req(fd, PMIORESET, &num), EPERM);
+	fd2 = dev(O_RDWR);
+	/* one writer at a time */
+	ASSERT_EQ(open(_PATH_PERFMON, O_WRONLY), -1);
+	ASSERT_EQ(errno, EBUSY);
+	ASSERT_EQ(setup(fd2, 0, PMCF_USR), 0);
+	/* readers may read what the writer set up */
+	ASSERT_GE(value(fd, 0), 0);
+	close(fd2);
+	fd2 = dev(O_WRONLY);
+	close(fd2);
+	close(fd);
+}
+
+TEST(bad_numbers_and_unset_counters)
+{
+	struct pmc_data d = { .pmcd_num = NPMC };
+	struct pmc pmc = { .pmc_num = 1 };
+	int fd, num = -1;
+
+	map_c0();
+	fd = dev(O_RDWR);
+	ASSERT_EQ(setup(fd, NPMC, PMCF_USR), EINVAL);
+	ASSERT_EQ(setup(fd, -1, PMCF_USR), EINVAL);
+	ASSERT_EQ(req(fd, PMIOSTART, &num), EINVAL);
+	ASSERT_EQ(req(fd, PMIOREAD, &d), EINVAL);
+	num = 1;
+	ASSERT_EQ(req(fd, PMIOSTART, &num), EBUSY);
+	ASSERT_EQ(req(fd, PMIOGET, &pmc), EBUSY);
+	d.pmcd_num = 1;
+	ASSERT_EQ(req(fd, PMIOREAD, &d), EBUSY);
+	ASSERT_EQ(req(fd, _IOW('5', 99, int), &num), ENOTTY);
+	/* pin control cannot be emulated */
+	ASSERT_EQ(setup(fd, 0, PMCF_USR | PMCF_PC), EINVAL);
+	close(fd);
+}
+
+TEST(start_stop_reset_protocol)
+{
+	struct pmc pmc = { .pmc_num = 0 };
+	quad_t a, b;
+	int fd, num = 0;
+
+	map_c0();
+	fd = dev(O_RDWR);
+	/* PMCF_EN and PMCF_INT are the driver's: dropped */
+	ASSERT_EQ(setup(fd, 0, PMCF_USR | PMCF_OS | PMCF_EN | PMCF_INT), 0);
+	ASSERT_EQ(req(fd, PMIOGET, &pmc), 0);
+	ASSERT_HEX_EQ(pmc.pmc_val, 0xc0 | (PMCF_USR | PMCF_OS) << 16);
+	/* set up stopped and zero */
+	bsd_spin(5);
+	ASSERT_EQ(value(fd, 0), 0);
+	ASSERT_EQ(req(fd, PMIOSTART, &num), 0);
+	ASSERT_EQ(req(fd, PMIOGET, &pmc), 0);
+	ASSERT_NE(pmc.pmc_flags & PMCF_EN, 0);
+	bsd_spin(20);
+	ASSERT_EQ(req(fd, PMIOSTOP, &num), 0);
+	ASSERT_EQ(req(fd, PMIOGET, &pmc), 0);
+	ASSERT_EQ(pmc.pmc_flags & PMCF_EN, 0);
+	a = value(fd, 0);
+	ASSERT_GE(a, 15000000);
+	bsd_spin(10);
+	b = value(fd, 0);
+	ASSERT_EQ(a, b); /* stopped: frozen */
+	ASSERT_EQ(req(fd, PMIORESET, &num), 0);
+	ASSERT_EQ(value(fd, 0), 0);
+	ASSERT_EQ(req(fd, PMIOSTART, &num), 0);
+	bsd_spin(5);
+	a = value(fd, 0);
+	ASSERT_GT(a, 0);
+	ASSERT_LT(a, 15000000);
+	close(fd);
+}
+
+TEST(reset_while_running_continues_from_zero)
+{
+	int fd, num = 1;
+
+	map_c0();
+	fd = dev(O_RDWR);
+	ASSERT_EQ(setup(fd, 1, PMCF_USR | PMCF_OS), 0);
+	ASSERT_EQ(req(fd, PMIOSTART, &num), 0);
+	bsd_spin(20);
+	ASSERT_EQ(req(fd, PMIORESET, &num), 0);
+	bsd_spin(2);
+	ASSERT_LT(value(fd, 1), 15000000);
+	ASSERT_GT(value(fd, 1), 0);
+	close(fd);
+}
+
+TEST(neither_mode_counts_nothing)
+{
+	int fd, num = 0;
+
+	map_c0();
+	fd = dev(O_RDWR);
+	ASSERT_EQ(setup(fd, 0, 0), 0);
+	ASSERT_EQ(req(fd, PMIOSTART, &num), 0);
+	bsd_spin(5);
+	ASSERT_EQ(value(fd, 0), 0);
+	close(fd);
+}
+
+TEST(closing_the_writer_releases_counters)
+{
+	struct pmc pmc = { .pmc_num = 0 };
+	int fd;
+
+	map_c0();
+	fd = dev(O_RDWR);
+	ASSERT_EQ(setup(fd, 0, PMCF_USR), 0);
+	ASSERT_EQ(close(fd), 0);
+	fd = dev(O_RDONLY);
+	ASSERT_EQ(req(fd, PMIOGET, &pmc), EBUSY);
+	close(fd);
+}
+
+static const char *
+tool(void)
+{
+	const char *t = getenv("PCTR_TOOL");
+
+	if (!t)
+		SKIP("PCTR_TOOL is not set: run through meson test");
+	return t;
+}
+
+TEST(pmcloop_fails_with_enodev)
+{
+	char out[4096];
+
+	if (bsd_has_pmu())
+		SKIP("this machine has a PMU");
+	ASSERT_EQ(bsd_run(NULL, tool(), "-u 0xc0", out, sizeof(out)), 1);
+	ASSERT_CONTAINS(out, "ioctl(PMIOSETUP): No such device");
+}
+
+TEST(pmcloop_samples_mapped_event)
+{
+	char out[4096], want[64];
+
+	ASSERT_EQ(bsd_run(MAP_C0, tool(), "-u -o -l 3 -c true 0xc0", out,
+			  sizeof(out)),
+		  0);
+	ASSERT_CONTAINS(out, "1: ");
+	ASSERT_CONTAINS(out, "3: ");
+	ASSERT_CONTAINS(out, "mean: ");
+	snprintf(want, sizeof(want), "clocks (at %d-MHz): ",
+		 (int)(pctr_tsc_hz() / 1000000));
+	ASSERT_CONTAINS(out, want);
+	/* system() forks: the child's time is not the process's */
+	ASSERT(!strstr(out, "1: 0\n"));
+}
+
+TEST(pmcloop_usage)
+{
+	char out[4096];
+
+	ASSERT_EQ(bsd_run(NULL, tool(), "-n 2 0xc0", out, sizeof(out)), 1);
+	ASSERT_CONTAINS(out, "2: must be between 0 and 1");
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(
+		TEST_CASE(tstamp_reads_without_counters)
+		TEST_CASE(setup_without_pmu_is_enodev)
+		TEST_CASE(access_rules)
+		TEST_CASE(bad_numbers_and_unset_counters)
+		TEST_CASE(start_stop_reset_protocol)
+		TEST_CASE(reset_while_running_continues_from_zero)
+		TEST_CASE(neither_mode_counts_nothing)
+		TEST_CASE(closing_the_writer_releases_counters)
+		TEST_CASE(pmcloop_fails_with_enodev)
+		TEST_CASE(pmcloop_samples_mapped_event)
+		TEST_CASE(pmcloop_usage)));
+}
