@@ -157,9 +157,14 @@ TEST(counts_stay_exact)
 	n = atomic_load(&nr_notes);
 	ASSERT_GT(n, 10);
 	last = notes[n - 1].count;
-	/* the last overflow is at most one period (plus timer slack) ago */
+	/*
+	 * The counter went on past the last overflow, and the count is what
+	 * the notifications imply: one period each, give or take the timer's
+	 * slack and the few ticks that fall in the kernel (not sampled with
+	 * :u, yet counted as CPU time): 5% plus 3 periods.
+	 */
 	ASSERT_GE(count, last);
-	ASSERT_LT(count, last + PERIOD_NS + PERIOD_NS / 2);
+	ASSERT_LT(count, last + 3 * PERIOD_NS + count / 20);
 	pctr_set_free(set);
 }
 
@@ -301,7 +306,7 @@ TEST(eight_new_threads)
 	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
 					    record, 0);
 	pthread_t th[NR_THREADS];
-	int per[NR_THREADS] = { 0 }, n;
+	int per[NR_THREADS] = { 0 }, n, in_work = 0;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_PROCESS }));
@@ -314,7 +319,7 @@ TEST(eight_new_threads)
 	ASSERT_OK(pctr_set_disable(set));
 	n = atomic_load(&nr_notes);
 	for (int i = 0; i < n && i < MAX_NOTES; i++) {
-		ASSERT(pc_in_work(notes[i].ip));
+		in_work += pc_in_work(notes[i].ip);
 		for (int t = 0; t < NR_THREADS; t++)
 			per[t] += notes[i].tid == tids[t];
 	}
@@ -327,6 +332,8 @@ TEST(eight_new_threads)
 		ASSERT_GE(per[t], expect - expect / 5 - 2);
 		ASSERT_LE(per[t], expect + expect / 5 + 2);
 	}
+	/* thread start and exit run outside spin(): a few PCs fall there */
+	ASSERT_GE(in_work, n - n / 50);
 	pctr_set_free(set);
 }
 
