@@ -455,6 +455,26 @@ got_signal(struct stat_ctx *c, struct waiter *w, int sig, int code)
 
 /* ---- waiting ------------------------------------------------------------ */
 
+/* gone, or a zombie: it counts no more either way */
+static bool
+process_gone(pid_t pid)
+{
+	char path[64], buf[256], *paren;
+	FILE *f;
+	bool ok;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	paren = ok ? strrchr(buf, ')') : NULL;
+	return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 static void
 try_reap(struct waiter *w)
 {
@@ -465,7 +485,7 @@ try_reap(struct waiter *w)
 		w->child = 0;
 		w->done = true;
 	}
-	if (w->watch > 0 && kill(w->watch, 0) < 0 && errno == ESRCH)
+	if (w->watch > 0 && process_gone(w->watch))
 		w->done = true;
 }
 

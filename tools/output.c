@@ -436,6 +436,8 @@ static int
 name_width(const struct stat_report *r)
 {
 	int w = 20;
+	struct acc a;
+	int num, den;
 
 	for (int e = 0; e < r->nr_events; e++) {
 		int n = (int)strlen(r->ev[e].name) + 5;
@@ -443,6 +445,10 @@ name_width(const struct stat_report *r)
 		if (n > w)
 			w = n;
 	}
+	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
+		if (metric_stats(r, &metrics[i], &a, &num, &den) &&
+		    (int)strlen(metrics[i].desc) > w)
+			w = (int)strlen(metrics[i].desc);
 	return w;
 }
 
@@ -521,7 +527,7 @@ print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 			fmt_group(b, sizeof(b), acc_stddev(&s.count), 1));
 	}
 	fprintf(f, "%*s", NUMW, fmt_si(b, sizeof(b), s.per_sec.mean));
-	snprintf(b, sizeof(b), "%.6g", s.per_cycle.mean);
+	snprintf(b, sizeof(b), "%.4g", s.per_cycle.mean);
 	fprintf(f, "%*s", NUMW, isfinite(s.per_cycle.mean) ? b : "-");
 	print_running(f, r, e, &s.running);
 	fputc('\n', f);

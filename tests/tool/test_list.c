@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* test_list - pctr list: every software event, patterns, JSON, errors. */
+#include "tool.h"
+
+TEST(lists_software_events)
+{
+	static const char *const sw[] = { "task-clock", "page-faults",
+					  "context-switches", "cpu-migrations" };
+	struct result r = pctr("list", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "Software events, counted by the kernel "
+			       "(pctr stat -e NAME):");
+	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
+		ASSERT_CONTAINS(r.out, sw[i]);
+	ASSERT_CONTAINS(r.out, "time the task ran, nanoseconds");
+}
+
+/* a pattern keeps only matching lines (under their headings) */
+TEST(pattern_filters)
+{
+	struct result r = pctr("list", "FAULT", NULL);
+	char *save = NULL;
+	int n = 0;
+
+	ASSERT_EQ(r.status, 0);
+	for (char *l = strtok_r(r.out, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (l[0] != ' ')
+			continue;
+		ASSERT(strcasestr(l, "fault"));
+		n++;
+	}
+	ASSERT_GE(n, 4); /* page-, minor-, major-, alignment- ... faults */
+}
+
+TEST(dash_l_is_list)
+{
+	struct result a = pctr("-l", "task-clock", NULL);
+	struct result b = pctr("list", "task-clock", NULL);
+
+	ASSERT_EQ(a.status, 0);
+	ASSERT_STR_EQ(a.out, b.out);
+}
+
+TEST(json_listing)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"n={e['name']:e for e in d['events']}\n"
+		"ok=(d['schema']=='pctr-list/1' and d['pattern'] is None and\n"
+		"    n['page-faults']['source']=='software' and\n"
+		"    n['page-faults']['usage']=='pctr stat -e page-faults' and\n"
+		"    n['page-faults']['countable'] is True and\n"
+		"    all(set(e)>={'source','name','desc'} for e in d['events']))\n"
+		"print(1 if ok else 0)\n";
+	struct result r = pctr("list", "--json", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+TEST(glob_pattern)
+{
+	struct result r = pctr("list", "--json", "*-clock", NULL);
+	static const char *check =
+		"import json,sys\n"
+		"print(sorted(e['name'] for e in json.load(sys.stdin)"
+		"['events'])==['cpu-clock','task-clock'] and 1 or 0)\n";
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+TEST(no_match_and_bad_option)
+{
+	struct result r = pctr("list", "no-such-event-anywhere", NULL);
+
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STR_EQ(r.out, "");
+	ASSERT_CONTAINS(r.err, "no event matches 'no-such-event-anywhere'");
+	r = pctr("list", "--bogus", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_STR_EQ(r.out, "");
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(TEST_CASE(lists_software_events)
+			       TEST_CASE(pattern_filters)
+			       TEST_CASE(dash_l_is_list) TEST_CASE(json_listing)
+			       TEST_CASE(glob_pattern)
+			       TEST_CASE(no_match_and_bad_option)));
+}

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_stat - pctr stat on software events: counts, exit statuses,
+ * signals, output files, repeats, intervals, JSON, CSV, attaching, errors.
+ */
+#include "tool.h"
+
+#define SELF self_exe, "helper"
+
+static double
+faults_of(const char *n)
+{
+	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
+			       "page-faults,task-clock", "--", SELF, "touch", n,
+			       NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT(csv_total(r.out, "task-clock") > 0);
+	return csv_total(r.out, "page-faults");
+}
+
+/* N more pages touched are N more page faults, to a few of them */
+TEST(page_faults_counted)
+{
+	double base = faults_of("0"), more = faults_of("3000");
+
+	ASSERT_GE(more - base, 3000);
+	ASSERT_LE(more - base, 3000 + 30);
+}
+
+/* the bundled workload: it runs, prints, and faults at least once */
+TEST(workload_counted)
+{
+	const char *w = getenv("WORKLOAD");
+	struct result r;
+
+	if (!w)
+		SKIP("$WORKLOAD is not set (run through meson test)");
+	r = pctr("stat", "-x", ",", "-e", "page-faults,task-clock", "--", w,
+		 "1", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "workload: sum");
+	ASSERT(csv_total(r.err, "page-faults") > 10);
+	/* 4 MiB touched: never more faults than pages plus start-up */
+	ASSERT(csv_total(r.err, "page-faults") < 1024 + 400);
+	ASSERT(csv_total(r.err, "task-clock") > 1e6);
+}
+
+TEST(exit_status_passed)
+{
+	struct result r = pctr("stat", "-e", "task-clock", "--", SELF, "exit",
+			       "42", NULL);
+
+	ASSERT_EQ(r.status, 42);
+	ASSERT_CONTAINS(r.err, "exit status 42");
+}
+
+TEST(signal_death_is_128_plus_n)
+{
+	struct result r = pctr("stat", "-e", "task-clock", "--", SELF, "raise",
+			       "10", NULL);
+
+	ASSERT_EQ(r.status, 128 + SIGUSR1);
+	ASSERT_CONTAINS(r.err, "killed by signal 10");
+}
+
+/* SIGTERM sent to pctr reaches the command, which exits 77 on it */
+TEST(sigterm_forwarded)
+{
+	char *argv[] = { (char *)pctr_path(), "stat", "-e", "task-clock",
+			 "--", SELF, "termwait", NULL };
+	char o[64], e[64], *out = NULL;
+	pid_t pid = start(argv, NULL, o, e);
+	struct result r;
+
+	for (int i = 0; i < 200; i++) {
+		free(out);
+		out = slurp(o);
+		if (strstr(out, "ready"))
+			break;
+		usleep(20000);
+	}
+	ASSERT_CONTAINS(out, "ready");
+	kill(pid, SIGTERM);
+	r = finish(pid, o, e);
+	ASSERT_EQ(r.status, 77);
+	ASSERT_CONTAINS(r.err, "task-clock");
+}
+
+/* -o FILE: the report in FILE, the command's output untouched */
+TEST(output_file_separate)
+{
+	char path[64];
+	int fd = tmp_file(path);
+	struct result r;
+	char *rep;
+
+	close(fd);
+	r = pctr("stat", "-e", "page-faults", "-o", path, "--", SELF, "print",
+		 NULL);
+	rep = slurp(path);
+	unlink(path);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(r.out, "from the command's stdout\n");
+	ASSERT_STR_EQ(r.err, "from the command's stderr\n");
+	ASSERT_CONTAINS(rep, "page-faults");
+	ASSERT(!strstr(rep, "from the command"));
+}
+
+/* -r N: mean and standard deviation equal an independent computation */
+TEST(repeat_statistics)
+{
+	static const char *check =
+		"import json,sys,statistics as st\n"
+		"d=json.load(sys.stdin)\n"
+		"e=d['events'][0]\n"
+		"v=[r['scaled'] for r in e['runs']]\n"
+		"s=e['stats']\n"
+		"ok=(d['runs']==5 and len(v)==5 and s['n']==5 and\n"
+		"    abs(s['mean']-st.mean(v))<=1e-9*max(1,abs(st.mean(v))) and\n"
+		"    abs(s['stddev']-st.stdev(v))<=1e-9*max(1,st.stdev(v)) and\n"
+		"    s['min']==min(v) and s['max']==max(v) and\n"
+		"    len(d['elapsed_ns']['values'])==5 and\n"
+		"    abs(e['per_second']['mean']-st.mean(\n"
+		"      [a/(b/1e9) for a,b in zip(v,d['elapsed_ns']['values'])]))\n"
+		"      <=1e-6*e['per_second']['mean'])\n"
+		"print(1 if ok else 0)\n";
+	struct result r = pctr("stat", "-r", "5", "--json", "-o", "-", "-e",
+			       "task-clock", "--", SELF, "spin", "20", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+/* -I 100 over 550 ms: five interval rows, 100 ms apart, adding up */
+TEST(interval_rows)
+{
+	static const char *check =
+		"import csv,sys\n"
+		"rows=[r for r in csv.DictReader(sys.stdin)]\n"
+		"iv=[r for r in rows if r['kind']=='interval']\n"
+		"t=[int(r['time_ns']) for r in iv]\n"
+		"tot=[int(r['value']) for r in rows if r['kind']=='total'][0]\n"
+		"s=sum(int(r['value']) for r in iv)\n"
+		"ok=(4<=len(iv)<=6 and\n"
+		"    all(abs(x-(i+1)*1e8)<5e7 for i,x in enumerate(t)) and\n"
+		"    0<s<=tot)\n"
+		"print(1 if ok else 0)\n";
+	struct result r = pctr("stat", "-I", "100", "-x", ",", "-o", "-", "-e",
+			       "page-faults", "--", SELF, "sleep", "550", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+/* one JSON document with the documented members */
+TEST(json_document)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"e={x['name']:x for x in d['events']}\n"
+		"ok=(d['schema']=='pctr-stat/1' and d['runs']==1 and\n"
+		"    d['target']['type']=='command' and\n"
+		"    d['exit']=={'status':0,'signal':None} and\n"
+		"    e['page-faults']['runs'][0]['value']>=500 and\n"
+		"    e['page-faults']['runs'][0]['running_pct']==100 and\n"
+		"    e['task-clock']['unit']=='ns' and\n"
+		"    isinstance(d['machine']['has_pmu'],bool) and\n"
+		"    d['metrics'][-1]['name']=='cpus_utilized')\n"
+		"print(1 if ok else 0)\n";
+	struct result r = pctr("stat", "-j", "-o", "-", "-e",
+			       "page-faults,task-clock", "--", SELF, "touch",
+			       "500", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+/* CSV: a header, then rows of the same width; any separator */
+TEST(csv_rows)
+{
+	static const char *check =
+		"import csv,sys\n"
+		"rows=list(csv.reader(sys.stdin,delimiter=';'))\n"
+		"ok=(rows[0][:5]==['kind','run','time_ns','id','event'] and\n"
+		"    len(rows)==3 and all(len(r)==len(rows[0]) for r in rows)\n"
+		"    and [r[4] for r in rows[1:]]==['page-faults','task-clock'])\n"
+		"print(1 if ok else 0)\n";
+	struct result r = pctr("stat", "-x", ";", "-o", "-", "-e",
+			       "page-faults,task-clock", "--", SELF, "touch",
+			       "10", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+/* -p: attach to a running child for 300 ms; it spins all that time */
+TEST(attach_pid)
+{
+	static const char *check =
+		"import csv,sys\n"
+		"rows=list(csv.DictReader(sys.stdin))\n"
+		"tot=[r for r in rows if r['kind']=='total'][0]\n"
+		"th=[r for r in rows if r['kind']=='thread']\n"
+		"ns=int(tot['value']); el=int(tot['time_ns'])\n"
+		"ok=(0.28e9<el<1e9 and 0<ns<=el*1.05 and len(th)==1 and\n"
+		"    int(th[0]['id'])==%d and th[0]['value']==tot['value'])\n"
+		"print(1 if ok else 0)\n";
+	pid_t child = fork();
+	char pid[16], script[512];
+	struct result r;
+
+	if (child == 0) {
+		spin_ns(5000000000u);
+		_exit(0);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	r = pctr("stat", "-p", pid, "-d", "0.3", "--per-thread", "-x", ",",
+		 "-o", "-", "-e", "task-clock", NULL);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	ASSERT_EQ(r.status, 0);
+	snprintf(script, sizeof(script), check, (int)child);
+	ASSERT_EQ(python_num(script, r.out), 1);
+}
+
+/* -p of a process that ends: counting stops with it */
+TEST(attach_ends_with_process)
+{
+	pid_t child = fork();
+	char pid[16];
+	struct result r;
+
+	if (child == 0) {
+		usleep(200000);
+		_exit(0);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	r = pctr("stat", "-p", pid, "-e", "task-clock", NULL);
+	waitpid(child, NULL, 0);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "process");
+}
+
+/* -a: every CPU for 200 ms, so cpu-clock is about 200 ms per CPU */
+TEST(all_cpus_as_root)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct result r;
+	double ns;
+
+	if (geteuid() != 0)
+		SKIP("-a needs root or perf_event_paranoid <= 0");
+	r = pctr("stat", "-a", "-d", "0.2", "-x", ",", "-e", "cpu-clock",
+		 NULL);
+	ASSERT_EQ(r.status, 0);
+	ns = csv_total(r.err, "cpu-clock");
+	ASSERT(ns > 0.15e9 * ncpu && ns < 0.3e9 * ncpu);
+}
+
+TEST(unknown_event)
+{
+	struct result r = pctr("stat", "-e", "page-fautls", "--", "true", NULL);
+
+	ASSERT_EQ(r.status, 3);
+	ASSERT_STR_EQ(r.out, "");
+	ASSERT_CONTAINS(r.err, "page-fautls");
+	ASSERT_CONTAINS(r.err, "'page-faults'");
+}
+
+TEST(command_not_found)
+{
+	struct result r = pctr("stat", "-e", "task-clock", "--",
+			       "no-such-command-here", NULL);
+
+	ASSERT_EQ(r.status, 127);
+	ASSERT_STR_EQ(r.out, "");
+	ASSERT_CONTAINS(r.err, "no-such-command-here: command not found");
+	r = pctr("stat", "-e", "task-clock", "--", "/etc/passwd", NULL);
+	ASSERT_EQ(r.status, 126);
+}
+
+TEST(bad_flag_values)
+{
+	struct result r = pctr("stat", "-r", "0", "--", "true", NULL);
+
+	ASSERT_EQ(r.status, 2);
+	ASSERT_STR_EQ(r.out, "");
+	ASSERT_CONTAINS(r.err, "-r: 0 is out of range (1 to 100000)");
+	r = pctr("stat", "-I", "10x", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "-I: '10x' is not a whole number");
+	r = pctr("stat", "-p", "1", "-t", "1", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "only one of -p, -t and -a");
+	r = pctr("stat", "--frobnicate", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "unknown option '--frobnicate'");
+}
+
+/* default events: without a PMU, one line on stderr says why */
+TEST(default_events_no_pmu_line)
+{
+	struct result r = pctr("stat", "-x", ",", "-o", "-", "--", SELF,
+			       "touch", "1", NULL);
+	int lines = 0;
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT(csv_total(r.out, "task-clock") > 0);
+	ASSERT(csv_total(r.out, "page-faults") >= 1);
+	for (char *p = r.err; (p = strchr(p, '\n')); p++)
+		lines++;
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	    access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK) == 0) {
+		ASSERT(!strstr(r.err, "no hardware events"));
+		ASSERT(csv_total(r.out, "instructions") > 0);
+	} else {
+		ASSERT_EQ(lines, 1);
+		ASSERT_CONTAINS(r.err, "pctr stat: no hardware events: no "
+				       "hardware performance counters");
+	}
+}
+
+/* --no-multiplex: software events fit, and ran all of the time */
+TEST(no_multiplex)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"print(1 if d['multiplex'] is False and all(e['running_pct']"
+		"==100 for e in d['events']) else 0)\n";
+	struct result r = pctr("stat", "--no-multiplex", "-j", "-o", "-", "-e",
+			       "task-clock,page-faults,context-switches", "--",
+			       SELF, "touch", "10", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+int
+main(int argc, char **argv)
+{
+	int h = helper_main(argc, argv);
+
+	if (h >= 0)
+		return h;
+	find_self(argv[0]);
+	return test_main(TESTS(
+		TEST_CASE(page_faults_counted) TEST_CASE(workload_counted)
+		TEST_CASE(exit_status_passed)
+		TEST_CASE(signal_death_is_128_plus_n)
+		TEST_CASE(sigterm_forwarded) TEST_CASE(output_file_separate)
+		TEST_CASE(repeat_statistics) TEST_CASE(interval_rows)
+		TEST_CASE(json_document) TEST_CASE(csv_rows)
+		TEST_CASE(attach_pid) TEST_CASE(attach_ends_with_process)
+		TEST_CASE(all_cpus_as_root) TEST_CASE(unknown_event)
+		TEST_CASE(command_not_found) TEST_CASE(bad_flag_values)
+		TEST_CASE(default_events_no_pmu_line) TEST_CASE(no_multiplex)));
+}

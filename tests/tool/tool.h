@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tool.h - run the pctr command from a test and look at what it did.
+ *
+ * $PCTR is the command, $WORKLOAD the bundled example.  A test binary is
+ * also its own workload: "TEST_BINARY helper touch N" and friends (see
+ * helper_main()), so the counts it expects are known exactly.
+ */
+#ifndef PCTR_TOOL_TEST_H
+#define PCTR_TOOL_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "test.h"
+
+struct result {
+	int status; /* exit code, or 128 + signal */
+	char *out, *err;
+};
+
+static char self_exe[4096];
+
+static inline const char *
+pctr_path(void)
+{
+	const char *p = getenv("PCTR");
+
+	if (!p)
+		SKIP("$PCTR is not set (run through meson test)");
+	return p;
+}
+
+static inline char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	size_t len = 0, cap = 4096, n;
+	char *buf = malloc(cap);
+
+	if (!f || !buf) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return strdup("");
+	}
+	/* read to the end: files in /proc have no size */
+	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			char *b = realloc(buf, cap * 2);
+
+			if (!b)
+				break;
+			buf = b;
+			cap *= 2;
+		}
+	}
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static inline int
+tmp_file(char *path)
+{
+	strcpy(path, "/tmp/pctr-tool-XXXXXX");
+	return mkstemp(path);
+}
+
+/* start argv with stdout and stderr to temporary files; @in: stdin text */
+static inline pid_t
+start(char *const argv[], const char *in, char *out_path, char *err_path)
+{
+	int fo = tmp_file(out_path), fe = tmp_file(err_path);
+	int pin[2];
+	pid_t pid;
+
+	if (fo < 0 || fe < 0 || pipe(pin) < 0)
+		TEST_FAIL("cannot make temporary files");
+	pid = fork();
+	if (pid == 0) {
+		dup2(pin[0], 0);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		close(pin[1]);
+		execv(argv[0], argv);
+		_exit(126);
+	}
+	close(pin[0]);
+	if (in && write(pin[1], in, strlen(in)) < 0)
+		TEST_FAIL("cannot write stdin");
+	close(pin[1]);
+	close(fo);
+	close(fe);
+	return pid;
+}
+
+static inline struct result
+finish(pid_t pid, const char *out_path, const char *err_path)
+{
+	struct result r;
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		TEST_FAIL("waitpid failed");
+	r.status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	r.out = slurp(out_path);
+	r.err = slurp(err_path);
+	unlink(out_path);
+	unlink(err_path);
+	if (getenv("TOOL_VERBOSE"))
+		fprintf(stderr, "# status %d\n# stdout: %s\n# stderr: %s\n",
+			r.status, r.out, r.err);
+	return r;
+}
+
+static inline struct result
+run_in(char *const argv[], const char *in)
+{
+	char o[64], e[64];
+	pid_t pid = start(argv, in, o, e);
+
+	return finish(pid, o, e);
+}
+
+#define MAX_ARGS 64
+
+/* pctr ARGS... (NULL-terminated) */
+static inline struct result
+pctr(const char *first, ...)
+{
+	char *argv[MAX_ARGS];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)pctr_path();
+	argv[n++] = (char *)first;
+	va_start(ap, first);
+	while (n < MAX_ARGS - 1 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return run_in(argv, NULL);
+}
+
+/*
+ * Run python3 on @script with @input on stdin; its stdout.  Tests parse
+ * JSON and CSV with python's own json and csv modules, independent of
+ * the code under test.
+ */
+static inline char *
+python(const char *script, const char *input)
+{
+	char *argv[] = { "/usr/bin/env", "python3", "-c", (char *)script,
+			 NULL };
+	struct result r = run_in(argv, input);
+
+	if (r.status == 127 || r.status == 126)
+		SKIP("python3 is not installed");
+	if (r.status != 0)
+		TEST_FAIL("python3 failed (%d): %s", r.status, r.err);
+	return r.out;
+}
+
+static inline double
+python_num(const char *script, const char *input)
+{
+	char *s = python(script, input), *end;
+	double v = strtod(s, &end);
+
+	if (end == s)
+		TEST_FAIL("python printed '%s', not a number", s);
+	return v;
+}
+
+/* ---- the test binary as its own workload --------------------------------- */
+
+static inline void
+spin_ns(uint64_t ns)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u +
+		       (uint64_t)(b.tv_nsec - a.tv_nsec) <
+	       ns);
+}
+
+/* touch N fresh pages, small pages only: exactly N more page faults */
+static inline int
+touch_pages(long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p;
+
+	if (n == 0)
+		return 0;
+	p = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	madvise(p, n * page, MADV_NOHUGEPAGE);
+	for (long i = 0; i < n; i++)
+		p[i * page] = 1;
+	return 0;
+}
+
+static void
+term_exit(int sig)
+{
+	(void)sig;
+	_exit(77);
+}
+
+/*
+ * helper touch N | exit N | raise SIG | sleep MS | spin MS | termwait |
+ * print
+ * Returns -1 when argv is not a helper call.
+ */
+static inline int
+helper_main(int argc, char **argv)
+{
+	long n = argc > 3 ? atol(argv[3]) : 0;
+
+	if (argc < 3 || strcmp(argv[1], "helper"))
+		return -1;
+	if (!strcmp(argv[2], "touch"))
+		return touch_pages(n);
+	if (!strcmp(argv[2], "exit"))
+		return (int)n;
+	if (!strcmp(argv[2], "raise"))
+		return raise((int)n) == 0 ? 0 : 1;
+	if (!strcmp(argv[2], "sleep")) {
+		usleep((useconds_t)n * 1000);
+		return 0;
+	}
+	if (!strcmp(argv[2], "spin")) {
+		spin_ns((uint64_t)n * 1000000u);
+		return 0;
+	}
+	if (!strcmp(argv[2], "termwait")) {
+		signal(SIGTERM, term_exit);
+		printf("ready\n");
+		fflush(stdout);
+		for (int i = 0; i < 100; i++)
+			usleep(100000);
+		return 1;
+	}
+	if (!strcmp(argv[2], "print")) {
+		printf("from the command's stdout\n");
+		fprintf(stderr, "from the command's stderr\n");
+		return 0;
+	}
+	return 2;
+}
+
+static inline void
+find_self(const char *argv0)
+{
+	if (!realpath("/proc/self/exe", self_exe))
+		snprintf(self_exe, sizeof(self_exe), "%s", argv0);
+}
+
+/* the "total" row's value of @event in CSV output (python's csv module) */
+static inline double
+csv_total(const char *csv, const char *event)
+{
+	char script[512];
+
+	snprintf(script, sizeof(script),
+		 "import csv,sys\n"
+		 "rows=[r for r in csv.DictReader(sys.stdin) "
+		 "if r['kind']=='total' and r['event']=='%s']\n"
+		 "print(rows[-1]['value'] if rows else 'none')\n",
+		 event);
+	return python_num(script, csv);
+}
+
+#endif
