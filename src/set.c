@@ -230,6 +230,9 @@ list_tasks(pid_t pid, int **ids, int *nr)
 	else
 		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	dir = opendir(path);
+	if (!dir && errno != ENOENT) /* out of memory or descriptors */
+		return pctr__error(errno, "cannot list the threads of %s: %s",
+				   path, strerror(errno));
 	if (!dir)
 		return pctr__error(ESRCH, "no process %d", (int)pid);
 	while (!r && (d = readdir(dir)))
@@ -521,6 +524,9 @@ alloc_open(struct pctr_set *set, int nr_inst)
 	set->nr_ctr = nc;
 	set->nr_inst = nr_inst;
 	set->ctr = calloc((size_t)nr_inst * nc, sizeof(*set->ctr));
+	/* before anything can fail: close_all() closes fds that are >= 0 */
+	for (int i = 0; set->ctr && i < nr_inst * nc; i++)
+		set->ctr[i].fd = -1;
 	set->nr_groups = calloc(nr_inst, sizeof(int));
 	set->groups = calloc((size_t)nr_inst * maxg, sizeof(*set->groups));
 	set->member = calloc((size_t)nr_inst * nc, sizeof(int));
@@ -531,8 +537,6 @@ alloc_open(struct pctr_set *set, int nr_inst)
 	if (!set->ctr || !set->nr_groups || !set->groups || !set->member ||
 	    !set->base || !set->buf)
 		return pctr__error(ENOMEM, "out of memory opening a set");
-	for (int i = 0; i < nr_inst * nc; i++)
-		set->ctr[i].fd = -1;
 	return 0;
 }
 
@@ -770,11 +774,15 @@ pctr_set_reset(struct pctr_set *set)
 		struct pctr_count *base = &set->base[i * set->nr_events];
 		int r;
 
-		memset(base, 0, set->nr_events * sizeof(*base));
+		/* counts since the old baseline move it; a failed read keeps it */
 		r = pctr__set_read_inst(set, i, now);
 		if (r < 0)
 			return r;
-		memcpy(base, now, set->nr_events * sizeof(*base));
+		for (int e = 0; e < set->nr_events; e++) {
+			base[e].value += now[e].value;
+			base[e].enabled += now[e].enabled;
+			base[e].running += now[e].running;
+		}
 	}
 	return 0;
 }

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_faults.c - the kernel and libc saying no at each step.
+ *
+ * Linked with libpctr_fault.so (fault.h), which makes the Nth
+ * perf_event_open, mmap, read, ioctl or allocation fail.  Each failure must
+ * give the documented error and explanation, release every descriptor,
+ * mapping and byte acquired so far (descriptors and mappings counted here,
+ * memory by ASan or valgrind at exit), and leave the set usable: opened
+ * again without the fault, it counts.
+ */
+#include <errno.h>
+#include <pctr.h>
+#include <pthread.h>
+#include <sys/wait.h>
+
+#include "test.h"
+#include "../sys/helpers.h"
+#include "fault.h"
+
+#define EVENTS "task-clock,page-faults,context-switches"
+
+static const struct pctr_target self = { .type = PCTR_TARGET_THREAD };
+static const struct pctr_target process = { .type = PCTR_TARGET_PROCESS };
+
+static int base_fds, base_maps;
+
+/* after the library's one-time detection, remember what is open */
+static void
+baseline(void)
+{
+	struct pctr_set *set;
+
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_OK(pctr_set_add_list(set, EVENTS));
+	ASSERT_OK(pctr_set_open(set, &self));
+	pctr_set_free(set);
+	fault_reset();
+	base_fds = count_fds();
+	base_maps = count_maps();
+}
+
+static void
+assert_released(void)
+{
+	ASSERT_EQ(count_fds(), base_fds);
+	ASSERT_EQ(count_maps(), base_maps);
+}
+
+/* the set opens without faults and counts page faults */
+static void
+assert_usable(struct pctr_set *set, const struct pctr_target *t)
+{
+	struct pctr_sample s;
+
+	fault_reset();
+	ASSERT_OK(pctr_set_open(set, t));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(20);
+	ASSERT_OK(pctr_set_read(set, &s));
+	ASSERT_EQ(s.nr, (uint32_t)pctr_set_nr(set));
+	ASSERT_GE(s.count[1].value, 20);
+	ASSERT_GT(s.count[0].value, 0);
+	pctr_set_free(set);
+	assert_released();
+}
+
+static struct pctr_set *
+new_set(unsigned int flags)
+{
+	struct pctr_set *set;
+
+	ASSERT_OK(pctr_set_new(&set, flags));
+	ASSERT_EQ(pctr_set_add_list(set, EVENTS), 3);
+	return set;
+}
+
+static const struct {
+	int err;
+	const char *says;
+} open_errors[] = {
+	{ EMFILE, "ulimit -n" },
+	{ ENFILE, "ulimit -n" },
+	{ ENOENT, "does not support it" },
+	{ EACCES, "perf_event_paranoid" },
+	{ EPERM, "CAP_PERFMON" },
+	{ EBUSY, "in use by another user" },
+	{ EINVAL, "refused it" },
+	{ ENODEV, "no such device" },
+	{ ENOSYS, "not available" },
+	{ ESRCH, "no such process" },
+};
+
+/* every errno at every perf_event_open of a set, on one or more threads */
+static void
+open_fails_everywhere(const struct pctr_target *t, int nr_open)
+{
+	for (size_t i = 0; i < sizeof(open_errors) / sizeof(open_errors[0]); i++) {
+		for (int nth = 1; nth <= nr_open; nth++) {
+			struct pctr_set *set = new_set(0);
+			int err = open_errors[i].err;
+
+			fault_arm(FAULT_PERF_OPEN, nth, err, -1);
+			if (err == ESRCH && t == &process && nth > 3) {
+				/* threads that exit while the set opens */
+				ASSERT_OK(pctr_set_open(set, t));
+				ASSERT_EQ(pctr_set_nr_instances(set),
+					  (nth - 1) / 3);
+				pctr_set_free(set);
+				assert_released();
+				continue;
+			}
+			ASSERT_EQ(pctr_set_open(set, t), -err);
+			ASSERT_EQ(fault_injected(FAULT_PERF_OPEN) > 0, 1);
+			ASSERT_CONTAINS(pctr_strerror(-err), open_errors[i].says);
+			ASSERT_EQ(pctr_set_read(set, &(struct pctr_sample){ 0 }),
+				  -EBADFD);
+			assert_released();
+			assert_usable(set, t);
+		}
+	}
+}
+
+TEST(perf_event_open_fails_at_each_call)
+{
+	baseline();
+	open_fails_everywhere(&self, 3);
+}
+
+static pthread_barrier_t park;
+
+static void *
+parked(void *arg)
+{
+	pthread_barrier_wait(&park);
+	pthread_barrier_wait(&park);
+	return NULL;
+}
+
+TEST(perf_event_open_fails_on_a_later_thread)
+{
+	pthread_t th[3];
+
+	baseline();
+	pthread_barrier_init(&park, NULL, 4);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, parked, NULL), 0);
+	pthread_barrier_wait(&park);
+	base_fds = count_fds();
+	base_maps = count_maps();
+	/* 4 threads x 3 events */
+	open_fails_everywhere(&process, 12);
+	pthread_barrier_wait(&park);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+}
+
+TEST(interrupted_perf_event_open_is_retried)
+{
+	struct pctr_set *set;
+
+	baseline();
+	set = new_set(0);
+	fault_arm(FAULT_PERF_OPEN, 2, EINTR, 3);
+	ASSERT_OK(pctr_set_open(set, &self));
+	ASSERT_EQ(fault_injected(FAULT_PERF_OPEN), 3);
+	pctr_set_free(set);
+	assert_usable(new_set(0), &self);
+}
+
+/* perf's fallback: kernel counting refused once, user-only accepted */
+TEST(paranoid_refusal_falls_back_to_user_mode)
+{
+	struct pctr_set *set;
+
+	baseline();
+	set = new_set(0);
+	fault_arm(FAULT_PERF_OPEN, 2, EACCES, 1);
+	ASSERT_OK(pctr_set_open(set, &self));
+	ASSERT_STR_EQ(pctr_set_event(set, 1)->name, "page-faults:u");
+	ASSERT_EQ(pctr_set_event(set, 1)->attr.exclude_kernel, 1);
+	ASSERT_EQ(pctr_set_event(set, 0)->attr.exclude_kernel, 0);
+	pctr_set_free(set);
+	assert_released();
+}
+
+/* EINVAL for a sibling once: a new group, unless multiplexing is refused */
+TEST(full_group_starts_another_or_fails_with_ebusy)
+{
+	struct pctr_set *set;
+	struct pctr_sample s;
+
+	baseline();
+	set = new_set(0);
+	fault_arm(FAULT_PERF_OPEN, 3, EINVAL, 1);
+	ASSERT_OK(pctr_set_open(set, &self));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(20);
+	ASSERT_OK(pctr_set_read(set, &s));
+	ASSERT_GE(s.count[1].value, 20);
+	ASSERT_GT(s.count[2].enabled, 0);
+	pctr_set_free(set);
+	assert_released();
+
+	set = new_set(PCTR_SET_NO_MULTIPLEX);
+	fault_arm(FAULT_PERF_OPEN, 3, EINVAL, 1);
+	ASSERT_EQ(pctr_set_open(set, &self), -EBUSY);
+	ASSERT_CONTAINS(pctr_strerror(-EBUSY), "does not fit");
+	assert_released();
+	assert_usable(set, &self);
+}
+
+TEST(mmap_failure_falls_back_to_read)
+{
+	struct pctr_set *set;
+
+	baseline();
+	for (int nth = 1; nth <= 3; nth++) {
+		set = new_set(0);
+		fault_arm(FAULT_MMAP, nth, ENOMEM, 1);
+		ASSERT_OK(pctr_set_open(set, &self));
+		ASSERT_EQ(fault_injected(FAULT_MMAP), 1);
+		ASSERT_EQ(pctr_set_user_read(set), 0);
+		pctr_set_free(set);
+		assert_released();
+		assert_usable(new_set(0), &self);
+	}
+}
+
+TEST(ioctl_failures)
+{
+	struct pctr_set *set;
+
+	baseline();
+	for (int nth = 1; nth <= 3; nth++) { /* PERF_EVENT_IOC_ID */
+		set = new_set(0);
+		fault_arm(FAULT_IOCTL, nth, EIO, 1);
+		ASSERT_EQ(pctr_set_open(set, &self), -EIO);
+		ASSERT_CONTAINS(pctr_strerror(-EIO), "counter's id");
+		assert_released();
+		assert_usable(set, &self);
+	}
+	set = new_set(0);
+	ASSERT_OK(pctr_set_open(set, &self));
+	fault_arm(FAULT_IOCTL, 1, EIO, 1);
+	ASSERT_EQ(pctr_set_enable(set), -EIO);
+	ASSERT_CONTAINS(pctr_strerror(-EIO), "cannot enable");
+	ASSERT_EQ(pctr_set_disable(set), 0);
+	ASSERT_OK(pctr_set_enable(set));
+	pctr_set_free(set);
+	assert_released();
+}
+
+TEST(read_failures)
+{
+	struct pctr_set *set = new_set(PCTR_SET_NO_USER_READ);
+	struct pctr_sample s, t;
+
+	baseline();
+	ASSERT_OK(pctr_set_open(set, &self));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(10);
+
+	/* interrupted: retried, and the counts are right */
+	fault_arm(FAULT_READ, 1, EINTR, 5);
+	ASSERT_OK(pctr_set_read(set, &s));
+	ASSERT_EQ(fault_injected(FAULT_READ), 5);
+	ASSERT_GE(s.count[1].value, 10);
+
+	fault_arm(FAULT_READ, 1, FAULT_SHORT, 1);
+	ASSERT_EQ(pctr_set_read(set, &t), -EIO);
+	ASSERT_CONTAINS(pctr_strerror(-EIO), "short or malformed");
+
+	fault_arm(FAULT_READ, 1, FAULT_ZERO, 1);
+	ASSERT_EQ(pctr_set_read(set, &t), -EBUSY);
+	ASSERT_CONTAINS(pctr_strerror(-EBUSY), "pinned group");
+
+	fault_arm(FAULT_READ, 1, EIO, 1);
+	ASSERT_EQ(pctr_set_read(set, &t), -EIO);
+	ASSERT_CONTAINS(pctr_strerror(-EIO), "read of a counter group failed");
+
+	/* and the set still reads, counts still growing */
+	fault_reset();
+	touch_pages(10);
+	ASSERT_OK(pctr_set_read(set, &t));
+	ASSERT_GE(t.count[1].value, s.count[1].value + 10);
+	pctr_set_free(set);
+	assert_released();
+}
+
+/* a reset that cannot read keeps the previous baseline */
+TEST(failed_reset_keeps_the_baseline)
+{
+	struct pctr_set *set = new_set(PCTR_SET_NO_USER_READ);
+	struct pctr_sample s;
+
+	baseline();
+	ASSERT_OK(pctr_set_open(set, &self));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(1000);
+	ASSERT_OK(pctr_set_reset(set));
+	touch_pages(10);
+	fault_arm(FAULT_READ, 1, EIO, 1);
+	ASSERT_EQ(pctr_set_reset(set), -EIO);
+	fault_reset();
+	ASSERT_OK(pctr_set_read(set, &s));
+	ASSERT_GE(s.count[1].value, 10);
+	ASSERT_LT(s.count[1].value, 500);
+	pctr_set_free(set);
+}
+
+static void
+alloc_fails_everywhere(const struct pctr_target *t)
+{
+	int nth, r;
+
+	for (nth = 1;; nth++) {
+		struct pctr_set *set = new_set(0);
+
+		fault_arm(FAULT_ALLOC, nth, ENOMEM, 1);
+		r = pctr_set_open(set, t);
+		fault_arm(FAULT_ALLOC, 0, 0, 0);
+		if (r == 0 && fault_calls(FAULT_ALLOC) < nth) {
+			pctr_set_free(set);
+			break;
+		}
+		if (r < 0) {
+			if (r != -ENOMEM)
+				TEST_FAIL("allocation %d failed: %d (%s)", nth,
+					  r, pctr_strerror(r));
+			assert_released();
+		}
+		pctr_set_free(set);
+		assert_released();
+	}
+	ASSERT_GT(nth, 1);
+	printf("# %d allocations in pctr_set_open\n", nth - 1);
+}
+
+TEST(out_of_memory)
+{
+	struct pctr_set *set = (void *)1;
+
+	if (!fault_alloc_works())
+		SKIP("malloc belongs to the sanitizer runtime in this build");
+	baseline();
+	fault_arm(FAULT_ALLOC, 1, ENOMEM, 1);
+	ASSERT_EQ(pctr_set_new(&set, 0), -ENOMEM);
+	fault_reset();
+	ASSERT(set == NULL);
+	ASSERT_CONTAINS(pctr_strerror(-ENOMEM), "out of memory");
+	alloc_fails_everywhere(&self);
+	alloc_fails_everywhere(&process);
+	assert_usable(new_set(0), &process);
+}
+
+/* the child is reaped whatever fails; no zombie, no descriptor left */
+TEST(command_start_failures)
+{
+	char *argv[] = { "true", NULL };
+	pid_t pid;
+
+	baseline();
+	for (int nth = 1; nth <= 3; nth++) {
+		struct pctr_set *set = new_set(0);
+
+		fault_arm(FAULT_PERF_OPEN, nth, EMFILE, -1);
+		ASSERT_EQ(pctr_set_open_command(set, argv, &pid), -EMFILE);
+		fault_reset();
+		ASSERT_EQ(waitpid(-1, NULL, WNOHANG), -1);
+		ASSERT_EQ(errno, ECHILD);
+		assert_released();
+		ASSERT_OK(pctr_set_open_command(set, argv, &pid));
+		ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+		pctr_set_free(set);
+		assert_released();
+	}
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(TEST_CASE(perf_event_open_fails_at_each_call)
+			       TEST_CASE(perf_event_open_fails_on_a_later_thread)
+			       TEST_CASE(interrupted_perf_event_open_is_retried)
+			       TEST_CASE(paranoid_refusal_falls_back_to_user_mode)
+			       TEST_CASE(full_group_starts_another_or_fails_with_ebusy)
+			       TEST_CASE(mmap_failure_falls_back_to_read)
+			       TEST_CASE(ioctl_failures)
+			       TEST_CASE(read_failures)
+			       TEST_CASE(failed_reset_keeps_the_baseline)
+			       TEST_CASE(out_of_memory)
+			       TEST_CASE(command_start_failures)));
+}
