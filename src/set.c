@@ -395,7 +395,15 @@ make_attr(const struct pctr_set *set, const struct pctr_event *ev, int part,
 	attr->read_format = READ_FORMAT;
 	attr->disabled = leader;
 	attr->inherit = how->inherit;
-	attr->enable_on_exec = leader && how->enable_on_exec;
+	/*
+	 * arm_pmu's validate_group() leaves out a disabled leader unless it
+	 * has enable_on_exec, so a group one event larger than the counters
+	 * would be accepted and never scheduled.  For the calling thread the
+	 * flag changes nothing else: the fds are O_CLOEXEC, so its events
+	 * are gone after an exec.
+	 */
+	attr->enable_on_exec = leader && (how->enable_on_exec ||
+					  (how->pid == 0 && !how->inherit));
 	if (leader && (set->flags & PCTR_SET_NO_MULTIPLEX))
 		attr->pinned = 1;
 	if (how->user_read && ev->hardware)
@@ -555,8 +563,9 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 		if (!cpu_target && how.pid != 0)
 			how.pid = ids[i];
 		r = open_instance(set, opened, &how, cpu);
-		/* a thread of another process that exited meanwhile */
-		if (r == -ESRCH && set->target == PCTR_TARGET_PID &&
+		/* a thread (not the main one) that exited meanwhile */
+		if (r == -ESRCH && (set->target == PCTR_TARGET_PID ||
+				    set->target == PCTR_TARGET_PROCESS) &&
 		    ids[i] != base->pid) {
 			for (int c = 0; c < set->nr_ctr; c++) {
 				struct pctr__ctr *x =

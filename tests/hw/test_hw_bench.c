@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_hw_bench.c - the benchmarks' figures that only an exact PMU can
+ * give: instructions of one read by each method against the hand-written
+ * floor, and what an empty measured region counts once the overhead is
+ * taken off.  bench/run.sh collects the "# bench|..." lines into
+ * bench/RESULTS.md; the assertions here check only that the figures are
+ * exact (the same at every trial), never a target, so this never gates on
+ * performance.
+ *
+ * The floor is the least a correct user-space read does per event: the
+ * mmap page's seqlock around its offset and one mrs of the counter
+ * register.  "known" reads a register fixed at compile time (the index is
+ * still checked); "switch" picks it from the page's index at run time.
+ *
+ * Method (as test_hw_cost.c): a meter set counts instructions:u and
+ * instructions (user and kernel) around K and 2K calls through a function
+ * pointer; the difference, less the same for an empty function, over K.
+ * The measured set is opened before the meter so its events get the
+ * first counters (index 1, 2, ...).
+ */
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "hw.h"
+
+#define K 64
+#define TRIALS 5
+#define MAXK 4
+
+typedef int (*read_fn)(struct pctr_set *, struct pctr_sample *);
+
+static struct perf_event_mmap_page *page[MAXK];
+static int nr_pages;
+static int raw_fd = -1;
+static uint64_t raw_buf[3 + 2 * MAXK];
+static size_t raw_want;
+
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define BARRIER() __asm__ volatile("" ::: "memory")
+#define MRS(reg, v) __asm__ volatile("mrs %0, " #reg : "=r"(v))
+
+static inline uint64_t
+read_counter(uint32_t idx)
+{
+	uint64_t v = 0;
+
+	switch (idx) {
+	case 1: MRS(pmevcntr0_el0, v); break;
+	case 2: MRS(pmevcntr1_el0, v); break;
+	case 3: MRS(pmevcntr2_el0, v); break;
+	case 4: MRS(pmevcntr3_el0, v); break;
+	case 5: MRS(pmevcntr4_el0, v); break;
+	case 6: MRS(pmevcntr5_el0, v); break;
+	case 32: MRS(pmccntr_el0, v); break;
+	}
+	return v;
+}
+
+/* one event on a register known when compiling: PMEVCNTR<n>_EL0 */
+#define FLOOR_ONE(i, reg)                                              \
+	do {                                                           \
+		const struct perf_event_mmap_page *pc = page[i];       \
+		uint32_t seq;                                          \
+		uint64_t v;                                            \
+		do {                                                   \
+			seq = READ_ONCE(pc->lock);                     \
+			BARRIER();                                     \
+			if (READ_ONCE(pc->index) != (i) + 1)           \
+				return -1;                             \
+			MRS(reg, v);                                   \
+			v += READ_ONCE(pc->offset);                    \
+			BARRIER();                                     \
+		} while (READ_ONCE(pc->lock) != seq);                  \
+		s->count[i].value = v;                                 \
+	} while (0)
+
+static int
+floor_known1(struct pctr_set *set, struct pctr_sample *s)
+{
+	FLOOR_ONE(0, pmevcntr0_el0);
+	return 0;
+}
+
+static int
+floor_known4(struct pctr_set *set, struct pctr_sample *s)
+{
+	FLOOR_ONE(0, pmevcntr0_el0);
+	FLOOR_ONE(1, pmevcntr1_el0);
+	FLOOR_ONE(2, pmevcntr2_el0);
+	FLOOR_ONE(3, pmevcntr3_el0);
+	return 0;
+}
+
+static int
+floor_switch(struct pctr_set *set, struct pctr_sample *s)
+{
+	for (int i = 0; i < nr_pages; i++) {
+		const struct perf_event_mmap_page *pc = page[i];
+		uint32_t seq, idx;
+		uint64_t v;
+
+		do {
+			seq = READ_ONCE(pc->lock);
+			BARRIER();
+			idx = READ_ONCE(pc->index);
+			if (!idx)
+				return -1;
+			v = READ_ONCE(pc->offset) + read_counter(idx);
+			BARRIER();
+		} while (READ_ONCE(pc->lock) != seq);
+		s->count[i].value = v;
+	}
+	return 0;
+}
+
+static int
+raw_read(struct pctr_set *set, struct pctr_sample *s)
+{
+	return read(raw_fd, raw_buf, raw_want) == (ssize_t)raw_want ? 0 : -1;
+}
+
+static int
+empty_read(struct pctr_set *set, struct pctr_sample *s)
+{
+	__asm__ volatile("" ::: "memory");
+	return 0;
+}
+
+static __attribute__((noinline)) void
+reads(read_fn fn, struct pctr_set *set, int k, struct pctr_sample *s)
+{
+	for (int i = 0; i < k; i++)
+		fn(set, s);
+}
+
+static void
+metered(struct pctr_set *meter, read_fn fn, struct pctr_set *set, int k,
+	uint64_t *u, uint64_t *uk)
+{
+	struct pctr_sample a, b, s;
+
+	ASSERT_OK(pctr_set_read(meter, &a));
+	reads(fn, set, k, &s);
+	ASSERT_OK(pctr_set_read(meter, &b));
+	*u = b.count[0].value - a.count[0].value;
+	*uk = b.count[1].value - a.count[1].value;
+}
+
+/* instructions of one call: user exact, user+kernel the minimum */
+static void
+cost_of(struct pctr_set *meter, read_fn fn, struct pctr_set *set,
+	uint64_t *u, uint64_t *uk)
+{
+	uint64_t u1, uk1, u2, uk2;
+
+	*u = 0;
+	*uk = UINT64_MAX;
+	for (int t = 0; t < TRIALS; t++) {
+		metered(meter, fn, set, K, &u1, &uk1);
+		metered(meter, fn, set, 2 * K, &u2, &uk2);
+		if (t)
+			ASSERT_EQ(u2 - u1, *u);
+		*u = u2 - u1;
+		if (uk2 - uk1 < *uk)
+			*uk = uk2 - uk1;
+	}
+}
+
+static void
+report(struct pctr_set *meter, const char *method, read_fn fn,
+       struct pctr_set *set, int nev)
+{
+	uint64_t u, uk, u0, uk0;
+
+	cost_of(meter, fn, set, &u, &uk);
+	cost_of(meter, empty_read, set, &u0, &uk0);
+	ASSERT_EQ((u - u0) % K, 0);
+	printf("# bench|%s|%d|%llu|%llu\n", method, nev,
+	       (unsigned long long)((u - u0) / K),
+	       (unsigned long long)((uk - uk0) / K));
+}
+
+static void
+open_raw_group(struct pctr_set *set, int nev)
+{
+	int fd[MAXK];
+
+	for (int i = 0; i < nev; i++) {
+		struct perf_event_attr a = pctr_set_event(set, i)->attr;
+
+		a.size = sizeof(a);
+		a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+				PERF_FORMAT_TOTAL_TIME_ENABLED |
+				PERF_FORMAT_TOTAL_TIME_RUNNING;
+		a.disabled = 0;
+		a.config1 = 0;
+		fd[i] = (int)syscall(SYS_perf_event_open, &a, 0, -1,
+				     i ? fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
+		ASSERT(fd[i] >= 0);
+	}
+	raw_fd = fd[0];
+	raw_want = (3 + 2 * (size_t)nev) * sizeof(uint64_t);
+}
+
+static void
+bench_reads(int nev, const char *events)
+{
+	struct pctr_set *fast, *sys, *meter;
+	struct pctr_sample s;
+	long pg = sysconf(_SC_PAGESIZE);
+	int known = 1;
+
+	hw_sysctl("kernel.perf_user_access", "1");
+	fast = hw_thread_set(0, events);
+	ASSERT_OK(pctr_set_read(fast, &s));
+	ASSERT_HEX_EQ(s.path, PCTR_PATH_USER);
+	nr_pages = nev;
+	for (int i = 0; i < nev; i++) {
+		page[i] = mmap(NULL, pg, PROT_READ, MAP_SHARED,
+			       pctr_set_fd(fast, i), 0);
+		ASSERT(page[i] != MAP_FAILED);
+		printf("# event %d: index %u, pmc_width %u\n", i,
+		       page[i]->index, page[i]->pmc_width);
+		known &= page[i]->index == (uint32_t)i + 1;
+	}
+	sys = hw_thread_set(PCTR_SET_NO_USER_READ, events);
+	open_raw_group(sys, nev);
+	meter = hw_thread_set(PCTR_SET_NO_USER_READ,
+			      "instructions:u,instructions");
+	if (known)
+		report(meter, "floor_known", nev == 1 ? floor_known1
+						      : floor_known4,
+		       fast, nev);
+	else
+		printf("# floor_known skipped: counters are not on "
+		       "PMEVCNTR0.. in order\n");
+	report(meter, "floor_switch", floor_switch, fast, nev);
+	report(meter, "pctr_fast", pctr_set_read, fast, nev);
+	report(meter, "pctr_syscall", pctr_set_read, sys, nev);
+	report(meter, "raw_group", raw_read, sys, nev);
+	close(raw_fd);
+	for (int i = 0; i < nev; i++)
+		munmap(page[i], pg);
+	pctr_set_free(meter);
+	pctr_set_free(sys);
+	pctr_set_free(fast);
+}
+
+TEST(bench_read_1)
+{
+	bench_reads(1, "instructions:u");
+}
+
+TEST(bench_read_4)
+{
+	bench_reads(4, "instructions:u,instructions:u,instructions:u,"
+		       "instructions:u");
+}
+
+/*
+ * An empty region, measured with pctr_stats after pctr_stats_calibrate()
+ * found the read pair's own cost: every interval must count 0.  A region
+ * around hw_loop(N) must count exactly 2N plus the loop's constant.
+ */
+static void
+empty_region(unsigned int flags, const char *label)
+{
+	struct pctr_set *set;
+	struct pctr_stats *st;
+	struct pctr_sample a, b;
+	struct pctr_summary sum = { .size = sizeof(sum) };
+	uint64_t over;
+
+	hw_sysctl("kernel.perf_user_access", "1");
+	set = hw_thread_set(flags, "instructions:u");
+	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
+	ASSERT_OK(pctr_stats_calibrate(st, set, 100));
+	ASSERT_OK(pctr_stats_overhead(st, 0, &over));
+	for (int i = 0; i < 1000; i++) {
+		ASSERT_OK(pctr_set_read(set, &a));
+		ASSERT_OK(pctr_set_read(set, &b));
+		ASSERT_OK(pctr_stats_add(st, &b, &a));
+	}
+	ASSERT_OK(pctr_stats_get(st, 0, &sum));
+	printf("# bench|empty_region_%s|1|%llu|%.0f|%.0f|%llu\n", label,
+	       (unsigned long long)over, sum.min, sum.max,
+	       (unsigned long long)sum.n);
+	ASSERT_OK(pctr_stats_reset(st));
+	for (int i = 0; i < 100; i++) {
+		ASSERT_OK(pctr_set_read(set, &a));
+		hw_loop(1000);
+		ASSERT_OK(pctr_set_read(set, &b));
+		ASSERT_OK(pctr_stats_add(st, &b, &a));
+	}
+	ASSERT_OK(pctr_stats_get(st, 0, &sum));
+	printf("# bench|loop1000_region_%s|1|%llu|%.0f|%.0f|%llu\n", label,
+	       (unsigned long long)over, sum.min, sum.max,
+	       (unsigned long long)sum.n);
+	pctr_stats_free(st);
+	pctr_set_free(set);
+}
+
+TEST(bench_empty_region)
+{
+	empty_region(0, "fast");
+	empty_region(PCTR_SET_NO_USER_READ, "syscall");
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(TEST_CASE(bench_read_1) TEST_CASE(bench_read_4)
+				       TEST_CASE(bench_empty_region)));
+}
