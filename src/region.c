@@ -117,8 +117,8 @@ add_locked(const char *name)
 {
 	int r;
 
-	if (reg.nr == 0) {
-		r = add_locked("");
+	if (reg.nr == 0 && *name) {
+		r = add_locked(""); /* CAL_ID comes first */
 		if (r < 0)
 			return r;
 	}
@@ -227,11 +227,15 @@ open_counters(struct region_thread *t)
 	if (r < 0)
 		return r;
 	t->nr = pctr_set_nr(t->set);
-	t->start = calloc((size_t)PCTR_REGION_MAX_DEPTH * t->nr,
+	t->start = malloc((size_t)PCTR_REGION_MAX_DEPTH * t->nr *
 			  sizeof(*t->start));
-	return t->start ? 0
-			: pctr__error(ENOMEM, "out of memory for a thread's "
-					      "regions");
+	if (!t->start)
+		return pctr__error(ENOMEM, "out of memory for a thread's "
+					   "regions");
+	/* touched now, so that no region's first begin takes a page fault */
+	memset(t->start, 0,
+	       (size_t)PCTR_REGION_MAX_DEPTH * t->nr * sizeof(*t->start));
+	return 0;
 }
 
 static int
@@ -360,6 +364,56 @@ prepare(int id)
 	return add_slot(t, id);
 }
 
+/*
+ * Move the start of every open region forward by what happened since @s0,
+ * so that the slow path of a region's first use (locks, allocation, page
+ * faults) is not counted in the regions around it.
+ */
+static void
+exclude_since(struct region_thread *t, const struct pctr_sample *s0)
+{
+	struct pctr_sample s1;
+
+	if (pctr_set_read(t->set, &s1) < 0)
+		return;
+	for (int d = 0; d < t->depth; d++) {
+		struct pctr_count *c = &t->start[d * t->nr];
+
+		t->tsc[d] += s1.tsc - s0->tsc;
+		for (int i = 0; i < t->nr; i++) {
+			c[i].value += s1.count[i].value - s0->count[i].value;
+			c[i].enabled +=
+				s1.count[i].enabled - s0->count[i].enabled;
+			c[i].running +=
+				s1.count[i].running - s0->count[i].running;
+		}
+	}
+}
+
+static int lookup(struct region_thread *t, const char *name, bool create);
+
+/* A begin that must name, create or prepare: regions around it pause. */
+static int
+begin_slow(int *id, const char *name)
+{
+	struct region_thread *t = self;
+	bool pause = t && t->gen == gen && !t->err && t->depth > 0;
+	struct pctr_sample s0;
+	int r = 0;
+
+	if (pause && pctr_set_read(t->set, &s0) < 0)
+		pause = false;
+	if (name)
+		r = *id = lookup(t, name, true);
+	if (r >= 0)
+		r = prepare(*id);
+	if (r >= 0 && name)
+		self->key[*id] = name;
+	if (pause)
+		exclude_since(t, &s0);
+	return r < 0 ? r : 0;
+}
+
 /* ---- begin and end --------------------------------------------------- */
 
 PCTR_EXPORT int
@@ -373,7 +427,7 @@ pctr_region_begin_id(int id)
 		return 0;
 	t = self;
 	if (__builtin_expect(!ready(t, id), 0)) {
-		r = prepare(id);
+		r = begin_slow(&id, NULL);
 		if (r < 0)
 			return r;
 		t = self;
@@ -446,16 +500,24 @@ pctr_region_end_id(int id)
 	return r < 0 ? r : finish(t, id, &s);
 }
 
-/* Name to id: by address in this thread first, then by text. */
-static int
-lookup(struct region_thread *t, const char *name, bool create)
+static inline int
+lookup_fast(const struct region_thread *t, const char *name)
 {
-	int id;
-
 	if (t && t->gen == gen)
 		for (int i = CAL_ID + 1; i < t->cap; i++)
 			if (t->key[i] == name)
 				return i;
+	return -1;
+}
+
+/* Name to id: by address in this thread first, then by text. */
+static int
+lookup(struct region_thread *t, const char *name, bool create)
+{
+	int id = lookup_fast(t, name);
+
+	if (id >= 0)
+		return id;
 	if (check_name(name) < 0)
 		return -EINVAL;
 	pthread_mutex_lock(&reg.lock);
@@ -476,13 +538,13 @@ pctr_region_begin(const char *name)
 
 	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
 		return 0;
-	id = lookup(self, name, true);
-	if (id < 0)
-		return id;
-	r = pctr_region_begin_id(id);
-	if (r == 0)
-		self->key[id] = name;
-	return r;
+	id = lookup_fast(self, name);
+	if (id < 0 || !ready(self, id)) {
+		r = begin_slow(&id, name);
+		if (r < 0)
+			return r;
+	}
+	return pctr_region_begin_id(id);
 }
 
 PCTR_EXPORT int

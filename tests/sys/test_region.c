@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_region - statistics and regions on real software events: figures
+ * recomputed here from raw reads, page faults of known fresh pages, 16
+ * threads at once, and $PCTR_EVENTS/$PCTR_REPORT end to end through
+ * examples/region.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pctr.h>
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include "test.h"
+#include "unit/json_flat.h"
+
+#define NTHREADS 16
+
+static long page;
+
+/* map @n fresh pages: touching each costs exactly one page fault */
+static volatile char *
+fresh(long n)
+{
+	void *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		TEST_FAIL("mmap of %ld pages failed", n);
+	return p;
+}
+
+static void
+touch(volatile char *p, long n)
+{
+	for (long i = 0; i < n; i++)
+		p[i * page] = 1;
+}
+
+static struct pctr_set *
+open_self(const char *events)
+{
+	struct pctr_target me = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *set;
+	int r;
+
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_OK(pctr_set_add_list(set, events));
+	r = pctr_set_open(set, &me);
+	if (r == -EACCES || r == -EPERM || r == -ENOSYS)
+		SKIP("no perf_event_open here: %s", pctr_strerror(r));
+	ASSERT_OK(r);
+	ASSERT_OK(pctr_set_enable(set));
+	return set;
+}
+
+static struct pctr_summary
+get(const struct pctr_stats *st, int idx)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+
+	if (pctr_stats_get(st, idx, &s) < 0)
+		TEST_FAIL("pctr_stats_get(%d)", idx);
+	return s;
+}
+
+/* two passes, the textbook way, to check the one-pass figures */
+static void
+check_series(const struct pctr_stats *st, int idx, const double *x, int n)
+{
+	struct pctr_summary s = get(st, idx);
+	double sum = 0, lo = x[0], hi = x[0], ss = 0, mean;
+
+	for (int i = 0; i < n; i++) {
+		sum += x[i];
+		lo = x[i] < lo ? x[i] : lo;
+		hi = x[i] > hi ? x[i] : hi;
+	}
+	mean = sum / n;
+	for (int i = 0; i < n; i++)
+		ss += (x[i] - mean) * (x[i] - mean);
+	ASSERT_EQ(s.n, n);
+	ASSERT_DBL_NEAR(s.total, sum, 0);
+	ASSERT_DBL_NEAR(s.min, lo, 0);
+	ASSERT_DBL_NEAR(s.max, hi, 0);
+	/* no libm here: compare the variance */
+	ASSERT_DBL_NEAR(s.mean, mean, 1e-6 * (1 + (mean < 0 ? -mean : mean)));
+	ASSERT_DBL_NEAR(s.stddev * s.stddev, ss / (n - 1), 1e-6 * (1 + ss));
+}
+
+TEST(stats_match_raw_reads)
+{
+	struct pctr_set *set = open_self("task-clock,page-faults");
+	struct pctr_sample t0, t1;
+	struct pctr_stats *st;
+	double ticks[40], clk[40], pf[40];
+	int n = 40;
+
+	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
+	ASSERT_STR_EQ(pctr_stats_name(st, 1), "page-faults");
+	for (int i = 0; i < n; i++) {
+		volatile char *p = fresh(i % 7 + 1);
+
+		ASSERT_OK(pctr_set_read(set, &t0));
+		touch(p, i % 7 + 1);
+		ASSERT_OK(pctr_set_read(set, &t1));
+		ASSERT_OK(pctr_stats_add(st, &t1, &t0));
+		ticks[i] = (double)(t1.tsc - t0.tsc);
+		clk[i] = (double)(t1.count[0].value - t0.count[0].value);
+		pf[i] = (double)(t1.count[1].value - t0.count[1].value);
+		ASSERT_DBL_NEAR(pf[i], i % 7 + 1, 0);
+		munmap((void *)p, (i % 7 + 1) * page);
+	}
+	check_series(st, PCTR_STATS_TIME, ticks, n);
+	check_series(st, 0, clk, n);
+	check_series(st, 1, pf, n);
+	pctr_stats_free(st);
+	pctr_set_free(set);
+}
+
+TEST(calibration_finds_and_removes_read_cost)
+{
+	struct pctr_set *set = open_self("task-clock,page-faults");
+	struct pctr_sample t0, t1;
+	struct pctr_stats *st;
+	uint64_t oh_clk, oh_pf, oh_t;
+	double want_clk = 0, want_t = 0;
+
+	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
+	ASSERT_EQ(pctr_stats_calibrate(st, set, 0), -EINVAL);
+	ASSERT_OK(pctr_stats_calibrate(st, set, 200));
+	ASSERT_OK(pctr_stats_overhead(st, 0, &oh_clk));
+	ASSERT_OK(pctr_stats_overhead(st, 1, &oh_pf));
+	ASSERT_OK(pctr_stats_overhead(st, PCTR_STATS_TIME, &oh_t));
+	ASSERT_EQ(oh_pf, 0); /* reading does not fault */
+	ASSERT_GT(oh_t, 0); /* two reads take time */
+	for (int i = 0; i < 50; i++) {
+		uint64_t clk, t;
+
+		ASSERT_OK(pctr_set_read(set, &t0));
+		ASSERT_OK(pctr_set_read(set, &t1));
+		ASSERT_OK(pctr_stats_add(st, &t1, &t0));
+		clk = t1.count[0].value - t0.count[0].value;
+		t = t1.tsc - t0.tsc;
+		want_clk += clk > oh_clk ? clk - oh_clk : 0;
+		want_t += t > oh_t ? t - oh_t : 0;
+	}
+	ASSERT_DBL_NEAR(get(st, 0).total, want_clk, 0);
+	ASSERT_DBL_NEAR(get(st, PCTR_STATS_TIME).total, want_t, 0);
+	pctr_stats_free(st);
+	pctr_set_free(set);
+}
+
+static void
+touch_three(void *arg)
+{
+	static long k;
+	volatile char *p = arg;
+
+	touch(p + (k++ % 64) * 3 * page, 3);
+}
+
+/* N and 2N runs of a body that faults 3 pages each: 3N faults remain */
+TEST(differencing_cancels_the_reads)
+{
+	struct pctr_set *set = open_self("page-faults");
+	volatile char *p = fresh(64 * 3 * 4);
+	struct pctr_stats *st;
+	struct pctr_summary s;
+
+	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
+	ASSERT_EQ(pctr_stats_add_diff(st, set, NULL, NULL, 1), -EINVAL);
+	/* 16 + 16 + 32 = 64 runs: every run touches 3 fresh pages */
+	ASSERT_OK(pctr_stats_add_diff(st, set, touch_three, (void *)p, 16));
+	s = get(st, 0);
+	ASSERT_EQ(s.n, 1);
+	ASSERT_DBL_NEAR(s.total, 3 * 16, 0);
+	pctr_stats_free(st);
+	pctr_set_free(set);
+}
+
+static void
+init_regions(const char *events, unsigned int keep)
+{
+	struct pctr_region_config cfg = { .size = sizeof(cfg),
+					  .events = events,
+					  .keep = keep,
+					  .calibrate = 200 };
+	int r;
+
+	unsetenv("PCTR_EVENTS");
+	unsetenv("PCTR_REPORT");
+	r = pctr_region_init(&cfg);
+	ASSERT_OK(r);
+	/* skip early if this machine cannot count at all */
+	pctr_set_free(open_self(events));
+}
+
+TEST(region_counts_fresh_pages)
+{
+	volatile char *p;
+	struct pctr_stats *st;
+	uint64_t oh;
+
+	init_regions("page-faults,task-clock", 0);
+	for (int i = 1; i <= 10; i++) {
+		p = fresh(i);
+		ASSERT_OK(pctr_region_begin("touch"));
+		touch(p, i);
+		ASSERT_OK(pctr_region_end("touch"));
+		munmap((void *)p, i * page);
+	}
+	ASSERT_OK(pctr_region_stats("touch", &st));
+	ASSERT_EQ(get(st, 0).n, 10);
+	ASSERT_EQ(get(st, 0).total, 55);
+	ASSERT_EQ(get(st, 0).min, 1);
+	ASSERT_EQ(get(st, 0).max, 10);
+	ASSERT_DBL_NEAR(get(st, 0).stddev * get(st, 0).stddev, 55.0 / 6,
+			1e-9);
+	ASSERT_OK(pctr_stats_overhead(st, 0, &oh));
+	ASSERT_EQ(oh, 0);
+	ASSERT_OK(pctr_stats_overhead(st, PCTR_STATS_TIME, &oh));
+	ASSERT_GT(oh, 0);
+	ASSERT_STR_EQ(pctr_stats_name(st, 1), "task-clock");
+	pctr_stats_free(st);
+	ASSERT_EQ(pctr_region_stats("never", &st), -ENOENT);
+}
+
+TEST(regions_nest_and_check_their_order)
+{
+	volatile char *p = fresh(8);
+	struct pctr_stats *st;
+	int id;
+
+	init_regions("page-faults", 0);
+	id = pctr_region_id("outer");
+	ASSERT_GE(id, 1);
+	ASSERT_EQ(pctr_region_id("outer"), id);
+	ASSERT_OK(pctr_region_begin_id(id));
+	touch(p, 2);
+	ASSERT_OK(pctr_region_begin("inner"));
+	touch(p + 2 * page, 5);
+	ASSERT_EQ(pctr_region_end_id(id), -EINVAL); /* inner is open */
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "innermost");
+	ASSERT_EQ(pctr_region_flush(), -EBUSY);
+	ASSERT_OK(pctr_region_end("inner"));
+	touch(p + 7 * page, 1);
+	ASSERT_OK(pctr_region_end_id(id));
+	ASSERT_EQ(pctr_region_end("inner"), -EINVAL); /* nothing open */
+	ASSERT_OK(pctr_region_stats("outer", &st));
+	ASSERT_EQ(get(st, 0).total, 8); /* inclusive of inner */
+	pctr_stats_free(st);
+	ASSERT_OK(pctr_region_stats("inner", &st));
+	ASSERT_EQ(get(st, 0).total, 5);
+	pctr_stats_free(st);
+	for (int d = 0; d < PCTR_REGION_MAX_DEPTH; d++)
+		ASSERT_OK(pctr_region_begin("deep"));
+	ASSERT_EQ(pctr_region_begin("deep"), -E2BIG);
+	ASSERT_EQ(pctr_region_begin_id(100000), -ERANGE);
+}
+
+TEST(off_means_nothing_counted)
+{
+	struct pctr_stats *st;
+
+	ASSERT_EQ(pctr_region_enable(1), -EBADFD);
+	init_regions("page-faults", 0);
+	ASSERT_OK(pctr_region_enable(0));
+	for (int i = 0; i < 100; i++) {
+		ASSERT_OK(pctr_region_begin("quiet"));
+		ASSERT_OK(pctr_region_end("quiet"));
+	}
+	ASSERT_EQ(pctr_region_stats("quiet", &st), -ENOENT);
+	ASSERT_OK(pctr_region_enable(1));
+	ASSERT_OK(pctr_region_begin("quiet"));
+	ASSERT_OK(pctr_region_end("quiet"));
+	ASSERT_OK(pctr_region_stats("quiet", &st));
+	ASSERT_EQ(get(st, 0).n, 1);
+	pctr_stats_free(st);
+}
+
+struct truth {
+	int index;
+	long iterations, pages;
+	int err;
+};
+
+/* thread i: 5 + i iterations of 1 + i % 4 fresh pages */
+static void *
+worker(void *arg)
+{
+	struct truth *t = arg;
+	int r;
+
+	t->iterations = 5 + t->index;
+	t->pages = 1 + t->index % 4;
+	r = pctr_region_begin("all");
+	for (long k = 0; r == 0 && k < t->iterations; k++) {
+		volatile char *p = fresh(t->pages);
+
+		r = pctr_region_begin("touch");
+		touch(p, t->pages);
+		if (r == 0)
+			r = pctr_region_end("touch");
+		munmap((void *)p, t->pages * page);
+	}
+	if (r == 0)
+		r = pctr_region_end("all");
+	t->err = r;
+	return NULL;
+}
+
+static void
+run_threads(struct truth *t)
+{
+	pthread_t tid[NTHREADS];
+
+	for (int i = 0; i < NTHREADS; i++) {
+		t[i].index = i;
+		ASSERT_EQ(pthread_create(&tid[i], NULL, worker, &t[i]), 0);
+	}
+	for (int i = 0; i < NTHREADS; i++) {
+		ASSERT_EQ(pthread_join(tid[i], NULL), 0);
+		if (t[i].err < 0)
+			TEST_FAIL("thread %d: %s", i, pctr_strerror(t[i].err));
+	}
+}
+
+TEST(sixteen_threads_sum_exactly)
+{
+	struct truth t[NTHREADS];
+	long intervals = 0, faults = 0;
+	struct pctr_stats *st;
+	char *text = NULL, flat[1 << 16], v[64];
+	size_t len;
+	FILE *f;
+
+	init_regions("page-faults", 64);
+	run_threads(t);
+	for (int i = 0; i < NTHREADS; i++) {
+		intervals += t[i].iterations;
+		faults += t[i].iterations * t[i].pages;
+	}
+	ASSERT_OK(pctr_region_stats("touch", &st));
+	ASSERT_EQ(get(st, 0).n, intervals);
+	ASSERT_EQ(get(st, 0).total, faults);
+	ASSERT_EQ(get(st, 0).min, 1);
+	ASSERT_EQ(get(st, 0).max, 4);
+	pctr_stats_free(st);
+	ASSERT_OK(pctr_region_stats("all", &st));
+	ASSERT_EQ(get(st, 0).n, NTHREADS);
+	ASSERT_EQ(get(st, 0).total, faults);
+	pctr_stats_free(st);
+
+	f = open_memstream(&text, &len);
+	ASSERT_OK(pctr_region_write(f, PCTR_REPORT_JSON));
+	fclose(f);
+	ASSERT_EQ(json_flatten(text, flat, sizeof(flat)), 0);
+	ASSERT_STR_EQ(json_get(flat, "regions[0].name", v, sizeof(v)), "all");
+	ASSERT_EQ(atol(json_get(flat, "regions[0].threads", v, sizeof(v))),
+		  NTHREADS);
+	ASSERT_EQ(atol(json_get(flat, "regions[1].events[0].total", v,
+				sizeof(v))),
+		  faults);
+	free(text);
+}
+
+/* a thread that flushes is counted once, and its intervals once */
+TEST(flush_then_exit_counts_once)
+{
+	struct pctr_stats *st;
+
+	init_regions("page-faults", 0);
+	ASSERT_OK(pctr_region_begin("f"));
+	ASSERT_OK(pctr_region_end("f"));
+	ASSERT_OK(pctr_region_flush());
+	ASSERT_OK(pctr_region_begin("f"));
+	ASSERT_OK(pctr_region_end("f"));
+	ASSERT_OK(pctr_region_stats("f", &st));
+	ASSERT_EQ(get(st, 0).n, 2);
+	pctr_stats_free(st);
+	ASSERT_OK(pctr_region_flush());
+	ASSERT_OK(pctr_region_stats("f", &st));
+	ASSERT_EQ(get(st, 0).n, 2);
+	pctr_stats_free(st);
+}
+
+/* ---- PCTR_EVENTS and PCTR_REPORT, end to end ---------------------------- */
+
+static void
+example_path(char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	ASSERT_GT(n, 0);
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(out, len, "%s/../../examples/region", self);
+	if (access(out, X_OK))
+		SKIP("examples/region is not built (%s)", out);
+}
+
+/*
+ * Run examples/region (3 threads, 7 iterations, 5 pages) with the two
+ * variables set; @file is the report's name, where "%d" stands for the
+ * child's pid.  Return the report's text.
+ */
+static char *
+run_example(const char *events, const char *report, const char *file)
+{
+	char prog[PATH_MAX], name[PATH_MAX], *text;
+	int status;
+	pid_t pid;
+	FILE *f;
+	long len;
+
+	example_path(prog, sizeof(prog));
+	pid = fork();
+	if (pid == 0) {
+		setenv("PCTR_EVENTS", events, 1);
+		setenv("PCTR_REPORT", report, 1);
+		execl(prog, prog, "3", "7", "5", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	snprintf(name, sizeof(name), file, (int)pid);
+	f = fopen(name, "r");
+	if (!f)
+		TEST_FAIL("no report %s", name);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, len + 1);
+	ASSERT_EQ(fread(text, 1, len, f), (size_t)len);
+	fclose(f);
+	unlink(name);
+	return text;
+}
+
+TEST(env_json_report_of_the_example)
+{
+	static char flat[1 << 17];
+	char v[128], *text;
+	int touch = -1;
+
+	/* "%p" in the file name becomes the instrumented program's pid */
+	text = run_example("page-faults,task-clock",
+			   "json:/tmp/pctr-region-%p.json",
+			   "/tmp/pctr-region-%d.json");
+	if (json_flatten(text, flat, sizeof(flat)) < 0)
+		TEST_FAIL("not JSON:\n%s", text);
+	ASSERT_STR_EQ(json_get(flat, "schema", v, sizeof(v)), "pctr-region/1");
+	for (int r = 0; r < 3; r++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "regions[%d].name", r);
+		ASSERT(json_get(flat, path, v, sizeof(v)));
+		if (!strcmp(v, "touch"))
+			touch = r;
+	}
+	ASSERT_GE(touch, 0);
+#define RG(member) (snprintf(v, sizeof(v), "regions[%d].%s", touch, member), \
+		    json_get(flat, v, v, sizeof(v)))
+	/* $PCTR_EVENTS replaced the program's own "task-clock,page-faults" */
+	ASSERT_STR_EQ(RG("events[0].name"), "page-faults");
+	ASSERT_STR_EQ(RG("events[1].name"), "task-clock");
+	ASSERT_STR_EQ(RG("events[1].unit"), "ns");
+	ASSERT_EQ(atol(RG("threads")), 3);
+	ASSERT_EQ(atol(RG("intervals")), 3 * 7);
+	ASSERT_EQ(atol(RG("events[0].total")), 3 * 7 * 5);
+	ASSERT_EQ(atol(RG("events[0].stats.min")), 5);
+	ASSERT_EQ(atol(RG("events[0].stats.max")), 5);
+	ASSERT_STR_EQ(RG("events[0].stats.stddev"), "0");
+	ASSERT_EQ(atol(RG("events[0].overhead")), 0);
+	ASSERT_DBL_NEAR(atof(RG("events[0].percentiles.p50")), 5, 0);
+	ASSERT_STR_EQ(RG("events[0].per_cycle.basis"), "tsc");
+	ASSERT_STR_EQ(RG("ratios[0].numerator"), "page-faults");
+#undef RG
+	free(text);
+}
+
+TEST(env_csv_report_of_the_example)
+{
+	char file[64], dest[96], *text, *line;
+	int rows = 0, touch_rows = 0;
+
+	snprintf(file, sizeof(file), "/tmp/pctr-region-csv-%d.csv", getpid());
+	snprintf(dest, sizeof(dest), "csv:%s", file);
+	text = run_example("page-faults", dest, file);
+	ASSERT(!strncmp(text, "region,threads,event,measure,n,total,min,mean,"
+			      "max,stddev,p50,p90,p99,overhead\n",
+			74));
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		int commas = 0;
+
+		for (char *c = line; *c; c++)
+			commas += *c == ',';
+		ASSERT_EQ(commas, 13);
+		rows++;
+		if (!strncmp(line, "touch,3,page-faults,count,21,105,5,5,5,0,",
+			     41))
+			touch_rows++;
+	}
+	ASSERT_EQ(touch_rows, 1);
+	/* three regions of 1 event: ticks, count, per_second, per_cycle */
+	ASSERT_EQ(rows, 1 + 3 * 4);
+	free(text);
+}
+
+TEST(bad_env_is_reported)
+{
+	char dest[32];
+
+	setenv("PCTR_EVENTS", "no-such-event", 1);
+	ASSERT_EQ(pctr_region_init(NULL), -ENOENT);
+	setenv("PCTR_EVENTS", "page-faults", 1);
+	setenv("PCTR_REPORT", "yaml:/tmp/x", 1);
+	ASSERT_EQ(pctr_region_init(NULL), -EINVAL);
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "text:FILE");
+	snprintf(dest, sizeof(dest), "json:/nonexistent/dir/r.json");
+	setenv("PCTR_REPORT", dest, 1);
+	ASSERT_OK(pctr_region_init(NULL));
+	ASSERT_EQ(pctr_region_write_to(dest), -ENOENT);
+	ASSERT_CONTAINS(pctr_strerror(-ENOENT), "/nonexistent/dir/r.json");
+	unsetenv("PCTR_REPORT");
+	ASSERT_OK(pctr_region_init(NULL));
+}
+
+int
+main(void)
+{
+	page = sysconf(_SC_PAGESIZE);
+	unsetenv("PCTR_EVENTS");
+	unsetenv("PCTR_REPORT");
+	return test_main(TESTS(TEST_CASE(stats_match_raw_reads)
+			       TEST_CASE(calibration_finds_and_removes_read_cost)
+			       TEST_CASE(differencing_cancels_the_reads)
+			       TEST_CASE(region_counts_fresh_pages)
+			       TEST_CASE(regions_nest_and_check_their_order)
+			       TEST_CASE(off_means_nothing_counted)
+			       TEST_CASE(sixteen_threads_sum_exactly)
+			       TEST_CASE(flush_then_exit_counts_once)
+			       TEST_CASE(env_json_report_of_the_example)
+			       TEST_CASE(env_csv_report_of_the_example)
+			       TEST_CASE(bad_env_is_reported)));
+}
