@@ -868,8 +868,8 @@ print_csv(FILE *f, const struct stat_report *r)
 
 /* ---- the stat report: entry points -------------------------------------- */
 
-void
-report_print(FILE *f, const struct stat_report *r)
+static void
+report_format(FILE *f, const struct stat_report *r)
 {
 	if (r->format == FMT_JSON)
 		print_json(f, r);
@@ -877,6 +877,24 @@ report_print(FILE *f, const struct stat_report *r)
 		print_csv(f, r);
 	else
 		print_human(f, r);
+}
+
+/* stderr is unbuffered: build the report in memory, write it at once */
+void
+report_print(FILE *f, const struct stat_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m) {
+		report_format(f, r);
+	} else {
+		report_format(m, r);
+		fclose(m);
+		fwrite(buf, 1, len, f);
+		free(buf);
+	}
 	fflush(f);
 }
 
