@@ -20,6 +20,7 @@
 #ifndef PCTR_SAMPLING_H
 #define PCTR_SAMPLING_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_overflow_unit - the ring buffer reader and the sample decoder on
+ * synthetic rings: records that wrap around the end, corrupt headers,
+ * short records, every field combination, and the per-thread table.
+ */
+#include "sampling.h"
+#include "test.h"
+
+#define SZ 256 /* ring data size, a power of two */
+
+/* write a record of @len bytes at @pos, wrapping like the kernel */
+static void
+put(unsigned char *ring, uint64_t pos, const void *rec, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		ring[(pos + i) & (SZ - 1)] = ((const unsigned char *)rec)[i];
+}
+
+struct rec5 {
+	struct perf_event_header h;
+	uint64_t ip, pidtid, time, period, nr, chain[2];
+};
+
+static struct rec5
+sample(uint64_t ip)
+{
+	struct rec5 r = {
+		.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+		       sizeof(struct rec5) },
+		.ip = ip,
+		.pidtid = 7ull | 9ull << 32, /* pid 7, tid 9 */
+		.time = 1234,
+		.period = 1000,
+		.nr = 2,
+		.chain = { PERF_CONTEXT_USER, ip },
+	};
+	return r;
+}
+
+TEST(record_in_place)
+{
+	unsigned char ring[SZ] = { 0 }, buf[128];
+	const struct perf_event_header *h;
+	struct rec5 r = sample(0x401000);
+
+	put(ring, 16, &r, sizeof(r));
+	ASSERT_EQ(pctr__ring_record(ring, SZ, 16, 16 + sizeof(r), buf,
+				    sizeof(buf), &h),
+		  sizeof(r));
+	ASSERT(h == (const void *)(ring + 16));
+}
+
+/* every split point of a record across the end of the ring */
+TEST(record_wrapping_anywhere)
+{
+	struct rec5 r = sample(0x401000);
+
+	for (uint64_t start = SZ - sizeof(r) + 1; start < SZ; start++) {
+		unsigned char ring[SZ] = { 0 }, buf[128];
+		const struct perf_event_header *h;
+		struct pctr__rec d;
+		uint64_t tail = 3 * SZ + start; /* positions only grow */
+
+		put(ring, tail, &r, sizeof(r));
+		ASSERT_EQ(pctr__ring_record(ring, SZ, tail, tail + sizeof(r),
+					    buf, sizeof(buf), &h),
+			  sizeof(r));
+		ASSERT(h == (const void *)buf);
+		ASSERT_OK(pctr__sample_parse(h, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+						PERF_SAMPLE_TIME |
+						PERF_SAMPLE_PERIOD |
+						PERF_SAMPLE_CALLCHAIN,
+					     &d));
+		ASSERT_HEX_EQ(d.ip, 0x401000);
+	}
+}
+
+TEST(wrapping_record_too_big_is_skipped)
+{
+	unsigned char ring[SZ] = { 0 }, buf[16];
+	const struct perf_event_header *h;
+	struct rec5 r = sample(1);
+
+	put(ring, SZ - 8, &r, sizeof(r));
+	ASSERT_EQ(pctr__ring_record(ring, SZ, SZ - 8, SZ - 8 + sizeof(r), buf,
+				    sizeof(buf), &h),
+		  sizeof(r));
+	ASSERT(h == NULL);
+}
+
+TEST(corrupt_headers_stop_the_reader)
+{
+	unsigned char ring[SZ] = { 0 }, buf[128];
+	const struct perf_event_header *h;
+	struct perf_event_header bad = { PERF_RECORD_SAMPLE, 0, 4 };
+
+	put(ring, 0, &bad, sizeof(bad));
+	ASSERT_EQ(pctr__ring_record(ring, SZ, 0, 64, buf, sizeof(buf), &h), 0);
+	bad.size = 100; /* more than head - tail */
+	put(ring, 0, &bad, sizeof(bad));
+	ASSERT_EQ(pctr__ring_record(ring, SZ, 0, 64, buf, sizeof(buf), &h), 0);
+	/* less than a header between tail and head */
+	ASSERT_EQ(pctr__ring_record(ring, SZ, 0, 4, buf, sizeof(buf), &h), 0);
+}
+
+/* table: which fields are present, and what the decoder must find */
+static const struct {
+	int line;
+	uint64_t type;
+	size_t words; /* u64 words after the header */
+	uint64_t ip, time, period;
+	uint32_t tid, nr;
+} parse_rows[] = {
+	{ __LINE__, PERF_SAMPLE_IP, 1, 0xaa, 0, 0, 0, 0 },
+	{ __LINE__, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD, 2, 0xaa, 0, 0xbb, 0,
+	  0 },
+	{ __LINE__, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD, 3,
+	  0xaa, 0, 0xcc, 1, 0 },
+	{ __LINE__, PCTR__OVF_SAMPLE_TYPE, 4, 0xaa, 0xcc, 0xdd, 1, 0 },
+	{ __LINE__, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, 4, 0xaa, 0, 0, 0,
+	  2 },
+};
+
+TEST(parse_field_combinations)
+{
+	for (size_t i = 0; i < PCTR_ARRAY_SIZE(parse_rows); i++) {
+		uint64_t w[8] = { 0 }, k = 0;
+		struct perf_event_header *h = (void *)w;
+		struct pctr__rec r;
+
+		h->type = PERF_RECORD_SAMPLE;
+		h->size = (uint16_t)(8 * (1 + parse_rows[i].words));
+		w[1 + k++] = 0xaa;
+		if (parse_rows[i].type & PERF_SAMPLE_TID)
+			w[1 + k++] = 5ull | 1ull << 32;
+		if (parse_rows[i].type & PERF_SAMPLE_TIME)
+			w[1 + k++] = 0xcc;
+		if (parse_rows[i].type & PERF_SAMPLE_PERIOD)
+			w[1 + k++] = parse_rows[i].period;
+		if (parse_rows[i].type & PERF_SAMPLE_CALLCHAIN) {
+			w[1 + k++] = 2;
+			w[1 + k++] = 0x11;
+			w[1 + k++] = 0x22;
+		}
+		if (k != parse_rows[i].words)
+			TEST_FAIL("row at line %d: %llu words, %zu listed",
+				  parse_rows[i].line, (unsigned long long)k,
+				  parse_rows[i].words);
+		if (pctr__sample_parse(h, parse_rows[i].type, &r) < 0)
+			TEST_FAIL("row at line %d: parse failed",
+				  parse_rows[i].line);
+		ASSERT_HEX_EQ(r.ip, parse_rows[i].ip);
+		ASSERT_HEX_EQ(r.time, parse_rows[i].time);
+		ASSERT_HEX_EQ(r.period, parse_rows[i].period);
+		ASSERT_EQ(r.tid, parse_rows[i].tid);
+		ASSERT_EQ(r.nr_chain, parse_rows[i].nr);
+		if (r.nr_chain)
+			ASSERT_HEX_EQ(r.chain[1], 0x22);
+		/* one word short: refused */
+		h->size -= 8;
+		if (pctr__sample_parse(h, parse_rows[i].type, &r) == 0)
+			TEST_FAIL("row at line %d: short record accepted",
+				  parse_rows[i].line);
+	}
+}
+
+TEST(callchain_longer_than_record_is_refused)
+{
+	uint64_t w[4] = { 0 };
+	struct perf_event_header *h = (void *)w;
+	struct pctr__rec r;
+
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = sizeof(w);
+	w[1] = 0xaa;
+	w[2] = 5; /* five entries claimed, one present */
+	ASSERT_EQ(pctr__sample_parse(h, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+				     &r),
+		  -EINVAL);
+}
+
+TEST(lost_record)
+{
+	uint64_t w[3] = { 0, 42, 17 };
+	struct perf_event_header *h = (void *)w;
+
+	h->type = PERF_RECORD_LOST;
+	h->size = sizeof(w);
+	ASSERT_UEQ(pctr__lost_parse(h), 17);
+	h->size = 16;
+	ASSERT_UEQ(pctr__lost_parse(h), 0);
+}
+
+TEST(tid_table_fills_and_finds)
+{
+	static struct pctr__tid_slot tab[PCTR__TID_SLOTS];
+
+	for (int t = 1; t <= PCTR__TID_SLOTS; t++) {
+		struct pctr__tid_slot *s = pctr__tid_slot(tab, t * 1000);
+
+		ASSERT(s != NULL);
+		s->seq = t;
+	}
+	for (int t = 1; t <= PCTR__TID_SLOTS; t++)
+		ASSERT_UEQ(pctr__tid_slot(tab, t * 1000)->seq, t);
+	ASSERT(pctr__tid_slot(tab, 7) == NULL); /* full */
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(TEST_CASE(record_in_place)
+			       TEST_CASE(record_wrapping_anywhere)
+			       TEST_CASE(wrapping_record_too_big_is_skipped)
+			       TEST_CASE(corrupt_headers_stop_the_reader)
+			       TEST_CASE(parse_field_combinations)
+			       TEST_CASE(callchain_longer_than_record_is_refused)
+			       TEST_CASE(lost_record)
+			       TEST_CASE(tid_table_fills_and_finds)));
+}
