@@ -258,14 +258,17 @@ unknown_event(const char *spec, const char *base)
 	pctr__event_suggest(base, sugg, sizeof(sugg));
 	if (!pctr__machine()->has_pmu)
 		return pctr__error(ENOENT,
-				   "unknown event '%s'%s%s; this machine has "
+				   "unknown event '%s'%s%s%s; this machine has "
 				   "no hardware PMU, so no CPU event table "
 				   "applies (software events and the "
 				   "timestamp counter still work)",
-				   spec, *sugg ? ": did you mean " : "", sugg);
-	return pctr__error(ENOENT, "unknown event '%s'%s%s ('pctr list' shows "
-				   "every event)",
-			   spec, *sugg ? ": did you mean " : "", sugg);
+				   spec, *sugg ? " (did you mean " : "", sugg,
+				   *sugg ? "?)" : "");
+	return pctr__error(ENOENT,
+			   "unknown event '%s'%s%s%s ('pctr list' shows every "
+			   "event)",
+			   spec, *sugg ? " (did you mean " : "", sugg,
+			   *sugg ? "?)" : "");
 }
 
 PCTR_EXPORT int

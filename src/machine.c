@@ -111,6 +111,13 @@ pctr__machine(void)
 	return &machine;
 }
 
+/* for pfm.c, which cannot include pctr.h next to libpfm4's headers */
+int
+pctr__has_pmu(void)
+{
+	return pctr__machine()->has_pmu;
+}
+
 PCTR_EXPORT int
 pctr_machine_get(struct pctr_machine *m)
 {

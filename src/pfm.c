@@ -32,6 +32,7 @@ struct pctr__pfm_enc {
 	char fstr[PCTR_NAME_MAX];
 };
 int pctr__error(int err, const char *fmt, ...);
+int pctr__has_pmu(void);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_status;
@@ -103,7 +104,11 @@ pctr__pfm_list(int (*cb)(const struct pctr_event_info *, void *), void *arg)
 	pfm_pmu_t p;
 	int r;
 
-	if (ready() < 0)
+	/*
+	 * libpfm4 recognises the CPU from cpuid even where the kernel offers
+	 * no PMU (a VM): its tables then list nothing that can be counted.
+	 */
+	if (ready() < 0 || (!pctr__has_pmu() && !getenv("LIBPFM_FORCE_PMU")))
 		return 0;
 	pfm_for_all_pmus(p) {
 		if (!listed_pmu(p, &pinfo))
