@@ -106,6 +106,7 @@ struct pctr_set {
 	size_t buf_len;
 	struct pctr_count *base; /* reset baseline, [inst * nr_events + e] */
 	unsigned long reads;
+	unsigned long forks; /* pctr__forks when opened: mappings are ours */
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */
 };
 
@@ -117,6 +118,14 @@ struct pctr_set {
 struct pctr__overflow;
 int pctr__overflow_open(struct pctr_set *set);
 void pctr__overflow_close(struct pctr_set *set);
+
+/*
+ * set.c: forks of the process so far, counted in the child.  The kernel
+ * does not copy perf mappings into a child (VM_DONTCOPY): a set opened
+ * before a fork must not touch its pages in the child, nor unmap what the
+ * child may have mapped at the same address since.
+ */
+extern unsigned long pctr__forks;
 
 /* read.c */
 int pctr__set_read_inst(struct pctr_set *set, int inst,

@@ -143,7 +143,7 @@ pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 	s->nr = set->nr_events;
 	s->tsc = pctr__arch_tsc(set->serial);
 	set->reads++;
-	if (set->user_read &&
+	if (set->user_read && set->forks == pctr__forks &&
 	    pctr__set_read_user(set, s->count, s->tsc) == 0) {
 		set->last_user = true;
 		s->path = PCTR_PATH_USER;
@@ -207,6 +207,8 @@ PCTR_EXPORT struct pctr_count
 pctr_count_delta(const struct pctr_count *after,
 		 const struct pctr_count *before)
 {
+	if (!after || !before)
+		return (struct pctr_count){ 0, 0, 0 };
 	struct pctr_count d = { after->value - before->value,
 				after->enabled - before->enabled,
 				after->running - before->running };

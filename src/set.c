@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,20 @@ pctr_set_new(struct pctr_set **setp, unsigned int flags)
 	return 0;
 }
 
+unsigned long pctr__forks;
+
+static void
+count_fork(void)
+{
+	pctr__forks++;
+}
+
+__attribute__((constructor)) static void
+watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, count_fork);
+}
+
 static void
 close_all(struct pctr_set *set)
 {
@@ -52,7 +67,7 @@ close_all(struct pctr_set *set)
 
 	pctr__overflow_close(set);
 	for (int i = 0; set->ctr && i < set->nr_inst * set->nr_ctr; i++) {
-		if (set->ctr[i].page)
+		if (set->ctr[i].page && set->forks == pctr__forks)
 			pctr__sys_munmap(set->ctr[i].page, page);
 		if (set->ctr[i].fd >= 0)
 			pctr__sys_close(set->ctr[i].fd);
@@ -554,6 +569,7 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 {
 	int r, opened = 0;
 
+	set->forks = pctr__forks;
 	r = alloc_open(set, nr);
 	set->inst_id = ids;
 	for (int i = 0; r == 0 && i < nr; i++) {
