@@ -289,19 +289,42 @@ add_slot(struct region_thread *t, int id)
 /*
  * Empty regions through the public calls, as a user would write them; the
  * smallest interval of each event and of the ticks is the overhead.
+ *
+ * Between begin's return and end's call the loop runs what the plainest
+ * user code runs: the id put in the argument register and the call.  So
+ * begin's result is not looked at there; the first pair checks both (a
+ * failed begin makes the paired end fail anyway).
  */
+/*
+ * Out of line, so that the loop's own counting cannot be scheduled between
+ * the two calls, and the result pinned so that end is a call, not a jump
+ * after the frame is torn down.
+ */
+static __attribute__((noinline)) int
+empty_pair(void)
+{
+	int r;
+
+	pctr_region_begin_id(CAL_ID);
+	r = pctr_region_end_id(CAL_ID);
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
 static int
 calibrate(struct region_thread *t)
 {
 	struct pctr_stats *cal;
 	int r = add_slot(t, CAL_ID);
 
-	for (unsigned int k = 0; r == 0 && k < reg.calibrate; k++) {
-		r = pctr_region_begin_id(CAL_ID);
-		if (r == 0)
-			r = pctr_region_end_id(CAL_ID);
-	}
 	if (r < 0 || reg.calibrate == 0)
+		return r;
+	r = pctr_region_begin_id(CAL_ID);
+	if (r == 0)
+		r = pctr_region_end_id(CAL_ID);
+	for (unsigned int k = 1; r == 0 && k < reg.calibrate; k++)
+		r = empty_pair();
+	if (r < 0)
 		return r;
 	cal = t->rs[CAL_ID];
 	t->oh_ticks = cal->time.min;

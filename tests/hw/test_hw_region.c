@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_hw_region.c - regions on the emulated PMU, where instructions count
+ * exactly: after the calibrated overhead is taken off, an empty region
+ * counts 0 instructions, a region around N known instructions counts N,
+ * and identical intervals have a standard deviation of 0.  Both read
+ * paths: user space (perf_user_access=1) and read(2) (=0).
+ *
+ * The measured code between begin and end must be what calibration runs
+ * there: the region id put in the argument register and the call.  So the
+ * results of begin and end are not checked inside the measured span; the
+ * statistics' interval count proves every call worked.
+ */
+#include "hw.h"
+
+#define REPEATS 200
+
+/* exactly @n instructions the compiler cannot see into or reorder */
+#define NOPS(n) __asm__ volatile(".rept " #n "\n\tnop\n\t.endr" ::: "memory")
+
+static int
+setup(const char *user_access, const char *events)
+{
+	struct pctr_region_config cfg = { .size = sizeof(cfg),
+					  .events = events,
+					  .calibrate = 1000 };
+	int id;
+
+	hw_sysctl("kernel.perf_user_access", user_access);
+	hw_pmu();
+	ASSERT_OK(pctr_region_init(&cfg));
+	/* the thread's first region opens the counters and calibrates */
+	ASSERT_OK(pctr_region_begin("warm-up"));
+	ASSERT_OK(pctr_region_end("warm-up"));
+	id = pctr_region_id("r");
+	ASSERT_GE(id, 1);
+	return id;
+}
+
+static struct pctr_summary
+summary(int idx)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+	struct pctr_stats *st;
+	uint64_t oh;
+
+	ASSERT_OK(pctr_region_stats("r", &st));
+	ASSERT_OK(pctr_stats_get(st, idx, &s));
+	ASSERT_OK(pctr_stats_overhead(st, idx, &oh));
+	printf("# overhead %llu, n %llu, total %.0f, min %.0f, max %.0f, "
+	       "stddev %g\n",
+	       (unsigned long long)oh, (unsigned long long)s.n, s.total, s.min,
+	       s.max, s.stddev);
+	ASSERT_GT(oh, 0); /* the reads cost instructions: they were found */
+	pctr_stats_free(st);
+	return s;
+}
+
+static __attribute__((noinline)) void
+empty_regions(int id)
+{
+	for (int i = 0; i < REPEATS; i++) {
+		pctr_region_begin_id(id);
+		pctr_region_end_id(id);
+	}
+}
+
+static __attribute__((noinline)) void
+nop_regions(int id)
+{
+	for (int i = 0; i < REPEATS; i++) {
+		pctr_region_begin_id(id);
+		NOPS(1000);
+		pctr_region_end_id(id);
+	}
+}
+
+static void
+check_empty(const char *user_access)
+{
+	struct pctr_summary s;
+
+	empty_regions(setup(user_access, HW_INST64));
+	s = summary(0);
+	ASSERT_EQ(s.n, REPEATS);
+	ASSERT_DBL_NEAR(s.total, 0, 0);
+	ASSERT_DBL_NEAR(s.max, 0, 0);
+	ASSERT_DBL_NEAR(s.stddev, 0, 0);
+}
+
+static void
+check_nops(const char *user_access)
+{
+	struct pctr_summary s;
+
+	nop_regions(setup(user_access, HW_INST64));
+	s = summary(0);
+	ASSERT_EQ(s.n, REPEATS);
+	ASSERT_DBL_NEAR(s.min, 1000, 0);
+	ASSERT_DBL_NEAR(s.max, 1000, 0);
+	ASSERT_DBL_NEAR(s.total, 1000.0 * REPEATS, 0);
+	ASSERT_DBL_NEAR(s.mean, 1000, 0);
+	ASSERT_DBL_NEAR(s.stddev, 0, 0);
+}
+
+TEST(empty_region_is_zero_user_read)
+{
+	check_empty("1");
+}
+
+TEST(empty_region_is_zero_syscall_read)
+{
+	check_empty("0");
+}
+
+TEST(known_instructions_user_read)
+{
+	check_nops("1");
+}
+
+TEST(known_instructions_syscall_read)
+{
+	check_nops("0");
+}
+
+/* two events, cycles first: the cycle basis and the ratio are exact too */
+TEST(per_cycle_and_ratio_of_identical_intervals)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+	struct pctr_stats *st;
+	char events[2 * PCTR_NAME_MAX];
+
+	snprintf(events, sizeof(events), "%s,%s", HW_INST64, HW_INST32);
+	nop_regions(setup("1", events));
+	ASSERT_OK(pctr_region_stats("r", &st));
+	ASSERT_OK(pctr_stats_ratio(st, 0, 1, &s));
+	ASSERT_EQ(s.n, REPEATS);
+	ASSERT_DBL_NEAR(s.min, 1.0, 0);
+	ASSERT_DBL_NEAR(s.max, 1.0, 0);
+	ASSERT_DBL_NEAR(s.stddev, 0, 0);
+	ASSERT_OK(pctr_stats_get(st, 1, &s));
+	ASSERT_DBL_NEAR(s.min, 1000, 0);
+	ASSERT_DBL_NEAR(s.max, 1000, 0);
+	pctr_stats_free(st);
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(TEST_CASE(empty_region_is_zero_user_read)
+			       TEST_CASE(empty_region_is_zero_syscall_read)
+			       TEST_CASE(known_instructions_user_read)
+			       TEST_CASE(known_instructions_syscall_read)
+			       TEST_CASE(per_cycle_and_ratio_of_identical_intervals)));
+}
