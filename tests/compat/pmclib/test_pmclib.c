@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_pmclib - pmc_lib through its own header, the way its programs use
+ * it: the command line, the control registers the options make, reading,
+ * accumulating with and without -Clean, and the failures of a machine
+ * without counters.  Software events, so it runs without a PMU.
+ */
+#include <pmc_lib.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pctr.h>
+
+#include "test.h"
+
+static int
+has_pmu(void)
+{
+	struct pctr_machine m = { .size = sizeof(m) };
+
+	return pctr_machine_get(&m) == 0 && m.has_pmu;
+}
+
+static void
+spin_ms(int ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 <
+	       ms);
+}
+
+static char errbuf[4096];
+
+/* pmc_getargs() on a NULL-terminated list; messages into errbuf */
+static int
+getargs(pmc_control_t *ctl, int *argc, char ***argv, char **args)
+{
+	FILE *err = fmemopen(errbuf, sizeof(errbuf), "w");
+	int n = 0, r;
+
+	while (args[n])
+		n++;
+	*argc = n;
+	*argv = args;
+	*ctl = pmc_control_null;
+	r = pmc_getargs(err, "prog", argc, argv, ctl);
+	fclose(err);
+	return r;
+}
+
+TEST(layouts)
+{
+	ASSERT_EQ(sizeof(pmc_cycles_t), 8);
+	ASSERT_EQ(sizeof(pmc_data_t), 56);
+	ASSERT_EQ(offsetof(pmc_data_t, event), 8);
+	ASSERT_EQ(sizeof(pmc_selector_t), 8 + 2 * PMC_NAME_MAX);
+	ASSERT_EQ(TRUE, 1);
+	ASSERT_EQ(FALSE, 0);
+	ASSERT_EQ(pmc_control_null.ncounters, 0);
+	ASSERT(pmc_control_null.counters == NULL);
+	ASSERT_EQ(pmc_control_null.options.user[1], 1);
+	ASSERT_EQ(pmc_control_null.options.mesi[0], 0xf);
+	ASSERT_EQ(pmc_control_null.options.apic[0], 0);
+}
+
+/* the options go, the program name goes, the arguments stay */
+TEST(getargs_strips_options)
+{
+	char *args[] = { "prog", "--e", "task-clock,cs", "-Stats", "2",
+			 "x", "-Clean", "5", "y", NULL };
+	pmc_control_t ctl;
+	char **argv;
+	int argc;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, args), TRUE);
+	ASSERT_EQ(argc, 2);
+	ASSERT_STR_EQ(argv[0], "x");
+	ASSERT_STR_EQ(argv[1], "y");
+	ASSERT(argv[2] == NULL);
+	ASSERT_EQ(ctl.stats, 2);
+	ASSERT_EQ(ctl.clean, 5);
+	ASSERT_EQ(ctl.ncounters, 1);
+	ASSERT_STR_EQ(ctl.counters[0].selector.name[0], "task-clock");
+	ASSERT_STR_EQ(ctl.counters[0].selector.name[1], "cs");
+	ASSERT_EQ(ctl.counters[0].clean, 5);
+}
+
+/* event numbers become the P6 PerfEvtSel values the options describe */
+TEST(getargs_builds_control_registers)
+{
+	char *args[] = { "prog", "--user", "1,0", "--os", "0,1", "--compare",
+			 "2,0", "--invert", "0,1", "--events", "192,194",
+			 NULL };
+	char *mesi[] = { "prog", "-mesi", "0x3", "--bus_agent", "1,0",
+			 "--APIC", "1,0", "--PC", "0", "--duration", "0,1",
+			 "--e", "0x29,0x65", NULL };
+	pmc_control_t ctl;
+	char **argv;
+	int argc;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, args), TRUE);
+	ASSERT_EQ(argc, 0);
+	ASSERT_HEX_EQ(ctl.counters[0].selector.fn[0], 0x024900c0);
+	ASSERT_HEX_EQ(ctl.counters[0].selector.fn[1], 0x00ca00c2);
+	ASSERT_STR_EQ(ctl.counters[0].selector.name[0], "");
+	/* MESI unit mask for an L2 event, "every agent" for a bus event */
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, mesi), TRUE);
+	ASSERT_HEX_EQ(ctl.counters[0].selector.fn[0], 0x00530329);
+	ASSERT_HEX_EQ(ctl.counters[0].selector.fn[1], 0x00472065);
+}
+
+TEST(getargs_groups_and_input)
+{
+	char *g1[] = { "prog", "-g", "1", NULL };
+	char *g9[] = { "prog", "-group", "9", NULL };
+	char path[] = "/tmp/pmclib-input-XXXXXX";
+	char *in[] = { "prog", "-input", path, "7", NULL };
+	pmc_control_t ctl;
+	char **argv;
+	int argc, fd;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, g1), TRUE);
+	ASSERT_EQ(ctl.group, 1);
+	ASSERT_EQ(ctl.ncounters, 3);
+	ASSERT_STR_EQ(ctl.counters[2].selector.name[1], "cache-misses");
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, g9), FALSE);
+	ASSERT_CONTAINS(errbuf, "bad value for -group: 9");
+
+	fd = mkstemp(path);
+	ASSERT(fd >= 0);
+	ASSERT(write(fd, "# pairs\ntask-clock,page-faults\n\n  192,194  \n"
+		   "cs\n", 47) == 47);
+	close(fd);
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, in), TRUE);
+	unlink(path);
+	ASSERT_EQ(ctl.ncounters, 3);
+	ASSERT_EQ(ctl.counters[1].selector.fn[0] & 0xff, 192);
+	ASSERT_STR_EQ(ctl.counters[2].selector.name[0], "cs");
+	ASSERT_STR_EQ(ctl.counters[2].selector.name[1], "");
+	ASSERT_EQ(argc, 1);
+	ASSERT_STR_EQ(argv[0], "7");
+}
+
+TEST(getargs_errors)
+{
+	char *unknown[] = { "prog", "--e", "no-such-event,cs", NULL };
+	char *bad[] = { "prog", "--user", "2", NULL };
+	char *novalue[] = { "prog", "-Clean", NULL };
+	char *three[] = { "prog", "--e", "cs,cs,cs", NULL };
+	pmc_control_t ctl;
+	char **argv;
+	int argc;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, unknown), FALSE);
+	ASSERT_CONTAINS(errbuf, "no-such-event");
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, bad), FALSE);
+	ASSERT_CONTAINS(errbuf, "usage:");
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, novalue), FALSE);
+	ASSERT_CONTAINS(errbuf, "needs a value");
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, three), FALSE);
+}
+
+/* the original opened /dev/pmc: no counters, no open */
+TEST(open_fails_without_counters)
+{
+	char *args[] = { "prog", "--e", "192,194", NULL };
+	pmc_control_t ctl;
+	char **argv;
+	int argc;
+
+	if (has_pmu())
+		SKIP("this machine has a PMU");
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, args), TRUE);
+	ctl.err = fmemopen(errbuf, sizeof(errbuf), "w");
+	ASSERT_EQ(pmc_open(0), FALSE);
+	fclose(ctl.err);
+	ASSERT_CONTAINS(errbuf, "pmc_open: no performance-monitoring counters");
+}
+
+TEST(select_needs_open)
+{
+	char *args[] = { "prog", "--e", "task-clock", NULL };
+	pmc_control_t ctl;
+	char **argv;
+	int argc;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, args), TRUE);
+	ctl.err = fmemopen(errbuf, sizeof(errbuf), "w");
+	ASSERT_EQ(pmc_select(&ctl.counters[0]), FALSE);
+	fclose(ctl.err);
+	ASSERT_CONTAINS(errbuf, "pmc_open() first");
+}
+
+/* counter += (t1 -= t0); the return value is the time since pmc_start() */
+TEST(accumulate_counts_intervals)
+{
+	char *args[] = { "prog", "--e", "task-clock,page-faults", NULL };
+	struct pctr_summary s = { .size = sizeof(s) };
+	pmc_data_t t0, t1;
+	pmc_cycles_t e1, e2;
+	pmc_control_t ctl;
+	char **argv;
+	int argc;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, args), TRUE);
+	ASSERT_EQ(pmc_open(0), TRUE);
+	pmc_start();
+	ASSERT_EQ(pmc_select(&ctl.counters[0]), TRUE);
+	pmc_read(&t0);
+	spin_ms(10);
+	{
+		size_t len = 32 << 12;
+		volatile char *p = malloc(len);
+
+		for (size_t i = 0; i < len; i += 4096)
+			p[i] = 1;
+		free((void *)p);
+	}
+	pmc_read(&t1);
+	ASSERT_GT(t1.cycles, t0.cycles);
+	e1 = pmc_accumulate(&ctl.counters[0], &t1, &t0);
+	ASSERT_GE(t1.event[0], 10000000); /* t1 is now the difference */
+	ASSERT_LT(t1.event[0], 1000000000);
+	ASSERT_GE(t1.event[1], 16);
+	pmc_read(&t0);
+	spin_ms(5);
+	pmc_read(&t1);
+	e2 = pmc_accumulate(&ctl.counters[0], &t1, &t0);
+	ASSERT_GT(e2, e1);
+	ASSERT_OK(pctr_stats_get(ctl.counters[0].stats, 0, &s));
+	ASSERT_EQ(s.n, 2);
+	ASSERT_GE(s.total, 15000000);
+	ASSERT_GE(s.min, 5000000);
+	ASSERT_EQ(pmc_reset(), TRUE);
+	pmc_read(&t0);
+	ASSERT_EQ(t0.event[0], 0);
+	ASSERT_EQ(pmc_close(), TRUE);
+}
+
+/* -Clean: the overhead of two reads in a row, taken off, clamped at 0 */
+TEST(clean_subtracts_overhead_clamped)
+{
+	char *args[] = { "prog", "-Clean", "50", "--e", "task-clock", NULL };
+	struct pctr_summary s = { .size = sizeof(s) };
+	pmc_data_t t0, t1;
+	pmc_control_t ctl;
+	uint64_t o;
+	char **argv;
+	int argc;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, args), TRUE);
+	ASSERT_EQ(pmc_open(0), TRUE);
+	ASSERT_EQ(pmc_select(&ctl.counters[0]), TRUE);
+	ASSERT_EQ(ctl.counters[0].calibrated, 1);
+	ASSERT_OK(pctr_stats_overhead(ctl.counters[0].stats, PCTR_STATS_TIME,
+				      &o));
+	ASSERT_GT(o, 0);
+	for (int i = 0; i < 200; i++) {
+		pmc_read(&t0);
+		pmc_read(&t1);
+		pmc_accumulate(&ctl.counters[0], &t1, &t0);
+	}
+	ASSERT_OK(pctr_stats_get(ctl.counters[0].stats, PCTR_STATS_TIME, &s));
+	ASSERT_EQ(s.n, 200);
+	ASSERT_EQ(s.min, 0); /* net cost of nothing: zero, never negative */
+	ASSERT_LT(s.mean, (double)o * 10);
+	pmc_close();
+}
+
+/* --Enable 0 leaves a counter at zero */
+TEST(enable_zero_disables_a_counter)
+{
+	char *args[] = { "prog", "--Enable", "0,1", "--e",
+			 "task-clock,cpu-clock", NULL };
+	pmc_data_t t0, t1;
+	pmc_control_t ctl;
+	char **argv;
+	int argc;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, args), TRUE);
+	ASSERT_EQ(pmc_open(0), TRUE);
+	ASSERT_EQ(pmc_select(&ctl.counters[0]), TRUE);
+	pmc_read(&t0);
+	spin_ms(3);
+	pmc_read(&t1);
+	pmc_accumulate(&ctl.counters[0], &t1, &t0);
+	ASSERT_EQ(t1.event[0], 0);
+	ASSERT_GE(t1.event[1], 3000000);
+	pmc_close();
+}
+
+/* the report: every counter, in the seed's order */
+TEST(print_results_reports_every_pair)
+{
+	char *args[] = { "prog", "-g", "0", "-Stats", "1", "arg", NULL };
+	char out[8192] = "";
+	pmc_data_t t0, t1;
+	pmc_control_t ctl;
+	char **argv;
+	int argc, saved;
+	FILE *f;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, args), TRUE);
+	ASSERT_EQ(pmc_open(0), TRUE);
+	ASSERT_EQ(pmc_select(&ctl.counters[1]), TRUE);
+	pmc_read(&t0);
+	spin_ms(2);
+	pmc_read(&t1);
+	pmc_accumulate(&ctl.counters[1], &t1, &t0);
+	pmc_close();
+	fflush(stdout);
+	f = tmpfile();
+	saved = dup(1);
+	dup2(fileno(f), 1);
+	pmc_print_results(argc, argv, &ctl);
+	fflush(stdout);
+	dup2(saved, 1);
+	rewind(f);
+	out[fread(out, 1, sizeof(out) - 1, f)] = '\0';
+	fclose(f);
+	ASSERT_CONTAINS(out, "Command executed: arg\n");
+	ASSERT_CONTAINS(out, "--events task-clock,page-faults\n");
+	ASSERT_CONTAINS(out, "--events cpu-clock,context-switches\n");
+	ASSERT(strstr(out, "--events task-clock") <
+	       strstr(out, "--events cpu-clock"));
+	ASSERT_CONTAINS(out, "std.dev.");
+	ASSERT(!strstr(out, "Events per cycle")); /* -Stats 1 */
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(
+		TEST_CASE(layouts)
+		TEST_CASE(getargs_strips_options)
+		TEST_CASE(getargs_builds_control_registers)
+		TEST_CASE(getargs_groups_and_input)
+		TEST_CASE(getargs_errors)
+		TEST_CASE(open_fails_without_counters)
+		TEST_CASE(select_needs_open)
+		TEST_CASE(accumulate_counts_intervals)
+		TEST_CASE(clean_subtracts_overhead_clamped)
+		TEST_CASE(enable_zero_disables_a_counter)
+		TEST_CASE(print_results_reports_every_pair)));
+}
