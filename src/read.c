@@ -86,8 +86,12 @@ pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
 {
 	const struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
 
-	/* parts must be combined in order: group order need not be part order */
-	for (int p = 0; p < PCTR_MAX_PARTS; p++) {
+	/*
+	 * Parts must be combined in order: group order need not be part order.
+	 * Stop after the last part present (usually after part 0).
+	 */
+	for (int p = 0, more = 1; p < PCTR_MAX_PARTS && more; p++) {
+		more = 0;
 		for (int g = 0; g < set->nr_groups[inst]; g++) {
 			const struct pctr__ctr *lead =
 				&set->ctr[inst * set->nr_ctr +
@@ -95,6 +99,7 @@ pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
 						      grp[g].first]];
 			int r;
 
+			more |= lead->part > p;
 			if (lead->part != p)
 				continue;
 			r = read_group(set, inst, &grp[g], out);
