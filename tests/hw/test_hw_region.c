@@ -11,6 +11,9 @@
  * results of begin and end are not checked inside the measured span; the
  * statistics' interval count proves every call worked.
  */
+#include <stdint.h>
+#include <stdlib.h>
+
 #include "hw.h"
 
 #define REPEATS 200
@@ -144,6 +147,71 @@ TEST(per_cycle_and_ratio_of_identical_intervals)
 	pctr_stats_free(st);
 }
 
+/*
+ * The whole cost of begin + end in instructions, counted by a second set:
+ * K and 2K empty regions, difference over K.  With "instructions" the
+ * kernel's share of the syscall path is in too (minimum over trials: timer
+ * ticks add to some).  The user-only cost per pair must be the same for K, 2K
+ * and 4K, to a few instructions (a zero tick count, after the overhead is
+ * taken off, skips the per-second statistics).
+ */
+static uint64_t
+pairs_cost(struct pctr_set *meter, int id, long k, int event)
+{
+	struct pctr_sample a, b;
+	uint64_t best = UINT64_MAX;
+
+	for (int trial = 0; trial < 5; trial++) {
+		ASSERT_OK(pctr_set_read(meter, &a));
+		for (long i = 0; i < k; i++) {
+			pctr_region_begin_id(id);
+			pctr_region_end_id(id);
+		}
+		ASSERT_OK(pctr_set_read(meter, &b));
+		if (b.count[event].value - a.count[event].value < best)
+			best = b.count[event].value - a.count[event].value;
+	}
+	return best;
+}
+
+static void
+region_cost(const char *user_access, const char *path)
+{
+	struct pctr_set *meter;
+	uint64_t u[3], total[2];
+	int id = setup(user_access, HW_INST64);
+
+	meter = hw_thread_set(PCTR_SET_NO_USER_READ,
+			      "instructions:u,instructions");
+	for (int i = 0; i < 3; i++)
+		u[i] = pairs_cost(meter, id, 100L << i, 0);
+	/* a pair costs more than the reads' share between the readings */
+	ASSERT_GT(u[1] - u[0], 100 * 200);
+	ASSERT_LT(u[1] - u[0], 100 * 5000);
+	/* the same per pair at 200 and 400: within the few instructions
+	 * of accumulating a zero or a non-zero tick count */
+	ASSERT_LT(llabs((long long)((u[2] - u[1]) / 200) -
+			(long long)((u[1] - u[0]) / 100)),
+		  8);
+	for (int i = 0; i < 2; i++)
+		total[i] = pairs_cost(meter, id, 100L << i, 1);
+	printf("# empty region, %s read: %llu user instructions per begin + "
+	       "end, %llu with the kernel's\n",
+	       path, (unsigned long long)(u[1] - u[0]) / 100,
+	       (unsigned long long)(total[1] - total[0]) / 100);
+	pctr_set_free(meter);
+}
+
+TEST(empty_region_cost_user_read)
+{
+	region_cost("1", "user-space");
+}
+
+TEST(empty_region_cost_syscall_read)
+{
+	region_cost("0", "syscall");
+}
+
 int
 main(void)
 {
@@ -151,5 +219,7 @@ main(void)
 			       TEST_CASE(empty_region_is_zero_syscall_read)
 			       TEST_CASE(known_instructions_user_read)
 			       TEST_CASE(known_instructions_syscall_read)
-			       TEST_CASE(per_cycle_and_ratio_of_identical_intervals)));
+			       TEST_CASE(per_cycle_and_ratio_of_identical_intervals)
+			       TEST_CASE(empty_region_cost_user_read)
+			       TEST_CASE(empty_region_cost_syscall_read)));
 }
