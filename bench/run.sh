@@ -114,7 +114,7 @@ fi
 
 if [ -x "$here/startup.sh" ]; then
 	say "start-up (bench/startup.sh)"
-	PCTR="$pctr_cmd" "$here/startup.sh" >"$data/startup.txt" 2>&1 ||
+	RUNS=200 "$here/startup.sh" "$pctr_cmd" >"$data/startup.txt" 2>&1 ||
 		say "startup.sh failed"
 fi
 if command -v hyperfine >/dev/null 2>&1; then
