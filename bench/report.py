@@ -170,7 +170,8 @@ class Report:
                f"| compiler | {m.get('compiler', '?')} |",
                f"| peers | PAPI (libpapi-dev) {m.get('papi', '?')}; "
                f"{m.get('perf', '?')} |",
-               f"| load average at start | {m.get('loadavg', '?')} |",
+               f"| load average at start | {m.get('loadavg', '?')} (2 CPUs: "
+               "other builds and tests were running) |",
                "")
 
     def method(self):
