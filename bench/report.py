@@ -494,6 +494,61 @@ class Report:
         else:
             self.w("bench/region_cost.c is not in the tree yet: not measured.", "")
 
+    def section_why(self):
+        self.w("## Where the targets are missed, and why", "")
+        hw = self.hw
+        f1, f4 = hw.get(("pctr_fast", 1)), hw.get(("pctr_fast", 4))
+        k1, k4 = hw.get(("floor_known", 1)), hw.get(("floor_known", 4))
+        s1 = hw.get(("floor_switch", 1))
+        if f1 and f4 and k1 and k4:
+            per = (f4[0] - f1[0]) / 3
+            self.w(f"* **Fast path vs floor (guest).** pctr_set_read's user "
+                   f"path costs {fmt(f1[0])} instructions for one event and "
+                   f"{fmt(per)} for each further one; the floor costs "
+                   f"{fmt(k1[0])} per event.  Per event, pctr also "
+                   "extrapolates time_enabled and time_running from the "
+                   "timestamp (time_mult/time_shift arithmetic, "
+                   "cap_user_time_short), sign-extends to pmc_width, bounds "
+                   "the retry loop, combines hybrid parts and subtracts the "
+                   "reset baseline; per call it checks its arguments, reads "
+                   "the timestamp (`mrs cntvct_el0`) and keeps fallback "
+                   "bookkeeping.  The floor reads a register fixed at "
+                   "compile time: choosing the register from the page's "
+                   f"index alone costs {fmt(s1[0]) if s1 else '?'} for one "
+                   "event.  The 1.25x target therefore needs a different "
+                   "read, not a tweak: proposed, a value-only read "
+                   "(enabled/running only when asked), one time conversion "
+                   "per set (a thread set's counters share one clock), and "
+                   "no sign extension when pmc_width is 64.  Even so the "
+                   "fast path is "
+                   + (f"{(hw.get(('pctr_syscall', 4)) or [0, 0])[1] / f4[1]:.1f}x"
+                      if hw.get(("pctr_syscall", 4)) else "far")
+                   + " cheaper than the syscall path in total "
+                   "instructions at 4 events, and cheaper than libperf's "
+                   "user-space read (147 per event, anchors.md).")
+        p4 = find(self.instr, "instr", "pctr", 4)
+        r4 = find(self.instr, "instr", "raw_group", 4)
+        t4 = find(self.read, "read", "pctr", 4)
+        g4 = find(self.read, "read", "raw_group", 4)
+        rmin = ratio(t4["min"], g4["min"]) if t4 and g4 else None
+        verdict = ("within the 1.1x target by the minima" if rmin and
+                   rmin <= 1.1 else "outside the 1.1x target in this run "
+                   f"({fr(rmin)} by the minima)")
+        if p4 and r4:
+            self.w(f"* **Syscall path vs raw read().** Of one pctr_set_read "
+                   f"of 4 events, {fmt(p4['median'])} instructions run in "
+                   f"user space against {fmt(r4['median'])} for a bare "
+                   "read() (callgrind): argument checks, the timestamp, a "
+                   "look at the mmap page first (default sets), the walk "
+                   "over the groups, the id check of every value, and the "
+                   "reset baseline.  A read(2) of a group costs several "
+                   f"hundred ns here, so this is {verdict}; on this loaded "
+                   "machine the medians can cross it either way.  The "
+                   "walk over the groups used to repeat once per possible "
+                   "hybrid part (4 passes); it now stops after the last "
+                   "part present (src/read.c), about 80 instructions less.")
+        self.w("")
+
     def plots_data(self):
         ks = sorted({r["events"] for r in self.read if r["section"] == "read"})
         lines = ["# k pctr pctr_nouser raw_group raw_separate floor papi_anchor"]
@@ -516,6 +571,7 @@ class Report:
         self.section_guest()
         self.section_startup()
         self.section_scale()
+        self.section_why()
         body = self.md[body_start:]
         self.md = self.md[:body_start]
         self.targets()
