@@ -63,16 +63,38 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
+/*
+ * One reading of both clocks: the monotonic clock between two timestamp
+ * counter reads, the tightest of a few tries, so that being preempted
+ * between the reads does not skew the pair.
+ */
+static void
+clock_pair(uint64_t *ns, uint64_t *tsc)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 7; i++) {
+		uint64_t t0 = pctr__arch_tsc(PCTR_SERIAL_FENCE);
+		uint64_t n = now_ns();
+		uint64_t t1 = pctr__arch_tsc(PCTR_SERIAL_FENCE);
+
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*ns = n;
+			*tsc = t0 + (t1 - t0) / 2;
+		}
+	}
+}
+
 static uint64_t
 calibrate(void)
 {
 	struct timespec nap = { 0, 20 * 1000 * 1000 };
-	uint64_t t0 = now_ns(), c0 = pctr__arch_tsc(PCTR_SERIAL_FENCE);
-	uint64_t t1, c1;
+	uint64_t t0, c0, t1, c1;
 
+	clock_pair(&t0, &c0);
 	nanosleep(&nap, NULL);
-	t1 = now_ns();
-	c1 = pctr__arch_tsc(PCTR_SERIAL_FENCE);
+	clock_pair(&t1, &c1);
 	if (t1 <= t0)
 		return 1000000000u;
 	return (uint64_t)((unsigned __int128)(c1 - c0) * 1000000000u /
