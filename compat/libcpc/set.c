@@ -357,12 +357,17 @@ open_bound(cpc_set_t *set, uint_t flags)
 	return r;
 }
 
-/* arm the overflow counters, zero the counts, start: syscalls only */
+/*
+ * Zero the counts, arm the overflow counters, start: syscalls only.  The
+ * counts are zeroed first because arming enables the armed counter.
+ */
 static int
 start_bound(cpc_set_t *set)
 {
 	set->overflowed = 0;
 	pctr_set_disable(set->ps);
+	if (pctr_set_reset(set->ps) < 0)
+		return -EAGAIN;
 	for (int i = 0; i < set->nreq; i++) {
 		uint64_t period = ovf_period(set->req[i].preset);
 
@@ -374,8 +379,6 @@ start_bound(cpc_set_t *set)
 		    arm_overflow(set->ovf_fd[i], period) < 0)
 			return -EINVAL;
 	}
-	if (pctr_set_reset(set->ps) < 0)
-		return -EAGAIN;
 	return pctr_set_enable(set->ps);
 }
 
