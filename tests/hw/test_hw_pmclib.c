@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_hw_pmclib.c - pmc_lib on the emulated PMU: menu8.c's measurement
+ * (pmc_read, something, pmc_read, pmc_accumulate) around the loop.  With
+ * -Clean the overhead of the two reads is taken off, so what remains is
+ * the loop's own instructions: 2N plus the call's few, the same for every
+ * N, and the statistics hold exactly those figures.
+ */
+#include <pmc_lib.h>
+
+#include "hw.h"
+
+static pmc_control_t ctl;
+
+static void
+getargs(char **args)
+{
+	char **argv = args;
+	int argc = 0;
+
+	while (args[argc])
+		argc++;
+	ctl = pmc_control_null;
+	ASSERT_EQ(pmc_getargs(stderr, "test_hw_pmclib", &argc, &argv, &ctl),
+		  TRUE);
+	ASSERT_EQ(pmc_open(0), TRUE);
+	ASSERT_EQ(pmc_select(&ctl.counters[0]), TRUE);
+}
+
+/* menu8's loop body; not inlined: the same code for every N */
+static __attribute__((noinline)) uint64_t
+span(uint64_t n)
+{
+	pmc_data_t t0, t1;
+
+	pmc_read(&t0);
+	hw_loop(n);
+	pmc_read(&t1);
+	pmc_accumulate(&ctl.counters[0], &t1, &t0);
+	return t1.event[0];
+}
+
+static long long
+check_exact(long long lo, long long hi, uint64_t *total)
+{
+	long long c = 0;
+	bool first = true;
+
+	*total = 0;
+	for (int i = 0; i < HW_SMALL_POINTS; i++) {
+		for (int r = 0; r < hw_points[i].repeats; r++) {
+			uint64_t n = hw_points[i].n, v = span(n);
+			long long off = (long long)(v - 2 * n);
+
+			printf("# N=%llu: 2N%+lld\n", (unsigned long long)n, off);
+			*total += v;
+			if (first)
+				c = off;
+			ASSERT_EQ(off, c);
+			ASSERT_GE(off, lo);
+			ASSERT_LE(off, hi);
+			first = false;
+		}
+	}
+	return c;
+}
+
+/* without -Clean: the reads' share is in every interval */
+TEST(accumulate_exact)
+{
+	char *args[] = { "menu8", "--e", "instructions:u,cycles:u", NULL };
+	struct pctr_summary s = { .size = sizeof(s) };
+	uint64_t total;
+	long long c;
+
+	hw_pmu();
+	getargs(args);
+	c = check_exact(1, 20000, &total);
+	printf("# pmc_lib without -Clean: 2N%+lld\n", c);
+	ASSERT_OK(pctr_stats_get(ctl.counters[0].stats, 0, &s));
+	ASSERT_EQ((uint64_t)s.total, total);
+	pmc_close();
+}
+
+/*
+ * -Clean 100: the overhead is exactly the reads' share, so the net count
+ * is the loop and its call alone (mov, bl, cbz, 2N, ret and the like).
+ */
+TEST(clean_leaves_the_loop_alone)
+{
+	char *args[] = { "menu8", "-Clean", "100", "--e",
+			 "instructions:u,cycles:u", NULL };
+	uint64_t total, o;
+	long long c;
+
+	hw_pmu();
+	getargs(args);
+	ASSERT_OK(pctr_stats_overhead(ctl.counters[0].stats, 0, &o));
+	printf("# -Clean overhead: %llu instructions\n",
+	       (unsigned long long)o);
+	ASSERT_GT(o, 0);
+	c = check_exact(1, 16, &total);
+	printf("# pmc_lib with -Clean 100: 2N%+lld\n", c);
+	pmc_close();
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(
+		TEST_CASE(accumulate_exact)
+		TEST_CASE(clean_leaves_the_loop_alone)));
+}
