@@ -531,21 +531,20 @@ pctr__overflow_open(struct pctr_set *set)
 }
 
 /*
- * Forget the overflow state: this runs when a set is freed and when an
- * open fails, after which the set counts without notification or sampling
- * (the settings are documented to be dropped).
+ * Let go of what an open made: the registry slot (waiting for handlers
+ * still inside the set), the rings, the signal handlers.  The results are
+ * reset; the configuration stays.
  */
-void
-pctr__overflow_close(struct pctr_set *set)
+static void
+release_open(struct pctr_set *set)
 {
 	struct pctr__overflow *o = set->ovf;
 
-	if (!o)
-		return;
 	if (o->slot >= 0) {
 		atomic_store(&registry[o->slot], NULL);
 		while (atomic_load(&registry_users[o->slot]))
 			sched_yield();
+		o->slot = -1;
 	}
 	for (int c = 0; c < o->nr_ring; c++) {
 		/* no more signals from this fd, whatever becomes of it */
@@ -556,6 +555,37 @@ pctr__overflow_close(struct pctr_set *set)
 	}
 	for (int k = 0; k < o->nr_handlers; k++)
 		release_handler(o->handlers[k]);
+	o->nr_handlers = 0;
+	free(o->ring);
+	free(o->scratch);
+	o->ring = NULL;
+	o->scratch = NULL;
+	o->nr_ring = 0;
+	for (int e = 0; e < set->nr_events; e++) {
+		atomic_store(&o->ev[e].paused, false);
+		atomic_store(&o->ev[e].notified, 0);
+		atomic_store(&o->ev[e].lost, 0);
+	}
+}
+
+/*
+ * set.c's close_all() calls this in two cases.  An open that failed
+ * (open_on(): the set is not open, its instances are still counted) keeps
+ * the configuration, so that the program can open the set again, on
+ * another target for instance.  Otherwise the set is being freed, and the
+ * configuration goes with it.  A set is never closed and kept: once open,
+ * it stays open until pctr_set_free().
+ */
+void
+pctr__overflow_close(struct pctr_set *set)
+{
+	struct pctr__overflow *o = set->ovf;
+
+	if (!o)
+		return;
+	release_open(set);
+	if (!set->open && set->nr_inst > 0)
+		return;
 	for (int e = 0; e < set->nr_events; e++) {
 		if (o->ev[e].mode == PCTR__MODE_NONE)
 			continue;
@@ -565,8 +595,6 @@ pctr__overflow_close(struct pctr_set *set)
 		set->ev[e].attr.wakeup_events = 0;
 		set->ev[e].attr.watermark = 0;
 	}
-	free(o->ring);
-	free(o->scratch);
 	free(o);
 	set->ovf = NULL;
 }

@@ -428,9 +428,66 @@ TEST(foreign_targets_are_refused)
 	r = pctr_set_open(set, &(struct pctr_target){ PCTR_TARGET_PROCESS });
 	ASSERT_EQ(r, -EOPNOTSUPP);
 	ASSERT_CONTAINS(pctr_strerror(r), "ONESHOT");
-	/* a failed open drops the overflow settings: the set still counts */
+	/* a failed open keeps the settings: refused again for the process */
+	r = pctr_set_open(set, &(struct pctr_target){ PCTR_TARGET_PROCESS });
+	ASSERT_EQ(r, -EOPNOTSUPP);
+	/* ... and in force on the calling thread: one shot, one notification */
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
-					     PCTR_TARGET_PROCESS }));
+					     PCTR_TARGET_THREAD }));
+	ASSERT_OK(pctr_set_enable(set));
+	spin(20 * PERIOD_NS);
+	ASSERT_EQ(atomic_load(&nr_notes), 1);
+	ASSERT(pc_in_work(notes[0].ip));
+	ASSERT_LT(count_of(set), 2 * PERIOD_NS);
+	pctr_set_free(set);
+}
+
+static int
+count_sample(const struct pctr_sample_record *r, void *arg)
+{
+	int *in_work = arg;
+
+	*in_work += pc_in_work(r->ip) && r->tid == gettid();
+	return 0;
+}
+
+/*
+ * Sampling settings survive a failed open too: event 0 samples into a
+ * buffer, event 1 notifies once (ONESHOT), which the process target
+ * refuses; on the thread both are in force.
+ */
+TEST(failed_open_keeps_sampling)
+{
+	struct pctr_sampling cfg = { .size = sizeof(cfg), .period = PERIOD_NS,
+				     .flags = PCTR_SAMPLE_TID };
+	struct pctr_overflow o = { .size = sizeof(o), .period = PERIOD_NS,
+				   .flags = PCTR_OVF_ONESHOT, .fn = record };
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	struct pctr_set *set;
+	int n, in_work = 0;
+
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_OK(pctr_set_add_list(set, "task-clock:u,task-clock:u"));
+	ASSERT_OK(pctr_set_sampling(set, 0, &cfg));
+	ASSERT_OK(pctr_set_overflow(set, 1, &o));
+	ASSERT_EQ(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_PROCESS }),
+		  -EOPNOTSUPP);
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_THREAD }));
+	ASSERT_OK(pctr_set_enable(set));
+	spin(30 * PERIOD_NS);
+	ASSERT_OK(pctr_set_disable(set));
+	n = pctr_sampling_read(set, count_sample, &in_work);
+	printf("# %d samples, %d in spin() on this thread; %d notifications\n",
+	       n, in_work, atomic_load(&nr_notes));
+	/* 30 ms of CPU at one sample per ms: at least 20 of them */
+	ASSERT_GE(n, 20);
+	ASSERT_EQ(in_work, n);
+	ASSERT_EQ(atomic_load(&nr_notes), 1);
+	ASSERT_EQ(notes[0].event, 1);
+	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_UEQ(st.notified, n);
 	pctr_set_free(set);
 }
 
@@ -446,5 +503,6 @@ main(void)
 			       TEST_CASE(eight_new_threads)
 			       TEST_CASE(foreign_signals_are_chained)
 			       TEST_CASE(bad_settings_are_refused)
-			       TEST_CASE(foreign_targets_are_refused)));
+			       TEST_CASE(foreign_targets_are_refused)
+			       TEST_CASE(failed_open_keeps_sampling)));
 }
