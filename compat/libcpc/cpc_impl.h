@@ -29,8 +29,7 @@ struct cpc_request {
 
 /*
  * A set is bound to at most one thread.  While bound it owns a libpctr set
- * counting that thread; cpc__bound (thread-local) points to it so that the
- * overflow signal handler can find it.
+ * counting that thread; cpc__bound (thread-local) points to it.
  */
 struct __cpc_set {
 	int nreq;
@@ -38,8 +37,9 @@ struct __cpc_set {
 	struct pctr_set *ps;
 	uint_t bind_flags;
 	pid_t tid;
-	int ovf_fd[CPC_MAX_REQUESTS]; /* -1: no overflow notification */
-	volatile sig_atomic_t overflowed;
+	int fd[CPC_MAX_REQUESTS]; /* the counters' fds while bound */
+	uint64_t period[CPC_MAX_REQUESTS]; /* 0: no overflow notification */
+	volatile sig_atomic_t armed[CPC_MAX_REQUESTS];
 };
 
 struct __cpc_buf {

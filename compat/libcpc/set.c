@@ -7,19 +7,21 @@
  * 2^64, as a preset hardware counter would read.
  *
  * Overflow protocol (requests with CPC_OVF_NOTIFY_EMT and a non-zero
- * preset):
- *  1. the counter's sampling period is 2^64 - preset, so the kernel
- *     notices the overflow after exactly that many events;
- *  2. its fd is set to O_ASYNC, owned by the bound thread, with signal
- *     CPC_SIGOVF_KERNEL, and armed for one overflow (PERF_EVENT_IOC_REFRESH
- *     1): the kernel disables that counter when it fires;
- *  3. the library's handler disables the whole set ("counting is disabled
- *     until the next bind or restart") and queues SIGEMT to the same
- *     thread with si_code EMT_CPCOVF and si_addr the interrupted PC, which
- *     the program's SIGEMT handler receives as on Solaris;
- *  4. cpc_set_restart() (or rebinding the same selection from the
- *     handler) re-arms everything with system calls only, so it is safe in
- *     a signal handler.
+ * preset), over libpctr's overflow notification:
+ *  1. the event overflows once (PCTR_OVF_ONESHOT) after 2^64 - preset
+ *     events, notified with signal CPC_SIGOVF_KERNEL to the bound thread;
+ *  2. the library's callback, in that signal's handler, stops every
+ *     counter of the set ("counting is disabled until the next bind or
+ *     restart") and queues SIGEMT to the same thread with si_code
+ *     EMT_CPCOVF and si_addr the PC of the overflow, which the program's
+ *     SIGEMT handler receives as on Solaris;
+ *  3. cpc_set_restart() (or rebinding the same selection from that
+ *     handler) zeroes the counts, gives each armed counter a full period
+ *     again (PERF_EVENT_IOC_PERIOD), re-arms the one that fired
+ *     (pctr_overflow_rearm()) and starts every counter: no allocation, no
+ *     lock, so it is safe in a signal handler.
+ * The counters' own ioctls go to the fds libpctr hands out for that
+ * (pctr_set_fd()): one stop for every event, grouped or not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +47,7 @@ cpc_set_create(cpc_t *cpc)
 	if (!set)
 		return NULL;
 	for (int i = 0; i < CPC_MAX_REQUESTS; i++)
-		set->ovf_fd[i] = -1;
+		set->fd[i] = -1;
 	return set;
 }
 
@@ -223,60 +225,41 @@ cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf)
 
 /* ---- overflow ------------------------------------------------------------- */
 
-static void *
-interrupted_pc(const ucontext_t *uc)
-{
-#if defined(__x86_64__)
-	return (void *)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-	return (void *)uc->uc_mcontext.pc;
-#else
-	return NULL;
-#endif
-}
-
-static int
-owns_fd(const cpc_set_t *set, int fd)
+/* every counter of the set, one by one: system calls only */
+static void
+ioctl_all(cpc_set_t *set, unsigned long req)
 {
 	for (int i = 0; i < set->nreq; i++)
-		if (set->ovf_fd[i] >= 0 && set->ovf_fd[i] == fd)
-			return 1;
-	return 0;
+		if (set->fd[i] >= 0)
+			ioctl(set->fd[i], req, 0);
 }
 
-/* step 3 of the protocol; only async-signal-safe calls */
+/* step 2 of the protocol; only async-signal-safe calls */
 static void
-kernel_ovf_handler(int sig, siginfo_t *si, void *uc)
+on_overflow(const struct pctr_overflow_info *ovf, void *arg)
 {
-	cpc_set_t *set = cpc__bound;
+	cpc_set_t *set = arg;
+	sigset_t emt;
 	siginfo_t info;
 	int saved = errno;
 
-	if (!set || !set->ps || !owns_fd(set, si->si_fd))
+	if (set != cpc__bound || ovf->event < 0 || ovf->event >= set->nreq)
 		return;
-	pctr_set_disable(set->ps);
-	set->overflowed = 1;
+	ioctl_all(set, PERF_EVENT_IOC_DISABLE);
+	set->armed[ovf->event] = 0;
+	/*
+	 * Held until this handler returns (its sigreturn restores the mask):
+	 * SIGEMT then interrupts the code that overflowed, not this handler.
+	 */
+	sigemptyset(&emt);
+	sigaddset(&emt, SIGEMT);
+	pthread_sigmask(SIG_BLOCK, &emt, NULL);
 	memset(&info, 0, sizeof(info));
 	info.si_signo = SIGEMT;
 	info.si_code = EMT_CPCOVF;
-	info.si_addr = interrupted_pc(uc);
+	info.si_addr = (void *)(uintptr_t)ovf->ip;
 	syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGEMT, &info);
 	errno = saved;
-}
-
-static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
-static int handler_err;
-
-static void
-install_handler(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = kernel_ovf_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigfillset(&sa.sa_mask);
-	handler_err = sigaction(CPC_SIGOVF_KERNEL, &sa, NULL) ? errno : 0;
 }
 
 /* the period after which a counter preset to @preset overflows; 0: never */
@@ -288,20 +271,19 @@ ovf_period(uint64_t preset)
 	return preset && period <= INT64_MAX ? period : 0;
 }
 
-/* step 2: route the counter's overflow to this thread, armed once */
 static int
-arm_overflow(int fd, uint64_t period)
+add_overflow(cpc_set_t *set, int idx)
 {
-	struct f_owner_ex owner = { F_OWNER_TID, gettid() };
-	int fl = fcntl(fd, F_GETFL);
+	struct pctr_overflow o = {
+		.size = sizeof(o),
+		.period = set->period[idx],
+		.flags = PCTR_OVF_ONESHOT,
+		.signo = CPC_SIGOVF_KERNEL,
+		.fn = on_overflow,
+		.arg = set,
+	};
 
-	if (fl < 0 || fcntl(fd, F_SETOWN_EX, &owner) ||
-	    fcntl(fd, F_SETSIG, CPC_SIGOVF_KERNEL) ||
-	    fcntl(fd, F_SETFL, fl | O_ASYNC) ||
-	    ioctl(fd, PERF_EVENT_IOC_PERIOD, &period) ||
-	    ioctl(fd, PERF_EVENT_IOC_REFRESH, 1))
-		return -1;
-	return 0;
+	return pctr_set_overflow(set->ps, idx, &o);
 }
 
 /* ---- binding ------------------------------------------------------------- */
@@ -341,45 +323,52 @@ open_bound(cpc_set_t *set, uint_t flags)
 		tgt.type = PCTR_TARGET_PROCESS;
 	r = pctr_set_new(&set->ps, 0);
 	for (int i = 0; r >= 0 && i < set->nreq; i++) {
-		struct pctr_event ev = set->req[i].ev;
-		uint64_t period = ovf_period(set->req[i].preset);
-
-		if ((set->req[i].flags & CPC_OVF_NOTIFY_EMT) && period)
-			ev.attr.sample_period = period;
-		r = pctr_set_add_event(set->ps, &ev);
+		set->period[i] = set->req[i].flags & CPC_OVF_NOTIFY_EMT
+					 ? ovf_period(set->req[i].preset)
+					 : 0;
+		r = pctr_set_add_event(set->ps, &set->req[i].ev);
+		if (r >= 0 && set->period[i])
+			r = add_overflow(set, i);
 	}
 	if (r >= 0)
 		r = pctr_set_open(set->ps, &tgt);
+	for (int i = 0; r >= 0 && i < set->nreq; i++) {
+		set->fd[i] = r = pctr_set_fd(set->ps, i);
+		set->armed[i] = 1; /* pctr_set_open() armed the one-shots */
+	}
 	if (r < 0) {
 		pctr_set_free(set->ps);
 		set->ps = NULL;
 	}
-	return r;
+	return r < 0 ? r : 0;
 }
 
-/*
- * Zero the counts, arm the overflow counters, start: syscalls only.  The
- * counts are zeroed first because arming enables the armed counter.
- */
+/* step 3: zero the counts, full periods, re-arm, start; syscalls only */
 static int
 start_bound(cpc_set_t *set)
 {
-	set->overflowed = 0;
-	pctr_set_disable(set->ps);
-	if (pctr_set_reset(set->ps) < 0)
-		return -EAGAIN;
-	for (int i = 0; i < set->nreq; i++) {
+	int r;
+
+	ioctl_all(set, PERF_EVENT_IOC_DISABLE);
+	r = pctr_set_reset(set->ps);
+	for (int i = 0; r == 0 && i < set->nreq; i++) {
 		uint64_t period = ovf_period(set->req[i].preset);
 
-		set->ovf_fd[i] = -1;
-		if (!(set->req[i].flags & CPC_OVF_NOTIFY_EMT) || !period)
+		if (!set->period[i])
 			continue;
-		set->ovf_fd[i] = pctr_set_fd(set->ps, i);
-		if (set->ovf_fd[i] < 0 ||
-		    arm_overflow(set->ovf_fd[i], period) < 0)
-			return -EINVAL;
+		if (!period)
+			return -EINVAL; /* the preset no longer overflows */
+		set->period[i] = period;
+		if (ioctl(set->fd[i], PERF_EVENT_IOC_PERIOD, &period) < 0)
+			return -errno;
+		if (!set->armed[i])
+			r = pctr_overflow_rearm(set->ps, i);
+		set->armed[i] = r == 0;
 	}
-	return pctr_set_enable(set->ps);
+	if (r < 0)
+		return r;
+	ioctl_all(set, PERF_EVENT_IOC_ENABLE);
+	return 0;
 }
 
 static int
@@ -404,13 +393,6 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	if ((flags & CPC_BIND_LWP_INHERIT) && wants_overflow(set)) {
 		errno = ENOTSUP;
 		return -1;
-	}
-	if (wants_overflow(set)) {
-		pthread_once(&handler_once, install_handler);
-		if (handler_err) {
-			errno = handler_err;
-			return -1;
-		}
 	}
 	if (cpc__bound && cpc__bound != set)
 		cpc_unbind(cpc, cpc__bound);
@@ -467,7 +449,7 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 	pctr_set_free(set->ps);
 	set->ps = NULL;
 	for (int i = 0; i < CPC_MAX_REQUESTS; i++)
-		set->ovf_fd[i] = -1;
+		set->fd[i] = -1;
 	return 0;
 }
 
