@@ -135,7 +135,7 @@ fi
 for b in region_cost overflow_cost; do
 	if [ -x "$bin/$b" ]; then
 		say "$b"
-		timeout 300 "$bin/$b" >"$data/$b.txt" 2>&1 || say "$b failed (status $?)"
+		timeout 120 "$bin/$b" >"$data/$b.txt" 2>&1 || say "$b failed (status $?)"
 	fi
 done
 
