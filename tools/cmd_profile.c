@@ -2,13 +2,18 @@
 /*
  * cmd_profile.c - pctr profile: where a command spends its events.
  *
- *   pctr profile [-e EVENT] [-c PERIOD | -F HZ] [--json] -- COMMAND ...
+ *   pctr profile [-e EVENT] [-c PERIOD | -F HZ] [--json] [-o FILE]
+ *                -- COMMAND ...
  *
  * The command runs under a set that samples EVENT into a buffer (one
  * sample every PERIOD events, or HZ times a second of it); the samples are
  * read while it runs, and its memory map is noted as it changes, so that
  * after it exits every sampled address can be named with libdwfl.  The
  * report lists functions by their share of the samples.
+ *
+ * As with pctr stat, the report never mixes with the command's output: it
+ * goes to standard error, or to FILE (opened close-on-exec, so the command
+ * cannot write into it), or with "-o -" to standard output.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +32,8 @@ struct opts {
 	uint64_t period;
 	uint64_t hz;
 	int json;
+	const char *output;
+	FILE *out;
 	char **argv;
 };
 
@@ -103,19 +110,22 @@ usage_error(const char *msg, const char *arg)
 	fprintf(stderr, "pctr profile: %s%s%s\n", msg, arg ? ": " : "",
 		arg ? arg : "");
 	fprintf(stderr, "usage: pctr profile [-e EVENT] [-c PERIOD | -F HZ] "
-			"[--json] -- COMMAND ...\n");
+			"[--json] [-o FILE] -- COMMAND ...\n");
 	return EXIT_USAGE;
 }
 
 static int
 parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = { { "json", no_argument, NULL, 'j' },
-					    { NULL, 0, NULL, 0 } };
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 }
+	};
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:c:F:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:c:F:o:", lo, NULL)) != -1) {
 		if (c == 'e')
 			o->event = optarg;
 		else if (c == 'c' && parse_u64(optarg, &o->period) < 0)
@@ -124,6 +134,8 @@ parse(int argc, char **argv, struct opts *o)
 			return usage_error("bad frequency", optarg);
 		else if (c == 'j')
 			o->json = 1;
+		else if (c == 'o')
+			o->output = optarg;
 		else if (c == '?')
 			return EXIT_USAGE;
 	}
@@ -231,63 +243,103 @@ by_function(const struct hist *h, struct syms *syms, size_t *nr)
 }
 
 static void
-json_str(const char *s)
+json_str(FILE *f, const char *s)
 {
-	putchar('"');
+	putc('"', f);
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
+			fprintf(f, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
+			fprintf(f, "\\u%04x", *s);
 		else
-			putchar(*s);
+			putc(*s, f);
 	}
-	putchar('"');
+	putc('"', f);
 }
 
 static void
 print_json(const struct opts *o, const struct pctr_set *set,
 	   const struct func *f, size_t n, uint64_t total, uint64_t lost)
 {
-	printf("{\"schema\":\"pctr-profile/1\",\"event\":");
-	json_str(pctr_set_event(set, 0)->name);
+	FILE *out = o->out;
+
+	fprintf(out, "{\"schema\":\"pctr-profile/1\",\"event\":");
+	json_str(out, pctr_set_event(set, 0)->name);
 	if (o->period)
-		printf(",\"period\":%llu", (unsigned long long)o->period);
+		fprintf(out, ",\"period\":%llu", (unsigned long long)o->period);
 	else
-		printf(",\"frequency\":%llu",
+		fprintf(out, ",\"frequency\":%llu",
 		       (unsigned long long)(o->hz ? o->hz : DEFAULT_HZ));
-	printf(",\"samples\":%llu,\"lost\":%llu,\"functions\":[",
+	fprintf(out, ",\"samples\":%llu,\"lost\":%llu,\"functions\":[",
 	       (unsigned long long)total, (unsigned long long)lost);
 	for (size_t i = 0; i < n; i++) {
-		printf("%s{\"name\":", i ? "," : "");
-		json_str(f[i].name);
-		printf(",\"module\":");
-		json_str(f[i].mod);
-		printf(",\"samples\":%llu,\"share\":%.4f}",
+		fprintf(out, "%s{\"name\":", i ? "," : "");
+		json_str(out, f[i].name);
+		fprintf(out, ",\"module\":");
+		json_str(out, f[i].mod);
+		fprintf(out, ",\"samples\":%llu,\"share\":%.4f}",
 		       (unsigned long long)f[i].n,
 		       (double)f[i].n / (double)total);
 	}
-	printf("]}\n");
+	fprintf(out, "]}\n");
 }
 
 static void
 print_text(const struct opts *o, const struct pctr_set *set,
 	   const struct func *f, size_t n, uint64_t total, uint64_t lost)
 {
-	printf("# %llu samples of %s (", (unsigned long long)total,
+	FILE *out = o->out;
+
+	fprintf(out, "# %llu samples of %s (", (unsigned long long)total,
 	       pctr_set_event(set, 0)->name);
 	if (o->period)
-		printf("every %llu events", (unsigned long long)o->period);
+		fprintf(out, "every %llu events", (unsigned long long)o->period);
 	else
-		printf("%llu Hz", (unsigned long long)(o->hz ? o->hz
+		fprintf(out, "%llu Hz", (unsigned long long)(o->hz ? o->hz
 							     : DEFAULT_HZ));
-	printf("), %llu lost\n", (unsigned long long)lost);
-	printf("%7s %9s  %-40s %s\n", "share", "samples", "function",
+	fprintf(out, "), %llu lost\n", (unsigned long long)lost);
+	fprintf(out, "%7s %9s  %-40s %s\n", "share", "samples", "function",
 	       "module");
 	for (size_t i = 0; i < n; i++)
-		printf("%6.2f%% %9llu  %-40s %s\n",
+		fprintf(out, "%6.2f%% %9llu  %-40s %s\n",
 		       100.0 * (double)f[i].n / (double)total,
 		       (unsigned long long)f[i].n, f[i].name, f[i].mod);
+}
+
+/* stderr, stdout for "-", or FILE: close-on-exec, never the command's */
+static int
+open_output(struct opts *o)
+{
+	o->out = stderr;
+	if (!o->output)
+		return 0;
+	if (!strcmp(o->output, "-")) {
+		o->out = stdout;
+		return 0;
+	}
+	o->out = fopen(o->output, "we");
+	if (o->out)
+		return 0;
+	fprintf(stderr, "pctr profile: -o: cannot write '%s': %s\n",
+		o->output, strerror(errno));
+	return 1;
+}
+
+static int
+close_output(const struct opts *o, int r)
+{
+	if (o->out && o->out != stderr && o->out != stdout &&
+	    fclose(o->out) != 0 && r == 0) {
+		fprintf(stderr, "pctr profile: -o: cannot write '%s': %s\n",
+			o->output, strerror(errno));
+		return 1;
+	}
+	if (o->out == stdout && fflush(stdout) != 0 && r == 0) {
+		fprintf(stderr, "pctr profile: cannot write the report: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	return r;
 }
 
 static int
@@ -341,9 +393,11 @@ cmd_profile(int argc, char **argv)
 	if (!o.event)
 		o.event = default_event();
 	r = open_set(&o, &set);
+	if (r == 0)
+		r = open_output(&o);
 	if (r) {
 		pctr_set_free(set);
-		return r;
+		return close_output(&o, r);
 	}
 	r = pctr_set_open_command(set, o.argv, &pid);
 	if (r < 0) {
@@ -353,15 +407,17 @@ cmd_profile(int argc, char **argv)
 		if (r == -ENOENT || r == -EACCES)
 			fprintf(stderr, "pctr profile: %s\n", pctr_strerror(r));
 		pctr_set_free(set);
-		return code;
+		return close_output(&o, code);
 	}
-	if (syms_new(&syms, pid) < 0 || run(set, pid, syms, &h, &status) < 0)
+	if (syms_new(&syms, pid) < 0 || run(set, pid, syms, &h, &status) < 0) {
 		fprintf(stderr, "pctr profile: out of memory\n");
-	else
+		r = 1;
+	} else
 		r = report(&o, set, syms, &h);
 	syms_free(syms);
 	pctr_set_free(set);
 	free(h.ip);
 	free(h.n);
+	r = close_output(&o, r);
 	return r ? r : exit_status(status);
 }

@@ -3,6 +3,8 @@
  * test_profile - pctr profile of examples/hotspots, whose hot_three()
  * costs three times what hot_one() costs: the profile must rank them so,
  * with shares near 75% and 25%, under symbol names read from the ELF file.
+ * The report, like pctr stat's, never mixes with the command's output:
+ * standard error by default, -o FILE (not inherited), -o - for stdout.
  */
 #include <libgen.h>
 
@@ -25,8 +27,8 @@ hotspots(void)
 	return path;
 }
 
-/* share of function @fn in the JSON report (the last line: the command
- * writes to the same stdout) */
+/* share of function @fn in the JSON report (with -o -, the last line: the
+ * command writes its result to the same stdout first) */
 static double
 share(const char *json, const char *fn)
 {
@@ -45,7 +47,8 @@ share(const char *json, const char *fn)
 TEST(ranks_hotspots_by_cost)
 {
 	struct result r = pctr("profile", "-e", "task-clock", "-F", "2000",
-			       "--json", "--", hotspots(), "200", NULL);
+			       "--json", "-o", "-", "--", hotspots(), "200",
+			       NULL);
 	double three, one;
 
 	ASSERT_EQ(r.status, 0);
@@ -64,10 +67,44 @@ TEST(text_report_with_period)
 	char *a, *b;
 
 	ASSERT_EQ(r.status, 0);
-	ASSERT_CONTAINS(r.out, "samples of task-clock (every 1000000 events)");
-	a = strstr(r.out, "hot_three");
-	b = strstr(r.out, "hot_one");
+	/* standard error by default: stdout is the command's own, a number */
+	ASSERT(strspn(r.out, "0123456789") == strlen(r.out) - 1);
+	ASSERT_STR_EQ(r.out + strlen(r.out) - 1, "\n");
+	ASSERT_CONTAINS(r.err, "samples of task-clock (every 1000000 events)");
+	a = strstr(r.err, "hot_three");
+	b = strstr(r.err, "hot_one");
 	ASSERT(a && b && a < b); /* ranked first */
+}
+
+/*
+ * -o FILE: the report in FILE only; the command's output untouched, and
+ * the command does not inherit FILE (it lists its own open files).
+ */
+TEST(output_file_separate)
+{
+	char path[64];
+	int fd = tmp_file(path);
+	struct result r;
+	char *rep;
+
+	ASSERT(fd >= 0);
+	close(fd);
+	r = pctr("profile", "-e", "task-clock", "-o", path, "--", "sh", "-c",
+		 "echo out; echo err >&2; ls -l /proc/$$/fd/", NULL);
+	rep = slurp(path);
+	unlink(path);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(r.err, "err\n");
+	ASSERT(!strncmp(r.out, "out\n", 4));
+	ASSERT(!strstr(r.out, path)); /* not among the command's fds */
+	ASSERT_CONTAINS(rep, "samples of task-clock (1000 Hz)");
+	ASSERT(!strstr(rep, "out\n") && !strstr(rep, "err\n"));
+	/* an unwritable -o fails before the command runs */
+	r = pctr("profile", "-e", "task-clock", "-o", "/nonexistent/dir/f",
+		 "--", "sh", "-c", "echo ran", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STR_EQ(r.out, "");
+	ASSERT_CONTAINS(r.err, "/nonexistent/dir/f");
 }
 
 TEST(exit_status_and_errors)
@@ -98,5 +135,6 @@ main(int argc, char **argv)
 	(void)argv;
 	return test_main(TESTS(TEST_CASE(ranks_hotspots_by_cost)
 			       TEST_CASE(text_report_with_period)
+			       TEST_CASE(output_file_separate)
 			       TEST_CASE(exit_status_and_errors)));
 }
