@@ -238,7 +238,7 @@ TEST(bind_and_sample_count_this_lwp)
 	}
 	ASSERT_EQ(cpc_take_sample(&b), 0);
 	cpc_event_diff(&d, &b, &a);
-	ASSERT_GE(d.ce_pic[0], 20000000); /* task-clock: nanoseconds */
+	ASSERT_GE(d.ce_pic[0], 19000000); /* task-clock: nanoseconds */
 	ASSERT_LT(d.ce_pic[0], 2000000000);
 	ASSERT_GE(d.ce_pic[1], 32); /* touched at least half the pages */
 	ASSERT_GE(d.ce_hrt, b.ce_hrt);
@@ -288,7 +288,7 @@ TEST(presets_are_the_starting_values)
 	ASSERT_EQ(cpc_bind_event(&ev, 0), 0);
 	spin_ms(2);
 	ASSERT_EQ(cpc_take_sample(&s), 0);
-	ASSERT_GE(s.ce_pic[0], 1000000000000ull + 2000000);
+	ASSERT_GE(s.ce_pic[0], 1000000000000ull + 1900000);
 	ASSERT_LT(s.ce_pic[0], 1000000000000ull + 1000000000);
 	ASSERT_GE(s.ce_pic[1], 42);
 	ASSERT_LT(s.ce_pic[1], 1000);
@@ -336,7 +336,7 @@ task_clock_around_thread(int flags)
 /* LWP_INHERIT: threads created after the bind add to the counts */
 TEST(lwp_inherit_counts_new_threads)
 {
-	ASSERT_GE(task_clock_around_thread(CPC_BIND_LWP_INHERIT), 60000000);
+	ASSERT_GE(task_clock_around_thread(CPC_BIND_LWP_INHERIT), 57000000);
 	ASSERT_LT(task_clock_around_thread(0), 30000000);
 }
 
@@ -415,10 +415,10 @@ TEST(emt_ovf_rebind_from_handler)
 	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock", &ev), 0);
 	ev.ce_pic[0] = UINT64_MAX - 999999;
 	ASSERT_EQ(cpc_bind_event(&ev, CPC_BIND_EMT_OVF), 0);
-	spin_ms(60);
+	spin_ms(150);
 	ASSERT_EQ(cpc_bind_event(NULL, 0), 0);
 	ASSERT_GE(nr_emt, 2); /* a busy machine delays the timer */
-	ASSERT_LE(nr_emt, 60);
+	ASSERT_LE(nr_emt, 151);
 	ASSERT_EQ(bad_emt, 0);
 }
 
@@ -454,7 +454,7 @@ TEST(v2_set_buf_bind_sample)
 	ASSERT_EQ(cpc_set_sample(cpc, set, b), 0);
 	cpc_buf_sub(cpc, d, b, a);
 	ASSERT_EQ(cpc_buf_get(cpc, d, i0, &v), 0);
-	ASSERT_GE(v, 10000000);
+	ASSERT_GE(v, 9500000); /* CPU time of spin_ms() vs task-clock */
 	ASSERT_EQ(cpc_buf_get(cpc, d, 2, &v), -1);
 	ASSERT_GT(cpc_buf_hrtime(cpc, b), cpc_buf_hrtime(cpc, a));
 	ASSERT_GT(cpc_buf_tick(cpc, b), cpc_buf_tick(cpc, a));
@@ -561,10 +561,11 @@ TEST(v2_overflow_and_restart)
 				      CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0,
 				      NULL), 0);
 	ASSERT_EQ(cpc_bind_curlwp(v2_cpc, v2_set, 0), 0);
-	spin_ms(60);
+	spin_ms(150);
 	ASSERT_EQ(cpc_unbind(v2_cpc, v2_set), 0);
+	printf("# %d signals\n", (int)nr_emt);
 	ASSERT_GE(nr_emt, 2);
-	ASSERT_LE(nr_emt, 31);
+	ASSERT_LE(nr_emt, 76);
 	ASSERT_EQ(bad_emt, 0);
 }
 
