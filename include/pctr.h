@@ -793,6 +793,8 @@ typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
  * @flags:  PCTR_OVF_*.  With PCTR_OVF_ONESHOT the event stops counting at
  *          its first overflow (libcpc semantics) until pctr_overflow_rearm();
  *          without it notifications keep coming, every @period events.
+ *          ONESHOT needs counters of their own (PCTR_TARGET_THREAD or
+ *          _TID): pctr_set_open() refuses inherited ones with -EOPNOTSUPP.
  * @signo:  the signal that carries the notifications; 0 means SIGIO
  * @fn:     called by the library's handler, which the library installs for
  *          @signo at pctr_set_open().  NULL: the program installs its own
@@ -817,7 +819,8 @@ struct pctr_overflow {
  *
  * Takes effect at pctr_set_open(), which fails with -EOPNOTSUPP for targets
  * outside this process (use pctr_set_sampling() for those).  Counts stay
- * exact: the counter keeps counting across notifications.
+ * exact: the counter keeps counting across notifications.  The setting
+ * survives a pctr_set_open() that fails, so the set can be opened again.
  *
  * Return: 0; -EINVAL for a bad period, flags or signal; -EOPNOTSUPP (the
  * same value as ENOTSUP) when this machine cannot interrupt on the

@@ -365,7 +365,9 @@ check_target(const struct pctr_set *set, const struct pctr__ovf_event *ev,
 					   "processes with pctr_set_sampling()",
 					   e->name, set->inst_id[i]);
 	}
-	if ((ev->flags & PCTR_OVF_ONESHOT) && set->target == PCTR_TARGET_PROCESS)
+	if ((ev->flags & PCTR_OVF_ONESHOT) &&
+	    (set->target == PCTR_TARGET_PROCESS ||
+	     set->target == PCTR_TARGET_PID))
 		return pctr__error(EOPNOTSUPP, "PCTR_OVF_ONESHOT on '%s' needs "
 					       "counters of their own, and the "
 					       "kernel cannot re-arm counters "
@@ -394,12 +396,15 @@ async_setup(struct pctr__ring *ring, int signo, pid_t tid)
  * Arm a one-shot counter: PERF_EVENT_IOC_REFRESH lets it overflow once
  * more, after which the kernel disables it.  REFRESH also enables it; a
  * group leader must stay stopped until pctr_set_enable(), so it is stopped
- * again at once and the few events counted meanwhile are reset.
+ * again at once and the few events counted meanwhile are reset: RESET
+ * clears the count, and PERF_EVENT_IOC_PERIOD the period's progress
+ * (without it the first overflow would come that many events early).
  */
 static int
 arm_oneshot(struct pctr_set *set, int c)
 {
 	const struct pctr__ctr *ctr = &set->ctr[c];
+	uint64_t period = set->ev[ctr->event].attr.sample_period;
 	int inst = c / set->nr_ctr;
 	const struct pctr__group *g = &set->groups[inst * set->nr_ctr +
 						   ctr->group];
@@ -409,6 +414,9 @@ arm_oneshot(struct pctr_set *set, int c)
 		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (r == 0 && g->leader_fd == ctr->fd)
 		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_RESET, 0);
+	if (r == 0 && g->leader_fd == ctr->fd)
+		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_PERIOD,
+				    (unsigned long)&period);
 	return r < 0 ? pctr__error(-r, "cannot arm a one-shot overflow: %s",
 				   strerror(-r))
 		     : 0;

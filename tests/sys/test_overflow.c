@@ -428,9 +428,12 @@ TEST(foreign_targets_are_refused)
 	r = pctr_set_open(set, &(struct pctr_target){ PCTR_TARGET_PROCESS });
 	ASSERT_EQ(r, -EOPNOTSUPP);
 	ASSERT_CONTAINS(pctr_strerror(r), "ONESHOT");
-	/* a failed open keeps the settings: refused again for the process */
-	r = pctr_set_open(set, &(struct pctr_target){ PCTR_TARGET_PROCESS });
+	/* a failed open keeps the settings: refused again, for this process
+	 * named by its pid too (inherited counters either way) */
+	r = pctr_set_open(set, &(struct pctr_target){ PCTR_TARGET_PID,
+						       getpid() });
 	ASSERT_EQ(r, -EOPNOTSUPP);
+	ASSERT_CONTAINS(pctr_strerror(r), "ONESHOT");
 	/* ... and in force on the calling thread: one shot, one notification */
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
