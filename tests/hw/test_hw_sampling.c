@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_hw_sampling.c - sampling into a buffer on the emulated PMU: with a
+ * period P over a loop of K periods and a half (hw_ovf.h), exactly
+ * floor(count / P) = K samples, each with its IP inside the loop, its
+ * thread and its period; on the calling thread (the counter's own ring),
+ * on the process (a ring that inherited counters share) and on a command
+ * from its exec, whose count is known in advance (hw_loop.S).  Nothing
+ * runs in user space between the samples: no signal is involved.
+ */
+#include <elf.h>
+
+#include "hw_ovf.h"
+
+#define MAX_SAMPLES 1024
+
+struct tally {
+	uint64_t ip[MAX_SAMPLES];
+	pid_t pid[MAX_SAMPLES];
+	pid_t tid[MAX_SAMPLES];
+	uint64_t period[MAX_SAMPLES];
+	uint64_t time[MAX_SAMPLES];
+	int n;
+};
+
+static int
+keep(const struct pctr_sample_record *r, void *arg)
+{
+	struct tally *t = arg;
+
+	if (t->n < MAX_SAMPLES) {
+		t->ip[t->n] = r->ip;
+		t->pid[t->n] = r->pid;
+		t->tid[t->n] = r->tid;
+		t->period[t->n] = r->period;
+		t->time[t->n] = r->time;
+		ASSERT_EQ(r->event, 0);
+		ASSERT_EQ(r->user, 1);
+	}
+	t->n++;
+	return 0;
+}
+
+static struct pctr_set *
+sampling_set(const char *event, uint64_t period)
+{
+	struct pctr_sampling cfg = { .size = sizeof(cfg), .period = period,
+				     .flags = PCTR_SAMPLE_TID |
+					      PCTR_SAMPLE_TIME };
+	struct pctr_set *set;
+
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_OK(pctr_set_add(set, event));
+	ASSERT_OK(pctr_set_sampling(set, 0, &cfg));
+	return set;
+}
+
+/* K samples exactly, from @pid/@tid, at IPs in [lo, hi) */
+static void
+check_samples(struct pctr_set *set, const struct tally *t, uint64_t count,
+	      uint64_t p, pid_t pid, pid_t tid, uintptr_t lo, uintptr_t hi)
+{
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+
+	printf("# %d samples; count %llu, count / P = %llu\n", t->n,
+	       (unsigned long long)count, (unsigned long long)(count / p));
+	ASSERT_LE(t->n, MAX_SAMPLES);
+	ASSERT_UEQ(t->n, count / p);
+	ASSERT_UEQ(t->n, HW_OVF_K);
+	for (int i = 0; i < t->n; i++) {
+		if (t->ip[i] < lo || t->ip[i] >= hi)
+			TEST_FAIL("sample %d: IP %#llx outside the loop "
+				  "[%#llx, %#llx)",
+				  i, (unsigned long long)t->ip[i],
+				  (unsigned long long)lo,
+				  (unsigned long long)hi);
+		ASSERT_EQ(t->pid[i], pid);
+		ASSERT_EQ(t->tid[i], tid);
+		ASSERT_UEQ(t->period[i], p);
+		if (i)
+			ASSERT_GT(t->time[i], t->time[i - 1]);
+	}
+	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_UEQ(st.notified, t->n);
+	ASSERT_UEQ(st.lost, 0);
+}
+
+static void
+exact_samples(const char *event, int target)
+{
+	uint64_t p = HW_OVF_PERIOD, n = hw_ovf_iterations(p, HW_OVF_K);
+	struct pctr_set *set = sampling_set(event, p);
+	struct pctr_target tg = { .type = target };
+	static struct tally t;
+	struct pctr_sample s;
+
+	ASSERT_OK(pctr_set_open(set, &tg));
+	ASSERT_OK(pctr_set_enable(set));
+	hw_loop(n);
+	ASSERT_OK(pctr_set_disable(set));
+	ASSERT_OK(pctr_set_read(set, &s));
+	ASSERT_EQ(pctr_sampling_read(set, keep, &t), t.n);
+	printf("# count = 2N%+lld\n", (long long)(s.count[0].value - 2 * n));
+	check_samples(set, &t, s.count[0].value, p, getpid(), gettid(),
+		      (uintptr_t)hw_loop, (uintptr_t)hw_loop + 16);
+	pctr_set_free(set);
+}
+
+/* the counter maps its own ring */
+TEST(cycles_thread_exact)
+{
+	exact_samples("cycles:u", PCTR_TARGET_THREAD);
+}
+
+/* an inherited counter writes into a carrier's ring */
+TEST(cycles_process_exact)
+{
+	exact_samples("cycles:u", PCTR_TARGET_PROCESS);
+}
+
+/* where hw_loop's loop is: _start + 36 .. + 44 (subs, b.ne; hw_loop.S) */
+static uint64_t
+loop_entry(void)
+{
+	Elf64_Ehdr eh;
+	int fd = open("/hw/hw_loop", O_RDONLY | O_CLOEXEC);
+
+	ASSERT(fd >= 0);
+	ASSERT_EQ(read(fd, &eh, sizeof(eh)), sizeof(eh));
+	close(fd);
+	ASSERT(memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0);
+	ASSERT_EQ(eh.e_type, ET_EXEC);
+	return eh.e_entry;
+}
+
+/*
+ * A command sampled from its exec: the count is known before it runs,
+ * 3 + 5 * digits + 2 + 1 + 2N + 3 instructions (hw_loop.S), a cycle each.
+ */
+TEST(cycles_command_exact)
+{
+	uint64_t p = HW_OVF_PERIOD, n = hw_ovf_iterations(p, HW_OVF_K);
+	struct pctr_set *set = sampling_set("cycles:u", p);
+	char arg[32];
+	char *argv[] = { "hw_loop", arg, NULL };
+	uint64_t want, start = loop_entry();
+	static struct tally t;
+	struct pctr_sample s;
+	int status, r;
+	pid_t pid;
+
+	want = 3 + 5 * (uint64_t)snprintf(arg, sizeof(arg), "%llu",
+					  (unsigned long long)n) +
+	       2 + 1 + 2 * n + 3;
+	ASSERT_OK(pctr_set_open_command(set, argv, &pid));
+	/* read while it runs, as a profiler does */
+	while ((r = pctr_sampling_wait(set, 100)) >= 0)
+		ASSERT(pctr_sampling_read(set, keep, &t) >= 0);
+	ASSERT_EQ(r, -ESRCH);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT(pctr_sampling_read(set, keep, &t) >= 0);
+	ASSERT_OK(pctr_set_read(set, &s));
+	printf("# hw_loop %llu: count %llu, expected %llu\n",
+	       (unsigned long long)n, (unsigned long long)s.count[0].value,
+	       (unsigned long long)want);
+	ASSERT_UEQ(s.count[0].value, want);
+	check_samples(set, &t, want, p, pid, pid, start + 36, start + 44);
+	pctr_set_free(set);
+}
+
+/* the instructions counter: late interrupts on stock QEMU 7.2 */
+TEST(instructions_thread_exact)
+{
+	exact_samples("instructions:u", PCTR_TARGET_THREAD);
+}
+
+int
+main(void)
+{
+	static const struct hw_case cases[] = {
+		HW_CASE(cycles_thread_exact)
+		HW_CASE(cycles_process_exact)
+		HW_CASE(cycles_command_exact)
+		HW_TODO(instructions_thread_exact, HW_TODO_INST_RETIRED)
+	};
+
+	return hw_run_cases(cases, (int)(sizeof(cases) / sizeof(cases[0])));
+}
