@@ -164,15 +164,15 @@ static const struct hw_point hw_points[] = {
  * take @path.  Returns the constants in @c.
  */
 static inline void
-hw_check_exact(struct pctr_set *set, int npoints, uint32_t path,
-	       long long *c)
+hw_check_exact_at(struct pctr_set *set, const struct hw_point *pts,
+		  int npoints, uint32_t path, long long *c)
 {
 	struct pctr_sample d;
 	bool first = true;
 
 	for (int i = 0; i < npoints; i++) {
-		for (int r = 0; r < hw_points[i].repeats; r++) {
-			uint64_t n = hw_points[i].n;
+		for (int r = 0; r < pts[i].repeats; r++) {
+			uint64_t n = pts[i].n;
 
 			hw_span(set, n, &d);
 			ASSERT_HEX_EQ(d.path, path);
@@ -195,6 +195,13 @@ hw_check_exact(struct pctr_set *set, int npoints, uint32_t path,
 			first = false;
 		}
 	}
+}
+
+static inline void
+hw_check_exact(struct pctr_set *set, int npoints, uint32_t path,
+	       long long *c)
+{
+	hw_check_exact_at(set, hw_points, npoints, path, c);
 }
 
 #endif

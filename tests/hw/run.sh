@@ -156,12 +156,15 @@ cross_build() {
 		>"$build/hw-setup.log" 2>&1 ||
 		{ tail -30 "$build/hw-setup.log" >&2; build_fail "meson setup (log: $build/hw-setup.log)"; }
 	# only the guest's programs: the rest of the tree is for the host
-	targets=$(meson introspect --targets "$build" | python3 -c '
+	# the programs of tests/hw, in the order meson.build lists them
+	meson introspect --targets "$build" | python3 -c '
 import json, sys, os
 for t in json.load(sys.stdin):
-    if t["subproject"] is None and "/tests/hw/" in t["filename"][0]:
-        print(os.path.relpath(t["filename"][0], sys.argv[1]))' "$build") ||
+    f = t["filename"][0]
+    if t["type"] == "executable" and os.path.dirname(f).endswith("/tests/hw"):
+        print(os.path.relpath(f, sys.argv[1]))' "$build" >"$build/hw-targets.txt" ||
 		build_fail "meson introspect"
+	targets=$(cat "$build/hw-targets.txt")
 	# shellcheck disable=SC2086
 	ninja -C "$build" $targets >"$log" 2>&1 || { tail -30 "$log" >&2; build_fail "ninja (log: $log)"; }
 	hw_bin=$build/tests/hw
@@ -293,7 +296,7 @@ command -v "$qemu" >/dev/null 2>&1 || skip "no $qemu after installing qemu-syste
 ensure_kernel
 cross_build
 
-names=$(cd "$hw_bin" && ls test_hw_* 2>/dev/null | grep -v '\.p$')
+names=$(sed -n 's,^tests/hw/\(test_hw_[A-Za-z0-9_]*\)$,\1,p' "$build/hw-targets.txt")
 if [ -n "$only" ]; then
 	names=$(for n in ${only//,/ }; do echo "$names" | grep -qx "$n" && echo "$n"; done)
 	[ -n "$names" ] || build_fail "--only $only matches no built test program"
