@@ -24,7 +24,8 @@ TEST(page_faults_counted)
 {
 	double base = faults_of("0"), more = faults_of("3000");
 
-	ASSERT_GE(more - base, 3000);
+	/* start-up itself varies by a fault or two from run to run */
+	ASSERT_GE(more - base, 3000 - 30);
 	ASSERT_LE(more - base, 3000 + 30);
 }
 
@@ -41,8 +42,15 @@ TEST(workload_counted)
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.out, "workload: sum");
 	ASSERT(csv_total(r.err, "page-faults") > 10);
-	/* 4 MiB touched: never more faults than pages plus start-up */
+	/*
+	 * 4 MiB touched: never more faults than pages plus start-up (which
+	 * AddressSanitizer's runtime makes a few thousand faults longer)
+	 */
+#if defined(__SANITIZE_ADDRESS__)
+	ASSERT(csv_total(r.err, "page-faults") < 1024 + 6000);
+#else
 	ASSERT(csv_total(r.err, "page-faults") < 1024 + 400);
+#endif
 	ASSERT(csv_total(r.err, "task-clock") > 1e6);
 }
 
