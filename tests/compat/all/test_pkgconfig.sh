@@ -22,12 +22,19 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 export PKG_CONFIG_LIBDIR="$libdir/pkgconfig"
 export LD_LIBRARY_PATH="$libdir"
 
+# a sanitizer build's libraries need the sanitizer runtime in the program
+san=
+case ${PCTR_SANITIZE:-none} in
+none | '') ;;
+*) san=-fsanitize=$PCTR_SANITIZE ;;
+esac
+
 n=0
 build_one() { # layer program.c output
 	n=$((n + 1))
 	flags=$(pkg-config --cflags --libs "$1") &&
 	# shellcheck disable=SC2086
-	${CC:-cc} -Wall -o "$3" "$2" $flags >"$tmp/cc.log" 2>&1
+	${CC:-cc} -Wall $san -o "$3" "$2" $flags >"$tmp/cc.log" 2>&1
 	if [ $? = 0 ] && ! grep -q warning "$tmp/cc.log"; then
 		echo "ok $n - $(basename "$2") builds with pkg-config $1 from the installed tree"
 	else
