@@ -26,7 +26,7 @@
 # environment: PCTR_HW_CACHE (default /var/tmp/pctr-hw: kernel cache),
 #   PCTR_HW_KERNEL (an arm64 Image to boot instead), PCTR_HW_BUILD (default
 #   build-aarch64), PCTR_HW_QEMU (default qemu-system-aarch64),
-#   PCTR_HW_TIMEOUT (seconds per guest, default 420).
+#   PCTR_HW_TIMEOUT (seconds per guest, default 600).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,7 +34,7 @@ top=$(cd "$here/../.." && pwd)
 cache=${PCTR_HW_CACHE:-/var/tmp/pctr-hw}
 build=${PCTR_HW_BUILD:-$top/build-aarch64}
 qemu=${PCTR_HW_QEMU:-qemu-system-aarch64}
-guest_timeout=${PCTR_HW_TIMEOUT:-420}
+guest_timeout=${PCTR_HW_TIMEOUT:-600}
 bench=0 only= case_only= out=
 jobs=$(nproc 2>/dev/null || echo 1)
 [ "$jobs" -gt 4 ] && jobs=4

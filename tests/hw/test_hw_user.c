@@ -37,6 +37,34 @@ TEST(user_path_exact)
 }
 
 /*
+ * cycles go on the cycle counter, mmap index 32, read with mrs of
+ * PMCCNTR_EL0.  Under -icount shift=0 a cycle is a nanosecond of virtual
+ * time and an instruction takes one, so the loop's cycles are close to 2N.
+ */
+TEST(user_path_cycle_counter)
+{
+	struct pctr_set *set;
+	struct pctr_sample d;
+
+	hw_sysctl("kernel.perf_user_access", "1");
+	set = hw_thread_set(0, "cycles:u,instructions:u");
+	for (int i = 0; i < HW_SMALL_POINTS; i++) {
+		uint64_t n = hw_points[i].n;
+
+		hw_span(set, n, &d);
+		printf("# N=%llu cycles %llu instructions %llu\n",
+		       (unsigned long long)n,
+		       (unsigned long long)d.count[0].value,
+		       (unsigned long long)d.count[1].value);
+		ASSERT_HEX_EQ(d.path, PCTR_PATH_USER);
+		ASSERT_DBL_NEAR((double)d.count[0].value / (2.0 * n), 1.0,
+				n < 100000 ? 0.5 : 0.01);
+	}
+	ASSERT_EQ(pctr_set_user_read(set), 1);
+	pctr_set_free(set);
+}
+
+/*
  * With kernel counting included the fast path still applies: the count
  * can only grow by the kernel's share, which between two user-space reads
  * is interrupts alone (no syscall).
@@ -103,6 +131,7 @@ int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(user_path_exact)
-				       TEST_CASE(user_path_kernel_included)
+				       TEST_CASE(user_path_cycle_counter)
+					       TEST_CASE(user_path_kernel_included)
 					       TEST_CASE(fallback_exact)));
 }
