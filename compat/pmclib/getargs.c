@@ -337,6 +337,35 @@ build_counters(pmc_control_t *ctl, const char *events)
 	return add_counter(ctl, ""); /* cycles only */
 }
 
+/*
+ * The counters live as long as the program, as in the original; the
+ * library keeps every array it hands out, so that none is lost.
+ */
+static pmc_counter_t **owned;
+static int nr_owned;
+
+static int
+keep(pmc_counter_t *counters)
+{
+	pmc_counter_t **o = realloc(owned, (nr_owned + 1) * sizeof(*o));
+
+	if (!o)
+		return -1;
+	owned = o;
+	owned[nr_owned++] = counters;
+	return 0;
+}
+
+static void
+drop(pmc_control_t *ctl)
+{
+	for (int c = 0; c < ctl->ncounters; c++)
+		pctr_stats_free(ctl->counters[c].stats);
+	free(ctl->counters);
+	ctl->counters = NULL;
+	ctl->ncounters = 0;
+}
+
 PMC_EXPORT int
 pmc_getargs(FILE *err, char *progname, int *argc, char ***argv,
 	    pmc_control_t *ctl)
@@ -347,6 +376,8 @@ pmc_getargs(FILE *err, char *progname, int *argc, char ***argv,
 
 	ctl->err = err ? err : stderr;
 	ctl->progname = progname;
+	ctl->counters = NULL; /* a new array, whatever the control held */
+	ctl->ncounters = 0;
 	for (int i = 1; i < *argc; i++) {
 		const char *name = av[i] + strspn(av[i], "-");
 
@@ -376,8 +407,10 @@ pmc_getargs(FILE *err, char *progname, int *argc, char ***argv,
 		}
 		i++;
 	}
-	if (build_counters(ctl, events) < 0)
+	if (build_counters(ctl, events) < 0 || keep(ctl->counters) < 0) {
+		drop(ctl);
 		return FALSE;
+	}
 	out[n] = NULL;
 	*argc = n;
 	*argv = out;

@@ -123,7 +123,7 @@ pmc_cycles_t pmc_accumulate(pmc_counter_t *counter, pmc_data_t *t1,
 int pmc_reset(void);
 void pmc_print_results(int argc, char *argv[], pmc_control_t *ctl);
 
-/* the timestamp counter frequency, and the host's name for reports */
+/* the frequency of the cycles: timestamp counter ticks per second */
 double pmc_cycles_per_second(void);
 
 #ifdef __cplusplus

@@ -12,13 +12,15 @@
 #  - a computation where the manual says "Computation to be measured goes
 #    here" (the one place the code is touched: that line is a comment);
 #  - for Example 2, the two fragments put in one program: the handler, then
-#    main() with Example 1's event selection where the fragment says "...".
+#    main() with Example 1's event selection where the fragment says "..."
+#    and Example 1's end after it.
 #
 # Usage: seed_examples.sh SOURCE_ROOT BUILD_ROOT
 set -u
 src=$1
 build=$2
 cc=${CC:-cc}
+san=${PCTR_SAN_FLAGS:-} # the sanitizers the libraries were built with
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -93,13 +95,14 @@ sed -i "$computation" "$tmp/ex1.c"
 	sed -n '/^if (cpc_version(CPC_VER_CURRENT)/,/^    error("can.t access perf counters/p' "$seed"
 	sed -n '/^struct sigaction act;/,/^cpc_bind_event(NULL, 0);/p' "$seed" |
 		sed '1,/^\.\.\.$/d'
-	printf 'return (0);\n}\n'
+	sed -n '/^free(setting);/,/^return (0);/p' "$seed"	# Example 1's end
+	printf '}\n'
 } | sed "$computation" > "$tmp/ex2.c"
 
 echo "1..8"
 
 build_one() {
-	if $cc -Wall -include "$tmp/prelude.h" -I"$src/include/compat" \
+	if $cc $san -Wall -include "$tmp/prelude.h" -I"$src/include/compat" \
 		-I"$src/include" "$tmp/$1.c" -o "$tmp/$1" \
 		-L"$build/compat/libcpc" -lcpc \
 		-Wl,-rpath,"$build/compat/libcpc:$build/src" \

@@ -12,6 +12,7 @@ set -u
 src=$1
 build=$2
 cc=${CC:-cc}
+san=${PCTR_SAN_FLAGS:-} # the sanitizers the libraries were built with
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -48,7 +49,7 @@ echo '}' >> "$tmp/menu8.c"
 echo "1..10"
 
 # the seed's compile line, with the flags pmc_options gives an installation
-if $cc -o "$tmp/menu8" -O -I"$src/include/compat" -L"$build/compat/pmclib" \
+if $cc $san -o "$tmp/menu8" -O -I"$src/include/compat" -L"$build/compat/pmclib" \
 	-Wl,-rpath,"$build/compat/pmclib:$build/src" "$tmp/menu8.c" -lpmc \
 	> "$tmp/cc" 2>&1; then
 	ok "menu8.c builds unchanged"
