@@ -357,7 +357,7 @@ start_bound(cpc_set_t *set)
 		if (!set->period[i])
 			continue;
 		if (!period)
-			return -EINVAL; /* the preset no longer overflows */
+			period = INT64_MAX; /* this preset does not overflow */
 		set->period[i] = period;
 		if (ioctl(set->fd[i], PERF_EVENT_IOC_PERIOD, &period) < 0)
 			return -errno;
