@@ -30,6 +30,13 @@
 
 #include "sampling.h"
 
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h> /* client requests: no-ops natively */
+#else
+#define VALGRIND_DISABLE_ERROR_REPORTING ((void)0)
+#define VALGRIND_ENABLE_ERROR_REPORTING ((void)0)
+#endif
+
 #define MAX_SETS 64
 #define SIGNAL_RECORD_MAX 256 /* records of PCTR__OVF_SAMPLE_TYPE are 48 */
 
@@ -628,7 +635,24 @@ check_control(const struct pctr_set *set, int idx, bool async_safe)
 	return 0;
 }
 
-/* PAUSE_OUTPUT keeps counting and drops the records (counted as lost) */
+/*
+ * PAUSE_OUTPUT keeps counting and drops the records (counted as lost).
+ * The kernel takes its argument as a value, 0 or 1, while the request's
+ * number (_IOW, __u32) says pointer: valgrind, which knows ioctls by their
+ * number, would read 4 bytes at address 0 or 1 and report an error that
+ * is not one.  Its reports are off for that call only.
+ */
+static int
+pause_ioctl(int fd, unsigned long on)
+{
+	int r;
+
+	VALGRIND_DISABLE_ERROR_REPORTING;
+	r = pctr__sys_ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on);
+	VALGRIND_ENABLE_ERROR_REPORTING;
+	return r;
+}
+
 static int
 pause_output(struct pctr_set *set, int idx, unsigned long on)
 {
@@ -639,7 +663,7 @@ pause_output(struct pctr_set *set, int idx, unsigned long on)
 
 		if (!ring->pc || (idx >= 0 && ring->event != idx))
 			continue;
-		r = pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on);
+		r = pause_ioctl(ring->fd, on);
 		if (r < 0)
 			return pctr__error(-r, "cannot %s notifications: %s",
 					   on ? "pause" : "resume",
