@@ -8,7 +8,7 @@ MESON      ?= meson
 NINJA      ?= ninja
 
 .PHONY: all deps check check-fast check-asan check-valgrind check-hw demo \
-	install bench fuzz clean
+	install bench fuzz stress clean
 
 all: deps
 	@test -f $(BUILD)/build.ninja || $(MESON) setup $(BUILD) -Dlibdir=lib
@@ -51,6 +51,10 @@ bench: all
 fuzz:
 	@scripts/deps.sh check
 	@scripts/check.sh fuzz
+
+# Load: pctr stat -a -I 10 and pctr profile on a busy machine (tests/README.md).
+stress: all
+	@BUILD=$(BUILD) tests/stress/run.sh $(STRESS_SECONDS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-*
