@@ -383,6 +383,20 @@ struct pctr_sample {
 int pctr_set_read(struct pctr_set *set, struct pctr_sample *s);
 
 /**
+ * pctr_set_read_values() - the cheapest read: the raw counts alone.
+ * @values: receives pctr_set_nr() counts, the set's events in order
+ *
+ * No times, no timestamp, no scaling: for measuring code whose events are
+ * not multiplexed (check once with pctr_set_read()).  In user space when
+ * every counter is on the hardware (the fast path of pctr_set_read()
+ * without its time arithmetic), else through pctr_set_read().
+ *
+ * Return: PCTR_PATH_USER or PCTR_PATH_SYSCALL (the path taken), or a
+ * negative errno.
+ */
+int pctr_set_read_values(struct pctr_set *set, uint64_t *values);
+
+/**
  * pctr_set_user_read() - 1 if the last read of every event could be done
  * in user space, 0 otherwise.  Before the first read: whether the fast path
  * is offered for this set at all.

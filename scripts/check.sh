@@ -52,7 +52,7 @@ asan() {
 valgrind_run() {
 	setup "$BUILD" || { status=1; return; }
 	echo "== valgrind"
-	meson test -C "$BUILD" --suite unit --suite sys --print-errorlogs \
+	PCTR_TEST_VALGRIND=1 meson test -C "$BUILD" --suite unit --suite sys --print-errorlogs \
 		--wrapper "valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --child-silent-after-fork=yes" \
 		--timeout-multiplier 4 || status=1
 	cp "$BUILD/meson-logs/testlog.json" "$logs/valgrind.json" 2>/dev/null

@@ -105,6 +105,8 @@ struct pctr_set {
 	uint64_t *buf; /* group read buffer */
 	size_t buf_len;
 	struct pctr_count *base; /* reset baseline, [inst * nr_events + e] */
+	bool has_base; /* a reset happened: subtract base */
+	bool simple; /* one counter per event (no hybrid parts) */
 	unsigned long reads;
 	unsigned long forks; /* pctr__forks when opened: mappings are ours */
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */

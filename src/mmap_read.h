@@ -95,4 +95,32 @@ pctr__mmap_read(const struct perf_event_mmap_page *pc, uint64_t cyc,
 	return 0;
 }
 
+/*
+ * The count alone, for pctr_set_read_values(): the same protocol without
+ * the times.  Return: 0 or -EAGAIN as above.
+ */
+static inline int
+pctr__mmap_read_value(const struct perf_event_mmap_page *pc,
+		      uint64_t (*read_pmc)(uint32_t hw), uint64_t *out)
+{
+	uint32_t seq, idx;
+	int64_t count;
+	int tries = PCTR__MMAP_RETRIES;
+
+	do {
+		seq = PCTR__READ_ONCE(pc->lock);
+		PCTR__BARRIER();
+		idx = PCTR__READ_ONCE(pc->index);
+		if (!idx || !pc->cap_user_rdpmc)
+			return -EAGAIN;
+		count = PCTR__READ_ONCE(pc->offset);
+		count += pctr__sign_extend(read_pmc(idx - 1), pc->pmc_width);
+		PCTR__BARRIER();
+	} while (PCTR__READ_ONCE(pc->lock) != seq && --tries);
+	if (!tries)
+		return -EAGAIN;
+	*out = (uint64_t)count;
+	return 0;
+}
+
 #endif

@@ -55,7 +55,7 @@ read_group(struct pctr_set *set, int inst, const struct pctr__group *grp,
 	const int *member = &set->member[inst * set->nr_ctr + grp->first];
 	size_t want = (3 + 2 * (size_t)grp->nr) * sizeof(uint64_t);
 	ssize_t n = pctr__sys_read(grp->leader_fd, set->buf, want);
-	uint64_t *b = set->buf;
+	const uint64_t *b = set->buf;
 
 	if (n == 0)
 		return pctr__error(EBUSY,
@@ -75,21 +75,20 @@ read_group(struct pctr_set *set, int inst, const struct pctr__group *grp,
 		if (b[4 + 2 * k] != c->id)
 			return pctr__error(EIO, "group read returned an unknown "
 						"counter id");
-		pctr__combine_part(&out[c->event], &v, c->part);
+		if (set->simple)
+			out[c->event] = v;
+		else
+			pctr__combine_part(&out[c->event], &v, c->part);
 	}
 	return 0;
 }
 
-/* One instance's counts, parts combined, reset baseline taken off. */
-int
-pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
+/* Parts must be combined in order: group order need not be part order. */
+static int
+read_parts(struct pctr_set *set, int inst, struct pctr_count *out)
 {
 	const struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
 
-	/*
-	 * Parts must be combined in order: group order need not be part order.
-	 * Stop after the last part present (usually after part 0).
-	 */
 	for (int p = 0, more = 1; p < PCTR_MAX_PARTS && more; p++) {
 		more = 0;
 		for (int g = 0; g < set->nr_groups[inst]; g++) {
@@ -107,8 +106,24 @@ pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
 				return r;
 		}
 	}
-	subtract_base(out, &set->base[inst * set->nr_events], set->nr_events);
 	return 0;
+}
+
+/* One instance's counts, parts combined, reset baseline taken off. */
+int
+pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
+{
+	const struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
+	int r = 0;
+
+	if (!set->simple)
+		r = read_parts(set, inst, out);
+	for (int g = 0; set->simple && g < set->nr_groups[inst] && !r; g++)
+		r = read_group(set, inst, &grp[g], out);
+	if (r == 0 && set->has_base)
+		subtract_base(out, &set->base[inst * set->nr_events],
+			      set->nr_events);
+	return r;
 }
 
 int
@@ -119,11 +134,18 @@ pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
 		const struct pctr__ctr *x = &set->ctr[c];
 		struct pctr_count v;
 
+		if (set->simple) {
+			if (pctr__mmap_read(x->page, cyc, pctr__arch_read_pmc,
+					    &out[c]) < 0)
+				return -EAGAIN;
+			continue;
+		}
 		if (pctr__mmap_read(x->page, cyc, pctr__arch_read_pmc, &v) < 0)
 			return -EAGAIN;
 		pctr__combine_part(&out[x->event], &v, x->part);
 	}
-	subtract_base(out, set->base, set->nr_events);
+	if (set->has_base)
+		subtract_base(out, set->base, set->nr_events);
 	return 0;
 }
 
@@ -172,6 +194,54 @@ pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 		}
 	}
 	return 0;
+}
+
+/* Counts only, every counter on the hardware: the cheapest read there is. */
+static int
+read_values_user(const struct pctr_set *set, uint64_t *values)
+{
+	const struct pctr__ctr *ctr = set->ctr;
+	const struct pctr_count *base = set->base;
+
+	for (int i = 0; i < set->nr_events; i++) {
+		uint64_t v;
+
+		if (pctr__mmap_read_value(ctr[i].page, pctr__arch_read_pmc,
+					  &v) < 0)
+			return -EAGAIN;
+		values[i] = v - base[i].value;
+	}
+	return 0;
+}
+
+static __attribute__((noinline)) int
+read_values_slow(struct pctr_set *set, uint64_t *values)
+{
+	struct pctr_sample s;
+	int r = pctr_set_read(set, &s);
+
+	if (r < 0)
+		return r;
+	for (uint32_t i = 0; i < s.nr; i++)
+		values[i] = s.count[i].value;
+	return (int)s.path;
+}
+
+PCTR_EXPORT int
+pctr_set_read_values(struct pctr_set *set, uint64_t *values)
+{
+	if (set && values && set->user_read && set->simple &&
+	    set->forks == pctr__forks && read_values_user(set, values) == 0) {
+		set->reads++;
+		set->last_user = true;
+		return PCTR_PATH_USER;
+	}
+	if (!set || !values)
+		return pctr__error(EINVAL, "NULL set or values");
+	if (!set->open)
+		return pctr__error(EBADFD, "cannot read: the set is not open "
+					   "(call pctr_set_open() first)");
+	return read_values_slow(set, values);
 }
 
 PCTR_EXPORT int

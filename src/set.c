@@ -598,6 +598,8 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 		set->inst_id[opened++] = ids[i];
 	}
 	set->nr_inst = opened;
+	set->simple = set->nr_ctr == set->nr_events;
+	set->has_base = false;
 	if (r == 0)
 		r = pctr__overflow_open(set);
 	if (r < 0) {
@@ -608,6 +610,19 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	set->open = true;
 	pctr__error_clear();
 	return 0;
+}
+
+/*
+ * Only hardware counters can be read in user space: a set with a software
+ * event would always end in read(2), so it does not map pages or try.
+ */
+static bool
+all_hardware(const struct pctr_set *set)
+{
+	for (int e = 0; e < set->nr_events; e++)
+		if (!set->ev[e].hardware)
+			return false;
+	return true;
 }
 
 static int
@@ -638,7 +653,8 @@ pctr_set_open(struct pctr_set *set, const struct pctr_target *t)
 	switch (t->type) {
 	case PCTR_TARGET_THREAD:
 		how.user_read = PCTR_ARCH_USER_READ &&
-				!(set->flags & PCTR_SET_NO_USER_READ);
+				!(set->flags & PCTR_SET_NO_USER_READ) &&
+				all_hardware(set);
 		set->user_read = how.user_read;
 		r = push_id(&ids, &nr, &(int){ 0 }, (int)gettid());
 		break;
@@ -809,6 +825,7 @@ pctr_set_reset(struct pctr_set *set)
 			base[e].running += now[e].running;
 		}
 	}
+	set->has_base = true;
 	return 0;
 }
 

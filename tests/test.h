@@ -22,6 +22,30 @@
 
 #define TEST_SKIP_STATUS 77
 
+/*
+ * Under valgrind the process runs translated code on valgrind's own memory:
+ * program counters, page faults, mappings and descriptor limits are not the
+ * program's.  Tests about those skip there; memcheck still checks the rest.
+ * scripts/check.sh also sets PCTR_TEST_VALGRIND for builds without the
+ * valgrind header.
+ */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define TEST_UNDER_VALGRIND()                                                 \
+	(RUNNING_ON_VALGRIND || getenv("PCTR_TEST_VALGRIND") != NULL)
+#endif
+#endif
+#ifndef TEST_UNDER_VALGRIND
+#define TEST_UNDER_VALGRIND() (getenv("PCTR_TEST_VALGRIND") != NULL)
+#endif
+
+#define SKIP_UNDER_VALGRIND(what)                                             \
+	do {                                                                  \
+		if (TEST_UNDER_VALGRIND())                                    \
+			SKIP("under valgrind %s", what);                      \
+	} while (0)
+
 #define TEST(name) static void name(void)
 
 struct test_case {

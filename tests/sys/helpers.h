@@ -69,8 +69,8 @@ count_fds(void)
 }
 
 /*
- * Mappings of this process; -1 under AddressSanitizer, whose allocator maps
- * memory as it likes (it checks leaks itself).
+ * Mappings of this process; -1 under AddressSanitizer or valgrind, which map
+ * memory as they like (and check leaks themselves).
  */
 static inline int
 count_maps(void)
@@ -78,6 +78,8 @@ count_maps(void)
 #if defined(__SANITIZE_ADDRESS__)
 	return -1;
 #endif
+	if (TEST_UNDER_VALGRIND())
+		return -1; /* valgrind maps memory of its own */
 	FILE *f = fopen("/proc/self/maps", "r");
 	int n = 0, c;
 

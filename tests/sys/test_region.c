@@ -97,6 +97,8 @@ TEST(stats_match_raw_reads)
 	double ticks[40], clk[40], pf[40];
 	int n = 40;
 
+	SKIP_UNDER_VALGRIND("(page faults of its own)");
+
 	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
 	ASSERT_STR_EQ(pctr_stats_name(st, 1), "page-faults");
 	for (int i = 0; i < n; i++) {
@@ -169,6 +171,8 @@ TEST(differencing_cancels_the_reads)
 	struct pctr_stats *st;
 	struct pctr_summary s;
 
+	SKIP_UNDER_VALGRIND("(page faults of its own)");
+
 	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
 	ASSERT_EQ(pctr_stats_add_diff(st, set, NULL, NULL, 1), -EINVAL);
 	/* 16 + 16 + 32 = 64 runs: every run touches 3 fresh pages */
@@ -203,6 +207,8 @@ TEST(region_counts_fresh_pages)
 	struct pctr_stats *st;
 	uint64_t oh;
 
+	SKIP_UNDER_VALGRIND("(page faults of its own)");
+
 	init_regions("page-faults,task-clock", 0);
 	for (int i = 1; i <= 10; i++) {
 		p = fresh(i);
@@ -232,6 +238,8 @@ TEST(regions_nest_and_check_their_order)
 	volatile char *p = fresh(8);
 	struct pctr_stats *st;
 	int id;
+
+	SKIP_UNDER_VALGRIND("(page faults of its own)");
 
 	init_regions("page-faults", 0);
 	id = pctr_region_id("outer");
@@ -335,6 +343,8 @@ TEST(sixteen_threads_sum_exactly)
 	char *text = NULL, flat[1 << 16], v[64];
 	size_t len;
 	FILE *f;
+
+	SKIP_UNDER_VALGRIND("(page faults of its own)");
 
 	init_regions("page-faults", 64);
 	run_threads(t);

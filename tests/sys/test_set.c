@@ -262,6 +262,34 @@ TEST(time_conversion)
 			(ns1 - ns0) * 0.02);
 }
 
+TEST(read_values)
+{
+	struct pctr_set *set = open_self("page-faults,task-clock", 0);
+	struct pctr_sample s;
+	uint64_t v[2], w[2];
+
+	ASSERT_OK(pctr_set_enable(set));
+	ASSERT_EQ(pctr_set_read_values(set, v), PCTR_PATH_SYSCALL);
+	touch_pages(300);
+	ASSERT_OK(pctr_set_read(set, &s));
+	ASSERT_EQ(pctr_set_read_values(set, w), PCTR_PATH_SYSCALL);
+	ASSERT_GE(s.count[0].value - v[0], 300);
+	ASSERT_GE(w[0], s.count[0].value);
+	ASSERT_LT(w[0] - s.count[0].value, 5);
+	ASSERT_GT(w[1], v[1]);
+	/* the reset baseline applies to the values too */
+	ASSERT_OK(pctr_set_reset(set));
+	ASSERT_EQ(pctr_set_read_values(set, w), PCTR_PATH_SYSCALL);
+	ASSERT_LT(w[0], 5);
+	ASSERT_EQ(pctr_set_read_values(set, NULL), -EINVAL);
+	ASSERT_EQ(pctr_set_read_values(NULL, w), -EINVAL);
+	pctr_set_free(set);
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_OK(pctr_set_add(set, "task-clock"));
+	ASSERT_EQ(pctr_set_read_values(set, w), -EBADFD);
+	pctr_set_free(set);
+}
+
 int
 main(void)
 {
@@ -276,5 +304,6 @@ main(void)
 			       TEST_CASE(tracepoint_and_msr_events)
 			       TEST_CASE(no_user_read_flag)
 			       TEST_CASE(no_multiplex_flag_with_software_events)
-			       TEST_CASE(time_conversion)));
+			       TEST_CASE(time_conversion)
+			       TEST_CASE(read_values)));
 }

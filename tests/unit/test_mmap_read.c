@@ -186,6 +186,43 @@ TEST(seqlock_never_settles)
 	ASSERT_EQ(reads, PCTR__MMAP_RETRIES);
 }
 
+/* the value-only read follows the same protocol, without the times */
+TEST(value_only_read)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < sizeof(width_rows) / sizeof(width_rows[0]); i++) {
+		const struct width_row *w = &width_rows[i];
+
+		reset_page();
+		page.cap_user_time = 0; /* not needed for the value alone */
+		page.pmc_width = w->width;
+		page.offset = w->offset;
+		hw_value = w->raw;
+		ASSERT_EQ(pctr__mmap_read_value(&page, fake_pmc, &v), 0);
+		if (v != w->expect)
+			TEST_FAIL("line %d: %#llx, expected %#llx", w->line,
+				  (unsigned long long)v,
+				  (unsigned long long)w->expect);
+	}
+	reset_page();
+	page.index = 0;
+	ASSERT_EQ(pctr__mmap_read_value(&page, fake_pmc, &v), -EAGAIN);
+	reset_page();
+	page.cap_user_rdpmc = 0;
+	ASSERT_EQ(pctr__mmap_read_value(&page, fake_pmc, &v), -EAGAIN);
+	reset_page();
+	page.pmc_width = 48;
+	hw_value = 7;
+	bump_lock_times = 2;
+	ASSERT_EQ(pctr__mmap_read_value(&page, fake_pmc, &v), 0);
+	ASSERT_EQ(reads, 3);
+	ASSERT_EQ(v, 7);
+	reset_page();
+	bump_lock_times = 1 << 30;
+	ASSERT_EQ(pctr__mmap_read_value(&page, fake_pmc, &v), -EAGAIN);
+}
+
 int
 main(void)
 {
@@ -195,5 +232,6 @@ main(void)
 			       TEST_CASE(time_extrapolation)
 			       TEST_CASE(time_short_counter_wraps)
 			       TEST_CASE(seqlock_retry)
-			       TEST_CASE(seqlock_never_settles)));
+			       TEST_CASE(seqlock_never_settles)
+			       TEST_CASE(value_only_read)));
 }
