@@ -16,7 +16,7 @@
 
 #include "symbols.h"
 
-#if __has_include(<elfutils/libdwfl.h>)
+#if !defined(PCTR_NO_DWFL) && __has_include(<elfutils/libdwfl.h>)
 #include <elfutils/libdwfl.h>
 #define HAVE_DWFL 1
 #endif

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_hw_tool.c - the pctr command on the emulated PMU: pctr stat counts
+ * hw_loop (a libc-free program with a known instruction count) exactly,
+ * in CSV, JSON and the human report; its default events are hardware ones;
+ * -r gives a standard deviation of zero; pctr info and pctr list see the
+ * PMU.  The command is a static aarch64 build of tools/, carried inside
+ * this program (embed.py) and written to /tmp/pctr.
+ */
+#include <stdlib.h>
+
+#include "hw_prog.h"
+
+HW_BLOB(pctr);
+
+#define PCTR "/tmp/pctr"
+
+static void
+install(void)
+{
+	hw_pmu();
+	hw_prog_install(PCTR, hw_blob_pctr, hw_blob_pctr_end);
+}
+
+/*
+ * What hw_loop N executes from its first instruction to its exit
+ * (hw_loop.S): setup 3, 5 per decimal digit, NUL 2, cbz 1, loop 2N, exit 3.
+ */
+static uint64_t
+hw_loop_count(uint64_t n)
+{
+	char digits[32];
+
+	return 3 + 5 * (uint64_t)snprintf(digits, sizeof(digits), "%llu",
+					  (unsigned long long)n) +
+	       2 + 1 + 2 * n + 3;
+}
+
+/* pctr stat ARGS... -- hw_loop N, captured */
+static void
+stat_loop(const char *const *args, uint64_t n, struct hw_run *r)
+{
+	char *argv[32], arg[32];
+	int i = 0;
+
+	argv[i++] = PCTR;
+	argv[i++] = "stat";
+	while (*args)
+		argv[i++] = (char *)*args++;
+	snprintf(arg, sizeof(arg), "%llu", (unsigned long long)n);
+	argv[i++] = "--";
+	argv[i++] = "hw_loop";
+	argv[i++] = arg;
+	argv[i] = NULL;
+	hw_run(argv, NULL, r);
+	if (r->status != 0)
+		hw_run_show(r, 20);
+	ASSERT_EQ(r->status, 0);
+}
+
+#define CSV_HEADER                                                            \
+	"kind,run,time_ns,id,event,value,scaled,unit,enabled_ns,running_ns,"  \
+	"running_pct\n"
+
+struct csv_row {
+	int run;
+	char event[64];
+	unsigned long long value, scaled;
+	char pct[16];
+};
+
+/* field @i (from 0) of a CSV line, in @buf; the fields have no quotes */
+static const char *
+csv_field(const char *line, int i, char *buf, size_t len)
+{
+	size_t n;
+
+	while (i-- > 0) {
+		line += strcspn(line, ",\n");
+		ASSERT(*line == ',');
+		line++;
+	}
+	n = strcspn(line, ",\n");
+	ASSERT_LT(n, len);
+	memcpy(buf, line, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* the "total" rows of a CSV report; returns how many */
+static int
+csv_totals(const char *csv, struct csv_row *rows, int max)
+{
+	const char *line = csv;
+	char b[64];
+	int n = 0;
+
+	ASSERT(!strncmp(csv, CSV_HEADER, strlen(CSV_HEADER)));
+	while ((line = strchr(line, '\n')) && *++line) {
+		struct csv_row *r = &rows[n];
+
+		if (strncmp(line, "total,", 6))
+			continue;
+		ASSERT_LT(n, max);
+		/* total,RUN,TIME,ID,EVENT,VALUE,SCALED,UNIT,EN,RUN,PCT */
+		r->run = atoi(csv_field(line, 1, b, sizeof(b)));
+		csv_field(line, 4, r->event, sizeof(r->event));
+		r->value = strtoull(csv_field(line, 5, b, sizeof(b)), NULL, 10);
+		r->scaled = strtoull(csv_field(line, 6, b, sizeof(b)), NULL, 10);
+		csv_field(line, 10, r->pct, sizeof(r->pct));
+		n++;
+	}
+	return n;
+}
+
+/* the value of the one "total" row of @event in run @run */
+static unsigned long long
+csv_value(const char *csv, int run, const char *event)
+{
+	struct csv_row rows[32];
+	int n = csv_totals(csv, rows, 32), found = -1;
+
+	for (int i = 0; i < n; i++) {
+		if (rows[i].run == run && !strcmp(rows[i].event, event)) {
+			ASSERT_EQ(found, -1);
+			found = i;
+		}
+	}
+	if (found < 0)
+		TEST_FAIL("no total row of %s, run %d in:\n%s", event, run,
+			  csv);
+	/* one event, never multiplexed: counted all the time */
+	ASSERT_STR_EQ(rows[found].pct, "100.00");
+	ASSERT_UEQ(rows[found].scaled, rows[found].value);
+	return rows[found].value;
+}
+
+/* pctr stat -x , -o - -e instructions:u -- hw_loop N: the exact count */
+TEST(stat_exact_instructions)
+{
+	static const char *const args[] = { "-x", ",", "-o", "-", "-e",
+					    "instructions:u", NULL };
+	static const uint64_t ns[] = { 1000000, 2000000, 30000000,
+				       60000000 };
+	unsigned long long v[4];
+	struct hw_run r;
+
+	install();
+	for (int i = 0; i < 4; i++) {
+		stat_loop(args, ns[i], &r);
+		v[i] = csv_value(r.out, 1, "instructions:u");
+		printf("# pctr stat, hw_loop %llu: %llu instructions:u, "
+		       "expected %llu\n", (unsigned long long)ns[i], v[i],
+		       (unsigned long long)hw_loop_count(ns[i]));
+		ASSERT_UEQ(v[i], hw_loop_count(ns[i]));
+	}
+	/* N and 2N (as many digits): the difference is the loop body, 2N */
+	ASSERT_UEQ(v[1] - v[0], 2 * ns[0]);
+	ASSERT_UEQ(v[3] - v[2], 2 * ns[2]);
+}
+
+/* the default report goes to stderr, numbers grouped; stdout stays clean */
+TEST(stat_human_report_exact)
+{
+	static const char *const args[] = { "-e", "instructions:u", NULL };
+	char want[64];
+	uint64_t n = 1000000, c = hw_loop_count(n);
+	struct hw_run r;
+
+	install();
+	stat_loop(args, n, &r);
+	ASSERT_STR_EQ(r.out, "");
+	snprintf(want, sizeof(want), " %llu,%03llu,%03llu ",
+		 (unsigned long long)(c / 1000000),
+		 (unsigned long long)(c / 1000 % 1000),
+		 (unsigned long long)(c % 1000));
+	printf("# looking for \"%s\" in the report\n", want);
+	ASSERT_CONTAINS(r.err, "instructions:u");
+	ASSERT_CONTAINS(r.err, want);
+	ASSERT_CONTAINS(r.err, "command exit status 0");
+}
+
+/*
+ * Without -e: the hardware events this PMU has (cycles, instructions) are
+ * counted, and the line that says there are none is absent.
+ */
+TEST(stat_default_events_hardware)
+{
+	static const char *const args[] = { "-x", ",", "-o", "-", NULL };
+	uint64_t n = 1000000;
+	struct hw_run r;
+
+	install();
+	stat_loop(args, n, &r);
+	printf("# %s", r.out);
+	ASSERT(strstr(r.out, "no hardware events") == NULL);
+	ASSERT(strstr(r.err, "no hardware events") == NULL);
+	/* user and kernel: at least the loop's own */
+	ASSERT_GE(csv_value(r.out, 1, "instructions"), hw_loop_count(n));
+	ASSERT_GE(csv_value(r.out, 1, "cycles"), 2 * n);
+	ASSERT_GT(csv_value(r.out, 1, "task-clock"), 0);
+}
+
+static double
+json_number_after(const char *json, const char *from, const char *key)
+{
+	const char *p = strstr(json, from);
+	char k[64];
+
+	if (!p)
+		TEST_FAIL("no %s in:\n%s", from, json);
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	p = strstr(p, k);
+	if (!p)
+		TEST_FAIL("no %s after %s", k, from);
+	return strtod(p + strlen(k), NULL);
+}
+
+/* -r 3 over an exact loop: three equal counts, standard deviation 0 */
+TEST(stat_repeat_stddev_zero)
+{
+	static const char *const csv[] = { "-r", "3", "-x", ",", "-o", "-",
+					   "-e", "instructions:u", NULL };
+	static const char *const json[] = { "-r", "3", "--json", "-o", "-",
+					    "-e", "instructions:u", NULL };
+	uint64_t n = 10000000, c = hw_loop_count(n);
+	const char *ev = "\"name\": \"instructions:u\"";
+	struct hw_run r;
+
+	install();
+	stat_loop(csv, n, &r);
+	for (int run = 1; run <= 3; run++)
+		ASSERT_UEQ(csv_value(r.out, run, "instructions:u"), c);
+	stat_loop(json, n, &r);
+	ASSERT_CONTAINS(r.out, "\"runs\": 3");
+	printf("# -r 3: n %g min %.0f mean %.0f max %.0f stddev %g\n",
+	       json_number_after(r.out, ev, "n"),
+	       json_number_after(r.out, ev, "min"),
+	       json_number_after(r.out, ev, "mean"),
+	       json_number_after(r.out, ev, "max"),
+	       json_number_after(r.out, ev, "stddev"));
+	ASSERT(json_number_after(r.out, ev, "n") == 3);
+	ASSERT(json_number_after(r.out, ev, "min") == (double)c);
+	ASSERT(json_number_after(r.out, ev, "mean") == (double)c);
+	ASSERT(json_number_after(r.out, ev, "max") == (double)c);
+	ASSERT(json_number_after(r.out, ev, "stddev") == 0);
+}
+
+/* an event this PMU lacks: refused, nothing on stdout */
+TEST(stat_unsupported_event)
+{
+	char *argv[] = { PCTR, "stat", "-x", ",", "-o", "-", "-e",
+			 "branch-misses", "--", "hw_loop", "1000", NULL };
+	struct hw_run r;
+
+	install();
+	hw_run(argv, NULL, &r);
+	hw_run_show(&r, 3);
+	ASSERT_NE(r.status, 0);
+	ASSERT_STR_EQ(r.out, "");
+	ASSERT_CONTAINS(r.err, "branch-misses");
+}
+
+TEST(info_json_has_pmu)
+{
+	char *argv[] = { PCTR, "info", "--json", NULL };
+	char want[96];
+	struct hw_run r;
+
+	install();
+	hw_run(argv, NULL, &r);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "\"schema\": \"pctr-info/1\"");
+	ASSERT_CONTAINS(r.out, "\"arch\": \"aarch64\"");
+	ASSERT_CONTAINS(r.out, "\"has_pmu\": true");
+	snprintf(want, sizeof(want), "\"name\": \"%s\"", hw_pmu());
+	ASSERT_CONTAINS(r.out, want);
+	ASSERT(strstr(r.out, "\"has_pmu\": false") == NULL);
+}
+
+TEST(list_shows_pmu_events)
+{
+	char *argv[] = { PCTR, "list", NULL };
+	char want[96];
+	struct hw_run r;
+
+	install();
+	hw_run(argv, NULL, &r);
+	ASSERT_EQ(r.status, 0);
+	printf("# PMU %s\n", hw_pmu());
+	snprintf(want, sizeof(want), "%s/inst_retired/", hw_pmu());
+	ASSERT_CONTAINS(r.out, want);
+	snprintf(want, sizeof(want), "%s/cpu_cycles/", hw_pmu());
+	ASSERT_CONTAINS(r.out, want);
+	ASSERT_CONTAINS(r.out, "instructions");
+	/* and the pattern narrows the list to them */
+	{
+		char *argv2[] = { PCTR, "list", "inst_retired", NULL };
+
+		hw_run(argv2, NULL, &r);
+		ASSERT_EQ(r.status, 0);
+		snprintf(want, sizeof(want), "%s/inst_retired/", hw_pmu());
+		ASSERT_CONTAINS(r.out, want);
+		ASSERT(strstr(r.out, "task-clock") == NULL);
+	}
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(
+		TEST_CASE(stat_exact_instructions)
+		TEST_CASE(stat_human_report_exact)
+		TEST_CASE(stat_default_events_hardware)
+		TEST_CASE(stat_repeat_stddev_zero)
+		TEST_CASE(stat_unsupported_event)
+		TEST_CASE(info_json_has_pmu)
+		TEST_CASE(list_shows_pmu_events)));
+}
