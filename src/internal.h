@@ -107,6 +107,7 @@ struct pctr_set {
 	struct pctr_count *base; /* reset baseline, [inst * nr_events + e] */
 	bool has_base; /* a reset happened: subtract base */
 	bool simple; /* one counter per event (no hybrid parts) */
+	bool fast_values; /* user_read && simple: pctr_set_read_values() */
 	unsigned long reads;
 	unsigned long forks; /* pctr__forks when opened: mappings are ours */
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */

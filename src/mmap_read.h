@@ -51,13 +51,13 @@ pctr__time_delta(const struct perf_event_mmap_page *pc, uint64_t cyc)
 	return pc->time_offset + quot * mult + ((rem * mult) >> shift);
 }
 
+/* width 64 (or a page without one, 0) shifts by 0: nothing to extend */
 static inline int64_t
 pctr__sign_extend(uint64_t v, uint16_t width)
 {
-	if (width == 0 || width >= 64)
-		return (int64_t)v;
-	v <<= 64 - width;
-	return (int64_t)v >> (64 - width);
+	unsigned int shift = (64u - width) & 63u;
+
+	return (int64_t)(v << shift) >> shift;
 }
 
 /*
@@ -65,7 +65,7 @@ pctr__sign_extend(uint64_t v, uint16_t width)
  * (index 0, no user read capability, no user time, or a page that keeps
  * changing).
  */
-static inline int
+static inline __attribute__((always_inline)) int
 pctr__mmap_read(const struct perf_event_mmap_page *pc, uint64_t cyc,
 		uint64_t (*read_pmc)(uint32_t hw), struct pctr_count *out)
 {
@@ -99,7 +99,7 @@ pctr__mmap_read(const struct perf_event_mmap_page *pc, uint64_t cyc,
  * The count alone, for pctr_set_read_values(): the same protocol without
  * the times.  Return: 0 or -EAGAIN as above.
  */
-static inline int
+static inline __attribute__((always_inline)) int
 pctr__mmap_read_value(const struct perf_event_mmap_page *pc,
 		      uint64_t (*read_pmc)(uint32_t hw), uint64_t *out)
 {

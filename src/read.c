@@ -230,8 +230,8 @@ read_values_slow(struct pctr_set *set, uint64_t *values)
 PCTR_EXPORT int
 pctr_set_read_values(struct pctr_set *set, uint64_t *values)
 {
-	if (set && values && set->user_read && set->simple &&
-	    set->forks == pctr__forks && read_values_user(set, values) == 0) {
+	if (set && values && set->fast_values && set->forks == pctr__forks &&
+	    read_values_user(set, values) == 0) {
 		set->reads++;
 		set->last_user = true;
 		return PCTR_PATH_USER;

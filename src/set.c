@@ -89,6 +89,7 @@ close_all(struct pctr_set *set)
 	set->nr_inst = 0;
 	set->open = false;
 	set->user_read = false;
+	set->fast_values = false;
 	set->reads = 0;
 }
 
@@ -600,6 +601,7 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	set->nr_inst = opened;
 	set->simple = set->nr_ctr == set->nr_events;
 	set->has_base = false;
+	set->fast_values = set->user_read && set->simple;
 	if (r == 0)
 		r = pctr__overflow_open(set);
 	if (r < 0) {

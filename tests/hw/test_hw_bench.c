@@ -120,6 +120,16 @@ raw_read(struct pctr_set *set, struct pctr_sample *s)
 	return read(raw_fd, raw_buf, raw_want) == (ssize_t)raw_want ? 0 : -1;
 }
 
+static uint64_t values[MAXK];
+
+/* pctr_set_read_values(): the counts alone, through the fast path */
+static int
+values_read(struct pctr_set *set, struct pctr_sample *s)
+{
+	(void)s;
+	return pctr_set_read_values(set, values) == PCTR_PATH_USER ? 0 : -1;
+}
+
 static int
 empty_read(struct pctr_set *set, struct pctr_sample *s)
 {
@@ -246,6 +256,8 @@ bench_reads(int nev, const char *events)
 		       "PMEVCNTR0.. in order\n");
 	report(meter, "floor_switch", floor_switch, set, nev);
 	report(meter, "pctr_fast", pctr_set_read, set, nev);
+	ASSERT_EQ(pctr_set_read_values(set, values), PCTR_PATH_USER);
+	report(meter, "pctr_values", values_read, set, nev);
 	for (int i = 0; i < nev; i++)
 		munmap(page[i], pg);
 	pctr_set_free(meter);

@@ -30,12 +30,14 @@ pctr__arch_tsc(int serial)
 		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v));      \
 		break
 
-static inline uint64_t
+/* always inlined: the read path must not pay a call per counter */
+static inline __attribute__((always_inline)) uint64_t
 pctr__arch_read_pmc(uint32_t hw)
 {
 	uint64_t v = 0;
 
-	switch (hw) {
+	/* every value of the switch has a case: no range check is emitted */
+	switch (hw & 31) {
 		PCTR__MRS_EVCNTR(0);
 		PCTR__MRS_EVCNTR(1);
 		PCTR__MRS_EVCNTR(2);

@@ -22,7 +22,8 @@ pctr__arch_tsc(int serial)
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
-static inline uint64_t
+/* always inlined: the read path must not pay a call per counter */
+static inline __attribute__((always_inline)) uint64_t
 pctr__arch_read_pmc(uint32_t hw)
 {
 	(void)hw;

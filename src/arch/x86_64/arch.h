@@ -24,7 +24,8 @@ pctr__arch_tsc(int serial)
 }
 
 /* @hw is the mmap page's index minus one: the rdpmc counter number. */
-static inline uint64_t
+/* always inlined: the read path must not pay a call per counter */
+static inline __attribute__((always_inline)) uint64_t
 pctr__arch_read_pmc(uint32_t hw)
 {
 	uint32_t lo, hi;
