@@ -48,6 +48,40 @@ subtract_base(struct pctr_count *c, const struct pctr_count *base, int n)
 }
 
 static int
+unknown_id(void)
+{
+	return pctr__error(EIO, "group read returned an unknown counter id");
+}
+
+/*
+ * One counter per event: each value goes straight to its event, with the
+ * reset baseline taken off on the way (the baseline is zero until a reset).
+ */
+static int
+copy_simple(const struct pctr_set *set, int inst,
+	    const struct pctr__group *grp, struct pctr_count *out)
+{
+	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
+	const int *member = &set->member[inst * set->nr_ctr + grp->first];
+	const struct pctr_count *base = &set->base[inst * set->nr_events];
+	const uint64_t *b = set->buf;
+	uint64_t ena = b[1], run = b[2];
+
+	for (int k = 0; k < grp->nr; k++) {
+		const struct pctr__ctr *c = &ctr[member[k]];
+		const struct pctr_count *z = &base[c->event];
+		struct pctr_count *o = &out[c->event];
+
+		if (b[4 + 2 * k] != c->id)
+			return unknown_id();
+		o->value = b[3 + 2 * k] - z->value;
+		o->enabled = ena - z->enabled;
+		o->running = run - z->running;
+	}
+	return 0;
+}
+
+static int
 read_group(struct pctr_set *set, int inst, const struct pctr__group *grp,
 	   struct pctr_count *out)
 {
@@ -68,17 +102,15 @@ read_group(struct pctr_set *set, int inst, const struct pctr__group *grp,
 		return pctr__error(EIO, "short or malformed group read (%zd of "
 					"%zu bytes)",
 				   n, want);
+	if (set->simple)
+		return copy_simple(set, inst, grp, out);
 	for (int k = 0; k < grp->nr; k++) {
 		const struct pctr__ctr *c = &ctr[member[k]];
 		struct pctr_count v = { b[3 + 2 * k], b[1], b[2] };
 
 		if (b[4 + 2 * k] != c->id)
-			return pctr__error(EIO, "group read returned an unknown "
-						"counter id");
-		if (set->simple)
-			out[c->event] = v;
-		else
-			pctr__combine_part(&out[c->event], &v, c->part);
+			return unknown_id();
+		pctr__combine_part(&out[c->event], &v, c->part);
 	}
 	return 0;
 }
@@ -116,10 +148,12 @@ pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
 	const struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
 	int r = 0;
 
-	if (!set->simple)
-		r = read_parts(set, inst, out);
-	for (int g = 0; set->simple && g < set->nr_groups[inst] && !r; g++)
-		r = read_group(set, inst, &grp[g], out);
+	if (set->simple) {
+		for (int g = 0; g < set->nr_groups[inst] && !r; g++)
+			r = read_group(set, inst, &grp[g], out);
+		return r; /* the baseline is off already */
+	}
+	r = read_parts(set, inst, out);
 	if (r == 0 && set->has_base)
 		subtract_base(out, &set->base[inst * set->nr_events],
 			      set->nr_events);

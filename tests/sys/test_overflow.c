@@ -135,13 +135,20 @@ TEST(rate_and_pc)
 	       (unsigned long long)count, (unsigned long long)expect);
 	ASSERT_GE(n, expect - expect / 20 - 2);
 	ASSERT_LE(n, expect + expect / 20 + 2);
+	/*
+	 * task-clock goes on while the previous notification is handled: now
+	 * and then a period ends in the handler or in the C library's signal
+	 * return, and its PC is there.  Every other PC is in spin().
+	 */
+	int outside = 0;
+
 	for (int i = 0; i < n; i++) {
-		if (!pc_in_work(notes[i].ip))
+		if (!pc_in_work(notes[i].ip) && ++outside > 2 + n / 50)
 			TEST_FAIL("notification %d: PC %#llx outside spin() "
-				  "[%p, %p)",
+				  "[%p, %p), %d such",
 				  i, (unsigned long long)notes[i].ip,
 				  (void *)__start_pctr_work,
-				  (void *)__stop_pctr_work);
+				  (void *)__stop_pctr_work, outside);
 		ASSERT_EQ(notes[i].event, 0);
 		ASSERT_EQ(notes[i].tid, gettid());
 		ASSERT_UEQ(notes[i].seq, i + 1);
@@ -355,15 +362,29 @@ TEST(eight_new_threads)
 		for (int t = 0; t < NR_THREADS; t++)
 			per[t] += notes[i].tid == tids[t];
 	}
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	int total = 0;
+
+	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
 	for (int t = 0; t < NR_THREADS; t++) {
 		int expect = (int)(cpu_ns[t] / PERIOD_NS);
 
 		printf("# thread %d (tid %d): %d notifications, %d expected\n",
 		       t, tids[t], per[t], expect);
-		/* timer slack and the thread's start and end: within 20% + 2 */
-		ASSERT_GE(per[t], expect - expect / 5 - 2);
+		/* every thread is heard from, none more than it ran */
+		ASSERT_GE(per[t], 1);
 		ASSERT_LE(per[t], expect + expect / 5 + 2);
+		total += expect;
 	}
+	/*
+	 * All of them together: on a loaded machine the notifications of
+	 * eight busy threads can outrun their delivery; what does not arrive
+	 * is counted as lost, never dropped silently.
+	 */
+	printf("# %llu notified, %llu lost, %d expected\n",
+	       (unsigned long long)st.notified, (unsigned long long)st.lost,
+	       total);
+	ASSERT_GE(st.notified + st.lost, (uint64_t)(total - total / 5 - 2));
 	/* thread start and exit run outside spin(): a few PCs fall there */
 	ASSERT_GE(in_work, n - n / 50);
 	pctr_set_free(set);
