@@ -302,6 +302,7 @@ struct how {
 	bool inherit;
 	bool enable_on_exec;
 	bool user_read;
+	bool open_enabled; /* leaders count while groups are built */
 };
 
 static const char *
@@ -409,17 +410,19 @@ make_attr(const struct pctr_set *set, const struct pctr_event *ev, int part,
 		attr->config = (attr->config & PERF_HW_EVENT_MASK) |
 			       (uint64_t)ev->part_type[part] << PERF_PMU_TYPE_SHIFT;
 	attr->read_format = READ_FORMAT;
-	attr->disabled = leader;
-	attr->inherit = how->inherit;
 	/*
-	 * arm_pmu's validate_group() leaves out a disabled leader unless it
-	 * has enable_on_exec, so a group one event larger than the counters
-	 * would be accepted and never scheduled.  For the calling thread the
-	 * flag changes nothing else: the fds are O_CLOEXEC, so its events
-	 * are gone after an exec.
+	 * Leaders open enabled and are stopped as soon as their group is
+	 * complete (open_instance), what they counted meanwhile becoming the
+	 * reset baseline: arm_pmu's validate_group() leaves out a disabled
+	 * leader unless it has enable_on_exec, so a group one event larger
+	 * than the counters would be accepted and never scheduled.  A
+	 * command's leaders wait for its exec instead, which the check
+	 * counts.  Sets that sample open stopped, so that no period starts
+	 * before pctr_set_enable() (the check then trusts the kernel).
 	 */
-	attr->enable_on_exec = leader && (how->enable_on_exec ||
-					  (how->pid == 0 && !how->inherit));
+	attr->disabled = leader && !how->open_enabled;
+	attr->enable_on_exec = leader && how->enable_on_exec;
+	attr->inherit = how->inherit;
 	if (leader && (set->flags & PCTR_SET_NO_MULTIPLEX))
 		attr->pinned = 1;
 	if (how->user_read && ev->hardware)
@@ -504,6 +507,38 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 		}
 	}
 	set->nr_groups[inst] = ng;
+	for (int g = 0; g < ng && how->open_enabled; g++) {
+		int r = pctr__sys_ioctl(grp[g].leader_fd, PERF_EVENT_IOC_DISABLE,
+					0);
+
+		if (r < 0)
+			return pctr__error(-r, "cannot stop a new counter group: "
+					       "%s", strerror(-r));
+	}
+	return 0;
+}
+
+static bool
+samples(const struct pctr_set *set)
+{
+	for (int e = 0; e < set->nr_events; e++)
+		if (set->ev[e].attr.sample_period)
+			return true;
+	return false;
+}
+
+/* What the leaders counted while their groups were being built. */
+static int
+take_baseline(struct pctr_set *set)
+{
+	for (int i = 0; i < set->nr_inst; i++) {
+		int r = pctr__set_read_inst(set, i,
+					    &set->base[i * set->nr_events]);
+
+		if (r < 0)
+			return r;
+	}
+	set->has_base = true;
 	return 0;
 }
 
@@ -569,7 +604,10 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	bool cpu_target)
 {
 	int r, opened = 0;
+	struct how start = *base;
 
+	start.open_enabled = !base->enable_on_exec && !samples(set);
+	base = &start;
 	set->forks = pctr__forks;
 	r = alloc_open(set, nr);
 	set->inst_id = ids;
@@ -602,6 +640,8 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	set->simple = set->nr_ctr == set->nr_events;
 	set->has_base = false;
 	set->fast_values = set->user_read && set->simple;
+	if (r == 0 && base->open_enabled)
+		r = take_baseline(set);
 	if (r == 0)
 		r = pctr__overflow_open(set);
 	if (r < 0) {

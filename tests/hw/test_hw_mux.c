@@ -80,7 +80,8 @@ TEST(no_multiplex_refuses)
  * skips a disabled leader, so without care all seven land in one group
  * that is accepted and never scheduled (every count 0).
  */
-TEST(seven_events_all_count)
+static void
+seven_on(int target)
 {
 	struct pctr_sample d;
 	struct pctr_set *set;
@@ -88,7 +89,7 @@ TEST(seven_events_all_count)
 	ASSERT_OK(pctr_set_new(&set, 0));
 	for (int i = 0; i < 7; i++)
 		ASSERT_OK(pctr_set_add(set, "instructions:u"));
-	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){ 0 }));
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){ target }));
 	ASSERT_OK(pctr_set_enable(set));
 	hw_span(set, 20000000, &d);
 	for (int e = 0; e < 7; e++) {
@@ -101,6 +102,17 @@ TEST(seven_events_all_count)
 				0.01);
 	}
 	pctr_set_free(set);
+}
+
+TEST(seven_events_all_count)
+{
+	seven_on(PCTR_TARGET_THREAD);
+}
+
+/* the same for inherited counters, which cannot use enable_on_exec */
+TEST(seven_events_all_count_process_wide)
+{
+	seven_on(PCTR_TARGET_PROCESS);
 }
 
 /* Six instruction events fit: no rotation, every count exact. */
@@ -124,5 +136,6 @@ main(void)
 	return test_main(TESTS(TEST_CASE(mux_11_on_6_counters)
 				       TEST_CASE(no_multiplex_refuses)
 					       TEST_CASE(seven_events_all_count)
+					       TEST_CASE(seven_events_all_count_process_wide)
 						       TEST_CASE(six_fit_exactly)));
 }
