@@ -284,7 +284,8 @@ TEST(eight_new_threads)
 		ASSERT(k < t.nr_tid);
 		printf("# thread %d (tid %d): %d samples\n", i, tids[i],
 		       t.per_tid[k]);
-		ASSERT_GE(t.per_tid[k], 15);
+		/* about 20 expected; timer slack on a loaded machine */
+		ASSERT_GE(t.per_tid[k], 10);
 	}
 	ASSERT_EQ(t.other_pid, 0);
 	pctr_set_free(set);
