@@ -256,6 +256,13 @@ unknown_event(const char *spec, const char *base)
 	char sugg[256];
 
 	pctr__event_suggest(base, sugg, sizeof(sugg));
+	if (pctr__pfm_missing())
+		return pctr__error(ENOENT,
+				   "unknown event '%s'%s%s%s; CPU event tables "
+				   "are not available because libpfm4 could "
+				   "not be loaded (apt-get install libpfm4)",
+				   spec, *sugg ? " (did you mean " : "", sugg,
+				   *sugg ? "?)" : "");
 	if (!pctr__machine()->has_pmu)
 		return pctr__error(ENOENT,
 				   "unknown event '%s'%s%s%s; this machine has "

@@ -41,6 +41,7 @@ struct pctr__pfm_enc {
 int pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc);
 int pctr__pfm_list(int (*cb)(const struct pctr_event_info *, void *),
 		   void *arg);
+int pctr__pfm_missing(void);
 
 /* event.c */
 int pctr__event_apply_modifiers(struct pctr_event *ev, const char *mods);

@@ -34,13 +34,72 @@ struct pctr__pfm_enc {
 int pctr__error(int err, const char *fmt, ...);
 int pctr__has_pmu(void);
 
+/*
+ * The shared library loads libpfm4 the first time an event name needs its
+ * tables, not at start-up: its tables cost every program that links
+ * libpctr about a millisecond of relocations otherwise.  Static builds
+ * (the PMU guest's) call it directly.
+ */
+#ifdef PCTR_PFM_DLOPEN
+#include <dlfcn.h>
+
+#define PFM_FUNCS(X)                                                          \
+	X(pfm_initialize)                                                     \
+	X(pfm_get_os_event_encoding)                                          \
+	X(pfm_strerror)                                                       \
+	X(pfm_get_pmu_info)                                                   \
+	X(pfm_get_event_next)                                                 \
+	X(pfm_get_event_info)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	PFM_FUNCS(X)
+#undef X
+} lib;
+
+#define CALL(f) lib.f
+
+static int
+load(void)
+{
+	void *h = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return -1;
+#define X(f)                                                                  \
+	if (!(lib.f = (__typeof__(lib.f))dlsym(h, #f)))                       \
+		return -1;
+	PFM_FUNCS(X)
+#undef X
+	return 0;
+}
+#else
+#define CALL(f) f
+
+static int
+load(void)
+{
+	return 0;
+}
+#endif
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int init_status;
+static int missing;
 
 static void
 init(void)
 {
-	init_status = pfm_initialize();
+	missing = load() < 0;
+	init_status = missing ? PFM_ERR_NOINIT : CALL(pfm_initialize)();
+}
+
+/* 1 when libpfm4 could not be loaded: no CPU event tables by name */
+int
+pctr__pfm_missing(void)
+{
+	pthread_once(&once, init);
+	return missing;
 }
 
 static int
@@ -65,13 +124,13 @@ pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc)
 	arg.attr = &attr;
 	arg.fstr = &fstr;
 	arg.size = sizeof(arg);
-	r = pfm_get_os_event_encoding(spec, PFM_PLM0 | PFM_PLM3,
+	r = CALL(pfm_get_os_event_encoding)(spec, PFM_PLM0 | PFM_PLM3,
 				      PFM_OS_PERF_EVENT_EXT, &arg);
 	if (r == PFM_ERR_NOTFOUND || r == PFM_ERR_NOINIT)
 		return -ENOENT;
 	if (r != PFM_SUCCESS)
 		return pctr__error(EINVAL, "event '%s': %s", spec,
-				   pfm_strerror(r));
+				   CALL(pfm_strerror)(r));
 	enc->type = attr.type;
 	enc->config = attr.config;
 	enc->config1 = attr.config1;
@@ -89,7 +148,7 @@ listed_pmu(pfm_pmu_t p, pfm_pmu_info_t *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
-	if (pfm_get_pmu_info(p, info) != PFM_SUCCESS || !info->is_present)
+	if (CALL(pfm_get_pmu_info)(p, info) != PFM_SUCCESS || !info->is_present)
 		return false;
 	/* libpfm4's "perf" tables repeat the generic and software names */
 	return p != PFM_PMU_PERF_EVENT && p != PFM_PMU_PERF_EVENT_RAW;
@@ -115,12 +174,12 @@ pctr__pfm_list(int (*cb)(const struct pctr_event_info *, void *), void *arg)
 			continue;
 		snprintf(source, sizeof(source), "pfm:%s", pinfo.name);
 		for (int i = pinfo.first_event; i != -1;
-		     i = pfm_get_event_next(i)) {
+		     i = CALL(pfm_get_event_next)(i)) {
 			struct pctr_event_info info = { source, name, "" };
 
 			memset(&einfo, 0, sizeof(einfo));
 			einfo.size = sizeof(einfo);
-			if (pfm_get_event_info(i, PFM_OS_PERF_EVENT_EXT,
+			if (CALL(pfm_get_event_info)(i, PFM_OS_PERF_EVENT_EXT,
 					       &einfo) != PFM_SUCCESS)
 				continue;
 			snprintf(name, sizeof(name), "%s::%s", pinfo.name,

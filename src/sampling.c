@@ -118,7 +118,7 @@ pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 	size_t len = (size_t)(1 + pages) * page;
 	bool inherit = set->target == PCTR_TARGET_PROCESS ||
 		       set->target == PCTR_TARGET_PID;
-	void *p;
+	void *p = NULL;
 	int r;
 
 	ring->carrier = -1;

@@ -21,6 +21,63 @@
 #define HAVE_DWFL 1
 #endif
 
+/*
+ * libdw and the compression libraries it brings are loaded when the first
+ * sample is named, not when pctr starts: "pctr stat" never pays for them.
+ */
+#if defined(HAVE_DWFL) && defined(PCTR_DWFL_DLOPEN)
+#include <dlfcn.h>
+
+#define DWFL_FUNCS(X)                                                         \
+	X(dwfl_linux_proc_find_elf)                                           \
+	X(dwfl_standard_find_debuginfo)                                       \
+	X(dwfl_begin)                                                         \
+	X(dwfl_end)                                                           \
+	X(dwfl_report_begin)                                                  \
+	X(dwfl_linux_proc_maps_report)                                        \
+	X(dwfl_report_end)                                                    \
+	X(dwfl_addrmodule)                                                    \
+	X(dwfl_module_addrname)                                               \
+	X(dwfl_module_info)
+
+static struct {
+	int tried, ok;
+#define X(f) __typeof__(f) *f;
+	DWFL_FUNCS(X)
+#undef X
+} dw;
+
+#define DW(f) dw.f
+
+static int
+dw_load(void)
+{
+	void *h;
+
+	if (dw.tried)
+		return dw.ok;
+	dw.tried = 1;
+	h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return 0;
+#define X(f)                                                                  \
+	if (!(dw.f = (__typeof__(dw.f))dlsym(h, #f)))                         \
+		return 0;
+	DWFL_FUNCS(X)
+#undef X
+	dw.ok = 1;
+	return 1;
+}
+#elif defined(HAVE_DWFL)
+#define DW(f) f
+
+static int
+dw_load(void)
+{
+	return 1;
+}
+#endif
+
 struct syms {
 	pid_t pid;
 	char *maps; /* distinct mapping lines of files */
@@ -80,10 +137,7 @@ syms_snapshot(struct syms *s)
 }
 
 #ifdef HAVE_DWFL
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-};
+static Dwfl_Callbacks callbacks;
 
 static void
 report(struct syms *s)
@@ -92,18 +146,22 @@ report(struct syms *s)
 
 	if (s->dwfl && !s->dirty)
 		return;
+	if (!dw_load())
+		return; /* no libdw: samples are named by address */
+	callbacks.find_elf = DW(dwfl_linux_proc_find_elf);
+	callbacks.find_debuginfo = DW(dwfl_standard_find_debuginfo);
 	if (s->dwfl)
-		dwfl_end(s->dwfl);
-	s->dwfl = dwfl_begin(&callbacks);
+		DW(dwfl_end)(s->dwfl);
+	s->dwfl = DW(dwfl_begin)(&callbacks);
 	s->dirty = 0;
 	if (!s->dwfl || !s->maps)
 		return;
 	f = fmemopen(s->maps, s->len, "r");
 	if (!f)
 		return;
-	dwfl_report_begin(s->dwfl);
-	dwfl_linux_proc_maps_report(s->dwfl, f);
-	dwfl_report_end(s->dwfl, NULL, NULL);
+	DW(dwfl_report_begin)(s->dwfl);
+	DW(dwfl_linux_proc_maps_report)(s->dwfl, f);
+	DW(dwfl_report_end)(s->dwfl, NULL, NULL);
 	fclose(f);
 }
 
@@ -116,11 +174,11 @@ syms_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
 	Dwarf_Addr start = 0;
 
 	report(s);
-	m = s->dwfl ? dwfl_addrmodule(s->dwfl, ip) : NULL;
+	m = s->dwfl ? DW(dwfl_addrmodule)(s->dwfl, ip) : NULL;
 	if (m) {
-		name = dwfl_module_addrname(m, ip);
-		mname = dwfl_module_info(m, NULL, &start, NULL, NULL, NULL,
-					 NULL, NULL);
+		name = DW(dwfl_module_addrname)(m, ip);
+		mname = DW(dwfl_module_info)(m, NULL, &start, NULL, NULL, NULL,
+					     NULL, NULL);
 	}
 	slash = mname ? strrchr(mname, '/') : NULL;
 	snprintf(mod, mod_len, "%s", slash ? slash + 1 : mname ? mname : "?");
@@ -150,7 +208,7 @@ syms_free(struct syms *s)
 		return;
 #ifdef HAVE_DWFL
 	if (s->dwfl)
-		dwfl_end(s->dwfl);
+		DW(dwfl_end)(s->dwfl);
 #endif
 	free(s->maps);
 	free(s);
