@@ -179,8 +179,10 @@ ovf_event=pic0=task-clock,pic1=page-faults
 run ex2 "$ovf_event"
 sigs=$(grep -c '^lwp[0-9]* - si_addr ' "$tmp/out")
 same=$(awk '/^lwp[0-9]* - si_addr / && $4 == $7' "$tmp/out" | wc -l)
+# The slower the handler (a sanitizer build makes it several times
+# slower), the more overflows land inside it: most, not all, match.
 if [ $rc = 0 ] && [ "$sigs" -ge 1 ] && [ "$same" -ge 1 ] &&
-   [ $((same * 10)) -ge $((sigs * 9)) ]; then
+   [ $((same * 2)) -ge "$sigs" ]; then
 	ok "ex2: $sigs overflow signals on $ovf_event, si_addr == %pc"
 else
 	not_ok "ex2: overflow signals" "status $rc signals $sigs same $same" \

@@ -6,6 +6,7 @@
  * events only, so it runs without a PMU; hardware events must fail there
  * exactly as documented.
  */
+#include <sys/mman.h>
 #include <libcpc.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -229,12 +230,15 @@ TEST(bind_and_sample_count_this_lwp)
 	ASSERT_EQ(cpc_take_sample(&a), 0);
 	spin_ms(20);
 	{
+		/* fresh pages from mmap: an allocator may hand out used ones */
 		size_t len = 64 << 12;
-		volatile char *p = malloc(len);
+		volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
+		ASSERT(p != MAP_FAILED);
 		for (size_t i = 0; i < len; i += 4096)
 			p[i] = 1;
-		free((void *)p);
+		munmap((void *)p, len);
 	}
 	ASSERT_EQ(cpc_take_sample(&b), 0);
 	cpc_event_diff(&d, &b, &a);
