@@ -91,6 +91,8 @@ TEST(reads_under_the_kernel_writing_are_consistent)
 	unsigned long ok = 0, again = 0;
 	uint64_t end;
 	pthread_t th;
+
+	SKIP_UNDER_VALGRIND("(it runs one thread at a time: no concurrent writer)");
 	struct timespec ts;
 
 	if (RUNNING_ON_VALGRIND)

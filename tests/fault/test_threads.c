@@ -194,11 +194,13 @@ read_through_storm(const struct pctr_target *t, unsigned int flags)
 
 TEST(signal_storm_during_syscall_reads)
 {
+	SKIP_UNDER_VALGRIND("(its signal delivery is far slower than the storm)");
 	read_through_storm(&process, 0);
 }
 
 TEST(signal_storm_during_user_reads)
 {
+	SKIP_UNDER_VALGRIND("(its signal delivery is far slower than the storm)");
 	read_through_storm(&self, 0);
 }
 
