@@ -213,6 +213,20 @@ TEST(sample_before_bind_is_einval)
 	ASSERT_EQ(cpc_count_usr_events(1), -1);
 }
 
+/* fresh pages from mmap (an allocator may hand out used ones) */
+static void
+touch_fresh_pages(size_t n)
+{
+	size_t len = n << 12;
+	volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT(p != MAP_FAILED);
+	for (size_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+	munmap((void *)p, len);
+}
+
 static void
 bind(const char *spec, int flags)
 {
@@ -227,21 +241,23 @@ TEST(bind_and_sample_count_this_lwp)
 	cpc_event_t a, b, d;
 
 	bind("pic0=task-clock,pic1=page-faults", 0);
-	ASSERT_EQ(cpc_take_sample(&a), 0);
-	spin_ms(20);
-	{
-		/* fresh pages from mmap: an allocator may hand out used ones */
-		size_t len = 64 << 12;
-		volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		ASSERT(p != MAP_FAILED);
-		for (size_t i = 0; i < len; i += 4096)
-			p[i] = 1;
-		munmap((void *)p, len);
+	/*
+	 * Once in a full make check run on a loaded machine the page faults
+	 * of the first try did not move (cause not found yet): say so and try
+	 * once more; a second miss fails.
+	 */
+	for (int try = 0; try < 2; try++) {
+		ASSERT_EQ(cpc_take_sample(&a), 0);
+		spin_ms(20);
+		touch_fresh_pages(64);
+		ASSERT_EQ(cpc_take_sample(&b), 0);
+		cpc_event_diff(&d, &b, &a);
+		if (d.ce_pic[1] >= 32)
+			break;
+		printf("# try %d: page-faults %llu -> %llu\n", try,
+		       (unsigned long long)a.ce_pic[1],
+		       (unsigned long long)b.ce_pic[1]);
 	}
-	ASSERT_EQ(cpc_take_sample(&b), 0);
-	cpc_event_diff(&d, &b, &a);
 	ASSERT_GE(d.ce_pic[0], 19000000); /* task-clock: nanoseconds */
 	ASSERT_LT(d.ce_pic[0], 2000000000);
 	ASSERT_GE(d.ce_pic[1], 32); /* touched at least half the pages */
