@@ -339,6 +339,7 @@ class Report:
             meths = [("floor_known", "floor: seqlock + `mrs` of a known register"),
                      ("floor_switch", "floor: seqlock + `mrs` chosen by index"),
                      ("pctr_fast", "pctr_set_read, fast path"),
+                     ("pctr_values", "pctr_set_read_values, fast path"),
                      ("pctr_syscall", "pctr_set_read, NO_USER_READ"),
                      ("raw_group", "raw read(2) of the group")]
             self.w("| method | 1 event | 4 events |", "|---|---:|---:|")
@@ -355,15 +356,24 @@ class Report:
             dat(os.path.join(self.data, "guest.dat"),
                 ["# method user1 user4"] + lines)
             self.w("")
-            for k in (1, 4):
-                fast, floor = hw.get(("pctr_fast", k)), hw.get(("floor_known", k))
-                if fast and floor:
+            for key, what in (("pctr_fast", "fast path (pctr_set_read)"),
+                              ("pctr_values",
+                               "value read (pctr_set_read_values)")):
+                for k in (1, 4):
+                    fast = hw.get((key, k))
+                    floor = hw.get(("floor_known", k))
+                    sw = hw.get(("floor_switch", k))
+                    if not (fast and floor):
+                        continue
                     r = ratio(fast[0], floor[0])
+                    vs = (f"; {fr(ratio(fast[0], sw[0]))} of the floor "
+                          f"that picks the register by index ({fmt(sw[0])})"
+                          if sw else "")
                     self.headline.append(
-                        f"| guest: fast path within 1.25x of the hand-written "
+                        f"| guest: {what} within 1.25x of the hand-written "
                         f"floor, {k} event{'s' if k > 1 else ''} | "
                         f"{fmt(fast[0])} vs {fmt(floor[0])} instructions: "
-                        f"{fr(r)} | {'met' if r <= 1.25 else 'missed by ' + fmt((r - 1.25) * 100) + ' points'} |")
+                        f"{fr(r)}{vs} | {'met' if r <= 1.25 else 'missed by ' + fmt((r - 1.25) * 100) + ' points'} |")
             for key, label in (("empty_region_fast", "fast path"),
                                ("empty_region_syscall", "syscall path")):
                 v = hw.get((key, 1))
@@ -515,12 +525,16 @@ class Report:
                    "bookkeeping.  The floor reads a register fixed at "
                    "compile time: choosing the register from the page's "
                    f"index alone costs {fmt(s1[0]) if s1 else '?'} for one "
-                   "event.  The 1.25x target therefore needs a different "
-                   "read, not a tweak: proposed, a value-only read "
-                   "(enabled/running only when asked), one time conversion "
-                   "per set (a thread set's counters share one clock), and "
-                   "no sign extension when pmc_width is 64.  Even so the "
-                   "fast path is "
+                   "event.  pctr_set_read_values() is the value-only read "
+                   "(no times, no timestamp): "
+                   + (f"{fmt(hw[('pctr_values', 1)][0])} instructions for "
+                      f"one event and {fmt(hw[('pctr_values', 4)][0])} for "
+                      "four" if hw.get(("pctr_values", 1)) and
+                      hw.get(("pctr_values", 4)) else "not measured")
+                   + "; what remains over the index-picking floor is the "
+                   "capability check, the sign extension to pmc_width, the "
+                   "bounded retry and the reset baseline, each kept for "
+                   "correctness.  Even so the fast path is "
                    + (f"{(hw.get(('pctr_syscall', 4)) or [0, 0])[1] / f4[1]:.1f}x"
                       if hw.get(("pctr_syscall", 4)) else "far")
                    + " cheaper than the syscall path in total "
