@@ -253,6 +253,8 @@ thread_main(void *arg)
 
 TEST(eight_new_threads)
 {
+	SKIP_UNDER_VALGRIND("(it runs one thread at a time: per-thread "
+			    "samples are its scheduler's)");
 	struct pctr_set *set = sampling_set("task-clock:u", PERIOD_NS,
 					    PCTR_SAMPLE_TID, 0);
 	struct tally t = { .pid = getpid() };
