@@ -225,13 +225,22 @@ cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf)
 
 /* ---- overflow ------------------------------------------------------------- */
 
-/* every counter of the set, one by one: system calls only */
+/*
+ * Every counter of the set, one by one: system calls only.  Enabling goes
+ * from the last counter to the first, so that a group's members are on
+ * before its leader: a member enabled after its leader is already running
+ * is left idle by the kernel (seen with software events on Linux 6.18:
+ * page-faults under a task-clock leader then stays at 0).
+ */
 static void
 ioctl_all(cpc_set_t *set, unsigned long req)
 {
-	for (int i = 0; i < set->nreq; i++)
+	for (int k = 0; k < set->nreq; k++) {
+		int i = req == PERF_EVENT_IOC_ENABLE ? set->nreq - 1 - k : k;
+
 		if (set->fd[i] >= 0)
 			ioctl(set->fd[i], req, 0);
+	}
 }
 
 /* step 2 of the protocol; only async-signal-safe calls */
