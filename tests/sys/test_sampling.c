@@ -205,8 +205,14 @@ TEST(full_buffer_counts_losses)
 	/* 4 KiB holds about 120 samples of 32 bytes; 5000 happened */
 	ASSERT_LT(st.notified, 300);
 	ASSERT_GT(st.lost, 0);
-	/* read + lost accounts for every overflow (kernel ticks aside) */
-	ASSERT_GE(st.notified + st.lost, expect - expect / 10);
+	/*
+	 * read + lost accounts for the overflows, never more.  Not all of
+	 * them: task-clock samples from an hrtimer, and a timer that fires
+	 * late (a loaded machine, a sanitizer build) skips the periods it
+	 * missed instead of sampling each, so at 20 us a good share can pass
+	 * without a record to lose.
+	 */
+	ASSERT_GE(st.notified + st.lost, expect / 2);
 	ASSERT_LE(st.notified + st.lost, expect + expect / 10);
 	pctr_set_free(set);
 }
