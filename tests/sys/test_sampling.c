@@ -159,7 +159,8 @@ TEST(samples_in_buffer)
 	       (unsigned long long)expect);
 	ASSERT_GE(t.n, expect - expect / 20 - 2);
 	ASSERT_LE(t.n, expect + expect / 20 + 2);
-	ASSERT_EQ(t.in_work, t.n);
+	/* all in spin() but one or two: the enable and disable calls */
+	ASSERT_GE(t.in_work, t.n - 2);
 	ASSERT_EQ(t.nr_tid, 1);
 	ASSERT_EQ(t.tid[0], gettid());
 	ASSERT_EQ(t.other_pid, 0);
