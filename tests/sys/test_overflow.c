@@ -182,10 +182,12 @@ TEST(counts_stay_exact)
 	 * The counter went on past the last overflow, and the count is what
 	 * the notifications imply: one period each, give or take the timer's
 	 * slack and the few ticks that fall in the kernel (not sampled with
-	 * :u, yet counted as CPU time): 5% plus 3 periods.
+	 * :u, yet counted as CPU time), and of the hrtimer behind task-clock,
+	 * which skips periods when it fires late on a loaded machine (14 in a
+	 * row seen): a quarter plus 3 periods.
 	 */
 	ASSERT_GE(count, last);
-	ASSERT_LT(count, last + 3 * PERIOD_NS + count / 20);
+	ASSERT_LT(count, last + 3 * PERIOD_NS + count / 4);
 	pctr_set_free(set);
 }
 
