@@ -157,7 +157,8 @@ TEST(samples_in_buffer)
 	expect = s.count[0].value / PERIOD_NS;
 	printf("# %d samples, %llu expected\n", t.n,
 	       (unsigned long long)expect);
-	ASSERT_GE(t.n, expect - expect / 20 - 2);
+	/* fewer when task-clock's hrtimer fires late and skips periods */
+	ASSERT_GE(t.n, expect - expect / 4 - 2);
 	ASSERT_LE(t.n, expect + expect / 20 + 2);
 	/* all in spin() but one or two: the enable and disable calls */
 	ASSERT_GE(t.in_work, t.n - 2);
