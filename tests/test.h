@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #define TEST_SKIP_STATUS 77
-#define TEST_TODO_STATUS 78
 
 /*
  * Under valgrind the process runs translated code on valgrind's own memory:
@@ -73,19 +72,6 @@ struct test_case {
 		printf("\n");                                                 \
 		fflush(stdout);                                               \
 		_exit(TEST_SKIP_STATUS);                                      \
-	} while (0)
-
-/*
- * a known bug, not yet understood: reported as an expected failure (TAP
- * "# TODO"), with the reason on one line, so that it stays visible
- */
-#define TODO(...)                                                             \
-	do {                                                                  \
-		printf("# TODO ");                                            \
-		printf(__VA_ARGS__);                                          \
-		printf("\n");                                                 \
-		fflush(stdout);                                               \
-		_exit(TEST_TODO_STATUS);                                      \
 	} while (0)
 
 #define ASSERT(cond)                                                          \
@@ -160,11 +146,6 @@ test_run_one(const struct test_case *t, int n, unsigned int timeout)
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == TEST_SKIP_STATUS) {
 		printf("ok %d - %s # SKIP\n", n, t->name);
-		return 0;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == TEST_TODO_STATUS) {
-		printf("not ok %d - %s # TODO known bug (see above)\n", n,
-		       t->name);
 		return 0;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
