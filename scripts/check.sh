@@ -16,7 +16,7 @@ logs=${BUILD}/check-logs
 mkdir -p "$logs"
 status=0
 
-suites="--suite unit --suite sys --suite compat --suite tool"
+suites="--suite unit --suite sys --suite compat --suite tool --suite repro"
 
 setup() { # DIR ARGS...
 	dir=$1; shift
