@@ -42,6 +42,8 @@
 	X(EBADFD, "the set is not open: call pctr_set_open() first")         \
 	X(EOVERFLOW, "value too large")                                       \
 	X(ECHILD, "no child process")                                         \
+	X(ELOOP, "a symbolic link where a file was expected")               \
+	X(EISDIR, "a directory where a file was expected")                    \
 	X(ENOSYS, "perf_event_open is not available in this kernel or "      \
 		  "sandbox (seccomp)")
 

@@ -167,7 +167,7 @@ pctr__pfm_list(int (*cb)(const struct pctr_event_info *, void *), void *arg)
 	 * libpfm4 recognises the CPU from cpuid even where the kernel offers
 	 * no PMU (a VM): its tables then list nothing that can be counted.
 	 */
-	if (ready() < 0 || (!pctr__has_pmu() && !getenv("LIBPFM_FORCE_PMU")))
+	if (ready() < 0 || (!pctr__has_pmu() && !secure_getenv("LIBPFM_FORCE_PMU")))
 		return 0;
 	pfm_for_all_pmus(p) {
 		if (!listed_pmu(p, &pinfo))

@@ -27,9 +27,11 @@
  * flag and return.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stats.h"
@@ -64,6 +66,10 @@ static struct {
 	unsigned int keep;
 	unsigned int calibrate;
 	char report[4096]; /* $PCTR_REPORT, "" for none */
+	bool from_env; /* the events are $PCTR_EVENTS: say what fails */
+	int nr_failed; /* events that could not be opened, once each */
+	char failed[PCTR_MAX_EVENTS][PCTR_NAME_MAX];
+	char why[PCTR_MAX_EVENTS][512];
 	int nr; /* regions, including CAL_ID */
 	int cap;
 	char **name;
@@ -212,16 +218,108 @@ thread_exit(void *arg)
 	thread_free(t);
 }
 
+/*
+ * Record that @ev cannot be counted and why, once per process: in the
+ * report, and, when the user chose the events through $PCTR_EVENTS, in one
+ * line on standard error (the program, which did not ask for them, has no
+ * way to know).
+ */
+static void
+note_failure(const char *name, int err)
+{
+	char why[sizeof(reg.why[0])];
+
+	snprintf(why, sizeof(why), "%s", pctr_strerror(err));
+	pthread_mutex_lock(&reg.lock);
+	for (int i = 0; i < reg.nr_failed; i++)
+		if (!strcmp(reg.failed[i], name))
+			goto out;
+	if (reg.nr_failed == PCTR_MAX_EVENTS)
+		goto out;
+	snprintf(reg.failed[reg.nr_failed], sizeof(reg.failed[0]), "%s", name);
+	snprintf(reg.why[reg.nr_failed++], sizeof(reg.why[0]), "%s", why);
+	if (reg.from_env)
+		fprintf(stderr, "pctr: PCTR_EVENTS: '%s' not counted: %s\n",
+			name, why);
+out:
+	pthread_mutex_unlock(&reg.lock);
+}
+
+/* @ev alone on the calling thread: 0 when the kernel takes it */
+static int
+try_alone(const struct pctr_event *ev)
+{
+	struct pctr_target me = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *set;
+	int r = pctr_set_new(&set, 0);
+
+	if (r == 0)
+		r = pctr_set_add_event(set, ev);
+	if (r == 0)
+		r = pctr_set_open(set, &me);
+	if (r < 0)
+		note_failure(ev->name, r);
+	pctr_set_free(set);
+	return r;
+}
+
+/*
+ * The events of @all that open on their own, into a new set.  Events the
+ * user chose through $PCTR_EVENTS are counted when they can be, the others
+ * left out; a program's own list keeps its meaning (every begin fails)
+ * and only learns which event failed.  Return the first failure when
+ * nothing (or, for a program's list, not everything) can be counted.
+ */
+static int
+openable(struct pctr_set *all, struct pctr_set **setp)
+{
+	char why[sizeof(reg.why[0])] = "";
+	int first = 0, r = pctr_set_new(setp, 0);
+
+	for (int i = 0; r == 0 && i < pctr_set_nr(all); i++) {
+		const struct pctr_event *ev = pctr_set_event(all, i);
+		int e = try_alone(ev);
+
+		if (e < 0 && !first) {
+			first = e;
+			snprintf(why, sizeof(why), "%s", pctr_strerror(e));
+		}
+		if (e == 0)
+			r = pctr_set_add_event(*setp, ev);
+	}
+	if (r == 0 && first && (!reg.from_env || pctr_set_nr(*setp) == 0))
+		return pctr__error(first, "%s", why);
+	return r;
+}
+
+static int
+open_list(struct pctr_set **setp, const char *events)
+{
+	struct pctr_target me = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *all;
+	int r = pctr_set_new(&all, 0);
+
+	if (r == 0)
+		r = pctr_set_add_list(all, events);
+	if (r >= 0)
+		r = pctr_set_open(all, &me);
+	if (r == -ENOMEM || r == -EMFILE || r == -ENFILE || r == 0) {
+		*setp = all;
+		return r;
+	}
+	if (pctr_set_nr(all) > 0)
+		r = openable(all, setp);
+	pctr_set_free(all);
+	if (r == 0)
+		r = pctr_set_open(*setp, &me);
+	return r;
+}
+
 static int
 open_counters(struct region_thread *t)
 {
-	struct pctr_target me = { .type = PCTR_TARGET_THREAD };
-	int r = pctr_set_new(&t->set, 0);
+	int r = open_list(&t->set, reg.events);
 
-	if (r == 0)
-		r = pctr_set_add_list(t->set, reg.events);
-	if (r >= 0)
-		r = pctr_set_open(t->set, &me);
 	if (r == 0)
 		r = pctr_set_enable(t->set);
 	if (r < 0)
@@ -622,12 +720,14 @@ check_report(const char *dest)
 			   dest);
 }
 
+static bool worth_reporting(void);
+
 static void
 report_at_exit(void)
 {
 	int r;
 
-	if (!reg.report[0])
+	if (!reg.report[0] || !worth_reporting())
 		return;
 	r = pctr_region_write_to(reg.report);
 	if (r < 0)
@@ -657,6 +757,7 @@ fork_child(void)
 		reg.total[i] = NULL;
 		reg.threads[i] = 0;
 	}
+	reg.nr_failed = 0;
 	gen++;
 }
 
@@ -672,10 +773,16 @@ register_hooks(void)
 	atexit(report_at_exit);
 }
 
+/*
+ * Every knob through secure_getenv(): in a program running with more
+ * privilege than its user (setuid, setgid, file capabilities) the
+ * environment is the user's, so it neither switches measurement on nor
+ * names a file for the program to write.
+ */
 static const char *
 env(const char *name)
 {
-	const char *v = getenv(name);
+	const char *v = secure_getenv(name);
 
 	return v && *v ? v : NULL;
 }
@@ -694,7 +801,7 @@ check_events(const char *events)
 
 static int
 configure_locked(const struct pctr_region_config *cfg, const char *events,
-		 const char *report)
+		 const char *report, bool from_env)
 {
 	char *copy = strdup(events);
 
@@ -705,6 +812,7 @@ configure_locked(const struct pctr_region_config *cfg, const char *events,
 	reg.keep = cfg ? cfg->keep : 0;
 	reg.calibrate = cfg ? cfg->calibrate : PCTR_REGION_CALIBRATE;
 	snprintf(reg.report, sizeof(reg.report), "%s", report ? report : "");
+	reg.from_env = from_env;
 	reg.configured = true;
 	register_hooks();
 	return 0;
@@ -732,6 +840,7 @@ pctr_region_init(const struct pctr_region_config *cfg)
 {
 	const char *events = env("PCTR_EVENTS");
 	const char *report = env("PCTR_REPORT");
+	bool from_env = events != NULL;
 	int r;
 
 	if (!events)
@@ -744,7 +853,7 @@ pctr_region_init(const struct pctr_region_config *cfg)
 		r = pctr__error(EALREADY, "regions are configured once, before "
 					  "any thread enters one");
 	else
-		r = configure_locked(cfg, events, report);
+		r = configure_locked(cfg, events, report, from_env);
 	pthread_mutex_unlock(&reg.lock);
 	if (r == 0)
 		__atomic_store_n(&on, strcmp(events, "off") != 0,
@@ -768,8 +877,14 @@ pctr_region_enable(int enable)
 __attribute__((constructor)) static void
 region_from_env(void)
 {
-	if (env("PCTR_EVENTS"))
-		pctr_region_init(NULL);
+	int r;
+
+	if (!env("PCTR_EVENTS"))
+		return;
+	r = pctr_region_init(NULL);
+	if (r < 0)
+		fprintf(stderr, "pctr: regions not measured: %s\n",
+			pctr_strerror(r));
 }
 
 /* ---- results ------------------------------------------------------------ */
@@ -844,7 +959,31 @@ write_locked(FILE *f, int format)
 	}
 	if (r == 0 && format == PCTR_REPORT_JSON && !first)
 		fputc('\n', f);
+	for (int i = 0; r == 0 && i < reg.nr_failed; i++)
+		pctr__report_not_counted(f, format, reg.failed[i], reg.why[i],
+					 i == 0);
+	if (r == 0 && format == PCTR_REPORT_JSON && reg.nr_failed)
+		fputc('\n', f);
 	return r < 0 ? r : pctr__report_end(f, format);
+}
+
+/* Anything to report: an interval of some region, or an event left out. */
+static bool
+worth_reporting(void)
+{
+	bool any;
+
+	pthread_mutex_lock(&reg.lock);
+	any = reg.nr_failed > 0;
+	for (int id = CAL_ID + 1; !any && id < reg.nr; id++) {
+		struct pctr_stats *st;
+		int threads;
+
+		any = merged_locked(id, &st, &threads) == 0 && st;
+		pctr_stats_free(st);
+	}
+	pthread_mutex_unlock(&reg.lock);
+	return any;
 }
 
 PCTR_EXPORT int
@@ -879,6 +1018,80 @@ expand_path(const char *file, char *out, size_t len)
 	out[n] = '\0';
 }
 
+static const char *
+kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFLNK:
+		return "a symbolic link";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFDIR:
+		return "a directory";
+	}
+	return "not a regular file";
+}
+
+static int
+not_regular(const char *path, mode_t mode)
+{
+	return pctr__error(S_ISLNK(mode) ? ELOOP : S_ISDIR(mode) ? EISDIR :
+			   EINVAL, "cannot write the report to '%s': it is "
+			   "%s; reports are written to regular files only, "
+			   "never through a symbolic link",
+			   path, kind(mode));
+}
+
+/*
+ * The report file: never through a symbolic link (a link planted where
+ * the report goes must not redirect it onto a file of the writer's), and
+ * a regular file only (a FIFO would hold the exit until a reader comes, a
+ * device is no place for a report).  lstat() first, so that a device or
+ * FIFO is not even opened (an open can rewind a tape); then the open
+ * itself refuses a link put there since (O_NOFOLLOW), does not wait on a
+ * FIFO (O_NONBLOCK) nor take a terminal (O_NOCTTY), and fstat() checks
+ * what was opened.  Created 0666 less the umask, as fopen() would;
+ * truncated only once known to be a regular file.
+ */
+static int
+open_report(const char *path, FILE **fp)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return not_regular(path, st.st_mode);
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+		  O_NOCTTY | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == ELOOP)
+		return not_regular(path, S_IFLNK);
+	if (fd < 0)
+		return pctr__error(errno, "cannot write the report to '%s': "
+					  "%s",
+				   path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0; /* "not a regular file" */
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return not_regular(path, st.st_mode);
+	}
+	if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, 0) < 0 ||
+	    !(*fp = fdopen(fd, "w"))) {
+		int err = errno;
+
+		close(fd);
+		return pctr__error(err, "cannot write the report to '%s': %s",
+				   path, strerror(err));
+	}
+	return 0;
+}
+
 PCTR_EXPORT int
 pctr_region_write_to(const char *dest)
 {
@@ -896,10 +1109,9 @@ pctr_region_write_to(const char *dest)
 	if (!colon || !strcmp(colon + 1, "-"))
 		return pctr_region_write(stderr, format);
 	expand_path(colon + 1, path, sizeof(path));
-	f = fopen(path, "w");
-	if (!f)
-		return pctr__error(errno, "cannot write the report to '%s': %s",
-				   path, strerror(errno));
+	r = open_report(path, &f);
+	if (r < 0)
+		return r;
 	r = pctr_region_write(f, format);
 	if (fclose(f) != 0 && r == 0)
 		r = pctr__error(EIO, "closing the report '%s' failed", path);

@@ -570,6 +570,42 @@ pctr__stats_write_one(const struct pctr_stats *st, FILE *f, int format,
 	return 0;
 }
 
+/*
+ * An event that could not be counted, after the regions: a line of text, a
+ * CSV row with the reason in the measure column, or in JSON an entry of
+ * "not_counted", an array that the first one opens after closing
+ * "regions" (pctr__report_end() then closes it instead).
+ */
+int
+pctr__report_not_counted(FILE *f, int format, const char *event,
+			 const char *why, bool first)
+{
+	char measure[600];
+
+	switch (format) {
+	case PCTR_REPORT_TEXT:
+		fprintf(f, "Not counted: %s: %s\n", event, why);
+		break;
+	case PCTR_REPORT_CSV:
+		snprintf(measure, sizeof(measure), "not counted: %s", why);
+		fputs(",0,", f);
+		csv_str(f, event);
+		fputc(',', f);
+		csv_str(f, measure);
+		fputs(",,,,,,,,,,\n", f);
+		break;
+	case PCTR_REPORT_JSON:
+		fputs(first ? "  ],\n  \"not_counted\": [\n" : ",\n", f);
+		fputs("    {\"event\": ", f);
+		json_str(f, event);
+		fputs(", \"error\": ", f);
+		json_str(f, why);
+		fputs("}", f);
+		break;
+	}
+	return 0;
+}
+
 int
 pctr__report_end(FILE *f, int format)
 {

@@ -67,6 +67,8 @@ int pctr__stats_write_one(const struct pctr_stats *st, FILE *f, int format,
 			  const char *name, int threads, bool first,
 			  bool last);
 int pctr__report_begin(FILE *f, int format, const struct pctr_stats *st);
+int pctr__report_not_counted(FILE *f, int format, const char *event,
+			     const char *why, bool first);
 int pctr__report_end(FILE *f, int format);
 
 #endif

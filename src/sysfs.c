@@ -25,7 +25,7 @@
 const char *
 pctr__sysfs_root(void)
 {
-	const char *root = getenv("PCTR_SYSFS_ROOT");
+	const char *root = secure_getenv("PCTR_SYSFS_ROOT");
 
 	return root && *root ? root : "/sys";
 }

@@ -80,8 +80,8 @@ static void
 init(void)
 {
 	struct pctr_machine m = { .size = sizeof(m) };
-	const char *env = getenv("PCTR_BSD_EVENTS");
-	const char *t = getenv("PCTR_BSD_TARGET");
+	const char *env = secure_getenv("PCTR_BSD_EVENTS");
+	const char *t = secure_getenv("PCTR_BSD_TARGET");
 
 	if (pctr_machine_get(&m) == 0)
 		has_pmu = m.has_pmu;
