@@ -68,14 +68,22 @@ static struct {
 	char report[4096]; /* $PCTR_REPORT, "" for none */
 	bool from_env; /* the events are $PCTR_EVENTS: say what fails */
 	int nr_failed; /* events that could not be opened, once each */
-	char failed[PCTR_MAX_EVENTS][PCTR_NAME_MAX];
-	char why[PCTR_MAX_EVENTS][512];
 	int nr; /* regions, including CAL_ID */
 	int cap;
 	char **name;
 	struct pctr_stats **total; /* merged from threads, or NULL */
 	int *threads;
 } reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * The events that could not be opened, and why: apart from the registry,
+ * so that its pages (touched on the slow path of regions that are being
+ * measured) stay as few as they were.  Under reg.lock.
+ */
+static struct {
+	char event[PCTR_MAX_EVENTS][PCTR_NAME_MAX];
+	char why[PCTR_MAX_EVENTS][512];
+} failed;
 
 static int on;
 static unsigned int gen;
@@ -227,17 +235,17 @@ thread_exit(void *arg)
 static void
 note_failure(const char *name, int err)
 {
-	char why[sizeof(reg.why[0])];
+	char why[sizeof(failed.why[0])];
 
 	snprintf(why, sizeof(why), "%s", pctr_strerror(err));
 	pthread_mutex_lock(&reg.lock);
 	for (int i = 0; i < reg.nr_failed; i++)
-		if (!strcmp(reg.failed[i], name))
+		if (!strcmp(failed.event[i], name))
 			goto out;
 	if (reg.nr_failed == PCTR_MAX_EVENTS)
 		goto out;
-	snprintf(reg.failed[reg.nr_failed], sizeof(reg.failed[0]), "%s", name);
-	snprintf(reg.why[reg.nr_failed++], sizeof(reg.why[0]), "%s", why);
+	snprintf(failed.event[reg.nr_failed], sizeof(failed.event[0]), "%s", name);
+	snprintf(failed.why[reg.nr_failed++], sizeof(failed.why[0]), "%s", why);
 	if (reg.from_env)
 		fprintf(stderr, "pctr: PCTR_EVENTS: '%s' not counted: %s\n",
 			name, why);
@@ -273,7 +281,7 @@ try_alone(const struct pctr_event *ev)
 static int
 openable(struct pctr_set *all, struct pctr_set **setp)
 {
-	char why[sizeof(reg.why[0])] = "";
+	char why[sizeof(failed.why[0])] = "";
 	int first = 0, r = pctr_set_new(setp, 0);
 
 	for (int i = 0; r == 0 && i < pctr_set_nr(all); i++) {
@@ -960,7 +968,7 @@ write_locked(FILE *f, int format)
 	if (r == 0 && format == PCTR_REPORT_JSON && !first)
 		fputc('\n', f);
 	for (int i = 0; r == 0 && i < reg.nr_failed; i++)
-		pctr__report_not_counted(f, format, reg.failed[i], reg.why[i],
+		pctr__report_not_counted(f, format, failed.event[i], failed.why[i],
 					 i == 0);
 	if (r == 0 && format == PCTR_REPORT_JSON && reg.nr_failed)
 		fputc('\n', f);

@@ -9,7 +9,10 @@
 #include <limits.h>
 #include <pctr.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "test.h"
 #include "unit/json_flat.h"
@@ -420,17 +423,44 @@ example_path(char *out, size_t len)
  * child's pid.  Return the report's text.
  */
 static char *
-run_example(const char *events, const char *report, const char *file)
+slurp(const char *name)
 {
-	char prog[PATH_MAX], name[PATH_MAX], *text;
-	int status;
-	pid_t pid;
-	FILE *f;
+	char *text;
+	FILE *f = fopen(name, "r");
 	long len;
 
+	if (!f)
+		TEST_FAIL("no report %s", name);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, len + 1);
+	ASSERT_EQ(fread(text, 1, len, f), (size_t)len);
+	fclose(f);
+	return text;
+}
+
+/*
+ * Run examples/region (3 threads, 7 iterations, 5 pages) with the two
+ * variables set; @file is the report's name, where "%d" stands for the
+ * child's pid.  Return the report's text, and what the program wrote on
+ * standard error in *@err unless @err is NULL.
+ */
+static char *
+run_example_err(const char *events, const char *report, const char *file,
+		char **err)
+{
+	char prog[PATH_MAX], name[PATH_MAX], errname[64], *text;
+	int status;
+	pid_t pid;
+
 	example_path(prog, sizeof(prog));
+	snprintf(errname, sizeof(errname), "/tmp/pctr-region-err-%d",
+		 (int)getpid());
 	pid = fork();
 	if (pid == 0) {
+		if (err && !freopen(errname, "w", stderr))
+			_exit(126);
 		setenv("PCTR_EVENTS", events, 1);
 		setenv("PCTR_REPORT", report, 1);
 		execl(prog, prog, "3", "7", "5", (char *)NULL);
@@ -440,17 +470,19 @@ run_example(const char *events, const char *report, const char *file)
 	ASSERT(WIFEXITED(status));
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 	snprintf(name, sizeof(name), file, (int)pid);
-	f = fopen(name, "r");
-	if (!f)
-		TEST_FAIL("no report %s", name);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	text = calloc(1, len + 1);
-	ASSERT_EQ(fread(text, 1, len, f), (size_t)len);
-	fclose(f);
+	text = slurp(name);
 	unlink(name);
+	if (err) {
+		*err = slurp(errname);
+		unlink(errname);
+	}
 	return text;
+}
+
+static char *
+run_example(const char *events, const char *report, const char *file)
+{
+	return run_example_err(events, report, file, NULL);
 }
 
 TEST(env_json_report_of_the_example)
@@ -542,6 +574,320 @@ TEST(bad_env_is_reported)
 	ASSERT_OK(pctr_region_init(NULL));
 }
 
+/* ---- events that cannot be opened ---------------------------------------- */
+
+/*
+ * An event every kernel refuses though it parses: the software PMU has no
+ * event 99 (ENOENT), on any machine.
+ */
+#define BAD "software/config=99/"
+#define BAD_WHY "cannot count '" BAD "': the kernel says this PMU does not " \
+		"support it"
+#define BAD_LINE "pctr: PCTR_EVENTS: '" BAD "' not counted: " BAD_WHY "\n"
+
+TEST(unopenable_event_named_once_rest_counted_text)
+{
+	char file[64], dest[96], *text, *err;
+
+	snprintf(file, sizeof(file), "/tmp/pctr-region-bad-%d.txt", getpid());
+	snprintf(dest, sizeof(dest), "text:%s", file);
+	text = run_example_err(BAD ",page-faults", dest, file, &err);
+	/* one line for the process, though four threads opened counters */
+	ASSERT_STR_EQ(err, BAD_LINE);
+	ASSERT_CONTAINS(text, "\nNot counted: " BAD ": " BAD_WHY "\n");
+	/* page-faults still counted: 3 threads x 7 iterations x 5 pages */
+	ASSERT_CONTAINS(text, "0: page-faults                                "
+			      "        105");
+	ASSERT(!strstr(text, "1: "));
+	free(text);
+	free(err);
+}
+
+TEST(unopenable_event_named_once_rest_counted_csv)
+{
+	char file[64], dest[96], *text, *err;
+
+	snprintf(file, sizeof(file), "/tmp/pctr-region-bad-%d.csv", getpid());
+	snprintf(dest, sizeof(dest), "csv:%s", file);
+	text = run_example_err(BAD ",page-faults", dest, file, &err);
+	ASSERT_STR_EQ(err, BAD_LINE);
+	ASSERT_CONTAINS(text, "\ntouch,3,page-faults,count,21,105,5,5,5,0,");
+	/* the reason in the measure column, the row as wide as the others */
+	ASSERT_CONTAINS(text, "\n,0," BAD ",not counted: " BAD_WHY
+			      ",,,,,,,,,,\n");
+	ASSERT(!strstr(text, "touch,3," BAD));
+	free(text);
+	free(err);
+}
+
+TEST(unopenable_event_named_once_rest_counted_json)
+{
+	static char flat[1 << 17];
+	char v[256], *text, *err;
+
+	text = run_example_err(BAD ",page-faults",
+			       "json:/tmp/pctr-region-bad-%p.json",
+			       "/tmp/pctr-region-bad-%d.json", &err);
+	ASSERT_STR_EQ(err, BAD_LINE);
+	if (json_flatten(text, flat, sizeof(flat)) < 0)
+		TEST_FAIL("not JSON:\n%s", text);
+	ASSERT_STR_EQ(json_get(flat, "not_counted[0].event", v, sizeof(v)), BAD);
+	ASSERT_STR_EQ(json_get(flat, "not_counted[0].error", v, sizeof(v)),
+		      BAD_WHY);
+	ASSERT(!json_get(flat, "not_counted[1].event", v, sizeof(v)));
+	ASSERT(json_get(flat, "regions[0].events[0].name", v, sizeof(v)));
+	ASSERT_STR_EQ(v, "page-faults");
+	ASSERT(!json_get(flat, "regions[0].events[1].name", v, sizeof(v)));
+	free(text);
+	free(err);
+}
+
+/* nothing can be counted: still one line, and a report that says so */
+TEST(no_event_opens_report_says_why)
+{
+	static char flat[1 << 16];
+	char v[256], *text, *err;
+
+	text = run_example_err(BAD, "json:/tmp/pctr-region-none-%p.json",
+			       "/tmp/pctr-region-none-%d.json", &err);
+	ASSERT_STR_EQ(err, BAD_LINE);
+	if (json_flatten(text, flat, sizeof(flat)) < 0)
+		TEST_FAIL("not JSON:\n%s", text);
+	ASSERT(!json_get(flat, "regions[0].name", v, sizeof(v)));
+	ASSERT_STR_EQ(json_get(flat, "not_counted[0].event", v, sizeof(v)), BAD);
+	ASSERT_STR_EQ(json_get(flat, "not_counted[0].error", v, sizeof(v)),
+		      BAD_WHY);
+	free(text);
+	free(err);
+}
+
+/* the example from the field: a hardware event where there is no PMU */
+TEST(no_pmu_instructions_named)
+{
+	struct pctr_machine m = { .size = sizeof(m) };
+	char file[64], dest[96], *text, *err;
+
+	ASSERT_OK(pctr_machine_get(&m));
+	if (m.has_pmu)
+		SKIP("this machine has a PMU: 'instructions' opens here");
+	snprintf(file, sizeof(file), "/tmp/pctr-region-ins-%d.txt", getpid());
+	snprintf(dest, sizeof(dest), "text:%s", file);
+	text = run_example_err("instructions,page-faults", dest, file, &err);
+	ASSERT_STR_EQ(err, "pctr: PCTR_EVENTS: 'instructions' not counted: "
+			   "cannot count 'instructions': this machine has no "
+			   "hardware PMU (a VM without PMU passthrough?); "
+			   "software events and the timestamp counter still "
+			   "work\n");
+	ASSERT_CONTAINS(text, "\nNot counted: instructions: cannot count");
+	ASSERT_CONTAINS(text, "0: page-faults");
+	free(text);
+	free(err);
+}
+
+/*
+ * A program's own list keeps its meaning: every begin fails, nothing is
+ * printed (the library prints only for $PCTR_EVENTS), the report names
+ * the event.
+ */
+TEST(program_list_with_unopenable_event_fails_quietly)
+{
+	struct pctr_region_config cfg = {
+		.size = sizeof(cfg), .events = "page-faults," BAD,
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err[2], saved = dup(2);
+	char got[256] = "";
+
+	ASSERT_OK(pipe(err));
+	ASSERT_OK(pctr_region_init(&cfg));
+	dup2(err[1], 2);
+	ASSERT_EQ(pctr_region_begin("r"), -ENOENT);
+	ASSERT_STR_EQ(pctr_strerror(-ENOENT), BAD_WHY);
+	ASSERT_EQ(pctr_region_begin("r"), -ENOENT);
+	fputs("end\n", stderr);
+	dup2(saved, 2);
+	close(err[1]);
+	ASSERT_GT(read(err[0], got, sizeof(got) - 1), 0);
+	ASSERT_STR_EQ(got, "end\n");
+	f = open_memstream(&buf, &len);
+	ASSERT_OK(pctr_region_write(f, PCTR_REPORT_TEXT));
+	fclose(f);
+	ASSERT_CONTAINS(buf, "\nNot counted: " BAD ": " BAD_WHY "\n");
+	free(buf);
+}
+
+/* ---- where a report may be written --------------------------------------- */
+
+static char tmpdir[64];
+
+static void
+make_dir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/pctr-report-XXXXXX");
+	ASSERT(mkdtemp(tmpdir));
+}
+
+static void
+in_dir(char *out, size_t len, const char *name)
+{
+	snprintf(out, len, "%s/%s", tmpdir, name);
+}
+
+static void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void
+one_region(void)
+{
+	struct pctr_region_config cfg = {
+		.size = sizeof(cfg), .events = "page-faults",
+	};
+
+	ASSERT_OK(pctr_region_init(&cfg));
+	ASSERT_OK(pctr_region_begin("r"));
+	ASSERT_OK(pctr_region_end("r"));
+}
+
+TEST(report_through_a_symlink_is_refused)
+{
+	char victim[128], link[128], dest[160], want[512], *text;
+
+	make_dir();
+	in_dir(victim, sizeof(victim), "victim");
+	in_dir(link, sizeof(link), "link");
+	write_file(victim, "keep me\n", 0600);
+	ASSERT_OK(symlink(victim, link));
+	one_region();
+	snprintf(dest, sizeof(dest), "csv:%s", link);
+	ASSERT_EQ(pctr_region_write_to(dest), -ELOOP);
+	snprintf(want, sizeof(want), "cannot write the report to '%s': it is "
+		 "a symbolic link; reports are written to regular files only, "
+		 "never through a symbolic link", link);
+	ASSERT_STR_EQ(pctr_strerror(-ELOOP), want);
+	text = slurp(victim);
+	ASSERT_STR_EQ(text, "keep me\n");
+	free(text);
+	/* a dangling link is refused too, and creates nothing */
+	unlink(victim);
+	ASSERT_EQ(pctr_region_write_to(dest), -ELOOP);
+	ASSERT_EQ(access(victim, F_OK), -1);
+	unlink(link);
+	ASSERT_OK(rmdir(tmpdir));
+}
+
+/* the exit handler says so on standard error, and nothing is written */
+TEST(env_report_through_a_symlink_is_refused_at_exit)
+{
+	char victim[128], link[128], dest[160], want[512], *text, *err;
+
+	make_dir();
+	in_dir(victim, sizeof(victim), "victim");
+	in_dir(link, sizeof(link), "link");
+	write_file(victim, "keep me\n", 0644);
+	ASSERT_OK(symlink(victim, link));
+	snprintf(dest, sizeof(dest), "text:%s", link);
+	text = run_example_err("page-faults", dest, victim, &err);
+	snprintf(want, sizeof(want), "pctr: PCTR_REPORT=%s: cannot write the "
+		 "report to '%s': it is a symbolic link; reports are written "
+		 "to regular files only, never through a symbolic link\n",
+		 dest, link);
+	ASSERT_STR_EQ(err, want);
+	ASSERT_STR_EQ(text, "keep me\n");
+	free(text);
+	free(err);
+	unlink(link);
+	ASSERT_OK(rmdir(tmpdir));
+}
+
+TEST(report_to_fifo_device_or_directory_is_refused)
+{
+	char fifo[128], dest[160], want[512];
+
+	make_dir();
+	in_dir(fifo, sizeof(fifo), "fifo");
+	ASSERT_OK(mkfifo(fifo, 0600));
+	one_region();
+	/* refused at once: no wait for a reader that never comes */
+	snprintf(dest, sizeof(dest), "json:%s", fifo);
+	ASSERT_EQ(pctr_region_write_to(dest), -EINVAL);
+	snprintf(want, sizeof(want), "cannot write the report to '%s': it is "
+		 "a FIFO; reports are written to regular files only, never "
+		 "through a symbolic link", fifo);
+	ASSERT_STR_EQ(pctr_strerror(-EINVAL), want);
+	ASSERT_EQ(pctr_region_write_to("text:/dev/null"), -EINVAL);
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "'/dev/null': it is a "
+						"character device;");
+	snprintf(dest, sizeof(dest), "text:%s", tmpdir);
+	ASSERT_EQ(pctr_region_write_to(dest), -EISDIR);
+	ASSERT_CONTAINS(pctr_strerror(-EISDIR), "it is a directory;");
+	/* standard error stays reachable by its own name */
+	ASSERT_OK(pctr_region_write_to("text:-"));
+	unlink(fifo);
+	ASSERT_OK(rmdir(tmpdir));
+}
+
+TEST(report_replaces_a_regular_file_and_honours_the_umask)
+{
+	char old[128], fresh_[128], dest[160], junk[8192] = "", *text;
+	struct stat st;
+
+	make_dir();
+	in_dir(old, sizeof(old), "old.csv");
+	in_dir(fresh_, sizeof(fresh_), "new.csv");
+	/* longer than the report: truncated, not overlaid */
+	memset(junk, 'X', sizeof(junk) - 2);
+	junk[sizeof(junk) - 2] = '\n';
+	write_file(old, junk, 0600);
+	one_region();
+	snprintf(dest, sizeof(dest), "csv:%s", old);
+	ASSERT_OK(pctr_region_write_to(dest));
+	text = slurp(old);
+	ASSERT(!strncmp(text, "region,threads,", 15));
+	ASSERT(!strchr(text, 'X'));
+	free(text);
+	ASSERT_OK(stat(old, &st));
+	ASSERT_EQ(st.st_mode & 07777, 0600); /* an existing file keeps its mode */
+	umask(027);
+	snprintf(dest, sizeof(dest), "csv:%s", fresh_);
+	ASSERT_OK(pctr_region_write_to(dest));
+	ASSERT_OK(stat(fresh_, &st));
+	ASSERT_EQ(st.st_mode & 07777, 0666 & ~027);
+	unlink(old);
+	unlink(fresh_);
+	ASSERT_OK(rmdir(tmpdir));
+}
+
+/* a run that measured nothing leaves an earlier report alone */
+TEST(no_intervals_no_report)
+{
+	char file[64], dest[96], *text;
+
+	snprintf(file, sizeof(file), "/tmp/pctr-region-empty-%d.txt", getpid());
+	snprintf(dest, sizeof(dest), "text:%s", file);
+	write_file(file, "earlier\n", 0644);
+	setenv("PCTR_REPORT", dest, 1);
+	setenv("PCTR_EVENTS", "page-faults", 1);
+	ASSERT_OK(pctr_region_init(NULL));
+	if (fork() == 0)
+		exit(0); /* the exit handler runs, with no interval */
+	wait(NULL);
+	text = slurp(file);
+	ASSERT_STR_EQ(text, "earlier\n");
+	free(text);
+	unlink(file);
+	unsetenv("PCTR_REPORT");
+	ASSERT_OK(pctr_region_init(NULL));
+}
+
 int
 main(void)
 {
@@ -558,5 +904,16 @@ main(void)
 			       TEST_CASE(flush_then_exit_counts_once)
 			       TEST_CASE(env_json_report_of_the_example)
 			       TEST_CASE(env_csv_report_of_the_example)
-			       TEST_CASE(bad_env_is_reported)));
+			       TEST_CASE(bad_env_is_reported)
+			       TEST_CASE(unopenable_event_named_once_rest_counted_text)
+			       TEST_CASE(unopenable_event_named_once_rest_counted_csv)
+			       TEST_CASE(unopenable_event_named_once_rest_counted_json)
+			       TEST_CASE(no_event_opens_report_says_why)
+			       TEST_CASE(no_pmu_instructions_named)
+			       TEST_CASE(program_list_with_unopenable_event_fails_quietly)
+			       TEST_CASE(report_through_a_symlink_is_refused)
+			       TEST_CASE(env_report_through_a_symlink_is_refused_at_exit)
+			       TEST_CASE(report_to_fifo_device_or_directory_is_refused)
+			       TEST_CASE(report_replaces_a_regular_file_and_honours_the_umask)
+			       TEST_CASE(no_intervals_no_report)));
 }
