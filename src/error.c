@@ -96,19 +96,36 @@ generic_message(int err)
 	return NULL;
 }
 
+/*
+ * Without the failing call's detail the target is unknown: the rules of
+ * each kind of target, at the current level (see perm.c).
+ */
 static const char *
 permission_message(int err)
 {
 	long level;
+	int n;
 
 	if (pctr__read_int_file("/proc/sys/kernel/perf_event_paranoid",
 				&level) < 0)
 		return generic_message(err);
-	snprintf(general, sizeof(general),
-		 "kernel.perf_event_paranoid is %ld: run as root, grant "
-		 "CAP_PERFMON (setcap cap_perfmon+ep PROGRAM), or lower it "
-		 "(sysctl kernel.perf_event_paranoid=%d)",
-		 level, level > 2 ? 2 : level > 1 ? 1 : -1);
+	n = snprintf(general, sizeof(general),
+		     "permission denied: kernel.perf_event_paranoid is %ld; "
+		     "CAP_PERFMON allows everything; without it ", level);
+	if (level >= 2)
+		n += snprintf(general + n, sizeof(general) - n,
+			      "kernel mode needs sysctl "
+			      "kernel.perf_event_paranoid=1 (or count user "
+			      "mode only, :u), ");
+	if (level >= 1)
+		snprintf(general + n, sizeof(general) - n,
+			 "whole CPUs need sysctl kernel.perf_event_paranoid=0, ");
+	n = strlen(general);
+	snprintf(general + n, sizeof(general) - n,
+		 "another user's process needs ptrace access to it (the same "
+		 "user, or CAP_SYS_PTRACE)%s",
+		 level >= 3 ? ", and some kernels refuse everything at 3 "
+			      "(sysctl kernel.perf_event_paranoid=2)" : "");
 	return general;
 }
 

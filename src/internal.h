@@ -20,6 +20,15 @@ int pctr__error(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pctr__error_clear(void);
 
+/* What a refused perf_event_open knew, for pctr__perm_error() to explain */
+struct pctr__perm {
+	const char *event; /* its name as the user wrote it */
+	const char *who; /* "this thread", "task 42", "CPU 0" */
+	int pid; /* 0 the calling thread, -1 a CPU, else a task */
+	bool kernel; /* kernel mode was asked for, not only allowed */
+};
+int pctr__perm_error(int err, const struct pctr__perm *p);
+
 /* sysfs.c: the kernel's PMU descriptions, rooted at $PCTR_SYSFS_ROOT or / */
 const char *pctr__sysfs_root(void);
 int pctr__sysfs_read(const char *path, char *buf, size_t len);

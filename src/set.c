@@ -320,6 +320,26 @@ target_name(const struct pctr_set *set, const struct how *how, int cpu,
 	return buf;
 }
 
+/*
+ * Kernel mode asked for, not just allowed: a refusal of an event without a
+ * modifier was retried for user mode only (open_counter), so kernel mode
+ * is not what the kernel refused there.
+ */
+static int
+permission_error(const struct pctr_event *ev, const struct how *how,
+		 const char *who, int err)
+{
+	struct pctr__perm p = {
+		.event = ev->name,
+		.who = who,
+		.pid = how->pid,
+		.kernel = !ev->attr.exclude_kernel &&
+			  (ev->attr.exclude_user || ev->attr.exclude_hv),
+	};
+
+	return pctr__perm_error(-err, &p);
+}
+
 static int
 open_error(const struct pctr_set *set, const struct pctr_event *ev,
 	   const struct how *how, int cpu, int err)
@@ -344,14 +364,7 @@ open_error(const struct pctr_set *set, const struct pctr_event *ev,
 				   ev->name);
 	case EACCES:
 	case EPERM:
-		return pctr__error(-err,
-				   "cannot count '%s' for %s: "
-				   "kernel.perf_event_paranoid is %d: run as "
-				   "root, grant CAP_PERFMON (setcap "
-				   "cap_perfmon+ep PROGRAM), or lower it "
-				   "(sysctl kernel.perf_event_paranoid=%d)",
-				   ev->name, who, m->paranoid,
-				   how->pid < 0 ? 0 : how->pid > 0 ? 1 : 2);
+		return permission_error(ev, how, who, err);
 	case ESRCH:
 		return pctr__error(ESRCH, "cannot count %s: no such process "
 					  "or thread",
