@@ -150,12 +150,13 @@ run(const char *path, uid_t uid, const char *report, char *out, char *err,
 	return WEXITSTATUS(status);
 }
 
-/* the setuid program, as nobody, reporting to @report: nothing obeyed */
+/* the setuid program, as nobody, reporting to @fmt:@path: nothing obeyed */
 static void
-setuid_run(const char *report)
+setuid_run(const char *fmt, const char *path)
 {
-	char out[512], err[512];
+	char out[512], err[512], report[PATH_MAX + 16];
 
+	snprintf(report, sizeof(report), "%s:%s", fmt, path);
 	ASSERT_EQ(run(prog, NOBODY, report, out, err, sizeof(out)), 0);
 	assert_secret_untouched();
 	/* it did run with root's privileges (AT_SECURE set by the kernel) */
@@ -166,16 +167,16 @@ setuid_run(const char *report)
 TEST(setuid_report_through_a_link_to_a_root_file_is_ignored)
 {
 	setup();
-	setuid_run(strcat(strcpy((char[PATH_MAX + 8]){ 0 }, "text:"), link_));
-	setuid_run(strcat(strcpy((char[PATH_MAX + 8]){ 0 }, "json:"), link_));
+	setuid_run("text", link_);
+	setuid_run("json", link_);
 	cleanup();
 }
 
 TEST(setuid_report_on_a_root_file_is_ignored)
 {
 	setup();
-	setuid_run(strcat(strcpy((char[PATH_MAX + 8]){ 0 }, "text:"), secret));
-	setuid_run(strcat(strcpy((char[PATH_MAX + 8]){ 0 }, "csv:"), secret));
+	setuid_run("text", secret);
+	setuid_run("csv", secret);
 	cleanup();
 }
 
