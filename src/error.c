@@ -119,7 +119,8 @@ permission_message(int err)
 			      "mode only, :u), ");
 	if (level >= 1)
 		snprintf(general + n, sizeof(general) - n,
-			 "whole CPUs need sysctl kernel.perf_event_paranoid=0, ");
+			 "whole CPUs need sysctl "
+			 "kernel.perf_event_paranoid=0, ");
 	n = strlen(general);
 	snprintf(general + n, sizeof(general) - n,
 		 "another user's process needs ptrace access to it (the same "

@@ -242,8 +242,8 @@ say_fix(unsigned int c, const struct pctr__perm *p, char *out, size_t len)
 		snprintf(out, len, "run as root, or grant CAP_PERFMON or "
 			 "CAP_SYS_PTRACE %s", setcap);
 	else if (c & (OTHER_USER | NOT_DUMPABLE))
-		snprintf(out, len, "run as root, or grant CAP_PERFMON %s, which "
-			 "allows both", setcap);
+		snprintf(out, len, "run as root, or grant CAP_PERFMON %s, "
+			 "which allows both", setcap);
 	else if (c == KERNEL) {
 		user_only(p->event, u, sizeof(u));
 		snprintf(out, len, "count user mode only (%s), run as root, "

@@ -244,8 +244,10 @@ note_failure(const char *name, int err)
 			goto out;
 	if (reg.nr_failed == PCTR_MAX_EVENTS)
 		goto out;
-	snprintf(failed.event[reg.nr_failed], sizeof(failed.event[0]), "%s", name);
-	snprintf(failed.why[reg.nr_failed++], sizeof(failed.why[0]), "%s", why);
+	snprintf(failed.event[reg.nr_failed], sizeof(failed.event[0]), "%s",
+		 name);
+	snprintf(failed.why[reg.nr_failed++], sizeof(failed.why[0]), "%s",
+		 why);
 	if (reg.from_env)
 		fprintf(stderr, "pctr: PCTR_EVENTS: '%s' not counted: %s\n",
 			name, why);
@@ -968,8 +970,8 @@ write_locked(FILE *f, int format)
 	if (r == 0 && format == PCTR_REPORT_JSON && !first)
 		fputc('\n', f);
 	for (int i = 0; r == 0 && i < reg.nr_failed; i++)
-		pctr__report_not_counted(f, format, failed.event[i], failed.why[i],
-					 i == 0);
+		pctr__report_not_counted(f, format, failed.event[i],
+					 failed.why[i], i == 0);
 	if (r == 0 && format == PCTR_REPORT_JSON && reg.nr_failed)
 		fputc('\n', f);
 	return r < 0 ? r : pctr__report_end(f, format);

@@ -124,8 +124,8 @@ advice(enum target t, int k, int level)
 		       "cannot count '{ev}' for {who}: " KMODE "; and " NODUMP
 		       "; run as root, or grant CAP_PERFMON " SETCAP ", which "
 		       "allows both" :
-		       "cannot count '{ev}' for {who}: " NODUMP "; run as root, "
-		       "or grant CAP_PERFMON or CAP_SYS_PTRACE " SETCAP;
+		       "cannot count '{ev}' for {who}: " NODUMP "; run as "
+		       "root, or grant CAP_PERFMON or CAP_SYS_PTRACE " SETCAP;
 	default: /* this process's own threads, and its child */
 		return !k || level < 2 ? NULL :
 		       "cannot count '{ev}' for {who}: " KMODE "; count user "
@@ -449,11 +449,11 @@ TEST(root_is_not_told_to_lower_the_level)
 		SKIP("needs CAP_PERFMON: runs as root");
 	ASSERT_EQ(pctr__perm_error(EACCES, &p), -EACCES);
 	ASSERT_STR_EQ(pctr_strerror(-EACCES),
-		      "cannot count 'page-faults:k' for this thread: the kernel "
-		      "refused it although this process has CAP_PERFMON, so "
-		      "kernel.perf_event_paranoid does not apply: a security "
-		      "module (SELinux, AppArmor, lockdown) or a seccomp filter "
-		      "is the cause; see the audit log");
+		      "cannot count 'page-faults:k' for this thread: the "
+		      "kernel refused it although this process has "
+		      "CAP_PERFMON, so kernel.perf_event_paranoid does not "
+		      "apply: a security module (SELinux, AppArmor, lockdown) "
+		      "or a seccomp filter is the cause; see the audit log");
 }
 
 int

@@ -631,7 +631,8 @@ TEST(unopenable_event_named_once_rest_counted_json)
 	ASSERT_STR_EQ(err, BAD_LINE);
 	if (json_flatten(text, flat, sizeof(flat)) < 0)
 		TEST_FAIL("not JSON:\n%s", text);
-	ASSERT_STR_EQ(json_get(flat, "not_counted[0].event", v, sizeof(v)), BAD);
+	ASSERT_STR_EQ(json_get(flat, "not_counted[0].event", v, sizeof(v)),
+		      BAD);
 	ASSERT_STR_EQ(json_get(flat, "not_counted[0].error", v, sizeof(v)),
 		      BAD_WHY);
 	ASSERT(!json_get(flat, "not_counted[1].event", v, sizeof(v)));
@@ -654,7 +655,8 @@ TEST(no_event_opens_report_says_why)
 	if (json_flatten(text, flat, sizeof(flat)) < 0)
 		TEST_FAIL("not JSON:\n%s", text);
 	ASSERT(!json_get(flat, "regions[0].name", v, sizeof(v)));
-	ASSERT_STR_EQ(json_get(flat, "not_counted[0].event", v, sizeof(v)), BAD);
+	ASSERT_STR_EQ(json_get(flat, "not_counted[0].event", v, sizeof(v)),
+		      BAD);
 	ASSERT_STR_EQ(json_get(flat, "not_counted[0].error", v, sizeof(v)),
 		      BAD_WHY);
 	free(text);
@@ -855,7 +857,8 @@ TEST(report_replaces_a_regular_file_and_honours_the_umask)
 	ASSERT(!strchr(text, 'X'));
 	free(text);
 	ASSERT_OK(stat(old, &st));
-	ASSERT_EQ(st.st_mode & 07777, 0600); /* an existing file keeps its mode */
+	/* an existing file keeps its mode */
+	ASSERT_EQ(st.st_mode & 07777, 0600);
 	umask(027);
 	snprintf(dest, sizeof(dest), "csv:%s", fresh_);
 	ASSERT_OK(pctr_region_write_to(dest));

@@ -136,8 +136,9 @@ TEST(whole_cpu_at_1)
 	ASSERT_STR_EQ(r.err,
 		      "pctr stat: cannot count 'cpu-clock' for CPU 0: counting "
 		      "whole CPUs needs kernel.perf_event_paranoid <= 0 or "
-		      "CAP_PERFMON, and it is 1; run as root, grant CAP_PERFMON "
-		      SETCAP ", or set sysctl kernel.perf_event_paranoid=0\n");
+		      "CAP_PERFMON, and it is 1; run as root, grant "
+		      "CAP_PERFMON " SETCAP ", or set sysctl "
+		      "kernel.perf_event_paranoid=0\n");
 }
 
 /* another user's process: ptrace access, whatever the level */
@@ -166,8 +167,8 @@ TEST(another_users_thread_kernel_mode_at_2)
 		      "counting kernel mode needs kernel.perf_event_paranoid "
 		      "<= 1 or CAP_PERFMON, and it is 2; and it belongs to "
 		      "another user (uid 0 gid 0; this process has uid 65534 "
-		      "gid 65534)" PTRACE_NOT_PARANOID "; run as root, or grant "
-		      "CAP_PERFMON " SETCAP ", which allows both\n");
+		      "gid 65534)" PTRACE_NOT_PARANOID "; run as root, or "
+		      "grant CAP_PERFMON " SETCAP ", which allows both\n");
 }
 
 /* the user's own process, made non-dumpable */
