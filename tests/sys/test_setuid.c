@@ -67,16 +67,17 @@ setup(void)
 	snprintf(plain, sizeof(plain), "%s/plain", dir);
 	snprintf(secret, sizeof(secret), "%s/secret", dir);
 	snprintf(link_, sizeof(link_), "%s/link", dir);
-	copy(helper, prog, 04755);
 	copy(helper, plain, 0755);
 	fd = open(secret, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(write(fd, SECRET, strlen(SECRET)), (ssize_t)strlen(SECRET));
 	close(fd);
 	ASSERT_OK(symlink(secret, link_));
+	/* last: nothing that can fail comes after it, see sandboxed() */
+	copy(helper, prog, 04755);
 }
 
-static void
+static int
 cleanup(void)
 {
 	char path[PATH_MAX];
@@ -87,7 +88,29 @@ cleanup(void)
 	unlink(secret);
 	unlink(plain);
 	unlink(prog);
-	ASSERT_OK(rmdir(dir));
+	return rmdir(dir);
+}
+
+/*
+ * @body in a child of its own, so that a failed assertion (which exits at
+ * once) still leaves no setuid-root program behind.
+ */
+static void
+sandboxed(void (*body)(void))
+{
+	pid_t pid;
+	int st;
+
+	setup();
+	pid = fork();
+	if (pid == 0) {
+		body();
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_OK(cleanup());
+	ASSERT(WIFEXITED(st));
+	ASSERT_EQ(WEXITSTATUS(st), 0);
 }
 
 /* the root-only file still holds what it held, with its mode and owner */
@@ -164,20 +187,28 @@ setuid_run(const char *fmt, const char *path)
 	ASSERT_STR_EQ(err, "");
 }
 
-TEST(setuid_report_through_a_link_to_a_root_file_is_ignored)
+static void
+through_link(void)
 {
-	setup();
 	setuid_run("text", link_);
 	setuid_run("json", link_);
-	cleanup();
+}
+
+TEST(setuid_report_through_a_link_to_a_root_file_is_ignored)
+{
+	sandboxed(through_link);
+}
+
+static void
+on_the_file(void)
+{
+	setuid_run("text", secret);
+	setuid_run("csv", secret);
 }
 
 TEST(setuid_report_on_a_root_file_is_ignored)
 {
-	setup();
-	setuid_run("text", secret);
-	setuid_run("csv", secret);
-	cleanup();
+	sandboxed(on_the_file);
 }
 
 /*
@@ -185,12 +216,12 @@ TEST(setuid_report_on_a_root_file_is_ignored)
  * obeyed (so the runs above would have shown it), and a report aimed
  * through the link is refused with one line on standard error.
  */
-TEST(without_setuid_the_knobs_work_and_links_are_refused)
+static void
+plain_run(void)
 {
 	char out[512], err[1024], want[PATH_MAX * 3], path[PATH_MAX + 8];
 	struct stat st;
 
-	setup();
 	snprintf(path, sizeof(path), "text:%s/out", dir);
 	ASSERT_EQ(run(plain, 0, path, out, err, sizeof(out)), 0);
 	snprintf(want, sizeof(want), "secure=0 euid=0 sysfs=%s from_env=1\n",
@@ -208,7 +239,11 @@ TEST(without_setuid_the_knobs_work_and_links_are_refused)
 		 path, link_);
 	ASSERT_STR_EQ(err, want);
 	assert_secret_untouched();
-	cleanup();
+}
+
+TEST(without_setuid_the_knobs_work_and_links_are_refused)
+{
+	sandboxed(plain_run);
 }
 
 int
