@@ -2,8 +2,8 @@
 /*
  * test_setuid - a setuid-root program that measures regions, run by an
  * unprivileged user with $PCTR_REPORT aimed at a root-only file (through a
- * symbolic link, and directly) and $PCTR_SYSFS_ROOT and $PCTR_EVENTS set:
- * none of them may steer it.  The same program without the setuid bit
+ * symbolic link, and directly) and $PCTR_SYSFS_ROOT, $PCTR_EVENTS and
+ * $LIBPFM_FORCE_PMU set: none of them may steer it.  The same program without the setuid bit
  * shows that the knobs do work where they should, so the test can tell.
  * Needs root (to install the program setuid root and to switch users).
  */
@@ -143,11 +143,14 @@ run(const char *path, uid_t uid, const char *report, char *out, char *err,
 	char *argv[] = { (char *)path, NULL };
 	char *envp[] = { rep, sys, "PCTR_EVENTS=task-clock",
 			 "LIBPFM_FORCE_PMU=skl", NULL };
+
+	if (!report) /* no knob at all */
+		envp[0] = NULL;
 	int po[2], pe[2], status;
 	ssize_t n;
 	pid_t pid;
 
-	snprintf(rep, sizeof(rep), "PCTR_REPORT=%s", report);
+	snprintf(rep, sizeof(rep), "PCTR_REPORT=%s", report ? report : "");
 	snprintf(sys, sizeof(sys), "PCTR_SYSFS_ROOT=%s", dir);
 	ASSERT_OK(pipe(po));
 	ASSERT_OK(pipe(pe));
@@ -173,17 +176,34 @@ run(const char *path, uid_t uid, const char *report, char *out, char *err,
 	return WEXITSTATUS(status);
 }
 
+/* libpfm4 events listed by the plain program run with no knob at all */
+static int
+pfm_without_knobs(void)
+{
+	char out[512], err[512], *p;
+
+	ASSERT_EQ(run(plain, 0, NULL, out, err, sizeof(out)), 0);
+	p = strstr(out, "pfm=");
+	ASSERT(p);
+	return atoi(p + 4);
+}
+
 /* the setuid program, as nobody, reporting to @fmt:@path: nothing obeyed */
 static void
 setuid_run(const char *fmt, const char *path)
 {
-	char out[512], err[512], report[PATH_MAX + 16];
+	char out[512], err[512], want[128], report[PATH_MAX + 16];
 
 	snprintf(report, sizeof(report), "%s:%s", fmt, path);
 	ASSERT_EQ(run(prog, NOBODY, report, out, err, sizeof(out)), 0);
 	assert_secret_untouched();
-	/* it did run with root's privileges (AT_SECURE set by the kernel) */
-	ASSERT_STR_EQ(out, "secure=1 euid=0 sysfs=/sys from_env=0\n");
+	/*
+	 * it did run with root's privileges (AT_SECURE set by the kernel),
+	 * and saw none of the knobs
+	 */
+	snprintf(want, sizeof(want), "secure=1 euid=0 sysfs=/sys from_env=0 "
+		 "pfm=%d\n", pfm_without_knobs());
+	ASSERT_STR_EQ(out, want);
 	ASSERT_STR_EQ(err, "");
 }
 
@@ -220,13 +240,17 @@ static void
 plain_run(void)
 {
 	char out[512], err[1024], want[PATH_MAX * 3], path[PATH_MAX + 8];
+	struct pctr_machine m = { .size = sizeof(m) };
 	struct stat st;
 
 	snprintf(path, sizeof(path), "text:%s/out", dir);
 	ASSERT_EQ(run(plain, 0, path, out, err, sizeof(out)), 0);
-	snprintf(want, sizeof(want), "secure=0 euid=0 sysfs=%s from_env=1\n",
-		 dir);
-	ASSERT_STR_EQ(out, want);
+	snprintf(want, sizeof(want), "secure=0 euid=0 sysfs=%s from_env=1 "
+		 "pfm=", dir);
+	ASSERT(!strncmp(out, want, strlen(want)));
+	/* where there is no PMU, LIBPFM_FORCE_PMU lists Skylake's table */
+	if (!pctr_machine_get(&m) && !m.has_pmu)
+		ASSERT_GT(atoi(out + strlen(want)), 0);
 	ASSERT_STR_EQ(err, "");
 	ASSERT_OK(stat(path + 5, &st));
 	ASSERT_GT(st.st_size, 0);
