@@ -98,21 +98,26 @@ static const struct {
 	{ ESRCH, "no such process" },
 };
 
-/* every errno at every perf_event_open of a set, on one or more threads */
+/*
+ * every errno at every perf_event_open of a set, on one or more threads:
+ * per thread, the 3 counters and, for an inherited set, the group's reader
+ */
 static void
-open_fails_everywhere(const struct pctr_target *t, int nr_open)
+open_fails_everywhere(const struct pctr_target *t, int nr_threads)
 {
+	int per = t == &process ? 4 : 3;
+
 	for (size_t i = 0; i < sizeof(open_errors) / sizeof(open_errors[0]); i++) {
-		for (int nth = 1; nth <= nr_open; nth++) {
+		for (int nth = 1; nth <= nr_threads * per; nth++) {
 			struct pctr_set *set = new_set(0);
 			int err = open_errors[i].err;
 
 			fault_arm(FAULT_PERF_OPEN, nth, err, -1);
-			if (err == ESRCH && t == &process && nth > 3) {
+			if (err == ESRCH && t == &process && nth > per) {
 				/* threads that exit while the set opens */
 				ASSERT_OK(pctr_set_open(set, t));
 				ASSERT_EQ(pctr_set_nr_instances(set),
-					  (nth - 1) / 3);
+					  (nth - 1) / per);
 				pctr_set_free(set);
 				assert_released();
 				continue;
@@ -131,7 +136,7 @@ open_fails_everywhere(const struct pctr_target *t, int nr_open)
 TEST(perf_event_open_fails_at_each_call)
 {
 	baseline();
-	open_fails_everywhere(&self, 3);
+	open_fails_everywhere(&self, 1);
 }
 
 static pthread_barrier_t park;
@@ -155,8 +160,8 @@ TEST(perf_event_open_fails_on_a_later_thread)
 	pthread_barrier_wait(&park);
 	base_fds = count_fds();
 	base_maps = count_maps();
-	/* 4 threads x 3 events */
-	open_fails_everywhere(&process, 12);
+	/* 4 threads x (3 events + the group's reader) */
+	open_fails_everywhere(&process, 4);
 	pthread_barrier_wait(&park);
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
@@ -278,7 +283,11 @@ TEST(ioctl_failures)
 	}
 	set = new_set(0);
 	ASSERT_OK(pctr_set_open(set, &self));
+	/* the first checks the leader's descriptor is still ours */
 	fault_arm(FAULT_IOCTL, 1, EIO, 1);
+	ASSERT_EQ(pctr_set_enable(set), -EIO);
+	ASSERT_CONTAINS(pctr_strerror(-EIO), "cannot check counter descriptor");
+	fault_arm(FAULT_IOCTL, 2, EIO, 1);
 	ASSERT_EQ(pctr_set_enable(set), -EIO);
 	ASSERT_CONTAINS(pctr_strerror(-EIO), "cannot enable");
 	ASSERT_EQ(pctr_set_disable(set), 0);
@@ -397,7 +406,8 @@ TEST(command_start_failures)
 	pid_t pid;
 
 	baseline();
-	for (int nth = 1; nth <= 3; nth++) {
+	/* 3 counters and the group's reader */
+	for (int nth = 1; nth <= 4; nth++) {
 		struct pctr_set *set = new_set(0);
 
 		fault_arm(FAULT_PERF_OPEN, nth, EMFILE, -1);
