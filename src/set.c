@@ -12,10 +12,10 @@
  *
  * Threads exit while a process is opened thread by thread: a leader for a
  * thread that is gone fails with ESRCH, and a sibling whose leader's
- * thread has exited fails with ENODEV (tests/repro/repro_sibling_enodev.c),
- * which is checked by opening the event alone and, if that says ESRCH,
- * taken for what it is.  Such a thread is left out; a process whose threads
- * are all gone is ESRCH.
+ * thread is exiting fails with ENODEV, EINVAL or ESRCH
+ * (tests/repro/repro_sibling_enodev.c); a failed sibling is checked
+ * against the thread's own state (thread_exiting).  Such a thread is left
+ * out; a process whose threads are all gone is ESRCH.
  *
  * Descriptors: the program can close one of the set's and get its number
  * back for a pipe or a file.  Before a read(2), an ioctl or a close, the
@@ -41,6 +41,8 @@
 	(PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |                    \
 	 PERF_FORMAT_TOTAL_TIME_RUNNING)
 #define READ_FORMAT (PERF_FORMAT_GROUP | READ_ONE)
+/* attempts at a thread whose new siblings are refused while it lives */
+#define OPEN_TRIES 8
 
 PCTR_EXPORT int
 pctr_set_new(struct pctr_set **setp, unsigned int flags)
@@ -416,6 +418,7 @@ struct how {
 	bool enable_on_exec;
 	bool user_read;
 	bool open_enabled; /* leaders count while groups are built */
+	bool retry; /* open_instance() may answer -EAGAIN: try again */
 };
 
 static const char *
@@ -572,21 +575,56 @@ open_counter(struct pctr_set *set, int e, int part, int group_fd,
 }
 
 /*
- * A sibling refused with ENODEV: if its thread has exited, the kernel
- * says so for the event alone (ESRCH), and so does this.
+ * Whether thread @tid has started to exit: PF_EXITING in the flags of
+ * /proc/TID/stat (field 9), set early in do_exit() and never cleared, or
+ * no such thread any more.  Opening a sibling for a thread that is
+ * exiting fails with ENODEV, EINVAL or ESRCH depending on how far its exit
+ * has gone, while the same event alone may still open
+ * (tests/repro/repro_sibling_enodev.c): only the thread's own state tells.
  */
-static int
-sibling_enodev(struct pctr_set *set, int e, int part, const struct how *how,
-	       int cpu)
+static bool
+thread_exiting(pid_t tid)
 {
+	char path[64], buf[512], state;
+	unsigned int flags;
+	const char *p;
+	ssize_t n;
 	int fd;
 
-	if (how->pid <= 0)
-		return -ENODEV;
-	fd = open_counter(set, e, part, -1, how, cpu);
-	if (fd >= 0)
-		pctr__sys_close(fd);
-	return fd == -ESRCH ? -ESRCH : -ENODEV;
+	if (tid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n == 0 || errno == ESRCH;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold anything */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state,
+			 &flags) != 2)
+		return false;
+	return state == 'Z' || state == 'X' || (flags & 0x4); /* PF_EXITING */
+}
+
+/*
+ * A sibling (or a reader) refused for a thread: ESRCH if the thread is
+ * exiting.  A live thread of an inherited set that creates threads can
+ * also have a new sibling refused with ENODEV or EINVAL for a moment
+ * (tests/repro/repro_sibling_enodev.c): then -EAGAIN, to open the thread
+ * again, as long as how->retry allows.
+ */
+static int
+sibling_refused(const struct how *how, int err)
+{
+	if (how->pid <= 0 ||
+	    (err != -ENODEV && err != -EINVAL && err != -ESRCH))
+		return err;
+	if (thread_exiting(how->pid))
+		return -ESRCH;
+	return how->inherit && how->retry ? -EAGAIN : err;
 }
 
 /*
@@ -612,13 +650,10 @@ open_reader(struct pctr_set *set, int inst, int g, const struct how *how,
 		if (set->ctr[inst * set->nr_ctr + c].fd == grp->leader_fd)
 			e = set->ctr[inst * set->nr_ctr + c].event;
 	fd = pctr__sys_perf_open(&attr, how->pid, cpu, grp->leader_fd, 0);
-	if (fd == -ENODEV && how->pid > 0) {
-		int alone = pctr__sys_perf_open(&attr, how->pid, cpu, -1, 0);
-
-		if (alone >= 0)
-			pctr__sys_close(alone);
-		fd = alone == -ESRCH ? -ESRCH : fd;
-	}
+	if (fd < 0)
+		fd = sibling_refused(how, fd);
+	if (fd == -EAGAIN)
+		return fd;
 	if (fd < 0)
 		return open_error(set, &set->ev[e], how, cpu, fd);
 	grp->reader.fd = fd;
@@ -641,6 +676,10 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 			if (g >= 0)
 				fd = open_counter(set, e, p, grp[g].leader_fd,
 						  how, cpu);
+			if (g >= 0 && fd < 0)
+				fd = sibling_refused(how, fd);
+			if (fd == -EAGAIN)
+				return fd;
 			if (g >= 0 && fd == -EINVAL) {
 				/* full group, or an event the PMU refuses? */
 				fd = open_counter(set, e, p, -1, how, cpu);
@@ -659,8 +698,6 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 			} else if (g < 0) {
 				fd = open_counter(set, e, p, -1, how, cpu);
 			}
-			if (fd == -ENODEV && g >= 0)
-				fd = sibling_enodev(set, e, p, how, cpu);
 			if (fd < 0)
 				return open_error(set, &set->ev[e], how, cpu, fd);
 			if (g < 0) {
@@ -802,7 +839,13 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 
 		if (!cpu_target && how.pid != 0)
 			how.pid = ids[i];
-		r = open_instance(set, opened, &how, cpu);
+		for (int t = 1;; t++) {
+			how.retry = t < OPEN_TRIES;
+			r = open_instance(set, opened, &how, cpu);
+			if (r != -EAGAIN)
+				break;
+			close_instance(set, opened);
+		}
 		/* a thread that exited meanwhile, the main one too */
 		if (r == -ESRCH && (set->target == PCTR_TARGET_PID ||
 				    set->target == PCTR_TARGET_PROCESS)) {

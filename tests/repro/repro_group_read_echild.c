@@ -25,7 +25,6 @@
  * through).  Passes while group reads fail with ECHILD and not one
  * single-counter read fails.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
