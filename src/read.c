@@ -121,6 +121,26 @@ read_retrying(struct pctr_set *set, const struct pctr__ctr *rd, size_t want)
 	}
 }
 
+/*
+ * A group read of the wrong size: a member's descriptor closed behind the
+ * library's back takes its counter out of the group.  Say so if that is
+ * what happened.
+ */
+static int
+members_ours(const struct pctr_set *set, int inst,
+	     const struct pctr__group *grp)
+{
+	const int *member = &set->member[inst * set->nr_ctr + grp->first];
+
+	for (int k = 0; k < grp->nr; k++) {
+		int r = pctr__ctr_check(&set->ctr[inst * set->nr_ctr + member[k]]);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* The group in one read; -ECHILD: read it counter by counter instead. */
 static int
 read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
@@ -136,8 +156,10 @@ read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
 
 	if (r < 0 || (n == -ECHILD && set->inherit))
 		return r < 0 ? r : -ECHILD;
-	if ((size_t)n != want || b[0] != nr)
-		return read_failed(n, want, true);
+	if ((size_t)n != want || b[0] != nr) {
+		r = members_ours(set, inst, grp);
+		return r < 0 ? r : read_failed(n, want, true);
+	}
 	if (rd == &grp->reader && b[2 + 2 * nr] != rd->id)
 		return unknown_id();
 	for (int k = 0; k < grp->nr; k++) {

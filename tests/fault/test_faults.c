@@ -333,6 +333,113 @@ TEST(read_failures)
 	assert_released();
 }
 
+static void
+assert_same(const struct pctr_sample *a, const struct pctr_sample *b)
+{
+	ASSERT_EQ(a->nr, b->nr);
+	for (uint32_t e = 0; e < a->nr; e++) {
+		ASSERT_EQ(a->count[e].value, b->count[e].value);
+		ASSERT_EQ(a->count[e].enabled, b->count[e].enabled);
+		ASSERT_EQ(a->count[e].running, b->count[e].running);
+	}
+}
+
+static void
+assert_between(const struct pctr_sample *a, const struct pctr_sample *b,
+	       const struct pctr_sample *c)
+{
+	for (uint32_t e = 0; e < a->nr; e++) {
+		ASSERT_GE(b->count[e].value, a->count[e].value);
+		ASSERT_LE(b->count[e].value, c->count[e].value);
+		ASSERT_GE(b->count[e].enabled, a->count[e].enabled);
+		ASSERT_LE(b->count[e].enabled, c->count[e].enabled);
+	}
+}
+
+/*
+ * An inherited group read failing with ECHILD (a thread taking its copy
+ * apart on exit, tests/repro/repro_group_read_echild.c) is tried three
+ * times, then read counter by counter: the same counts as the group read.
+ */
+TEST(inherited_group_read_echild_falls_back)
+{
+	struct pctr_set *set = new_set(0);
+	struct pctr_sample a, b, c;
+
+	baseline();
+	ASSERT_OK(pctr_set_open(set, &process));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(50);
+	ASSERT_OK(pctr_set_disable(set)); /* counts and times stand still */
+	ASSERT_OK(pctr_set_read(set, &a));
+	ASSERT_GE(a.count[1].value, 50);
+
+	/* twice: the third group read works */
+	fault_arm(FAULT_READ, 1, ECHILD, 2);
+	ASSERT_OK(pctr_set_read(set, &b));
+	ASSERT_EQ(fault_calls(FAULT_READ), 3);
+	assert_same(&a, &b);
+
+	/* three times: then the three counters one by one */
+	fault_arm(FAULT_READ, 1, ECHILD, 3);
+	ASSERT_OK(pctr_set_read(set, &b));
+	ASSERT_EQ(fault_injected(FAULT_READ), 3);
+	ASSERT_EQ(fault_calls(FAULT_READ), 3 + 3);
+	assert_same(&a, &b);
+
+	/* after a reset, the baseline comes off the same way */
+	fault_reset();
+	ASSERT_OK(pctr_set_reset(set));
+	ASSERT_OK(pctr_set_read(set, &a));
+	fault_arm(FAULT_READ, 1, ECHILD, 3);
+	ASSERT_OK(pctr_set_read(set, &b));
+	ASSERT_EQ(fault_calls(FAULT_READ), 6);
+	assert_same(&a, &b);
+
+	/* counting: between the group reads before and after */
+	fault_reset();
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(20);
+	ASSERT_OK(pctr_set_read(set, &a));
+	touch_pages(20);
+	fault_arm(FAULT_READ, 1, ECHILD, 3);
+	ASSERT_OK(pctr_set_read(set, &b));
+	ASSERT_EQ(fault_calls(FAULT_READ), 6);
+	fault_reset();
+	touch_pages(20);
+	ASSERT_OK(pctr_set_read(set, &c));
+	assert_between(&a, &b, &c);
+	ASSERT_GE(b.count[1].value, a.count[1].value + 20);
+	ASSERT_GE(c.count[1].value, b.count[1].value + 20);
+
+	/* a read that fails counter by counter too is an error, explained */
+	fault_arm(FAULT_READ, 1, ECHILD, -1);
+	ASSERT_EQ(pctr_set_read(set, &b), -ECHILD);
+	ASSERT_CONTAINS(pctr_strerror(-ECHILD), "read of a counter failed");
+	fault_reset();
+	pctr_set_free(set);
+	assert_released();
+}
+
+/* A thread's set is not inherited: one group read, ECHILD is an error. */
+TEST(thread_group_read_is_not_retried)
+{
+	struct pctr_set *set = new_set(PCTR_SET_NO_USER_READ);
+	struct pctr_sample s;
+
+	baseline();
+	ASSERT_OK(pctr_set_open(set, &self));
+	ASSERT_OK(pctr_set_enable(set));
+	fault_arm(FAULT_READ, 1, ECHILD, 1);
+	ASSERT_EQ(pctr_set_read(set, &s), -ECHILD);
+	ASSERT_EQ(fault_calls(FAULT_READ), 1);
+	ASSERT_CONTAINS(pctr_strerror(-ECHILD), "read of a counter group failed");
+	fault_reset();
+	ASSERT_OK(pctr_set_read(set, &s));
+	pctr_set_free(set);
+	assert_released();
+}
+
 /* a reset that cannot read keeps the previous baseline */
 TEST(failed_reset_keeps_the_baseline)
 {
@@ -434,6 +541,8 @@ main(void)
 			       TEST_CASE(mmap_failure_falls_back_to_read)
 			       TEST_CASE(ioctl_failures)
 			       TEST_CASE(read_failures)
+			       TEST_CASE(inherited_group_read_echild_falls_back)
+			       TEST_CASE(thread_group_read_is_not_retried)
 			       TEST_CASE(failed_reset_keeps_the_baseline)
 			       TEST_CASE(out_of_memory)
 			       TEST_CASE(command_start_failures)));

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "test.h"
@@ -194,6 +195,7 @@ churning_child(struct churn *ch)
 			usleep(1000);
 		return pid;
 	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no churner */
 	churn_start(ch, th);
 	while (!atomic_load(&ch->stop))
 		usleep(10000);
@@ -308,6 +310,7 @@ TEST(pid_set_of_a_process_whose_main_thread_exited)
 	if (pid == 0) {
 		pthread_t th;
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pthread_create(&th, NULL, spin_forever, NULL);
 		pthread_exit(NULL);
 	}
