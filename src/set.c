@@ -102,37 +102,46 @@ not_ours(const struct pctr__ctr *c, const char *what)
 			   what);
 }
 
-/*
- * fstat() first: every perf event shares one anonymous inode, which the
- * number must still be, so a pipe, file, socket or device is told apart
- * without sending it a perf ioctl.  eventfd, epoll, timerfd and the like
- * share that inode too; PERF_EVENT_IOC_ID then tells them (ENOTTY,
- * EINVAL) and another perf event (another id) from ours.  A thread of the
- * program that closes the number between the check and the call is not
- * caught: the check narrows the race, it cannot shut it.
- */
-int
-pctr__ctr_check(const struct pctr__ctr *c)
+/* The number is not our counter any more: find out what it is now. */
+static int
+ctr_lost(const struct pctr__ctr *c, int err)
 {
-	uint64_t dev, ino, id = 0;
+	uint64_t dev, ino;
 	unsigned int mode;
 	int r = pctr__sys_fstat(c->fd, &dev, &ino, &mode);
 
 	if (r == -EBADF)
 		return not_ours(c, "");
-	if (r < 0)
-		return pctr__error(-r, "cannot check counter descriptor %d: "
-				       "%s", c->fd, strerror(-r));
-	if (dev != c->dev || ino != c->ino)
+	if (r == 0 && (dev != c->dev || ino != c->ino))
 		return not_ours(c, file_kind(mode));
-	r = pctr__sys_ioctl(c->fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
-	if (r == -ENOTTY || r == -EINVAL)
+	if (err == 0)
+		return not_ours(c, "another perf event");
+	if (err == -ENOTTY || err == -EINVAL)
 		return not_ours(c, "another anonymous file (eventfd, epoll, "
 				   "timerfd, ...)");
-	if (r < 0)
-		return pctr__error(-r, "cannot check counter descriptor %d: "
-				       "%s", c->fd, strerror(-r));
-	return id == c->id ? 0 : not_ours(c, "another perf event");
+	return pctr__error(-err, "cannot check counter descriptor %d: %s",
+			   c->fd, strerror(-err));
+}
+
+/*
+ * One PERF_EVENT_IOC_ID: only our counter answers with its id (ids are
+ * never reused).  Every other file answers with an error: the ioctl number
+ * is perf's ('$' in the kernel's ioctl-number registry), and eventfd,
+ * epoll, timerfd and the like, which share the perf events' anonymous
+ * inode so that fstat() alone cannot tell them from ours, say ENOTTY or
+ * EINVAL.  fstat() then only explains a failure.  Cost: one system call
+ * before each read(2), ioctl or close; the user-space read touches no
+ * descriptor.  A thread of the program that closes the number between the
+ * check and the call is not caught: the check narrows the race, it cannot
+ * shut it.
+ */
+int
+pctr__ctr_check(const struct pctr__ctr *c)
+{
+	uint64_t id = 0;
+	int r = pctr__sys_ioctl(c->fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
+
+	return r == 0 && id == c->id ? 0 : ctr_lost(c, r);
 }
 
 /*
