@@ -77,7 +77,7 @@ struct pctr__ctr {
 	int event; /* index into set->ev */
 	int part;
 	int group; /* index into the instance's groups */
-	uint64_t id; /* the kernel's, PERF_EVENT_IOC_ID; 0 until the set is built */
+	uint64_t id; /* PERF_EVENT_IOC_ID; 0 until the set is built */
 	uint64_t dev, ino; /* fstat() of fd once id is known: see ctr_check */
 	struct perf_event_mmap_page *page; /* self-monitoring only */
 };

@@ -80,7 +80,8 @@ static void
 store(const struct pctr_set *set, int inst, const struct pctr__ctr *c,
       const struct pctr_count *v, struct pctr_count *out)
 {
-	const struct pctr_count *z = &set->base[inst * set->nr_events + c->event];
+	const struct pctr_count *z =
+		&set->base[inst * set->nr_events + c->event];
 
 	if (!set->simple) {
 		pctr__combine_part(&out[c->event], v, c->part);
@@ -130,10 +131,11 @@ static int
 members_ours(const struct pctr_set *set, int inst,
 	     const struct pctr__group *grp)
 {
+	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
 	const int *member = &set->member[inst * set->nr_ctr + grp->first];
 
 	for (int k = 0; k < grp->nr; k++) {
-		int r = pctr__ctr_check(&set->ctr[inst * set->nr_ctr + member[k]]);
+		int r = pctr__ctr_check(&ctr[member[k]]);
 
 		if (r < 0)
 			return r;

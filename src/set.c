@@ -869,8 +869,9 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	if (r == 0 && opened == 0)
 		r = pctr__error(ESRCH, "cannot count process %d: no such "
 				       "process (it exited while its %d "
-				       "thread%s were being opened)",
-				(int)base->pid, nr, nr == 1 ? "" : "s");
+				       "thread%s being opened)",
+				(int)base->pid, nr,
+				nr == 1 ? " was" : "s were");
 	set->nr_inst = opened;
 	set->simple = set->nr_ctr == set->nr_events;
 	set->has_base = false;

@@ -433,7 +433,8 @@ TEST(thread_group_read_is_not_retried)
 	fault_arm(FAULT_READ, 1, ECHILD, 1);
 	ASSERT_EQ(pctr_set_read(set, &s), -ECHILD);
 	ASSERT_EQ(fault_calls(FAULT_READ), 1);
-	ASSERT_CONTAINS(pctr_strerror(-ECHILD), "read of a counter group failed");
+	ASSERT_CONTAINS(pctr_strerror(-ECHILD),
+			"read of a counter group failed");
 	fault_reset();
 	ASSERT_OK(pctr_set_read(set, &s));
 	pctr_set_free(set);

@@ -184,5 +184,6 @@ main(void)
 			       TEST_CASE(eventfd_reusing_the_number)
 			       TEST_CASE(another_perf_event_reusing_the_number)
 			       TEST_CASE(closed_descriptor)
-			       TEST_CASE(sibling_number_reused_in_a_process_set)));
+			       TEST_CASE(
+				       sibling_number_reused_in_a_process_set)));
 }

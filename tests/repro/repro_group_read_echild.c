@@ -141,7 +141,8 @@ main(void)
 	printf("# %ld threads created and exited meanwhile\n",
 	       atomic_load(&threads));
 	printf("%s 1 - group reads of an inherited group fail with ECHILD "
-	       "while threads exit\n", echild > 0 && !group_other ? "ok" : "not ok");
+	       "while threads exit\n",
+	       echild > 0 && !group_other ? "ok" : "not ok");
 	printf("%s 2 - single-counter reads of the same counters never "
 	       "fail\n", one_fail == 0 ? "ok" : "not ok");
 	return echild > 0 && !group_other && one_fail == 0 ? 0 : 1;

@@ -167,7 +167,8 @@ live_thread_case(int n)
 	t_id = atomic_load(&churner_tid);
 	leader = open_counter(PERF_COUNT_SW_TASK_CLOCK, t_id, -1, 1);
 	for (long i = 0; i < tries && leader >= 0; i++) {
-		int s = open_counter(PERF_COUNT_SW_PAGE_FAULTS, t_id, leader, 1);
+		int s = open_counter(PERF_COUNT_SW_PAGE_FAULTS, t_id, leader,
+				     1);
 		int l2, s2;
 
 		if (s >= 0) {

@@ -370,6 +370,7 @@ main(void)
 			       TEST_CASE(process_sets_opened_while_threads_exit)
 			       TEST_CASE(pid_sets_of_a_churning_process)
 			       TEST_CASE(pid_set_read_while_threads_exit)
-			       TEST_CASE(pid_set_of_a_process_whose_main_thread_exited)
+			       TEST_CASE(
+				       pid_set_of_a_process_whose_main_thread_exited)
 			       TEST_CASE(pid_set_of_an_exited_process)));
 }
