@@ -167,6 +167,33 @@ TEST(perf_event_open_fails_on_a_later_thread)
 		pthread_join(th[i], NULL);
 }
 
+/*
+ * A live thread of a process set whose new sibling is refused (ENODEV or
+ * EINVAL: it created a thread meanwhile, tests/repro/repro_sibling_enodev.c)
+ * is opened again; ESRCH for a live thread is not taken for an exit.
+ */
+TEST(refused_sibling_of_a_live_thread_is_opened_again)
+{
+	static const int errs[] = { ENODEV, EINVAL, ESRCH };
+
+	baseline();
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		struct pctr_set *set = new_set(0);
+
+		/* the second counter of the first thread, once */
+		fault_arm(FAULT_PERF_OPEN, 2, errs[i], 1);
+		ASSERT_OK(pctr_set_open(set, &process));
+		ASSERT_EQ(fault_injected(FAULT_PERF_OPEN), 1);
+		/* the thread's 4 opens, then 4 again */
+		ASSERT_EQ(fault_calls(FAULT_PERF_OPEN), 2 + 4);
+		ASSERT_EQ(pctr_set_nr_instances(set), 1);
+		fault_reset();
+		pctr_set_free(set);
+		assert_released();
+		assert_usable(new_set(0), &process);
+	}
+}
+
 TEST(interrupted_perf_event_open_is_retried)
 {
 	struct pctr_set *set;
@@ -536,6 +563,8 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(perf_event_open_fails_at_each_call)
 			       TEST_CASE(perf_event_open_fails_on_a_later_thread)
+			       TEST_CASE(
+				       refused_sibling_of_a_live_thread_is_opened_again)
 			       TEST_CASE(interrupted_perf_event_open_is_retried)
 			       TEST_CASE(paranoid_refusal_falls_back_to_user_mode)
 			       TEST_CASE(full_group_starts_another_or_fails_with_ebusy)
