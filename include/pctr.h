@@ -416,7 +416,9 @@ int pctr_set_read_instance(struct pctr_set *set, int i, struct pctr_sample *s);
 /**
  * pctr_set_fd() - the perf_event file descriptor of event @idx, part 0,
  * instance 0, for callers that want to go beyond this API (poll, ioctl).
- * Return: the fd or a negative errno.  The set keeps owning it.
+ * Return: the fd or a negative errno.  The set keeps owning it: if the
+ * caller closes it, the set's reads fail with -EBADF and pctr_set_free()
+ * leaves whatever the number has become alone.
  */
 int pctr_set_fd(const struct pctr_set *set, int idx);
 

@@ -72,6 +72,7 @@ int pctr__sys_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 int pctr__sys_close(int fd);
 ssize_t pctr__sys_read(int fd, void *buf, size_t len);
 int pctr__sys_ioctl(int fd, unsigned long req, unsigned long arg);
+int pctr__sys_fstat(int fd, uint64_t *dev, uint64_t *ino, unsigned int *mode);
 void *pctr__sys_mmap(int fd, size_t len);
 int pctr__sys_munmap(void *addr, size_t len);
 
@@ -85,14 +86,24 @@ struct pctr__ctr {
 	int event; /* index into set->ev */
 	int part;
 	int group; /* index into the instance's groups */
-	uint64_t id;
+	uint64_t id; /* PERF_EVENT_IOC_ID; 0 until the set is built */
+	uint64_t dev, ino; /* fstat() of fd once id is known: see ctr_check */
 	struct perf_event_mmap_page *page; /* self-monitoring only */
 };
 
+/*
+ * Inherited sets (process, pid, command) open their counters without
+ * PERF_FORMAT_GROUP, so that each can be read alone when a group read
+ * fails with ECHILD (read.c), and read a group of two or more through
+ * @reader: a software dummy sibling opened last with PERF_FORMAT_GROUP,
+ * whose read returns the whole group, itself last.  Other sets read the
+ * group through its leader; their @reader.fd is -1.
+ */
 struct pctr__group {
 	int leader_fd;
 	int nr; /* counters in the group */
 	int first; /* its members are member[first .. first + nr - 1] */
+	struct pctr__ctr reader; /* fd -1 if none */
 };
 
 struct pctr_set {
@@ -103,6 +114,7 @@ struct pctr_set {
 
 	bool open;
 	int target;
+	bool inherit; /* counters inherited by new threads: see pctr__group */
 	bool user_read; /* fast path offered */
 	bool last_user; /* last read took it for every event */
 	int nr_inst;
@@ -139,6 +151,13 @@ void pctr__overflow_close(struct pctr_set *set);
  * child may have mapped at the same address since.
  */
 extern unsigned long pctr__forks;
+
+/*
+ * set.c: a counter's descriptor is the library's only while it is still
+ * the perf event it opened (the program may close it and get the number
+ * back for a pipe or a file).  Return 0, or -EBADF with what happened.
+ */
+int pctr__ctr_check(const struct pctr__ctr *c);
 
 /* read.c */
 int pctr__set_read_inst(struct pctr_set *set, int inst,

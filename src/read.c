@@ -7,8 +7,24 @@
  * counter is not readable there right now (index 0), the whole set is read
  * with the syscall path instead, so one sample never mixes times.
  *
- * Syscall path: one read(2) of each group leader with PERF_FORMAT_GROUP,
- * which returns { nr, time_enabled, time_running, { value, id }[nr] }.
+ * Syscall path: one read(2) of each group with PERF_FORMAT_GROUP, which
+ * returns { nr, time_enabled, time_running, { value, id }[nr] }, through
+ * the leader, or for an inherited set through the group's reader (struct
+ * pctr__group), whose own entry comes last.
+ *
+ * Inherited groups and exiting threads: since Linux 6.6 a group read
+ * returns ECHILD while a thread that inherited the group is taking its
+ * copy apart on exit, for runs of dozens of reads in a row when that
+ * thread is preempted (tests/repro/repro_group_read_echild.c).  A read of
+ * one counter has no such check.  So an inherited group read that fails
+ * with ECHILD is tried GROUP_READ_TRIES times in all, and then the group
+ * is read counter by counter: each value alone, the leader's enabled and
+ * running times for all (the times a group read reports).  The counters
+ * are then not read at one instant, which a group read of an inherited
+ * group is not either: it visits each thread's copy in turn.
+ *
+ * Before each read(2) the descriptor is checked to be still the library's
+ * (pctr__ctr_check); the user path touches no descriptor.
  *
  * Parts of one event (hybrid core types) add their values and running
  * times; their enabled time is the largest, since the task was enabled on
@@ -47,6 +63,8 @@ subtract_base(struct pctr_count *c, const struct pctr_count *base, int n)
 	}
 }
 
+#define GROUP_READ_TRIES 3
+
 static int
 unknown_id(void)
 {
@@ -54,29 +72,140 @@ unknown_id(void)
 }
 
 /*
- * One counter per event: each value goes straight to its event, with the
- * reset baseline taken off on the way (the baseline is zero until a reset).
+ * One counter's count into its event: with one counter per event the
+ * reset baseline comes off on the way (it is zero until a reset); parts
+ * are combined, the caller takes the baseline off after.
+ */
+static void
+store(const struct pctr_set *set, int inst, const struct pctr__ctr *c,
+      const struct pctr_count *v, struct pctr_count *out)
+{
+	const struct pctr_count *z =
+		&set->base[inst * set->nr_events + c->event];
+
+	if (!set->simple) {
+		pctr__combine_part(&out[c->event], v, c->part);
+		return;
+	}
+	out[c->event].value = v->value - z->value;
+	out[c->event].enabled = v->enabled - z->enabled;
+	out[c->event].running = v->running - z->running;
+}
+
+static int
+read_failed(ssize_t n, size_t want, bool group)
+{
+	const char *what = group ? "group" : "counter";
+
+	if (n == 0)
+		return pctr__error(EBUSY,
+				   "a pinned group could not be put on the "
+				   "counters: another user holds them");
+	if (n < 0)
+		return pctr__error((int)-n, "read of a counter%s failed: %s",
+				   group ? " group" : "", strerror((int)-n));
+	return pctr__error(EIO, "short or malformed %s read (%zd of %zu "
+				"bytes)",
+			   what, n, want);
+}
+
+/* Return: the read's size, or -ECHILD after the retries of an inherited set */
+static ssize_t
+read_retrying(struct pctr_set *set, const struct pctr__ctr *rd, size_t want)
+{
+	ssize_t n;
+
+	for (int tries = 1;; tries++) {
+		n = pctr__sys_read(rd->fd, set->buf, want);
+		if (n != -ECHILD || !set->inherit || tries == GROUP_READ_TRIES)
+			return n;
+	}
+}
+
+/*
+ * A group read of the wrong size: a member's descriptor closed behind the
+ * library's back takes its counter out of the group.  Say so if that is
+ * what happened.
  */
 static int
-copy_simple(const struct pctr_set *set, int inst,
-	    const struct pctr__group *grp, struct pctr_count *out)
+members_ours(const struct pctr_set *set, int inst,
+	     const struct pctr__group *grp)
 {
 	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
 	const int *member = &set->member[inst * set->nr_ctr + grp->first];
-	const struct pctr_count *base = &set->base[inst * set->nr_events];
-	const uint64_t *b = set->buf;
-	uint64_t ena = b[1], run = b[2];
 
 	for (int k = 0; k < grp->nr; k++) {
+		int r = pctr__ctr_check(&ctr[member[k]]);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The group in one read; -ECHILD: read it counter by counter instead. */
+static int
+read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
+		const struct pctr__ctr *rd, struct pctr_count *out)
+{
+	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
+	const int *member = &set->member[inst * set->nr_ctr + grp->first];
+	size_t nr = grp->nr + (rd == &grp->reader);
+	size_t want = (3 + 2 * nr) * sizeof(uint64_t);
+	const uint64_t *b = set->buf;
+	int r = pctr__ctr_check(rd);
+	ssize_t n = r < 0 ? r : read_retrying(set, rd, want);
+
+	if (r < 0 || (n == -ECHILD && set->inherit))
+		return r < 0 ? r : -ECHILD;
+	if ((size_t)n != want || b[0] != nr) {
+		r = members_ours(set, inst, grp);
+		return r < 0 ? r : read_failed(n, want, true);
+	}
+	if (rd == &grp->reader && b[2 + 2 * nr] != rd->id)
+		return unknown_id();
+	for (int k = 0; k < grp->nr; k++) {
 		const struct pctr__ctr *c = &ctr[member[k]];
-		const struct pctr_count *z = &base[c->event];
-		struct pctr_count *o = &out[c->event];
+		struct pctr_count v = { b[3 + 2 * k], b[1], b[2] };
 
 		if (b[4 + 2 * k] != c->id)
 			return unknown_id();
-		o->value = b[3 + 2 * k] - z->value;
-		o->enabled = ena - z->enabled;
-		o->running = run - z->running;
+		store(set, inst, c, &v, out);
+	}
+	return 0;
+}
+
+/*
+ * Counter by counter, each counter opened without PERF_FORMAT_GROUP:
+ * { value, time_enabled, time_running, id }.  The leader comes first and
+ * its times stand for the group's.
+ */
+static int
+read_members(struct pctr_set *set, int inst, const struct pctr__group *grp,
+	     struct pctr_count *out)
+{
+	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
+	const int *member = &set->member[inst * set->nr_ctr + grp->first];
+	uint64_t b[4], ena = 0, run = 0;
+
+	for (int k = 0; k < grp->nr; k++) {
+		const struct pctr__ctr *c = &ctr[member[k]];
+		int r = pctr__ctr_check(c);
+		ssize_t n = r < 0 ? r : pctr__sys_read(c->fd, b, sizeof(b));
+		struct pctr_count v;
+
+		if (r < 0)
+			return r;
+		if (n != sizeof(b))
+			return read_failed(n, sizeof(b), false);
+		if (b[3] != c->id)
+			return unknown_id();
+		if (k == 0) {
+			ena = b[1];
+			run = b[2];
+		}
+		v = (struct pctr_count){ b[0], ena, run };
+		store(set, inst, c, &v, out);
 	}
 	return 0;
 }
@@ -85,34 +214,17 @@ static int
 read_group(struct pctr_set *set, int inst, const struct pctr__group *grp,
 	   struct pctr_count *out)
 {
-	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
-	const int *member = &set->member[inst * set->nr_ctr + grp->first];
-	size_t want = (3 + 2 * (size_t)grp->nr) * sizeof(uint64_t);
-	ssize_t n = pctr__sys_read(grp->leader_fd, set->buf, want);
-	const uint64_t *b = set->buf;
+	const struct pctr__ctr *rd = &grp->reader;
+	int r;
 
-	if (n == 0)
-		return pctr__error(EBUSY,
-				   "a pinned group could not be put on the "
-				   "counters: another user holds them");
-	if (n < 0)
-		return pctr__error((int)-n, "read of a counter group failed: %s",
-				   strerror((int)-n));
-	if ((size_t)n != want || b[0] != (uint64_t)grp->nr)
-		return pctr__error(EIO, "short or malformed group read (%zd of "
-					"%zu bytes)",
-				   n, want);
-	if (set->simple)
-		return copy_simple(set, inst, grp, out);
-	for (int k = 0; k < grp->nr; k++) {
-		const struct pctr__ctr *c = &ctr[member[k]];
-		struct pctr_count v = { b[3 + 2 * k], b[1], b[2] };
-
-		if (b[4 + 2 * k] != c->id)
-			return unknown_id();
-		pctr__combine_part(&out[c->event], &v, c->part);
-	}
-	return 0;
+	if (!set->inherit)
+		rd = &set->ctr[inst * set->nr_ctr +
+			       set->member[inst * set->nr_ctr + grp->first]];
+	if (rd->fd < 0) /* an inherited group of one: it reads alone */
+		return read_members(set, inst, grp, out);
+	r = read_group_once(set, inst, grp, rd, out);
+	return r == -ECHILD && set->inherit ? read_members(set, inst, grp, out)
+					    : r;
 }
 
 /* Parts must be combined in order: group order need not be part order. */

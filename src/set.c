@@ -7,7 +7,19 @@
  * group; when the kernel refuses a sibling with EINVAL while the same event
  * opens fine alone, the group is full and a new one starts (with
  * PCTR_SET_NO_MULTIPLEX that is an error instead).  Leaders are opened
- * disabled, siblings follow their leader.
+ * disabled, siblings follow their leader.  Inherited sets add a reader to
+ * each group of two or more (internal.h, struct pctr__group).
+ *
+ * Threads exit while a process is opened thread by thread: a leader for a
+ * thread that is gone fails with ESRCH, and a sibling whose leader's
+ * thread is exiting fails with ENODEV, EINVAL or ESRCH
+ * (tests/repro/repro_sibling_enodev.c); a failed sibling is checked
+ * against the thread's own state (thread_exiting).  Such a thread is left
+ * out; a process whose threads are all gone is ESRCH.
+ *
+ * Descriptors: the program can close one of the set's and get its number
+ * back for a pipe or a file.  Before a read(2), an ioctl or a close, the
+ * library checks the number is still its perf event (ctr_check).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -18,15 +30,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "arch.h"
 
-#define READ_FORMAT                                                           \
-	(PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED | \
+#define READ_ONE                                                              \
+	(PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |                    \
 	 PERF_FORMAT_TOTAL_TIME_RUNNING)
+#define READ_FORMAT (PERF_FORMAT_GROUP | READ_ONE)
+/* attempts at a thread whose new siblings are refused while it lives */
+#define OPEN_TRIES 8
 
 PCTR_EXPORT int
 pctr_set_new(struct pctr_set **setp, unsigned int flags)
@@ -60,6 +76,113 @@ watch_forks(void)
 	pthread_atfork(NULL, NULL, count_fork);
 }
 
+/* ---- descriptors that are still ours ----------------------------------- */
+
+static const char *
+file_kind(unsigned int mode)
+{
+	if (S_ISFIFO(mode))
+		return "a pipe";
+	if (S_ISREG(mode))
+		return "a file";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	return S_ISDIR(mode) ? "a directory" : "another file";
+}
+
+static int
+not_ours(const struct pctr__ctr *c, const char *what)
+{
+	return pctr__error(EBADF, "counter descriptor %d was closed behind the "
+				  "library's back%s%s: the set cannot be read; "
+				  "pctr_set_free() leaves that number alone",
+			   c->fd, *what ? " and its number reused for " : "",
+			   what);
+}
+
+/* The number is not our counter any more: find out what it is now. */
+static int
+ctr_lost(const struct pctr__ctr *c, int err)
+{
+	uint64_t dev, ino;
+	unsigned int mode;
+	int r = pctr__sys_fstat(c->fd, &dev, &ino, &mode);
+
+	if (r == -EBADF)
+		return not_ours(c, "");
+	if (r == 0 && (dev != c->dev || ino != c->ino))
+		return not_ours(c, file_kind(mode));
+	if (err == 0)
+		return not_ours(c, "another perf event");
+	if (err == -ENOTTY || err == -EINVAL)
+		return not_ours(c, "another anonymous file (eventfd, epoll, "
+				   "timerfd, ...)");
+	return pctr__error(-err, "cannot check counter descriptor %d: %s",
+			   c->fd, strerror(-err));
+}
+
+/*
+ * One PERF_EVENT_IOC_ID: only our counter answers with its id (ids are
+ * never reused).  Every other file answers with an error: the ioctl number
+ * is perf's ('$' in the kernel's ioctl-number registry), and eventfd,
+ * epoll, timerfd and the like, which share the perf events' anonymous
+ * inode so that fstat() alone cannot tell them from ours, say ENOTTY or
+ * EINVAL.  fstat() then only explains a failure.  Cost: one system call
+ * before each read(2), ioctl or close; the user-space read touches no
+ * descriptor.  A thread of the program that closes the number between the
+ * check and the call is not caught: the check narrows the race, it cannot
+ * shut it.
+ */
+int
+pctr__ctr_check(const struct pctr__ctr *c)
+{
+	uint64_t id = 0;
+	int r = pctr__sys_ioctl(c->fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
+
+	return r == 0 && id == c->id ? 0 : ctr_lost(c, r);
+}
+
+/*
+ * A counter whose id is not known yet was opened by the call still
+ * running, so it is ours; any other is closed only if it still is.
+ */
+static void
+ctr_close(struct pctr__ctr *c)
+{
+	if (c->fd >= 0 && (c->id == 0 || pctr__ctr_check(c) == 0))
+		pctr__sys_close(c->fd);
+	c->fd = -1;
+}
+
+/* Remember what the descriptor is, for pctr__ctr_check(). */
+static int
+ctr_identify(struct pctr__ctr *c)
+{
+	unsigned int mode;
+	uint64_t id;
+	int r = pctr__sys_ioctl(c->fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
+
+	if (r < 0)
+		return pctr__error(-r, "cannot get a counter's id");
+	r = pctr__sys_fstat(c->fd, &c->dev, &c->ino, &mode);
+	if (r < 0)
+		return pctr__error(-r, "cannot stat a counter's descriptor: %s",
+				   strerror(-r));
+	c->id = id;
+	return 0;
+}
+
+static void
+close_instance(struct pctr_set *set, int inst)
+{
+	for (int c = 0; c < set->nr_ctr; c++) {
+		ctr_close(&set->ctr[inst * set->nr_ctr + c]);
+		ctr_close(&set->groups[inst * set->nr_ctr + c].reader);
+	}
+}
+
 static void
 close_all(struct pctr_set *set)
 {
@@ -69,8 +192,9 @@ close_all(struct pctr_set *set)
 	for (int i = 0; set->ctr && i < set->nr_inst * set->nr_ctr; i++) {
 		if (set->ctr[i].page && set->forks == pctr__forks)
 			pctr__sys_munmap(set->ctr[i].page, page);
-		if (set->ctr[i].fd >= 0)
-			pctr__sys_close(set->ctr[i].fd);
+		ctr_close(&set->ctr[i]);
+		if (set->groups)
+			ctr_close(&set->groups[i].reader);
 	}
 	free(set->ctr);
 	free(set->inst_id);
@@ -303,6 +427,7 @@ struct how {
 	bool enable_on_exec;
 	bool user_read;
 	bool open_enabled; /* leaders count while groups are built */
+	bool retry; /* open_instance() may answer -EAGAIN: try again */
 };
 
 static const char *
@@ -422,7 +547,7 @@ make_attr(const struct pctr_set *set, const struct pctr_event *ev, int part,
 	if (ev->part_type[part])
 		attr->config = (attr->config & PERF_HW_EVENT_MASK) |
 			       (uint64_t)ev->part_type[part] << PERF_PMU_TYPE_SHIFT;
-	attr->read_format = READ_FORMAT;
+	attr->read_format = how->inherit ? READ_ONE : READ_FORMAT;
 	/*
 	 * Leaders open enabled and are stopped as soon as their group is
 	 * complete (open_instance), what they counted meanwhile becoming the
@@ -471,6 +596,92 @@ open_counter(struct pctr_set *set, int e, int part, int group_fd,
 	return fd;
 }
 
+/*
+ * Whether thread @tid has started to exit: PF_EXITING in the flags of
+ * /proc/TID/stat (field 9), set early in do_exit() and never cleared, or
+ * no such thread any more.  Opening a sibling for a thread that is
+ * exiting fails with ENODEV, EINVAL or ESRCH depending on how far its exit
+ * has gone, while the same event alone may still open
+ * (tests/repro/repro_sibling_enodev.c): only the thread's own state tells.
+ */
+static bool
+thread_exiting(pid_t tid)
+{
+	char path[64], buf[512], state;
+	unsigned int flags;
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	if (tid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n == 0 || errno == ESRCH;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold anything */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state,
+			 &flags) != 2)
+		return false;
+	return state == 'Z' || state == 'X' || (flags & 0x4); /* PF_EXITING */
+}
+
+/*
+ * A sibling (or a reader) refused for a thread: ESRCH if the thread is
+ * exiting.  A live thread of an inherited set that creates threads can
+ * also have a new sibling refused with ENODEV or EINVAL for a moment
+ * (tests/repro/repro_sibling_enodev.c): then -EAGAIN, to open the thread
+ * again, as long as how->retry allows.
+ */
+static int
+sibling_refused(const struct how *how, int err)
+{
+	if (how->pid <= 0 ||
+	    (err != -ENODEV && err != -EINVAL && err != -ESRCH))
+		return err;
+	if (thread_exiting(how->pid))
+		return -ESRCH;
+	return how->inherit && how->retry ? -EAGAIN : err;
+}
+
+/*
+ * The reader of an inherited group of two or more (struct pctr__group): a
+ * dummy software event, which counts nothing and so joins any group, user
+ * space only so that every perf_event_paranoid level allows it.
+ */
+static int
+open_reader(struct pctr_set *set, int inst, int g, const struct how *how,
+	    int cpu)
+{
+	struct pctr__group *grp = &set->groups[inst * set->nr_ctr + g];
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY, .read_format = READ_FORMAT,
+		.inherit = 1, .exclude_kernel = 1, .exclude_hv = 1,
+	};
+	int fd, e = set->ctr[inst * set->nr_ctr].event;
+
+	if (grp->nr < 2)
+		return 0;
+	for (int c = 0; c < set->nr_ctr; c++)
+		if (set->ctr[inst * set->nr_ctr + c].fd == grp->leader_fd)
+			e = set->ctr[inst * set->nr_ctr + c].event;
+	fd = pctr__sys_perf_open(&attr, how->pid, cpu, grp->leader_fd, 0);
+	if (fd < 0)
+		fd = sibling_refused(how, fd);
+	if (fd == -EAGAIN)
+		return fd;
+	if (fd < 0)
+		return open_error(set, &set->ev[e], how, cpu, fd);
+	grp->reader.fd = fd;
+	return 0;
+}
+
 static int
 open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 {
@@ -487,6 +698,10 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 			if (g >= 0)
 				fd = open_counter(set, e, p, grp[g].leader_fd,
 						  how, cpu);
+			if (g >= 0 && fd < 0)
+				fd = sibling_refused(how, fd);
+			if (fd == -EAGAIN)
+				return fd;
 			if (g >= 0 && fd == -EINVAL) {
 				/* full group, or an event the PMU refuses? */
 				fd = open_counter(set, e, p, -1, how, cpu);
@@ -520,6 +735,12 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 		}
 	}
 	set->nr_groups[inst] = ng;
+	for (int g = 0; g < ng && how->inherit; g++) {
+		int r = open_reader(set, inst, g, how, cpu);
+
+		if (r < 0)
+			return r;
+	}
 	for (int g = 0; g < ng && how->open_enabled; g++) {
 		int r = pctr__sys_ioctl(grp[g].leader_fd, PERF_EVENT_IOC_DISABLE,
 					0);
@@ -571,12 +792,17 @@ finish_instance(struct pctr_set *set, int inst, bool user_read)
 			if (ctr[c].group == g)
 				member[k++] = c;
 	}
-	for (int c = 0; c < set->nr_ctr; c++) {
-		int r = pctr__sys_ioctl(ctr[c].fd, PERF_EVENT_IOC_ID,
-					(unsigned long)&ctr[c].id);
+	for (int g = 0; g < set->nr_groups[inst]; g++) {
+		int r = grp[g].reader.fd < 0 ? 0 : ctr_identify(&grp[g].reader);
 
 		if (r < 0)
-			return pctr__error(-r, "cannot get a counter's id");
+			return r;
+	}
+	for (int c = 0; c < set->nr_ctr; c++) {
+		int r = ctr_identify(&ctr[c]);
+
+		if (r < 0)
+			return r;
 		if (user_read)
 			ctr[c].page = pctr__sys_mmap(ctr[c].fd, page);
 		if (user_read && !ctr[c].page)
@@ -604,7 +830,11 @@ alloc_open(struct pctr_set *set, int nr_inst)
 	set->member = calloc((size_t)nr_inst * nc, sizeof(int));
 	set->base = calloc((size_t)nr_inst * set->nr_events,
 			   sizeof(*set->base));
-	set->buf_len = (3 + 2 * (size_t)nc) * sizeof(uint64_t);
+	for (int i = 0; set->groups && i < nr_inst * maxg; i++)
+		set->groups[i].reader.fd = -1;
+	/* a group read: nr, enabled, running, then value and id of each
+	 * counter and of a reader */
+	set->buf_len = (3 + 2 * ((size_t)nc + 1)) * sizeof(uint64_t);
 	set->buf = malloc(set->buf_len);
 	if (!set->ctr || !set->nr_groups || !set->groups || !set->member ||
 	    !set->base || !set->buf)
@@ -622,6 +852,7 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	start.open_enabled = !base->enable_on_exec && !samples(set);
 	base = &start;
 	set->forks = pctr__forks;
+	set->inherit = base->inherit;
 	r = alloc_open(set, nr);
 	set->inst_id = ids;
 	for (int i = 0; r == 0 && i < nr; i++) {
@@ -630,18 +861,17 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 
 		if (!cpu_target && how.pid != 0)
 			how.pid = ids[i];
-		r = open_instance(set, opened, &how, cpu);
-		/* a thread (not the main one) that exited meanwhile */
+		for (int t = 1;; t++) {
+			how.retry = t < OPEN_TRIES;
+			r = open_instance(set, opened, &how, cpu);
+			if (r != -EAGAIN)
+				break;
+			close_instance(set, opened);
+		}
+		/* a thread that exited meanwhile, the main one too */
 		if (r == -ESRCH && (set->target == PCTR_TARGET_PID ||
-				    set->target == PCTR_TARGET_PROCESS) &&
-		    ids[i] != base->pid) {
-			for (int c = 0; c < set->nr_ctr; c++) {
-				struct pctr__ctr *x =
-					&set->ctr[opened * set->nr_ctr + c];
-				if (x->fd >= 0)
-					pctr__sys_close(x->fd);
-				x->fd = -1;
-			}
+				    set->target == PCTR_TARGET_PROCESS)) {
+			close_instance(set, opened);
 			r = 0;
 			continue;
 		}
@@ -649,6 +879,12 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 			r = finish_instance(set, opened, how.user_read);
 		set->inst_id[opened++] = ids[i];
 	}
+	if (r == 0 && opened == 0)
+		r = pctr__error(ESRCH, "cannot count process %d: no such "
+				       "process (it exited while its %d "
+				       "thread%s being opened)",
+				(int)base->pid, nr,
+				nr == 1 ? " was" : "s were");
 	set->nr_inst = opened;
 	set->simple = set->nr_ctr == set->nr_events;
 	set->has_base = false;
@@ -823,6 +1059,16 @@ pctr_set_open_command(struct pctr_set *set, char *const argv[], pid_t *pidp)
 /* ---- control ------------------------------------------------------------ */
 
 static int
+check_leader(const struct pctr_set *set, int inst, int g)
+{
+	const struct pctr__group *grp = &set->groups[inst * set->nr_ctr + g];
+
+	return pctr__ctr_check(
+		&set->ctr[inst * set->nr_ctr +
+			  set->member[inst * set->nr_ctr + grp->first]]);
+}
+
+static int
 ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 {
 	if (!set)
@@ -834,7 +1080,11 @@ ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 	for (int i = 0; i < set->nr_inst; i++) {
 		for (int g = 0; g < set->nr_groups[i]; g++) {
 			int fd = set->groups[i * set->nr_ctr + g].leader_fd;
-			int r = pctr__sys_ioctl(fd, req, 0);
+			int r = check_leader(set, i, g);
+
+			if (r < 0)
+				return r;
+			r = pctr__sys_ioctl(fd, req, 0);
 
 			if (r < 0)
 				return pctr__error(-r, "cannot %s: %s", what,

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +49,19 @@ int
 pctr__sys_ioctl(int fd, unsigned long req, unsigned long arg)
 {
 	return ioctl(fd, req, arg) < 0 ? -errno : 0;
+}
+
+int
+pctr__sys_fstat(int fd, uint64_t *dev, uint64_t *ino, unsigned int *mode)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	*mode = st.st_mode;
+	return 0;
 }
 
 void *

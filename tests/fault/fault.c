@@ -236,6 +236,7 @@ parse_errno(const char *s)
 		{ "EACCES", EACCES }, { "EPERM", EPERM },   { "EBUSY", EBUSY },
 		{ "EINVAL", EINVAL }, { "ENOMEM", ENOMEM }, { "EINTR", EINTR },
 		{ "EIO", EIO },       { "ENODEV", ENODEV }, { "ESRCH", ESRCH },
+		{ "ECHILD", ECHILD },
 		{ "short", FAULT_SHORT }, { "zero", FAULT_ZERO },
 	};
 

@@ -98,21 +98,26 @@ static const struct {
 	{ ESRCH, "no such process" },
 };
 
-/* every errno at every perf_event_open of a set, on one or more threads */
+/*
+ * every errno at every perf_event_open of a set, on one or more threads:
+ * per thread, the 3 counters and, for an inherited set, the group's reader
+ */
 static void
-open_fails_everywhere(const struct pctr_target *t, int nr_open)
+open_fails_everywhere(const struct pctr_target *t, int nr_threads)
 {
+	int per = t == &process ? 4 : 3;
+
 	for (size_t i = 0; i < sizeof(open_errors) / sizeof(open_errors[0]); i++) {
-		for (int nth = 1; nth <= nr_open; nth++) {
+		for (int nth = 1; nth <= nr_threads * per; nth++) {
 			struct pctr_set *set = new_set(0);
 			int err = open_errors[i].err;
 
 			fault_arm(FAULT_PERF_OPEN, nth, err, -1);
-			if (err == ESRCH && t == &process && nth > 3) {
+			if (err == ESRCH && t == &process && nth > per) {
 				/* threads that exit while the set opens */
 				ASSERT_OK(pctr_set_open(set, t));
 				ASSERT_EQ(pctr_set_nr_instances(set),
-					  (nth - 1) / 3);
+					  (nth - 1) / per);
 				pctr_set_free(set);
 				assert_released();
 				continue;
@@ -131,7 +136,7 @@ open_fails_everywhere(const struct pctr_target *t, int nr_open)
 TEST(perf_event_open_fails_at_each_call)
 {
 	baseline();
-	open_fails_everywhere(&self, 3);
+	open_fails_everywhere(&self, 1);
 }
 
 static pthread_barrier_t park;
@@ -155,11 +160,38 @@ TEST(perf_event_open_fails_on_a_later_thread)
 	pthread_barrier_wait(&park);
 	base_fds = count_fds();
 	base_maps = count_maps();
-	/* 4 threads x 3 events */
-	open_fails_everywhere(&process, 12);
+	/* 4 threads x (3 events + the group's reader) */
+	open_fails_everywhere(&process, 4);
 	pthread_barrier_wait(&park);
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
+}
+
+/*
+ * A live thread of a process set whose new sibling is refused (ENODEV or
+ * EINVAL: it created a thread meanwhile, tests/repro/repro_sibling_enodev.c)
+ * is opened again; ESRCH for a live thread is not taken for an exit.
+ */
+TEST(refused_sibling_of_a_live_thread_is_opened_again)
+{
+	static const int errs[] = { ENODEV, EINVAL, ESRCH };
+
+	baseline();
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		struct pctr_set *set = new_set(0);
+
+		/* the second counter of the first thread, once */
+		fault_arm(FAULT_PERF_OPEN, 2, errs[i], 1);
+		ASSERT_OK(pctr_set_open(set, &process));
+		ASSERT_EQ(fault_injected(FAULT_PERF_OPEN), 1);
+		/* the thread's 4 opens, then 4 again */
+		ASSERT_EQ(fault_calls(FAULT_PERF_OPEN), 2 + 4);
+		ASSERT_EQ(pctr_set_nr_instances(set), 1);
+		fault_reset();
+		pctr_set_free(set);
+		assert_released();
+		assert_usable(new_set(0), &process);
+	}
 }
 
 TEST(interrupted_perf_event_open_is_retried)
@@ -278,7 +310,11 @@ TEST(ioctl_failures)
 	}
 	set = new_set(0);
 	ASSERT_OK(pctr_set_open(set, &self));
+	/* the first checks the leader's descriptor is still ours */
 	fault_arm(FAULT_IOCTL, 1, EIO, 1);
+	ASSERT_EQ(pctr_set_enable(set), -EIO);
+	ASSERT_CONTAINS(pctr_strerror(-EIO), "cannot check counter descriptor");
+	fault_arm(FAULT_IOCTL, 2, EIO, 1);
 	ASSERT_EQ(pctr_set_enable(set), -EIO);
 	ASSERT_CONTAINS(pctr_strerror(-EIO), "cannot enable");
 	ASSERT_EQ(pctr_set_disable(set), 0);
@@ -320,6 +356,114 @@ TEST(read_failures)
 	touch_pages(10);
 	ASSERT_OK(pctr_set_read(set, &t));
 	ASSERT_GE(t.count[1].value, s.count[1].value + 10);
+	pctr_set_free(set);
+	assert_released();
+}
+
+static void
+assert_same(const struct pctr_sample *a, const struct pctr_sample *b)
+{
+	ASSERT_EQ(a->nr, b->nr);
+	for (uint32_t e = 0; e < a->nr; e++) {
+		ASSERT_EQ(a->count[e].value, b->count[e].value);
+		ASSERT_EQ(a->count[e].enabled, b->count[e].enabled);
+		ASSERT_EQ(a->count[e].running, b->count[e].running);
+	}
+}
+
+static void
+assert_between(const struct pctr_sample *a, const struct pctr_sample *b,
+	       const struct pctr_sample *c)
+{
+	for (uint32_t e = 0; e < a->nr; e++) {
+		ASSERT_GE(b->count[e].value, a->count[e].value);
+		ASSERT_LE(b->count[e].value, c->count[e].value);
+		ASSERT_GE(b->count[e].enabled, a->count[e].enabled);
+		ASSERT_LE(b->count[e].enabled, c->count[e].enabled);
+	}
+}
+
+/*
+ * An inherited group read failing with ECHILD (a thread taking its copy
+ * apart on exit, tests/repro/repro_group_read_echild.c) is tried three
+ * times, then read counter by counter: the same counts as the group read.
+ */
+TEST(inherited_group_read_echild_falls_back)
+{
+	struct pctr_set *set = new_set(0);
+	struct pctr_sample a, b, c;
+
+	baseline();
+	ASSERT_OK(pctr_set_open(set, &process));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(50);
+	ASSERT_OK(pctr_set_disable(set)); /* counts and times stand still */
+	ASSERT_OK(pctr_set_read(set, &a));
+	ASSERT_GE(a.count[1].value, 50);
+
+	/* twice: the third group read works */
+	fault_arm(FAULT_READ, 1, ECHILD, 2);
+	ASSERT_OK(pctr_set_read(set, &b));
+	ASSERT_EQ(fault_calls(FAULT_READ), 3);
+	assert_same(&a, &b);
+
+	/* three times: then the three counters one by one */
+	fault_arm(FAULT_READ, 1, ECHILD, 3);
+	ASSERT_OK(pctr_set_read(set, &b));
+	ASSERT_EQ(fault_injected(FAULT_READ), 3);
+	ASSERT_EQ(fault_calls(FAULT_READ), 3 + 3);
+	assert_same(&a, &b);
+
+	/* after a reset, the baseline comes off the same way */
+	fault_reset();
+	ASSERT_OK(pctr_set_reset(set));
+	ASSERT_OK(pctr_set_read(set, &a));
+	fault_arm(FAULT_READ, 1, ECHILD, 3);
+	ASSERT_OK(pctr_set_read(set, &b));
+	ASSERT_EQ(fault_calls(FAULT_READ), 6);
+	assert_same(&a, &b);
+
+	/* counting: between the group reads before and after */
+	fault_reset();
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(20);
+	ASSERT_OK(pctr_set_read(set, &a));
+	touch_pages(20);
+	fault_arm(FAULT_READ, 1, ECHILD, 3);
+	ASSERT_OK(pctr_set_read(set, &b));
+	ASSERT_EQ(fault_calls(FAULT_READ), 6);
+	fault_reset();
+	touch_pages(20);
+	ASSERT_OK(pctr_set_read(set, &c));
+	assert_between(&a, &b, &c);
+	ASSERT_GE(b.count[1].value, a.count[1].value + 20);
+	ASSERT_GE(c.count[1].value, b.count[1].value + 20);
+
+	/* a read that fails counter by counter too is an error, explained */
+	fault_arm(FAULT_READ, 1, ECHILD, -1);
+	ASSERT_EQ(pctr_set_read(set, &b), -ECHILD);
+	ASSERT_CONTAINS(pctr_strerror(-ECHILD), "read of a counter failed");
+	fault_reset();
+	pctr_set_free(set);
+	assert_released();
+}
+
+/* A thread's set is not inherited: one group read, ECHILD is an error. */
+TEST(thread_group_read_is_not_retried)
+{
+	struct pctr_set *set = new_set(PCTR_SET_NO_USER_READ);
+	struct pctr_sample s;
+
+	baseline();
+	ASSERT_OK(pctr_set_open(set, &self));
+	ASSERT_OK(pctr_set_enable(set));
+	fault_arm(FAULT_READ, 1, ECHILD, 1);
+	ASSERT_EQ(pctr_set_read(set, &s), -ECHILD);
+	ASSERT_EQ(fault_calls(FAULT_READ), 1);
+	ASSERT_CONTAINS(pctr_strerror(-ECHILD),
+			"read of a counter group failed");
+	fault_reset();
+	ASSERT_OK(pctr_set_read(set, &s));
 	pctr_set_free(set);
 	assert_released();
 }
@@ -397,7 +541,8 @@ TEST(command_start_failures)
 	pid_t pid;
 
 	baseline();
-	for (int nth = 1; nth <= 3; nth++) {
+	/* 3 counters and the group's reader */
+	for (int nth = 1; nth <= 4; nth++) {
 		struct pctr_set *set = new_set(0);
 
 		fault_arm(FAULT_PERF_OPEN, nth, EMFILE, -1);
@@ -418,12 +563,16 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(perf_event_open_fails_at_each_call)
 			       TEST_CASE(perf_event_open_fails_on_a_later_thread)
+			       TEST_CASE(
+				       refused_sibling_of_a_live_thread_is_opened_again)
 			       TEST_CASE(interrupted_perf_event_open_is_retried)
 			       TEST_CASE(paranoid_refusal_falls_back_to_user_mode)
 			       TEST_CASE(full_group_starts_another_or_fails_with_ebusy)
 			       TEST_CASE(mmap_failure_falls_back_to_read)
 			       TEST_CASE(ioctl_failures)
 			       TEST_CASE(read_failures)
+			       TEST_CASE(inherited_group_read_echild_falls_back)
+			       TEST_CASE(thread_group_read_is_not_retried)
 			       TEST_CASE(failed_reset_keeps_the_baseline)
 			       TEST_CASE(out_of_memory)
 			       TEST_CASE(command_start_failures)));
