@@ -29,17 +29,17 @@ struct cpc_request {
 
 /*
  * A set is bound to at most one thread.  While bound it owns a libpctr set
- * counting that thread; cpc__bound (thread-local) points to it.
+ * counting that thread (and with CPC_BIND_LWP_INHERIT the threads it
+ * creates later); cpc__bound (thread-local) points to it.
  */
 struct __cpc_set {
 	int nreq;
 	struct cpc_request req[CPC_MAX_REQUESTS];
 	struct pctr_set *ps;
 	uint_t bind_flags;
-	pid_t tid;
-	int fd[CPC_MAX_REQUESTS]; /* the counters' fds while bound */
-	uint64_t period[CPC_MAX_REQUESTS]; /* 0: no overflow notification */
-	volatile sig_atomic_t armed[CPC_MAX_REQUESTS];
+	pid_t tid; /* the binding LWP */
+	int inst; /* the libpctr instance counting it */
+	volatile sig_atomic_t stopped; /* frozen by an overflow */
 };
 
 struct __cpc_buf {
