@@ -883,8 +883,10 @@ int pctr_overflow_rearm(struct pctr_set *set, int idx);
 
 /**
  * pctr_overflow_restart() - stop the set, zero its counts, give every
- * notified event a full period, re-arm PCTR_OVF_ONESHOT events (each may
- * notify once more, as with pctr_overflow_rearm()) and start counting.
+ * notified event a full period, re-arm the PCTR_OVF_ONESHOT events that
+ * notified since the last restart (the others are still armed) and start
+ * counting.  Mixing it with pctr_overflow_rearm() on one set is not
+ * supported.
  * @set:    an open set with overflow notification
  * @period: NULL, or pctr_set_nr() new periods (in each event's own unit;
  *          0 keeps that event's period; ignored for events not notified)

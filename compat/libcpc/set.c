@@ -11,8 +11,8 @@
  * overflow notification; the kernel side of it (stop, reset, period,
  * start) is libpctr's pctr_overflow_restart(), this file never touches a
  * counter's descriptor:
- *  1. the event notifies after 2^64 - preset events, with signal
- *     CPC_SIGOVF_KERNEL to the bound thread;
+ *  1. the event overflows once (PCTR_OVF_ONESHOT) after 2^64 - preset
+ *     events, notified with signal CPC_SIGOVF_KERNEL to the bound thread;
  *  2. the library's callback, in that signal's handler, stops every
  *     counter of the set ("counting is disabled until the next bind or
  *     restart": pctr_overflow_restart(PCTR_OVF_STOP)) and queues SIGEMT
@@ -241,7 +241,7 @@ on_overflow(const struct pctr_overflow_info *ovf, void *arg)
 	if (set != cpc__bound || set->stopped || ovf->event < 0 ||
 	    ovf->event >= set->nreq)
 		return;
-	set->stopped = 1; /* a second overflow before the stop is the same */
+	set->stopped = 1; /* another event's overflow before the stop */
 	pctr_overflow_restart(set->ps, NULL, PCTR_OVF_STOP);
 	/*
 	 * Held until this handler returns (its sigreturn restores the mask):
@@ -272,9 +272,9 @@ ovf_period(uint64_t preset)
 }
 
 /*
- * Plain notification, not PCTR_OVF_ONESHOT: the callback freezes every
- * counter of the set at the first overflow, which is what Solaris does,
- * and the restart re-arms them all with no notification left pending.
+ * PCTR_OVF_ONESHOT: the kernel itself stops the event at its overflow, so
+ * a short period cannot queue a storm of signals before the callback
+ * freezes the rest of the set; the restart re-arms it.
  */
 static int
 add_overflow(cpc_set_t *set, int idx)
@@ -282,6 +282,7 @@ add_overflow(cpc_set_t *set, int idx)
 	struct pctr_overflow o = {
 		.size = sizeof(o),
 		.period = ovf_period(set->req[idx].preset),
+		.flags = PCTR_OVF_ONESHOT,
 		.signo = CPC_SIGOVF_KERNEL,
 		.fn = on_overflow,
 		.arg = set,
