@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/time.h> /* hrtime_t, gethrtime(): ours, as on Solaris */
 #include <sys/types.h>
 #include <ucontext.h>
 
@@ -173,6 +174,7 @@ typedef struct __cpc_set cpc_set_t;
 typedef struct __cpc_buf cpc_buf_t;
 
 #define CPC_MAX_ATTR_LEN 32
+#define CPC_MAX_EVENT_LEN 512 /* Solaris's bound on an event name */
 typedef struct __cpc_attr {
 	char ca_name[CPC_MAX_ATTR_LEN];
 	uint64_t ca_val;

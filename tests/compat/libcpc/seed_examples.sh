@@ -109,7 +109,7 @@ sed -i "$computation" "$tmp/ex1.c"
 	printf '}\n'
 } | sed "$computation" > "$tmp/ex2.c"
 
-echo "1..8"
+echo "1..9"
 
 build_one() {
 	if $cc $san -Wall -include "$tmp/prelude.h" -I"$src/include/compat" \
@@ -214,6 +214,63 @@ if [ "$vals" = "$sigs" ] && [ "$big" = 0 ]; then
 else
 	not_ok "ex2: samples after the wrap" "values $vals big $big" \
 		"$(grep '^0x' "$tmp/out" | head -n 3)"
+fi
+
+# A Solaris program of the autoconf kind: configure probes <sys/time.h> for
+# hrtime_t and gethrtime() and the program defines its own when they are
+# absent; it includes <sys/lwp.h> and <libcpc.h> beside.  With the layer's
+# flags the probe finds them, as on Solaris.  A program that also repeats
+# Solaris's typedef itself (-DOWN_TYPEDEF) builds too: C11 allows the same
+# typedef twice.
+cat > "$tmp/probe.c" <<'PROBE'
+#include <sys/time.h>
+int main(void) { hrtime_t t = gethrtime(); return t < 0; }
+PROBE
+cat > "$tmp/solaris.c" <<'SOLARIS'
+#include <sys/types.h>
+#include <sys/time.h>
+#include <sys/lwp.h>
+#include <stdio.h>
+#include <libcpc.h>
+#ifdef OWN_TYPEDEF
+typedef long long hrtime_t;
+#endif
+#ifndef HAVE_GETHRTIME
+#include <time.h>
+typedef long long hrtime_t;
+static hrtime_t
+gethrtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+#endif
+int
+main(void)
+{
+	char name[CPC_MAX_EVENT_LEN];
+	hrtime_t a = gethrtime(), b = gethrtime();
+
+	snprintf(name, sizeof(name), "lwp%d", (int)_lwp_self());
+	return b >= a && name[0] == 'l' ? 0 : 1;
+}
+SOLARIS
+cflags="-Wall -Werror -I$src/include/compat -I$src/include"
+libs="-L$build/compat/libcpc -lcpc -Wl,-rpath,$build/compat/libcpc:$build/src"
+have=""
+$cc $san $cflags "$tmp/probe.c" -o "$tmp/probe" $libs > "$tmp/probe.cc" 2>&1 &&
+	have=-DHAVE_GETHRTIME
+if [ -n "$have" ] &&
+   $cc $san $cflags $have "$tmp/solaris.c" -o "$tmp/sol1" $libs > "$tmp/s1.cc" 2>&1 &&
+   $cc $san $cflags $have -DOWN_TYPEDEF "$tmp/solaris.c" -o "$tmp/sol2" $libs \
+	> "$tmp/s2.cc" 2>&1 &&
+   "$tmp/sol1" && "$tmp/sol2"; then
+	ok "Solaris program with its own gethrtime probe builds and runs"
+else
+	not_ok "Solaris program with its own gethrtime probe" "probe: $have" \
+		"$(cat "$tmp/probe.cc" "$tmp/s1.cc" "$tmp/s2.cc" 2>/dev/null | head -n 6)"
 fi
 
 [ $failed = 0 ]
