@@ -197,9 +197,15 @@ ovf_event=pic0=page-faults,pic1=task-clock
 run ex2 "$ovf_event"
 sigs=$(grep -c '^lwp[0-9]* - si_addr ' "$tmp/out")
 same=$(awk '/^lwp[0-9]* - si_addr / && $4 == $7' "$tmp/out" | wc -l)
-min=10 # page faults: exactly 10000 / 1000, the preset's distance
-[ $has_pmu = 1 ] && min=1
-if [ $rc = 0 ] && [ "$sigs" -ge $min ] && [ "$same" = "$sigs" ]; then
+# page faults: 10000 / 1000, the preset's distance, and one more for the
+# program's own first faults after the bind (stdio's buffer).  libpctr asks
+# for PERF_SAMPLE_PERIOD, with which the kernel makes every page fault an
+# overflow (tests/repro/repro_swevent_sample_period): this fails with 10000
+# until the core stops asking for it on counting software events.
+min=10 max=11
+[ $has_pmu = 1 ] && min=1 max=100000
+if [ $rc = 0 ] && [ "$sigs" -ge $min ] && [ "$sigs" -le $max ] &&
+   [ "$same" = "$sigs" ]; then
 	ok "ex2: $sigs overflow signals on $ovf_event, si_addr == %pc"
 else
 	not_ok "ex2: overflow signals" "status $rc signals $sigs same $same" \
