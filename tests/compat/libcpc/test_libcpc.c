@@ -615,6 +615,62 @@ TEST(v2_walks)
 	cpc_close(cpc);
 }
 
+/*
+ * The names old programs hard-code: mapped to the generic event that counts
+ * the same thing (a hardware one: without a PMU it fails as such, not as
+ * an unknown name), refused with the replacement otherwise.
+ */
+TEST(old_ultrasparc_and_p6_names)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set = cpc_set_create(cpc);
+	const char *mapped[] = { "Cycle_cnt", "Instr_cnt", "DC_miss",
+				 "EC_ref", "cpu_clk_unhalted", "inst_retired" };
+
+	cpc_seterrhndlr(cpc, errhndlr);
+	for (size_t i = 0; i < sizeof(mapped) / sizeof(mapped[0]); i++) {
+		int r = cpc_set_add_request(cpc, set, mapped[i], 0,
+					    CPC_COUNT_USER, 0, NULL);
+
+		if (has_pmu()) {
+			ASSERT_GE(r, 0);
+			continue;
+		}
+		ASSERT_EQ(r, -1);
+		if (!strstr(last_err, "needs hardware counters"))
+			TEST_FAIL("%s: %s", mapped[i], last_err);
+	}
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "EC_hit", 0, CPC_COUNT_USER, 0,
+				      NULL), -1);
+	ASSERT_EQ(last_subcode, CPC_INVALID_EVENT);
+	ASSERT_CONTAINS(last_err, "'EC_hit' has no equivalent");
+	ASSERT_CONTAINS(last_err, "use PAPI_l3_tca minus PAPI_l3_tcm");
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "Load_use", 0, CPC_COUNT_USER,
+				      0, NULL), -1);
+	ASSERT_CONTAINS(last_err, "PAPI_res_stl");
+	cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+}
+
+static void
+count_name(void *arg, const char *name)
+{
+	(*(int *)arg)++;
+}
+
+/* Solaris lists the processor's own events: tens, not libpfm4's thousands */
+TEST(walk_lists_tens_of_events)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	int n = 0;
+
+	cpc_walk_events_all(cpc, &n, count_name);
+	printf("# %d events listed\n", n);
+	ASSERT_GE(n, 5); /* the software events at least */
+	ASSERT_LE(n, 300); /* a core PMU's sysfs events and ours */
+	cpc_close(cpc);
+}
+
 static cpc_t *v2_cpc;
 static cpc_set_t *v2_set;
 
@@ -676,5 +732,7 @@ main(void)
 		TEST_CASE(v2_set_buf_bind_sample)
 		TEST_CASE(v2_request_errors)
 		TEST_CASE(v2_walks)
+		TEST_CASE(old_ultrasparc_and_p6_names)
+		TEST_CASE(walk_lists_tens_of_events)
 		TEST_CASE(v2_overflow_and_restart)));
 }
