@@ -390,6 +390,52 @@ TEST(inherit_with_overflow_is_enotsup)
 	ASSERT_EQ(errno, EINVAL);
 }
 
+/*
+ * The bounds of the overflow tests: OVF_EXPECTED periods of OVF_PERIOD_MS
+ * of user-mode work (spin_counted()), plus half a period so the last one
+ * completes, should give OVF_EXPECTED signals.  The counters are frozen
+ * from an overflow to the restart in the SIGEMT handler: that time, which
+ * the thread's CPU clock counts and task-clock does not, is measured in
+ * the handler and added to the run.
+ *
+ * What the kernel itself does to the count, shown with raw perf_event_open
+ * on the same loop (tests/repro/repro_taskclock_user_drops): a period
+ * whose end finds the thread in the kernel is dropped although the loop
+ * is > 99% in user mode (0 to 2 of 50 a run under a load average of 15),
+ * and the timer is wall-clock time while the thread runs, so time stolen
+ * from this virtual CPU by the host ends periods early (51 of 50 seen).
+ * The bounds: at least 90% (the kernel's worst two, the library's own
+ * overflow handler before SIGEMT, which is not measured, and under
+ * valgrind its slower signal delivery), at most one more than expected.
+ * 95% was the goal; the reproducer shows why the kernel does not meet it
+ * here.  A restart that fails to re-arm, or an overflow not delivered,
+ * loses far more.
+ */
+#define OVF_PERIOD_MS 20
+#define OVF_EXPECTED 50
+#define OVF_PRESET (UINT64_MAX - (uint64_t)OVF_PERIOD_MS * 1000000 + 1)
+#define OVF_MIN ((OVF_EXPECTED * 90 + 99) / 100)
+#define OVF_MAX (OVF_EXPECTED + 1)
+
+static volatile int64_t frozen_ns; /* handler time, counters stopped */
+
+/* OVF_EXPECTED + 1/2 periods of counted time */
+static void
+spin_counted(void)
+{
+	int64_t start = thread_cpu_ns(), run = (int64_t)OVF_PERIOD_MS *
+					       1000000 *
+					       (2 * OVF_EXPECTED + 1) / 2;
+	uint64_t x = spin_sink;
+
+	frozen_ns = 0;
+	do {
+		for (int i = 0; i < SPIN_CHUNK; i++)
+			x = x * 6364136223846793005u + 1442695040888963407u;
+		spin_sink = x;
+	} while (thread_cpu_ns() - start - frozen_ns < run);
+}
+
 static double
 tv_s(struct timeval tv)
 {
@@ -420,22 +466,31 @@ TEST(workload_is_user_mode)
 
 static volatile sig_atomic_t nr_emt, bad_emt, rebind_in_handler;
 
+/*
+ * Under valgrind the ucontext's PC is valgrind's, not the program's: the
+ * PC is checked natively only (decided before any signal).
+ */
+static int check_pc;
+
 static void
 on_emt(int sig, siginfo_t *si, void *uc)
 {
+	int64_t t0 = thread_cpu_ns();
 	cpc_event_t s;
 
 	if (sig != SIGEMT || si->si_code != EMT_CPCOVF || !si->si_addr ||
-	    si->si_addr != (void *)((ucontext_t *)uc)->uc_mcontext.gregs[PC])
+	    (check_pc &&
+	     si->si_addr != (void *)((ucontext_t *)uc)->uc_mcontext.gregs[PC]))
 		bad_emt++;
 	nr_emt++;
 	if (!rebind_in_handler)
 		return;
 	if (cpc_take_sample(&s) == 0) {
-		s.ce_pic[0] = UINT64_MAX - 9999999; /* 10 ms of task-clock */
+		s.ce_pic[0] = OVF_PRESET;
 		if (cpc_bind_event(&s, CPC_BIND_EMT_OVF) != 0)
 			bad_emt++;
 	}
+	frozen_ns += thread_cpu_ns() - t0;
 }
 
 static void
@@ -446,6 +501,7 @@ catch_emt(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_emt;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	check_pc = !TEST_UNDER_VALGRIND();
 	ASSERT_EQ(sigaction(SIGEMT, &sa, NULL), 0);
 }
 
@@ -470,23 +526,6 @@ TEST(emt_ovf_signals_once_then_stops)
 	ASSERT_UEQ(b.ce_pic[1], a.ce_pic[1]);
 }
 
-/*
- * The bounds of the overflow tests: OVF_RUN_MS of user-mode work
- * (spin_ms()) in periods of OVF_PERIOD_MS of task-clock should give
- * OVF_EXPECTED signals.  What may be missing: the periods whose end the
- * kernel drops because it lands in the kernel (the workload is > 99% in
- * user mode, and a raw perf_event_open loop on this machine loses 0 to 3
- * of 100 under a load average of 15); the signal, handler and restart,
- * about 0.1 ms a period, which the last period may lack.  95% of the
- * expected count (rounded up) leaves room for those and for nothing else:
- * a restart that fails to re-arm, or an overflow not delivered, loses far
- * more.
- */
-#define OVF_PERIOD_MS 10
-#define OVF_RUN_MS 1000
-#define OVF_EXPECTED (OVF_RUN_MS / OVF_PERIOD_MS)
-#define OVF_MIN ((OVF_EXPECTED * 95 + 99) / 100)
-
 /* the manual's handler: sample, preset again, rebind from the handler */
 TEST(emt_ovf_rebind_from_handler)
 {
@@ -495,13 +534,13 @@ TEST(emt_ovf_rebind_from_handler)
 	catch_emt();
 	rebind_in_handler = 1;
 	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock", &ev), 0);
-	ev.ce_pic[0] = UINT64_MAX - 9999999;
+	ev.ce_pic[0] = OVF_PRESET;
 	ASSERT_EQ(cpc_bind_event(&ev, CPC_BIND_EMT_OVF), 0);
-	spin_ms(OVF_RUN_MS);
+	spin_counted();
 	ASSERT_EQ(cpc_bind_event(NULL, 0), 0);
 	printf("# %d of %d signals\n", (int)nr_emt, OVF_EXPECTED);
 	ASSERT_GE(nr_emt, OVF_MIN);
-	ASSERT_LE(nr_emt, OVF_EXPECTED);
+	ASSERT_LE(nr_emt, OVF_MAX);
 	ASSERT_EQ(bad_emt, 0);
 }
 
@@ -677,11 +716,14 @@ static cpc_set_t *v2_set;
 static void
 on_emt_v2(int sig, siginfo_t *si, void *uc)
 {
+	int64_t t0 = thread_cpu_ns();
+
 	if (si->si_code != EMT_CPCOVF)
 		bad_emt++;
 	nr_emt++;
 	if (cpc_set_restart(v2_cpc, v2_set) != 0)
 		bad_emt++;
+	frozen_ns += thread_cpu_ns() - t0;
 }
 
 /* CPCv2 overflow: a preset request notified by SIGEMT, then restarted */
@@ -696,15 +738,15 @@ TEST(v2_overflow_and_restart)
 	v2_cpc = cpc_open(CPC_VER_CURRENT);
 	v2_set = cpc_set_create(v2_cpc);
 	ASSERT_EQ(cpc_set_add_request(v2_cpc, v2_set, "task-clock",
-				      UINT64_MAX - 9999999,
+				      OVF_PRESET,
 				      CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0,
 				      NULL), 0);
 	ASSERT_EQ(cpc_bind_curlwp(v2_cpc, v2_set, 0), 0);
-	spin_ms(OVF_RUN_MS);
+	spin_counted();
 	ASSERT_EQ(cpc_unbind(v2_cpc, v2_set), 0);
 	printf("# %d of %d signals\n", (int)nr_emt, OVF_EXPECTED);
 	ASSERT_GE(nr_emt, OVF_MIN); /* why: above OVF_MIN */
-	ASSERT_LE(nr_emt, OVF_EXPECTED);
+	ASSERT_LE(nr_emt, OVF_MAX);
 	ASSERT_EQ(bad_emt, 0);
 }
 
