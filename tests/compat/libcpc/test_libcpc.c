@@ -377,6 +377,78 @@ TEST(lwp_inherit_counts_new_threads)
 	ASSERT_LT(task_clock_around_thread(0), 30000000);
 }
 
+/*
+ * CPC_BIND_LWP_INHERIT from a worker thread (not the first one): the
+ * binding LWP and the LWPs it creates later count; the main thread, which
+ * keeps working meanwhile, does not.  (Only the first task's counters were
+ * started: the worker counted 0.)
+ */
+struct inherit_run {
+	uint64_t own, with_child;
+};
+
+static uint64_t
+buf_value(cpc_t *cpc, cpc_buf_t *buf)
+{
+	uint64_t v = 0;
+
+	cpc_buf_get(cpc, buf, 0, &v);
+	return v;
+}
+
+static void *
+inherit_worker(void *arg)
+{
+	struct inherit_run *r = arg;
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set = cpc_set_create(cpc);
+	cpc_buf_t *a, *b, *c;
+	pthread_t t;
+
+	cpc_set_add_request(cpc, set, "task-clock", 0, CPC_COUNT_USER, 0,
+			    NULL);
+	a = cpc_buf_create(cpc, set);
+	b = cpc_buf_create(cpc, set);
+	c = cpc_buf_create(cpc, set);
+	if (cpc_bind_curlwp(cpc, set, CPC_BIND_LWP_INHERIT) != 0)
+		return NULL;
+	cpc_set_sample(cpc, set, a);
+	spin_ms(40);
+	cpc_set_sample(cpc, set, b);
+	pthread_create(&t, NULL, burn, NULL); /* 60 ms in a new LWP */
+	pthread_join(t, NULL);
+	cpc_set_sample(cpc, set, c);
+	r->own = buf_value(cpc, b) - buf_value(cpc, a);
+	r->with_child = buf_value(cpc, c) - buf_value(cpc, b);
+	cpc_buf_destroy(cpc, a);
+	cpc_buf_destroy(cpc, b);
+	cpc_buf_destroy(cpc, c);
+	cpc_unbind(cpc, set);
+	cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+	return r;
+}
+
+TEST(inherit_from_a_worker_thread)
+{
+	struct inherit_run r = { 0 };
+	pthread_t w;
+	void *ret;
+
+	ASSERT_EQ(pthread_create(&w, NULL, inherit_worker, &r), 0);
+	spin_ms(50); /* the main thread works too: not counted */
+	ASSERT_EQ(pthread_join(w, &ret), 0);
+	ASSERT(ret == &r);
+	printf("# binder %.1f ms, its new LWP %.1f ms\n", r.own / 1e6,
+	       r.with_child / 1e6);
+	/* task-clock in ns against the CPU time spin_ms() measured itself */
+	ASSERT_GE(r.own, 39000000);
+	/* the main thread spins 50 ms meanwhile: counting it would pass 60 */
+	ASSERT_LT(r.own, 60000000);
+	ASSERT_GE(r.with_child, 59000000);
+	ASSERT_LT(r.with_child, 110000000);
+}
+
 TEST(inherit_with_overflow_is_enotsup)
 {
 	cpc_event_t ev;
@@ -767,6 +839,7 @@ main(void)
 		TEST_CASE(presets_are_the_starting_values)
 		TEST_CASE(count_usr_events_keeps_the_counts)
 		TEST_CASE(lwp_inherit_counts_new_threads)
+		TEST_CASE(inherit_from_a_worker_thread)
 		TEST_CASE(inherit_with_overflow_is_enotsup)
 		TEST_CASE(workload_is_user_mode)
 		TEST_CASE(emt_ovf_signals_once_then_stops)
