@@ -489,3 +489,15 @@ cpc__event_error(cpc_t *cpc, const char *fn, const char *event, int err)
 		break;
 	}
 }
+
+/* the attributes x86_function() accepts, in its order */
+CPC_EXPORT void
+cpc_walk_attrs(cpc_t *cpc, void *arg,
+	       void (*action)(void *arg, const char *attr))
+{
+	static const char *const attrs[] = { "umask", "cmask", "edge",
+					     "noedge", "inv", "pc", "int" };
+
+	for (size_t i = 0; action && i < CPC_ARRAY_SIZE(attrs); i++)
+		action(arg, attrs[i]);
+}

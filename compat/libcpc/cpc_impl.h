@@ -8,6 +8,7 @@
 
 #include <libcpc.h>
 #include <pctr.h>
+#include <sched.h>
 
 #define CPC_EXPORT __attribute__((visibility("default")))
 #define CPC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -40,6 +41,8 @@ struct __cpc_set {
 	pid_t tid; /* the binding LWP */
 	int inst; /* the libpctr instance counting it */
 	volatile sig_atomic_t stopped; /* frozen by an overflow */
+	int cpu; /* bound by cpc_bind_cpu(): that CPU, else -1 */
+	cpu_set_t old_affinity; /* the binder's, restored at unbind */
 };
 
 struct __cpc_buf {

@@ -43,6 +43,8 @@ cpc_set_create(cpc_t *cpc)
 {
 	cpc_set_t *set = calloc(1, sizeof(*set));
 
+	if (set)
+		set->cpu = -1;
 	return set;
 }
 
@@ -450,6 +452,10 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 		cpc__bound = NULL;
 	pctr_set_free(set->ps);
 	set->ps = NULL;
+	if (set->cpu >= 0)
+		sched_setaffinity(0, sizeof(set->old_affinity),
+				  &set->old_affinity);
+	set->cpu = -1;
 	return 0;
 }
 
@@ -498,4 +504,71 @@ cpc_disable(cpc_t *cpc)
 	}
 	return pctr_set_disable(cpc__bound->ps) < 0 ? set_errno_from(-EAGAIN)
 						    : 0;
+}
+
+/* ---- binding to a CPU ------------------------------------------------------ */
+
+static int
+open_cpu(cpc_set_t *set, processorid_t id)
+{
+	struct pctr_target tgt = { .type = PCTR_TARGET_CPU,
+				   .nr_cpus = 1,
+				   .cpus = &id };
+	int r = pctr_set_new(&set->ps, 0);
+
+	for (int i = 0; r >= 0 && i < set->nreq; i++)
+		r = pctr_set_add_event(set->ps, &set->req[i].ev);
+	if (r >= 0)
+		r = pctr_set_open(set->ps, &tgt);
+	if (r >= 0)
+		r = pctr_set_reset(set->ps);
+	if (r >= 0)
+		r = pctr_set_enable(set->ps);
+	if (r < 0) {
+		pctr_set_free(set->ps);
+		set->ps = NULL;
+	}
+	return r;
+}
+
+/*
+ * Solaris: the set counts every LWP on CPU @id, and the calling LWP is
+ * bound to that CPU until the unbind.  Privileged there too (here:
+ * kernel.perf_event_paranoid, EACCES).  Overflow notification of a CPU
+ * is not offered (ENOTSUP).
+ */
+CPC_EXPORT int
+cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
+{
+	cpu_set_t one;
+	int r;
+
+	if (!set || set->nreq == 0 || flags || id < 0 || id >= CPU_SETSIZE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (wants_overflow(set)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (set->ps)
+		cpc_unbind(cpc, set);
+	if (sched_getaffinity(0, sizeof(set->old_affinity),
+			      &set->old_affinity) < 0)
+		return -1;
+	CPU_ZERO(&one);
+	CPU_SET(id, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) < 0)
+		return -1; /* EINVAL: no such CPU online */
+	r = open_cpu(set, id);
+	if (r < 0) {
+		sched_setaffinity(0, sizeof(set->old_affinity),
+				  &set->old_affinity);
+		return set_errno_from(r);
+	}
+	set->cpu = id;
+	set->tid = gettid();
+	set->inst = 0;
+	set->bind_flags = 0;
+	return 0;
 }

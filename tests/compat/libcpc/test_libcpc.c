@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <libcpc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -782,6 +783,51 @@ TEST(walk_lists_tens_of_events)
 	cpc_close(cpc);
 }
 
+static void
+note_attr(void *arg, const char *attr)
+{
+	*(int *)arg += !strcmp(attr, "umask") + !strcmp(attr, "cmask");
+}
+
+/*
+ * cpc_bind_cpu(): the whole CPU, the caller moved onto it; root here (as
+ * on Solaris, it is privileged: paranoid 2 refuses others with EACCES).
+ */
+TEST(bind_cpu_counts_the_cpu)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set = cpc_set_create(cpc);
+	cpc_buf_t *a, *b;
+	uint64_t va, vb;
+	int seen = 0;
+
+	cpc_walk_attrs(cpc, &seen, note_attr);
+	ASSERT_EQ(seen, 2);
+	if (geteuid() != 0)
+		SKIP("cpc_bind_cpu() is privileged and this is not root");
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "cpu-clock", 0,
+				      CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0,
+				      NULL), 0);
+	a = cpc_buf_create(cpc, set);
+	b = cpc_buf_create(cpc, set);
+	ASSERT_EQ(cpc_bind_cpu(cpc, 0, set, 0), 0);
+	ASSERT_EQ(sched_getcpu(), 0);
+	ASSERT_EQ(cpc_set_sample(cpc, set, a), 0);
+	spin_ms(20);
+	ASSERT_EQ(cpc_set_sample(cpc, set, b), 0);
+	ASSERT_EQ(cpc_buf_get(cpc, a, 0, &va), 0);
+	ASSERT_EQ(cpc_buf_get(cpc, b, 0, &vb), 0);
+	/* cpu-clock of CPU 0, on which this thread spun for 20 ms */
+	ASSERT_GE(vb - va, 19000000);
+	ASSERT_EQ(cpc_unbind(cpc, set), 0);
+	ASSERT_EQ(cpc_bind_cpu(cpc, -1, set, 0), -1);
+	ASSERT_EQ(errno, EINVAL);
+	cpc_buf_destroy(cpc, a);
+	cpc_buf_destroy(cpc, b);
+	cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+}
+
 static cpc_t *v2_cpc;
 static cpc_set_t *v2_set;
 
@@ -849,5 +895,6 @@ main(void)
 		TEST_CASE(v2_walks)
 		TEST_CASE(old_ultrasparc_and_p6_names)
 		TEST_CASE(walk_lists_tens_of_events)
+		TEST_CASE(bind_cpu_counts_the_cpu)
 		TEST_CASE(v2_overflow_and_restart)));
 }
