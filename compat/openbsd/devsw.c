@@ -150,7 +150,7 @@ static int
 still_open(const struct slot *s)
 {
 	char buf[4096];
-	int dfd = (int)syscall(SYS_open, "/proc/self/fd",
+	int dfd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
 			       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	long n;
 	int found = dfd < 0;
