@@ -338,9 +338,37 @@ find_instance(cpc_set_t *set)
 	return -ESRCH;
 }
 
+/*
+ * An overflow signal queued just before an unbind is delivered after
+ * libpctr has put back the disposition it found: under SIG_DFL that kills
+ * the program (seen under valgrind, whose signal delivery lags).  The
+ * layer owns CPC_SIGOVF_KERNEL (libcpc-compat(3)), so what libpctr finds
+ * and puts back is this handler, which ignores such a late signal.
+ */
+static void
+late_overflow(int sig, siginfo_t *si, void *uc)
+{
+}
+
+static void
+own_kernel_signal(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = late_overflow;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	if (sigaction(CPC_SIGOVF_KERNEL, NULL, &old) == 0 &&
+	    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+		sigaction(CPC_SIGOVF_KERNEL, &sa, NULL);
+}
+
+static pthread_once_t own_signal_once = PTHREAD_ONCE_INIT;
+
 static int
 open_bound(cpc_set_t *set, uint_t flags)
 {
+	pthread_once(&own_signal_once, own_kernel_signal);
 	struct pctr_target tgt = { .type = PCTR_TARGET_THREAD };
 	int r;
 

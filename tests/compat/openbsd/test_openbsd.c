@@ -254,7 +254,7 @@ TEST(unknown_request_is_einval)
 TEST(other_descriptors_are_not_touched)
 {
 	int fd = dev(O_RDONLY), p[2], n = -1;
-	struct pctrst st;
+	struct pctrst st = { 0 }; /* handed to the pipe's ioctl below */
 
 	/* close behind the layer's back: the number is reused by a pipe */
 	ASSERT_EQ(syscall(SYS_close, fd), 0);
