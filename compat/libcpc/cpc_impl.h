@@ -25,7 +25,8 @@ struct cpc_request {
 	uint64_t preset;
 	uint_t flags;
 	int nattrs;
-	cpc_attr_t attrs[CPC_MAX_ATTRS];
+	cpc_attr_t attrs[CPC_MAX_ATTRS]; /* ca_name points into attr_name */
+	char attr_name[CPC_MAX_ATTRS][CPC_MAX_ATTR_LEN];
 };
 
 /*

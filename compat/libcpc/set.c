@@ -83,6 +83,18 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 		errno = EINVAL;
 		return -1;
 	}
+	for (uint_t i = 0; i < nattrs && i < CPC_MAX_ATTRS; i++) {
+		if (!attrs[i].ca_name ||
+		    strlen(attrs[i].ca_name) >= CPC_MAX_ATTR_LEN) {
+			cpc__err(cpc, "cpc_set_add_request",
+				 CPC_INVALID_ATTRIBUTE,
+				 "attribute %u has no name or one longer "
+				 "than %d characters",
+				 i, CPC_MAX_ATTR_LEN - 1);
+			errno = EINVAL;
+			return -1;
+		}
+	}
 	if (flags & ~known) {
 		cpc__err(cpc, "cpc_set_add_request", CPC_REQ_INVALID_FLAGS,
 			 "invalid request flags 0x%x", flags);
@@ -105,8 +117,12 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	rq->preset = preset;
 	rq->flags = flags;
 	rq->nattrs = (int)nattrs;
-	if (nattrs)
-		memcpy(rq->attrs, attrs, nattrs * sizeof(*attrs));
+	for (uint_t i = 0; i < nattrs; i++) {
+		/* the caller's strings are its own: the request keeps copies */
+		strcpy(rq->attr_name[i], attrs[i].ca_name);
+		rq->attrs[i].ca_name = rq->attr_name[i];
+		rq->attrs[i].ca_val = attrs[i].ca_val;
+	}
 	return set->nreq++;
 }
 

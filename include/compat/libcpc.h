@@ -176,7 +176,7 @@ typedef struct __cpc_buf cpc_buf_t;
 #define CPC_MAX_ATTR_LEN 32
 #define CPC_MAX_EVENT_LEN 512 /* Solaris's bound on an event name */
 typedef struct __cpc_attr {
-	char ca_name[CPC_MAX_ATTR_LEN];
+	char *ca_name; /* as in Solaris's public header */
 	uint64_t ca_val;
 } cpc_attr_t;
 

@@ -89,7 +89,8 @@ TEST(layouts_match_solaris)
 	ASSERT_EQ(offsetof(cpc_event_t, ce_tick), 16);
 	ASSERT_EQ(offsetof(cpc_event_t, ce_pic), 24);
 	ASSERT_EQ(offsetof(cpc_event_t, ce_pes), 40);
-	ASSERT_EQ(sizeof(cpc_attr_t), 40);
+	ASSERT_EQ(sizeof(cpc_attr_t), 16); /* char *ca_name, uint64_t ca_val */
+	ASSERT_EQ(offsetof(cpc_attr_t, ca_val), 8);
 	ASSERT_EQ(CPC_BIND_LWP_INHERIT, 1);
 	ASSERT_EQ(CPC_BIND_EMT_OVF, 2);
 	ASSERT_EQ(CPC_OVF_NOTIFY_EMT, 1);
