@@ -49,7 +49,7 @@ not_ok() {
 	echo "not ok $n - $1"
 	shift
 	for line in "$@"; do
-		echo "# $line"
+		printf '%s\n' "$line" | sed 's/^/# /' # TAP: every line a comment
 	done
 }
 
