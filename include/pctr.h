@@ -788,7 +788,8 @@ struct pctr_overflow_info {
  *
  * Runs inside a signal handler: it may call async-signal-safe functions
  * only (signal-safety(7): write(2), not printf or malloc), must not call
- * pctr_ functions other than pctr_overflow_rearm(), and must save and
+ * pctr_ functions other than pctr_overflow_rearm() and
+ * pctr_overflow_restart(), and must save and
  * restore errno if it changes it.
  */
 typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
@@ -878,6 +879,30 @@ int pctr_overflow_resume(struct pctr_set *set, int idx);
  * once more.  Async-signal-safe: may be called from the callback.
  */
 int pctr_overflow_rearm(struct pctr_set *set, int idx);
+
+/* pctr_overflow_restart() @flags */
+#define PCTR_OVF_STOP 0x1u /* stop every counter and return: step 1 alone */
+
+/**
+ * pctr_overflow_restart() - stop the set, zero its counts, give every
+ * notified event a full period, re-arm the PCTR_OVF_ONESHOT events that
+ * notified since the last restart (the others are still armed) and start
+ * counting.  Mixing it with pctr_overflow_rearm() on one set is not
+ * supported.
+ * @set:    an open set with overflow notification
+ * @period: NULL, or pctr_set_nr() new periods (in each event's own unit;
+ *          0 keeps that event's period; ignored for events not notified)
+ * @flags:  0, or PCTR_OVF_STOP to stop every counter and do nothing else
+ *          (counts are kept: the freeze of libcpc's overflow)
+ *
+ * Async-signal-safe: system calls only, no lock, no allocation, and the
+ * error is returned without setting pctr_strerror()'s text; the overflow
+ * callback may call it.  The enabled and running times are not reset.
+ * Return: 0, -EINVAL (bad set, flags or period), -EBADFD (not open), or
+ * the errno of a failed ioctl.
+ */
+int pctr_overflow_restart(struct pctr_set *set, const uint64_t *period,
+			  unsigned int flags);
 
 /**
  * struct pctr_overflow_stats - what became of the overflows of an event.

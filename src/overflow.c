@@ -719,3 +719,119 @@ pctr_overflow_stats(const struct pctr_set *set, int idx,
 	}
 	return 0;
 }
+
+/* ---- restart (libcpc's cpc_set_restart(), served by the core) ---------- */
+
+/*
+ * The restart protocol, on every instance of the set:
+ *  1. stop: PERF_EVENT_IOC_DISABLE on every group leader.  A disabled
+ *     leader takes its whole group off the PMU; the members stay enabled,
+ *     so they count again as soon as their leader does (a member disabled
+ *     and enabled after its running leader is left idle by the kernel).
+ *  2. PERF_EVENT_IOC_RESET on every counter: the count starts from zero
+ *     (the kernel keeps the enabled and running times, so the reset
+ *     baseline keeps its times and drops its counts).
+ *  3. PERF_EVENT_IOC_PERIOD on the counters of each notified event: a full
+ *     period again, so the next overflow is a whole period away.
+ *  4. PERF_EVENT_IOC_REFRESH 1 on the counters of PCTR_OVF_ONESHOT events
+ *     that overflowed since the last restart (or the open): the kernel
+ *     disabled them at that overflow.  REFRESH adds to the kernel's
+ *     remaining-overflow count, so one still armed is left alone, or it
+ *     would notify twice; and one that overflowed must be refreshed, not
+ *     merely enabled, or it would overflow every period without limit.
+ *  5. PERF_EVENT_IOC_ENABLE on every group leader.
+ * System calls only, no lock, no allocation, no error text: a signal
+ * handler may run it, including the overflow callback.
+ */
+static int
+restart_leaders(struct pctr_set *set, unsigned long req)
+{
+	int r = 0;
+
+	for (int i = 0; i < set->nr_inst; i++)
+		for (int g = 0; g < set->nr_groups[i] && r == 0; g++)
+			r = pctr__sys_ioctl(
+				set->groups[i * set->nr_ctr + g].leader_fd,
+				req, 0);
+	return r;
+}
+
+/*
+ * The overflows of event @e so far: those notified, plus a record the
+ * handler has not read yet (one-shot counters write at most one per arm;
+ * the restart may run before that record's signal is handled, as in the
+ * callback).
+ */
+static uint64_t
+restart_seen(struct pctr_set *set, int e)
+{
+	uint64_t n = atomic_load(&set->ovf->ev[e].notified);
+
+	for (int c = 0; c < set->ovf->nr_ring; c++) {
+		const struct pctr__ring *ring = &set->ovf->ring[c];
+
+		if (ring->pc && ring->event == e &&
+		    __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE) !=
+			    __atomic_load_n(&ring->pc->data_tail,
+					    __ATOMIC_ACQUIRE))
+			n++;
+	}
+	return n;
+}
+
+static int
+restart_counter(struct pctr_set *set, const struct pctr__ctr *ctr,
+		const uint64_t *period, const uint64_t *seen)
+{
+	const struct pctr__ovf_event *ev = &set->ovf->ev[ctr->event];
+	uint64_t p = set->ev[ctr->event].attr.sample_period;
+	int r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_RESET, 0);
+
+	if (ev->mode != PCTR__MODE_SIGNAL || r < 0)
+		return r;
+	if (period && period[ctr->event])
+		p = period[ctr->event];
+	r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&p);
+	if (r == 0 && (ev->flags & PCTR_OVF_ONESHOT) &&
+	    seen[ctr->event] != ev->restart_mark)
+		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_REFRESH, 1);
+	return r;
+}
+
+static int
+restart_all(struct pctr_set *set, const uint64_t *period)
+{
+	uint64_t seen[PCTR_MAX_EVENTS];
+	int r = 0;
+
+	/* taken before any REFRESH: an overflow after it counts next time */
+	for (int e = 0; e < set->nr_events; e++)
+		seen[e] = restart_seen(set, e);
+	for (int c = 0; r == 0 && c < set->nr_inst * set->nr_ctr; c++)
+		r = restart_counter(set, &set->ctr[c], period, seen);
+	for (int e = 0; r == 0 && e < set->nr_events; e++)
+		set->ovf->ev[e].restart_mark = seen[e];
+	return r;
+}
+
+PCTR_EXPORT int
+pctr_overflow_restart(struct pctr_set *set, const uint64_t *period,
+		      unsigned int flags)
+{
+	int r = check_control(set, -1, true);
+
+	if (r == 0 && (flags & ~PCTR_OVF_STOP))
+		r = -EINVAL;
+	for (int e = 0; r == 0 && period && e < set->nr_events; e++)
+		if (period[e] > INT64_MAX)
+			r = -EINVAL;
+	if (r == 0)
+		r = restart_leaders(set, PERF_EVENT_IOC_DISABLE);
+	if (r < 0 || (flags & PCTR_OVF_STOP))
+		return r;
+	r = restart_all(set, period);
+	for (int k = 0; r == 0 && set->has_base &&
+			k < set->nr_inst * set->nr_events; k++)
+		set->base[k].value = 0;
+	return r < 0 ? r : restart_leaders(set, PERF_EVENT_IOC_ENABLE);
+}

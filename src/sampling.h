@@ -48,6 +48,7 @@ struct pctr__ovf_event {
 	atomic_bool paused;
 	atomic_uint_least64_t notified;
 	atomic_uint_least64_t lost;
+	uint64_t restart_mark; /* @notified at the last restart (overflow.c) */
 };
 
 /* per-thread running count and sequence, for struct pctr_overflow_info */

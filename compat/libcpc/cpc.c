@@ -45,6 +45,54 @@ static const struct {
 	{ "PAPI_stl_icy", "stalled-cycles-frontend" },
 };
 
+/*
+ * The UltraSPARC and Intel P6 names old Solaris programs hard-code.  Where
+ * a generic event counts the same thing the name is that event; otherwise
+ * the request is refused with the replacement (@hint) in the message.
+ */
+static const struct {
+	const char *name;
+	const char *pctr; /* NULL: refused */
+	const char *hint;
+} legacy[] = {
+	{ "Cycle_cnt", "cycles", NULL },
+	{ "Instr_cnt", "instructions", NULL },
+	{ "DC_rd", "L1-dcache-loads", NULL },
+	{ "DC_rd_miss", "L1-dcache-load-misses", NULL },
+	{ "DC_miss", "L1-dcache-load-misses", NULL },
+	{ "DC_wr", "L1-dcache-stores", NULL },
+	{ "DC_wr_miss", "L1-dcache-store-misses", NULL },
+	{ "IC_ref", "L1-icache-loads", NULL },
+	{ "IC_miss", "L1-icache-load-misses", NULL },
+	{ "IC_hit", NULL, "PAPI_l1_ica minus PAPI_l1_icm" },
+	{ "EC_ref", "cache-references", NULL },
+	{ "EC_miss", "cache-misses", NULL },
+	{ "EC_hit", NULL, "PAPI_l3_tca minus PAPI_l3_tcm" },
+	{ "ITLB_miss", "iTLB-load-misses", NULL },
+	{ "DTLB_miss", NULL, "PAPI_tlb_dm (loads only)" },
+	{ "Dispatch0_IC_miss", NULL, "PAPI_stl_icy" },
+	{ "Load_use", NULL, "PAPI_res_stl" },
+	{ "cpu_clk_unhalted", "cycles", NULL },
+	{ "inst_retired", "instructions", NULL },
+	{ "br_inst_retired", "branches", NULL },
+	{ "br_miss_pred_retired", "branch-misses", NULL },
+	{ "ifu_ifetch", "L1-icache-loads", NULL },
+	{ "ifu_ifetch_miss", "L1-icache-load-misses", NULL },
+	{ "itlb_miss", "iTLB-load-misses", NULL },
+	{ "data_mem_refs", NULL, "PAPI_ld_ins plus PAPI_sr_ins" },
+	{ "dcu_lines_in", NULL, "PAPI_l1_dcm" },
+};
+
+/* the legacy entry of @name, or -1 */
+static int
+legacy_index(const char *name)
+{
+	for (size_t i = 0; i < CPC_ARRAY_SIZE(legacy); i++)
+		if (!strcmp(name, legacy[i].name))
+			return (int)i;
+	return -1;
+}
+
 static struct pctr_machine machine = { .size = sizeof(machine) };
 static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
 static int machine_err;
@@ -241,12 +289,35 @@ struct walk {
 	void (*action)(void *arg, const char *name);
 };
 
+/*
+ * Solaris lists the processor's own events, some tens of names.  libpctr
+ * also knows libpfm4's tables (thousands of names on a machine with a PMU),
+ * every uncore PMU's events and the generic cache combinations: those stay
+ * usable in requests but are not listed.  Listed: libpctr's generic and
+ * software events and the core PMU's own (its sysfs "events" directory).
+ */
+static int
+listed(const char *source)
+{
+	static const char *const core[] = { "sysfs:cpu", "sysfs:cpu_core",
+					    "sysfs:cpu_atom", "sysfs:armv8" };
+
+	if (!strcmp(source, "generic") || !strcmp(source, "software"))
+		return 1;
+	for (size_t i = 0; i < CPC_ARRAY_SIZE(core); i++)
+		if (!strncmp(source, core[i], strlen(core[i])) &&
+		    (source[strlen(core[i])] == '\0' || i == 3))
+			return 1;
+	return 0;
+}
+
 static int
 walk_one(const struct pctr_event_info *info, void *arg)
 {
 	struct walk *w = arg;
 
-	w->action(w->arg, info->name);
+	if (listed(info->source))
+		w->action(w->arg, info->name);
 	return 0;
 }
 
@@ -373,6 +444,11 @@ cpc__resolve(const char *name, uint_t flags, int nattrs,
 			r = pctr_event_from_x86(fn, ev);
 	} else if (nattrs > 0) {
 		r = -EINVAL; /* attributes belong to numeric x86 events */
+	} else if (legacy_index(name) >= 0) {
+		r = legacy[legacy_index(name)].pctr
+			    ? pctr_event_parse(legacy[legacy_index(name)].pctr,
+					       ev)
+			    : -EXDEV;
 	} else {
 		r = pctr_event_parse(alias ? alias : name, ev);
 	}
@@ -390,7 +466,14 @@ cpc__resolve(const char *name, uint_t flags, int nattrs,
 void
 cpc__event_error(cpc_t *cpc, const char *fn, const char *event, int err)
 {
+	if (err == -EXDEV && legacy_index(event) < 0)
+		err = -ENOENT;
 	switch (err) {
+	case -EXDEV:
+		cpc__err(cpc, fn, CPC_INVALID_EVENT,
+			 "'%s' has no equivalent on this processor: use %s",
+			 event, legacy[legacy_index(event)].hint);
+		break;
 	case -ENODEV:
 		cpc__err(cpc, fn, CPC_INVALID_EVENT,
 			 "event '%s' needs hardware counters, which this "
@@ -405,4 +488,16 @@ cpc__event_error(cpc_t *cpc, const char *fn, const char *event, int err)
 		cpc__err(cpc, fn, CPC_INVALID_EVENT, "%s", pctr_strerror(err));
 		break;
 	}
+}
+
+/* the attributes x86_function() accepts, in its order */
+CPC_EXPORT void
+cpc_walk_attrs(cpc_t *cpc, void *arg,
+	       void (*action)(void *arg, const char *attr))
+{
+	static const char *const attrs[] = { "umask", "cmask", "edge",
+					     "noedge", "inv", "pc", "int" };
+
+	for (size_t i = 0; action && i < CPC_ARRAY_SIZE(attrs); i++)
+		action(arg, attrs[i]);
 }

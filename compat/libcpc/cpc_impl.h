@@ -8,6 +8,7 @@
 
 #include <libcpc.h>
 #include <pctr.h>
+#include <sched.h>
 
 #define CPC_EXPORT __attribute__((visibility("default")))
 #define CPC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -24,22 +25,25 @@ struct cpc_request {
 	uint64_t preset;
 	uint_t flags;
 	int nattrs;
-	cpc_attr_t attrs[CPC_MAX_ATTRS];
+	cpc_attr_t attrs[CPC_MAX_ATTRS]; /* ca_name points into attr_name */
+	char attr_name[CPC_MAX_ATTRS][CPC_MAX_ATTR_LEN];
 };
 
 /*
  * A set is bound to at most one thread.  While bound it owns a libpctr set
- * counting that thread; cpc__bound (thread-local) points to it.
+ * counting that thread (and with CPC_BIND_LWP_INHERIT the threads it
+ * creates later); cpc__bound (thread-local) points to it.
  */
 struct __cpc_set {
 	int nreq;
 	struct cpc_request req[CPC_MAX_REQUESTS];
 	struct pctr_set *ps;
 	uint_t bind_flags;
-	pid_t tid;
-	int fd[CPC_MAX_REQUESTS]; /* the counters' fds while bound */
-	uint64_t period[CPC_MAX_REQUESTS]; /* 0: no overflow notification */
-	volatile sig_atomic_t armed[CPC_MAX_REQUESTS];
+	pid_t tid; /* the binding LWP */
+	int inst; /* the libpctr instance counting it */
+	volatile sig_atomic_t stopped; /* frozen by an overflow */
+	int cpu; /* bound by cpc_bind_cpu(): that CPU, else -1 */
+	cpu_set_t old_affinity; /* the binder's, restored at unbind */
 };
 
 struct __cpc_buf {

@@ -370,13 +370,13 @@ request_of(uint32_t pes, char *buf, size_t len, cpc_attr_t *attrs,
 	if (pes & CPC_PES_NAMED)
 		return name_of(pes);
 	snprintf(buf, len, "0x%x", pes & CPC_PES_EVENT);
-	strcpy(attrs[0].ca_name, "umask");
+	attrs[0].ca_name = (char *)"umask";
 	attrs[0].ca_val = (pes & CPC_PES_UMASK) >> 8;
-	strcpy(attrs[1].ca_name, "cmask");
+	attrs[1].ca_name = (char *)"cmask";
 	attrs[1].ca_val = (pes & CPC_PES_CMASK) >> 24;
-	strcpy(attrs[2].ca_name, "edge");
+	attrs[2].ca_name = (char *)"edge";
 	attrs[2].ca_val = !!(pes & CPC_PES_EDGE);
-	strcpy(attrs[3].ca_name, "inv");
+	attrs[3].ca_name = (char *)"inv";
 	attrs[3].ca_val = !!(pes & CPC_PES_INV);
 	*nattrs = 4;
 	return buf;

@@ -2,34 +2,33 @@
 /*
  * set.c - CPCv2 sets, buffers, binding to the calling LWP, overflow.
  *
- * A bound set is a libpctr set counting the calling thread.  Every counter
- * starts from its request's preset: a sample is preset + count, modulo
- * 2^64, as a preset hardware counter would read.
+ * A bound set is a libpctr set counting the calling thread; with
+ * CPC_BIND_LWP_INHERIT, counting also the threads it creates later.  Every
+ * counter starts from its request's preset: a sample is preset + count,
+ * modulo 2^64, as a preset hardware counter would read.
  *
- * Overflow protocol (requests with CPC_OVF_NOTIFY_EMT and a non-zero
- * preset), over libpctr's overflow notification:
+ * Overflow protocol (requests with CPC_OVF_NOTIFY_EMT), over libpctr's
+ * overflow notification; the kernel side of it (stop, reset, period,
+ * start) is libpctr's pctr_overflow_restart(), this file never touches a
+ * counter's descriptor:
  *  1. the event overflows once (PCTR_OVF_ONESHOT) after 2^64 - preset
  *     events, notified with signal CPC_SIGOVF_KERNEL to the bound thread;
  *  2. the library's callback, in that signal's handler, stops every
  *     counter of the set ("counting is disabled until the next bind or
- *     restart") and queues SIGEMT to the same thread with si_code
- *     EMT_CPCOVF and si_addr the PC of the overflow, which the program's
- *     SIGEMT handler receives as on Solaris;
+ *     restart": pctr_overflow_restart(PCTR_OVF_STOP)) and queues SIGEMT
+ *     to the same thread with si_code EMT_CPCOVF and si_addr the PC of the
+ *     overflow, which the program's SIGEMT handler receives as on Solaris;
  *  3. cpc_set_restart() (or rebinding the same selection from that
- *     handler) zeroes the counts, gives each armed counter a full period
- *     again (PERF_EVENT_IOC_PERIOD), re-arms the one that fired
- *     (pctr_overflow_rearm()) and starts every counter: no allocation, no
- *     lock, so it is safe in a signal handler.
- * The counters' own ioctls go to the fds libpctr hands out for that
- * (pctr_set_fd()): one stop for every event, grouped or not.
+ *     handler) zeroes the counts, gives each notified counter a full
+ *     period from its current preset and starts every counter
+ *     (pctr_overflow_restart()): no allocation, no lock, so it is safe in
+ *     a signal handler.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,10 +43,8 @@ cpc_set_create(cpc_t *cpc)
 {
 	cpc_set_t *set = calloc(1, sizeof(*set));
 
-	if (!set)
-		return NULL;
-	for (int i = 0; i < CPC_MAX_REQUESTS; i++)
-		set->fd[i] = -1;
+	if (set)
+		set->cpu = -1;
 	return set;
 }
 
@@ -86,6 +83,18 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 		errno = EINVAL;
 		return -1;
 	}
+	for (uint_t i = 0; i < nattrs && i < CPC_MAX_ATTRS; i++) {
+		if (!attrs[i].ca_name ||
+		    strlen(attrs[i].ca_name) >= CPC_MAX_ATTR_LEN) {
+			cpc__err(cpc, "cpc_set_add_request",
+				 CPC_INVALID_ATTRIBUTE,
+				 "attribute %u has no name or one longer "
+				 "than %d characters",
+				 i, CPC_MAX_ATTR_LEN - 1);
+			errno = EINVAL;
+			return -1;
+		}
+	}
 	if (flags & ~known) {
 		cpc__err(cpc, "cpc_set_add_request", CPC_REQ_INVALID_FLAGS,
 			 "invalid request flags 0x%x", flags);
@@ -108,8 +117,12 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	rq->preset = preset;
 	rq->flags = flags;
 	rq->nattrs = (int)nattrs;
-	if (nattrs)
-		memcpy(rq->attrs, attrs, nattrs * sizeof(*attrs));
+	for (uint_t i = 0; i < nattrs; i++) {
+		/* the caller's strings are its own: the request keeps copies */
+		strcpy(rq->attr_name[i], attrs[i].ca_name);
+		rq->attrs[i].ca_name = rq->attr_name[i];
+		rq->attrs[i].ca_val = attrs[i].ca_val;
+	}
 	return set->nreq++;
 }
 
@@ -223,25 +236,16 @@ cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf)
 	buf->nreq = n;
 }
 
-/* ---- overflow ------------------------------------------------------------- */
-
-/*
- * Every counter of the set, one by one: system calls only.  Enabling goes
- * from the last counter to the first, so that a group's members are on
- * before its leader: a member enabled after its leader is already running
- * is left idle by the kernel (seen with software events on Linux 6.18:
- * page-faults under a task-clock leader then stays at 0).
- */
-static void
-ioctl_all(cpc_set_t *set, unsigned long req)
+static int
+wants_overflow(const cpc_set_t *set)
 {
-	for (int k = 0; k < set->nreq; k++) {
-		int i = req == PERF_EVENT_IOC_ENABLE ? set->nreq - 1 - k : k;
-
-		if (set->fd[i] >= 0)
-			ioctl(set->fd[i], req, 0);
-	}
+	for (int i = 0; i < set->nreq; i++)
+		if (set->req[i].flags & CPC_OVF_NOTIFY_EMT)
+			return 1;
+	return 0;
 }
+
+/* ---- overflow ------------------------------------------------------------- */
 
 /* step 2 of the protocol; only async-signal-safe calls */
 static void
@@ -252,10 +256,11 @@ on_overflow(const struct pctr_overflow_info *ovf, void *arg)
 	siginfo_t info;
 	int saved = errno;
 
-	if (set != cpc__bound || ovf->event < 0 || ovf->event >= set->nreq)
+	if (set != cpc__bound || set->stopped || ovf->event < 0 ||
+	    ovf->event >= set->nreq)
 		return;
-	ioctl_all(set, PERF_EVENT_IOC_DISABLE);
-	set->armed[ovf->event] = 0;
+	set->stopped = 1; /* another event's overflow before the stop */
+	pctr_overflow_restart(set->ps, NULL, PCTR_OVF_STOP);
 	/*
 	 * Held until this handler returns (its sigreturn restores the mask):
 	 * SIGEMT then interrupts the code that overflowed, not this handler.
@@ -271,21 +276,30 @@ on_overflow(const struct pctr_overflow_info *ovf, void *arg)
 	errno = saved;
 }
 
-/* the period after which a counter preset to @preset overflows; 0: never */
+/*
+ * The period after which a counter preset to @preset overflows.  A preset
+ * of 0, or one further than 2^63 events from the wrap, does not overflow
+ * within any run: its period is INT64_MAX, the kernel's largest.
+ */
 static uint64_t
 ovf_period(uint64_t preset)
 {
 	uint64_t period = -preset;
 
-	return preset && period <= INT64_MAX ? period : 0;
+	return preset && period <= INT64_MAX ? period : INT64_MAX;
 }
 
+/*
+ * PCTR_OVF_ONESHOT: the kernel itself stops the event at its overflow, so
+ * a short period cannot queue a storm of signals before the callback
+ * freezes the rest of the set; the restart re-arms it.
+ */
 static int
 add_overflow(cpc_set_t *set, int idx)
 {
 	struct pctr_overflow o = {
 		.size = sizeof(o),
-		.period = set->period[idx],
+		.period = ovf_period(set->req[idx].preset),
 		.flags = PCTR_OVF_ONESHOT,
 		.signo = CPC_SIGOVF_KERNEL,
 		.fn = on_overflow,
@@ -322,9 +336,55 @@ set_errno_from(int err)
 	return -1;
 }
 
+/*
+ * The instance counting the binding LWP.  An inheriting binding opens the
+ * whole process (the public API's inheriting target): the binder's own
+ * counter is inherited by exactly the threads it creates later, so it
+ * alone gives Solaris's "this LWP and the LWPs it creates"; the other
+ * threads' counters are never read.
+ */
+static int
+find_instance(cpc_set_t *set)
+{
+	int n = pctr_set_nr_instances(set->ps);
+
+	for (int i = 0; i < n; i++)
+		if (pctr_set_instance_id(set->ps, i) == (int)set->tid)
+			return i;
+	return -ESRCH;
+}
+
+/*
+ * An overflow signal queued just before an unbind is delivered after
+ * libpctr has put back the disposition it found: under SIG_DFL that kills
+ * the program (seen under valgrind, whose signal delivery lags).  The
+ * layer owns CPC_SIGOVF_KERNEL (libcpc-compat(3)), so what libpctr finds
+ * and puts back is this handler, which ignores such a late signal.
+ */
+static void
+late_overflow(int sig, siginfo_t *si, void *uc)
+{
+}
+
+static void
+own_kernel_signal(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = late_overflow;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	if (sigaction(CPC_SIGOVF_KERNEL, NULL, &old) == 0 &&
+	    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+		sigaction(CPC_SIGOVF_KERNEL, &sa, NULL);
+}
+
+static pthread_once_t own_signal_once = PTHREAD_ONCE_INIT;
+
 static int
 open_bound(cpc_set_t *set, uint_t flags)
 {
+	pthread_once(&own_signal_once, own_kernel_signal);
 	struct pctr_target tgt = { .type = PCTR_TARGET_THREAD };
 	int r;
 
@@ -332,19 +392,15 @@ open_bound(cpc_set_t *set, uint_t flags)
 		tgt.type = PCTR_TARGET_PROCESS;
 	r = pctr_set_new(&set->ps, 0);
 	for (int i = 0; r >= 0 && i < set->nreq; i++) {
-		set->period[i] = set->req[i].flags & CPC_OVF_NOTIFY_EMT
-					 ? ovf_period(set->req[i].preset)
-					 : 0;
 		r = pctr_set_add_event(set->ps, &set->req[i].ev);
-		if (r >= 0 && set->period[i])
+		if (r >= 0 && (set->req[i].flags & CPC_OVF_NOTIFY_EMT))
 			r = add_overflow(set, i);
 	}
 	if (r >= 0)
 		r = pctr_set_open(set->ps, &tgt);
-	for (int i = 0; r >= 0 && i < set->nreq; i++) {
-		set->fd[i] = r = pctr_set_fd(set->ps, i);
-		set->armed[i] = 1; /* pctr_set_open() armed the one-shots */
-	}
+	set->tid = gettid();
+	if (r >= 0)
+		r = set->inst = find_instance(set);
 	if (r < 0) {
 		pctr_set_free(set->ps);
 		set->ps = NULL;
@@ -352,41 +408,25 @@ open_bound(cpc_set_t *set, uint_t flags)
 	return r < 0 ? r : 0;
 }
 
-/* step 3: zero the counts, full periods, re-arm, start; syscalls only */
+/*
+ * Step 3: zero the counts, full periods from the current presets, start.
+ * No allocation, no lock: a SIGEMT handler may run it.  A set without
+ * overflow notification has no restart in the core: reset and enable.
+ */
 static int
 start_bound(cpc_set_t *set)
 {
+	uint64_t period[CPC_MAX_REQUESTS];
 	int r;
 
-	ioctl_all(set, PERF_EVENT_IOC_DISABLE);
-	r = pctr_set_reset(set->ps);
-	for (int i = 0; r == 0 && i < set->nreq; i++) {
-		uint64_t period = ovf_period(set->req[i].preset);
-
-		if (!set->period[i])
-			continue;
-		if (!period)
-			period = INT64_MAX; /* this preset does not overflow */
-		set->period[i] = period;
-		if (ioctl(set->fd[i], PERF_EVENT_IOC_PERIOD, &period) < 0)
-			return -errno;
-		if (!set->armed[i])
-			r = pctr_overflow_rearm(set->ps, i);
-		set->armed[i] = r == 0;
+	set->stopped = 0;
+	if (!wants_overflow(set)) {
+		r = pctr_set_reset(set->ps);
+		return r < 0 ? r : pctr_set_enable(set->ps);
 	}
-	if (r < 0)
-		return r;
-	ioctl_all(set, PERF_EVENT_IOC_ENABLE);
-	return 0;
-}
-
-static int
-wants_overflow(const cpc_set_t *set)
-{
 	for (int i = 0; i < set->nreq; i++)
-		if (set->req[i].flags & CPC_OVF_NOTIFY_EMT)
-			return 1;
-	return 0;
+		period[i] = ovf_period(set->req[i].preset);
+	return pctr_overflow_restart(set->ps, period, 0);
 }
 
 CPC_EXPORT int
@@ -405,7 +445,7 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	}
 	if (cpc__bound && cpc__bound != set)
 		cpc_unbind(cpc, cpc__bound);
-	if (set->ps && set->bind_flags != flags)
+	if (set->ps && (set->bind_flags != flags || set->tid != gettid()))
 		cpc_unbind(cpc, set);
 	if (!set->ps) {
 		r = open_bound(set, flags);
@@ -413,7 +453,6 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 			return set_errno_from(r);
 	}
 	set->bind_flags = flags;
-	set->tid = gettid();
 	cpc__bound = set;
 	r = start_bound(set);
 	if (r < 0) {
@@ -457,8 +496,10 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 		cpc__bound = NULL;
 	pctr_set_free(set->ps);
 	set->ps = NULL;
-	for (int i = 0; i < CPC_MAX_REQUESTS; i++)
-		set->fd[i] = -1;
+	if (set->cpu >= 0)
+		sched_setaffinity(0, sizeof(set->old_affinity),
+				  &set->old_affinity);
+	set->cpu = -1;
 	return 0;
 }
 
@@ -466,13 +507,17 @@ CPC_EXPORT int
 cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
 	struct pctr_sample s;
+	int r;
 
 	if (!set || !buf || !set->ps || set->tid != gettid() ||
 	    buf->nreq < set->nreq) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (pctr_set_read(set->ps, &s) < 0) {
+	r = set->bind_flags & CPC_BIND_LWP_INHERIT
+		    ? pctr_set_read_instance(set->ps, set->inst, &s)
+		    : pctr_set_read(set->ps, &s);
+	if (r < 0) {
 		errno = EAGAIN;
 		return -1;
 	}
@@ -503,4 +548,71 @@ cpc_disable(cpc_t *cpc)
 	}
 	return pctr_set_disable(cpc__bound->ps) < 0 ? set_errno_from(-EAGAIN)
 						    : 0;
+}
+
+/* ---- binding to a CPU ------------------------------------------------------ */
+
+static int
+open_cpu(cpc_set_t *set, processorid_t id)
+{
+	struct pctr_target tgt = { .type = PCTR_TARGET_CPU,
+				   .nr_cpus = 1,
+				   .cpus = &id };
+	int r = pctr_set_new(&set->ps, 0);
+
+	for (int i = 0; r >= 0 && i < set->nreq; i++)
+		r = pctr_set_add_event(set->ps, &set->req[i].ev);
+	if (r >= 0)
+		r = pctr_set_open(set->ps, &tgt);
+	if (r >= 0)
+		r = pctr_set_reset(set->ps);
+	if (r >= 0)
+		r = pctr_set_enable(set->ps);
+	if (r < 0) {
+		pctr_set_free(set->ps);
+		set->ps = NULL;
+	}
+	return r;
+}
+
+/*
+ * Solaris: the set counts every LWP on CPU @id, and the calling LWP is
+ * bound to that CPU until the unbind.  Privileged there too (here:
+ * kernel.perf_event_paranoid, EACCES).  Overflow notification of a CPU
+ * is not offered (ENOTSUP).
+ */
+CPC_EXPORT int
+cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
+{
+	cpu_set_t one;
+	int r;
+
+	if (!set || set->nreq == 0 || flags || id < 0 || id >= CPU_SETSIZE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (wants_overflow(set)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (set->ps)
+		cpc_unbind(cpc, set);
+	if (sched_getaffinity(0, sizeof(set->old_affinity),
+			      &set->old_affinity) < 0)
+		return -1;
+	CPU_ZERO(&one);
+	CPU_SET(id, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) < 0)
+		return -1; /* EINVAL: no such CPU online */
+	r = open_cpu(set, id);
+	if (r < 0) {
+		sched_setaffinity(0, sizeof(set->old_affinity),
+				  &set->old_affinity);
+		return set_errno_from(r);
+	}
+	set->cpu = id;
+	set->tid = gettid();
+	set->inst = 0;
+	set->bind_flags = 0;
+	return 0;
 }

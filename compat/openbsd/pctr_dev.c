@@ -34,6 +34,29 @@ struct counter {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * fork() from a threaded program: the child must not inherit the lock held
+ * by a thread that does not exist there.  Held across the fork, released
+ * on both sides.
+ */
+static void
+fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void
+fork_done(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+__attribute__((constructor)) static void
+pctr_atfork(void)
+{
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+}
 static struct counter ctr[PCTR_NUM];
 
 static int

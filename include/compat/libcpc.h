@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/time.h> /* hrtime_t, gethrtime(): ours, as on Solaris */
 #include <sys/types.h>
 #include <ucontext.h>
 
@@ -173,8 +174,9 @@ typedef struct __cpc_set cpc_set_t;
 typedef struct __cpc_buf cpc_buf_t;
 
 #define CPC_MAX_ATTR_LEN 32
+#define CPC_MAX_EVENT_LEN 512 /* Solaris's bound on an event name */
 typedef struct __cpc_attr {
-	char ca_name[CPC_MAX_ATTR_LEN];
+	char *ca_name; /* as in Solaris's public header */
 	uint64_t ca_val;
 } cpc_attr_t;
 
@@ -246,6 +248,13 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf);
 int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
 int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
 int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
+
+typedef int processorid_t;
+/* count every LWP on CPU @id (privileged); the caller runs on that CPU */
+int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags);
+/* the attribute names requests accept (the x86 ones) */
+void cpc_walk_attrs(cpc_t *cpc, void *arg,
+		    void (*action)(void *arg, const char *attr));
 int cpc_enable(cpc_t *cpc);
 int cpc_disable(cpc_t *cpc);
 

@@ -216,6 +216,46 @@ TEST(closing_the_writer_releases_counters)
 	close(fd);
 }
 
+/*
+ * A dup()ed writer is the same open file: the counters stay until the
+ * last of its descriptors closes, then the next writer may open (the
+ * driver's close runs once, at the last close).
+ */
+TEST(dup_keeps_the_writer_open)
+{
+	struct pmc pmc = { .pmc_num = 0 };
+	int fd, d, w;
+
+	map_c0();
+	fd = dev(O_RDWR);
+	d = dup(fd);
+	ASSERT_EQ(setup(fd, 0, PMCF_USR), 0);
+	ASSERT_EQ(close(fd), 0);
+	ASSERT_EQ(req(d, PMIOGET, &pmc), 0); /* still set up */
+	ASSERT_EQ(open(_PATH_PERFMON, O_RDWR), -1); /* one writer */
+	ASSERT_EQ(errno, EBUSY);
+	ASSERT_EQ(close(d), 0);
+	w = dev(O_RDWR);
+	ASSERT_EQ(req(w, PMIOGET, &pmc), EBUSY); /* released */
+	close(w);
+}
+
+TEST(null_and_bad_arguments_are_efault)
+{
+	int fd = dev(O_RDWR);
+
+	ASSERT_EQ(req(fd, PMIOSETUP, NULL), EFAULT);
+	ASSERT_EQ(req(fd, PMIOGET, NULL), EFAULT);
+	ASSERT_EQ(req(fd, PMIOSTART, NULL), EFAULT);
+	ASSERT_EQ(req(fd, PMIOREAD, (void *)8), EFAULT);
+	ASSERT_EQ(req(fd, PMIOTSTAMP, NULL), EFAULT);
+	close(fd);
+	fd = open("/dev//perfmon", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(req(fd, PMIOGET, NULL), EFAULT);
+	close(fd);
+}
+
 static const char *
 tool(void)
 {
@@ -281,6 +321,8 @@ main(void)
 		TEST_CASE(reset_while_running_continues_from_zero)
 		TEST_CASE(neither_mode_counts_nothing)
 		TEST_CASE(closing_the_writer_releases_counters)
+		TEST_CASE(dup_keeps_the_writer_open)
+		TEST_CASE(null_and_bad_arguments_are_efault)
 		TEST_CASE(pmcloop_fails_with_enodev)
 		TEST_CASE(pmcloop_samples_mapped_event)
 		TEST_CASE(pmcloop_usage)));

@@ -7,8 +7,10 @@
  * exactly as documented.
  */
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <libcpc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,16 +24,39 @@ has_pmu(void)
 	return cpc_getcpuver() != CPC_LINUX_SOFTWARE;
 }
 
+/*
+ * The workload: arithmetic in user mode for @ms of this thread's CPU time.
+ * The overflow tests count task-clock in user mode: the kernel drops an
+ * hrtimer sample that lands in the kernel, so the loop must spend its time
+ * in user mode.  It reads the thread's CPU clock (a system call, about a
+ * few microseconds in a VM) once per chunk of about a millisecond of
+ * arithmetic, which keeps more than 99% of its time in user mode
+ * (workload_is_user_mode measures it).
+ */
+#define SPIN_CHUNK 1000000 /* multiply-adds, a dependent chain: ~1.2 ms */
+
+static volatile uint64_t spin_sink;
+
+static int64_t
+thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 static void
 spin_ms(int ms)
 {
-	struct timespec a, b;
+	int64_t end = thread_cpu_ns() + (int64_t)ms * 1000000;
+	uint64_t x = spin_sink;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	do
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 <
-	       ms);
+	do {
+		for (int i = 0; i < SPIN_CHUNK; i++)
+			x = x * 6364136223846793005u + 1442695040888963407u;
+		spin_sink = x;
+	} while (thread_cpu_ns() < end);
 }
 
 static char last_err[512];
@@ -64,7 +89,8 @@ TEST(layouts_match_solaris)
 	ASSERT_EQ(offsetof(cpc_event_t, ce_tick), 16);
 	ASSERT_EQ(offsetof(cpc_event_t, ce_pic), 24);
 	ASSERT_EQ(offsetof(cpc_event_t, ce_pes), 40);
-	ASSERT_EQ(sizeof(cpc_attr_t), 40);
+	ASSERT_EQ(sizeof(cpc_attr_t), 16); /* char *ca_name, uint64_t ca_val */
+	ASSERT_EQ(offsetof(cpc_attr_t, ca_val), 8);
 	ASSERT_EQ(CPC_BIND_LWP_INHERIT, 1);
 	ASSERT_EQ(CPC_BIND_EMT_OVF, 2);
 	ASSERT_EQ(CPC_OVF_NOTIFY_EMT, 1);
@@ -353,6 +379,78 @@ TEST(lwp_inherit_counts_new_threads)
 	ASSERT_LT(task_clock_around_thread(0), 30000000);
 }
 
+/*
+ * CPC_BIND_LWP_INHERIT from a worker thread (not the first one): the
+ * binding LWP and the LWPs it creates later count; the main thread, which
+ * keeps working meanwhile, does not.  (Only the first task's counters were
+ * started: the worker counted 0.)
+ */
+struct inherit_run {
+	uint64_t own, with_child;
+};
+
+static uint64_t
+buf_value(cpc_t *cpc, cpc_buf_t *buf)
+{
+	uint64_t v = 0;
+
+	cpc_buf_get(cpc, buf, 0, &v);
+	return v;
+}
+
+static void *
+inherit_worker(void *arg)
+{
+	struct inherit_run *r = arg;
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set = cpc_set_create(cpc);
+	cpc_buf_t *a, *b, *c;
+	pthread_t t;
+
+	cpc_set_add_request(cpc, set, "task-clock", 0, CPC_COUNT_USER, 0,
+			    NULL);
+	a = cpc_buf_create(cpc, set);
+	b = cpc_buf_create(cpc, set);
+	c = cpc_buf_create(cpc, set);
+	if (cpc_bind_curlwp(cpc, set, CPC_BIND_LWP_INHERIT) != 0)
+		return NULL;
+	cpc_set_sample(cpc, set, a);
+	spin_ms(40);
+	cpc_set_sample(cpc, set, b);
+	pthread_create(&t, NULL, burn, NULL); /* 60 ms in a new LWP */
+	pthread_join(t, NULL);
+	cpc_set_sample(cpc, set, c);
+	r->own = buf_value(cpc, b) - buf_value(cpc, a);
+	r->with_child = buf_value(cpc, c) - buf_value(cpc, b);
+	cpc_buf_destroy(cpc, a);
+	cpc_buf_destroy(cpc, b);
+	cpc_buf_destroy(cpc, c);
+	cpc_unbind(cpc, set);
+	cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+	return r;
+}
+
+TEST(inherit_from_a_worker_thread)
+{
+	struct inherit_run r = { 0 };
+	pthread_t w;
+	void *ret;
+
+	ASSERT_EQ(pthread_create(&w, NULL, inherit_worker, &r), 0);
+	spin_ms(50); /* the main thread works too: not counted */
+	ASSERT_EQ(pthread_join(w, &ret), 0);
+	ASSERT(ret == &r);
+	printf("# binder %.1f ms, its new LWP %.1f ms\n", r.own / 1e6,
+	       r.with_child / 1e6);
+	/* task-clock in ns against the CPU time spin_ms() measured itself */
+	ASSERT_GE(r.own, 39000000);
+	/* the main thread spins 50 ms meanwhile: counting it would pass 60 */
+	ASSERT_LT(r.own, 60000000);
+	ASSERT_GE(r.with_child, 59000000);
+	ASSERT_LT(r.with_child, 110000000);
+}
+
 TEST(inherit_with_overflow_is_enotsup)
 {
 	cpc_event_t ev;
@@ -366,24 +464,107 @@ TEST(inherit_with_overflow_is_enotsup)
 	ASSERT_EQ(errno, EINVAL);
 }
 
+/*
+ * The bounds of the overflow tests: OVF_EXPECTED periods of OVF_PERIOD_MS
+ * of user-mode work (spin_counted()), plus half a period so the last one
+ * completes, should give OVF_EXPECTED signals.  The counters are frozen
+ * from an overflow to the restart in the SIGEMT handler: that time, which
+ * the thread's CPU clock counts and task-clock does not, is measured in
+ * the handler and added to the run.
+ *
+ * What the kernel itself does to the count, shown with raw perf_event_open
+ * on the same loop (tests/repro/repro_taskclock_user_drops): a period
+ * whose end finds the thread in the kernel is dropped although the loop
+ * is > 99% in user mode (0 to 2 of 50 a run under a load average of 15),
+ * and the timer is wall-clock time while the thread runs, so time stolen
+ * from this virtual CPU by the host ends periods early (51 of 50 seen).
+ * The bounds: at least 90% (the kernel's worst two, the library's own
+ * overflow handler before SIGEMT, which is not measured, and under
+ * valgrind its slower signal delivery), at most one more than expected.
+ * 95% was the goal; the reproducer shows why the kernel does not meet it
+ * here.  A restart that fails to re-arm, or an overflow not delivered,
+ * loses far more.
+ */
+#define OVF_PERIOD_MS 20
+#define OVF_EXPECTED 50
+#define OVF_PRESET (UINT64_MAX - (uint64_t)OVF_PERIOD_MS * 1000000 + 1)
+#define OVF_MIN ((OVF_EXPECTED * 90 + 99) / 100)
+#define OVF_MAX (OVF_EXPECTED + 1)
+
+static volatile int64_t frozen_ns; /* handler time, counters stopped */
+
+/* OVF_EXPECTED + 1/2 periods of counted time */
+static void
+spin_counted(void)
+{
+	int64_t start = thread_cpu_ns(), run = (int64_t)OVF_PERIOD_MS *
+					       1000000 *
+					       (2 * OVF_EXPECTED + 1) / 2;
+	uint64_t x = spin_sink;
+
+	frozen_ns = 0;
+	do {
+		for (int i = 0; i < SPIN_CHUNK; i++)
+			x = x * 6364136223846793005u + 1442695040888963407u;
+		spin_sink = x;
+	} while (thread_cpu_ns() - start - frozen_ns < run);
+}
+
+static double
+tv_s(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/*
+ * The overflow tests' bounds rest on this: the workload runs in user
+ * mode.  The kernel splits the thread's CPU time by the ticks that found
+ * it in either mode; 95% leaves room for that sampling (a few ticks of
+ * 250 a second) and none for a loop that makes system calls (the old one,
+ * polling the CPU clock, spent 91% in the kernel).
+ */
+TEST(workload_is_user_mode)
+{
+	struct rusage a, b;
+	double user, sys;
+
+	ASSERT_EQ(getrusage(RUSAGE_THREAD, &a), 0);
+	spin_ms(1000);
+	ASSERT_EQ(getrusage(RUSAGE_THREAD, &b), 0);
+	user = tv_s(b.ru_utime) - tv_s(a.ru_utime);
+	sys = tv_s(b.ru_stime) - tv_s(a.ru_stime);
+	printf("# user %.3f s, system %.3f s: %.1f%% in user mode\n", user,
+	       sys, 100 * user / (user + sys));
+	ASSERT_GE(user / (user + sys), 0.95);
+}
+
 static volatile sig_atomic_t nr_emt, bad_emt, rebind_in_handler;
+
+/*
+ * Under valgrind the ucontext's PC is valgrind's, not the program's: the
+ * PC is checked natively only (decided before any signal).
+ */
+static int check_pc;
 
 static void
 on_emt(int sig, siginfo_t *si, void *uc)
 {
+	int64_t t0 = thread_cpu_ns();
 	cpc_event_t s;
 
 	if (sig != SIGEMT || si->si_code != EMT_CPCOVF || !si->si_addr ||
-	    si->si_addr != (void *)((ucontext_t *)uc)->uc_mcontext.gregs[PC])
+	    (check_pc &&
+	     si->si_addr != (void *)((ucontext_t *)uc)->uc_mcontext.gregs[PC]))
 		bad_emt++;
 	nr_emt++;
 	if (!rebind_in_handler)
 		return;
 	if (cpc_take_sample(&s) == 0) {
-		s.ce_pic[0] = UINT64_MAX - 999999; /* 1 ms of task-clock */
+		s.ce_pic[0] = OVF_PRESET;
 		if (cpc_bind_event(&s, CPC_BIND_EMT_OVF) != 0)
 			bad_emt++;
 	}
+	frozen_ns += thread_cpu_ns() - t0;
 }
 
 static void
@@ -394,6 +575,7 @@ catch_emt(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_emt;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	check_pc = !TEST_UNDER_VALGRIND();
 	ASSERT_EQ(sigaction(SIGEMT, &sa, NULL), 0);
 }
 
@@ -426,12 +608,13 @@ TEST(emt_ovf_rebind_from_handler)
 	catch_emt();
 	rebind_in_handler = 1;
 	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock", &ev), 0);
-	ev.ce_pic[0] = UINT64_MAX - 999999;
+	ev.ce_pic[0] = OVF_PRESET;
 	ASSERT_EQ(cpc_bind_event(&ev, CPC_BIND_EMT_OVF), 0);
-	spin_ms(150);
+	spin_counted();
 	ASSERT_EQ(cpc_bind_event(NULL, 0), 0);
-	ASSERT_GE(nr_emt, 2); /* a busy machine delays the timer */
-	ASSERT_LE(nr_emt, 151);
+	printf("# %d of %d signals\n", (int)nr_emt, OVF_EXPECTED);
+	ASSERT_GE(nr_emt, OVF_MIN);
+	ASSERT_LE(nr_emt, OVF_MAX);
 	ASSERT_EQ(bad_emt, 0);
 }
 
@@ -545,17 +728,121 @@ TEST(v2_walks)
 	cpc_close(cpc);
 }
 
+/*
+ * The names old programs hard-code: mapped to the generic event that counts
+ * the same thing (a hardware one: without a PMU it fails as such, not as
+ * an unknown name), refused with the replacement otherwise.
+ */
+TEST(old_ultrasparc_and_p6_names)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set = cpc_set_create(cpc);
+	const char *mapped[] = { "Cycle_cnt", "Instr_cnt", "DC_miss",
+				 "EC_ref", "cpu_clk_unhalted", "inst_retired" };
+
+	cpc_seterrhndlr(cpc, errhndlr);
+	for (size_t i = 0; i < sizeof(mapped) / sizeof(mapped[0]); i++) {
+		int r = cpc_set_add_request(cpc, set, mapped[i], 0,
+					    CPC_COUNT_USER, 0, NULL);
+
+		if (has_pmu()) {
+			ASSERT_GE(r, 0);
+			continue;
+		}
+		ASSERT_EQ(r, -1);
+		if (!strstr(last_err, "needs hardware counters"))
+			TEST_FAIL("%s: %s", mapped[i], last_err);
+	}
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "EC_hit", 0, CPC_COUNT_USER, 0,
+				      NULL), -1);
+	ASSERT_EQ(last_subcode, CPC_INVALID_EVENT);
+	ASSERT_CONTAINS(last_err, "'EC_hit' has no equivalent");
+	ASSERT_CONTAINS(last_err, "use PAPI_l3_tca minus PAPI_l3_tcm");
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "Load_use", 0, CPC_COUNT_USER,
+				      0, NULL), -1);
+	ASSERT_CONTAINS(last_err, "PAPI_res_stl");
+	cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+}
+
+static void
+count_name(void *arg, const char *name)
+{
+	(*(int *)arg)++;
+}
+
+/* Solaris lists the processor's own events: tens, not libpfm4's thousands */
+TEST(walk_lists_tens_of_events)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	int n = 0;
+
+	cpc_walk_events_all(cpc, &n, count_name);
+	printf("# %d events listed\n", n);
+	ASSERT_GE(n, 5); /* the software events at least */
+	ASSERT_LE(n, 300); /* a core PMU's sysfs events and ours */
+	cpc_close(cpc);
+}
+
+static void
+note_attr(void *arg, const char *attr)
+{
+	*(int *)arg += !strcmp(attr, "umask") + !strcmp(attr, "cmask");
+}
+
+/*
+ * cpc_bind_cpu(): the whole CPU, the caller moved onto it; root here (as
+ * on Solaris, it is privileged: paranoid 2 refuses others with EACCES).
+ */
+TEST(bind_cpu_counts_the_cpu)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set = cpc_set_create(cpc);
+	cpc_buf_t *a, *b;
+	uint64_t va, vb;
+	int seen = 0;
+
+	cpc_walk_attrs(cpc, &seen, note_attr);
+	ASSERT_EQ(seen, 2);
+	if (geteuid() != 0)
+		SKIP("cpc_bind_cpu() is privileged and this is not root");
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "cpu-clock", 0,
+				      CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0,
+				      NULL), 0);
+	a = cpc_buf_create(cpc, set);
+	b = cpc_buf_create(cpc, set);
+	ASSERT_EQ(cpc_bind_cpu(cpc, 0, set, 0), 0);
+	ASSERT_EQ(sched_getcpu(), 0);
+	ASSERT_EQ(cpc_set_sample(cpc, set, a), 0);
+	spin_ms(20);
+	ASSERT_EQ(cpc_set_sample(cpc, set, b), 0);
+	ASSERT_EQ(cpc_buf_get(cpc, a, 0, &va), 0);
+	ASSERT_EQ(cpc_buf_get(cpc, b, 0, &vb), 0);
+	/* cpu-clock of CPU 0, on which this thread spun for 20 ms */
+	ASSERT_GE(vb - va, 19000000);
+	ASSERT_EQ(cpc_unbind(cpc, set), 0);
+	ASSERT_EQ(cpc_bind_cpu(cpc, -1, set, 0), -1);
+	ASSERT_EQ(errno, EINVAL);
+	cpc_buf_destroy(cpc, a);
+	cpc_buf_destroy(cpc, b);
+	cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+}
+
 static cpc_t *v2_cpc;
 static cpc_set_t *v2_set;
 
 static void
 on_emt_v2(int sig, siginfo_t *si, void *uc)
 {
+	int64_t t0 = thread_cpu_ns();
+
 	if (si->si_code != EMT_CPCOVF)
 		bad_emt++;
 	nr_emt++;
 	if (cpc_set_restart(v2_cpc, v2_set) != 0)
 		bad_emt++;
+	frozen_ns += thread_cpu_ns() - t0;
 }
 
 /* CPCv2 overflow: a preset request notified by SIGEMT, then restarted */
@@ -570,15 +857,15 @@ TEST(v2_overflow_and_restart)
 	v2_cpc = cpc_open(CPC_VER_CURRENT);
 	v2_set = cpc_set_create(v2_cpc);
 	ASSERT_EQ(cpc_set_add_request(v2_cpc, v2_set, "task-clock",
-				      UINT64_MAX - 1999999,
+				      OVF_PRESET,
 				      CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0,
 				      NULL), 0);
 	ASSERT_EQ(cpc_bind_curlwp(v2_cpc, v2_set, 0), 0);
-	spin_ms(150);
+	spin_counted();
 	ASSERT_EQ(cpc_unbind(v2_cpc, v2_set), 0);
-	printf("# %d signals\n", (int)nr_emt);
-	ASSERT_GE(nr_emt, 2);
-	ASSERT_LE(nr_emt, 76);
+	printf("# %d of %d signals\n", (int)nr_emt, OVF_EXPECTED);
+	ASSERT_GE(nr_emt, OVF_MIN); /* why: above OVF_MIN */
+	ASSERT_LE(nr_emt, OVF_MAX);
 	ASSERT_EQ(bad_emt, 0);
 }
 
@@ -599,11 +886,16 @@ main(void)
 		TEST_CASE(presets_are_the_starting_values)
 		TEST_CASE(count_usr_events_keeps_the_counts)
 		TEST_CASE(lwp_inherit_counts_new_threads)
+		TEST_CASE(inherit_from_a_worker_thread)
 		TEST_CASE(inherit_with_overflow_is_enotsup)
+		TEST_CASE(workload_is_user_mode)
 		TEST_CASE(emt_ovf_signals_once_then_stops)
 		TEST_CASE(emt_ovf_rebind_from_handler)
 		TEST_CASE(v2_set_buf_bind_sample)
 		TEST_CASE(v2_request_errors)
 		TEST_CASE(v2_walks)
+		TEST_CASE(old_ultrasparc_and_p6_names)
+		TEST_CASE(walk_lists_tens_of_events)
+		TEST_CASE(bind_cpu_counts_the_cpu)
 		TEST_CASE(v2_overflow_and_restart)));
 }

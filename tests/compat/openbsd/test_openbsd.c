@@ -17,6 +17,9 @@
 #include <machine/specialreg.h>
 
 #include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/time.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -251,7 +254,7 @@ TEST(unknown_request_is_einval)
 TEST(other_descriptors_are_not_touched)
 {
 	int fd = dev(O_RDONLY), p[2], n = -1;
-	struct pctrst st;
+	struct pctrst st = { 0 }; /* handed to the pipe's ioctl below */
 
 	/* close behind the layer's back: the number is reused by a pipe */
 	ASSERT_EQ(syscall(SYS_close, fd), 0);
@@ -307,6 +310,156 @@ cpuinfo(const char *key, char *val, size_t len)
 	return found;
 }
 
+/* a dup()ed descriptor is the same open file, as on BSD */
+TEST(dup_is_the_device)
+{
+	int fd = dev(O_RDWR), d = dup(fd), d2 = fcntl(fd, F_DUPFD, 100);
+	struct pctrst st;
+
+	ASSERT_GE(d, 0);
+	ASSERT_GE(d2, 100);
+	ASSERT_EQ(close(fd), 0);
+	ASSERT_EQ(ioctl(d, PCIOCRD, &st), 0);
+	ASSERT_GT(st.pctr_tsc, 0);
+	ASSERT_EQ(close(d), 0);
+	ASSERT_EQ(ioctl(d2, PCIOCRD, &st), 0);
+	ASSERT_EQ(close(d2), 0);
+	ASSERT_EQ(ioctl(d2, PCIOCRD, &st), -1);
+	ASSERT_EQ(errno, EBADF);
+}
+
+/* the device is known by its directory's identity, not its spelling */
+TEST(path_spellings_are_the_device)
+{
+	const char *paths[] = { "/dev//pctr", "/dev/./pctr", "//dev/pctr",
+				"/dev/../dev/pctr" };
+	struct pctrst st;
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		int fd = open(paths[i], O_RDONLY);
+
+		if (fd < 0 || ioctl(fd, PCIOCRD, &st) < 0)
+			TEST_FAIL("%s: %s", paths[i], strerror(errno));
+		close(fd);
+	}
+	ASSERT_EQ(chdir("/dev"), 0);
+	ASSERT_GE(close(open("pctr", O_RDONLY)), 0);
+	ASSERT_EQ(open("/tmp/pctr", O_RDONLY), -1); /* not /dev: no device */
+	ASSERT_EQ(errno, ENOENT);
+}
+
+/* the drivers' copyin/copyout: EFAULT, not a crash */
+TEST(null_and_bad_arguments_are_efault)
+{
+	int fd = dev(O_RDWR);
+	void *bad = (void *)16;
+	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			0);
+
+	ASSERT(ro != MAP_FAILED);
+	ASSERT_EQ(ioctl(fd, PCIOCRD, NULL), -1);
+	ASSERT_EQ(errno, EFAULT);
+	ASSERT_EQ(ioctl(fd, PCIOCRD, bad), -1);
+	ASSERT_EQ(errno, EFAULT);
+	ASSERT_EQ(ioctl(fd, PCIOCRD, ro), -1); /* read-only: not writable */
+	ASSERT_EQ(errno, EFAULT);
+	ASSERT_EQ(ioctl(fd, PCIOCS0, NULL), -1);
+	ASSERT_EQ(errno, EFAULT);
+	ASSERT_EQ(ioctl(fd, PCIOCS1, bad), -1);
+	ASSERT_EQ(errno, EFAULT);
+	munmap(ro, 4096);
+	close(fd);
+}
+
+/*
+ * close() of any descriptor from a signal handler while the program is
+ * itself in open/close/ioctl: the wrappers take no lock, so this cannot
+ * deadlock (it did at once when they took a mutex).
+ */
+static volatile sig_atomic_t nr_closed;
+
+static void
+close_in_handler(int sig)
+{
+	int fd = dup(0);
+
+	if (fd >= 0 && close(fd) == 0)
+		nr_closed++;
+}
+
+TEST(close_in_signal_handler)
+{
+	struct itimerval it = { { 0, 100 }, { 0, 100 } };
+	struct pctrst st;
+	int fd = dev(O_RDWR);
+
+	signal(SIGALRM, close_in_handler);
+	ASSERT_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+	for (int i = 0; i < 100000; i++) {
+		int f = open("/dev/null", O_RDONLY);
+
+		ioctl(fd, PCIOCRD, &st);
+		close(f);
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("# %d closes in the handler\n", (int)nr_closed);
+	ASSERT_GT(nr_closed, 0);
+	close(fd);
+}
+
+/*
+ * fork() from a threaded program while other threads are inside the
+ * wrappers: every child can close and use the device (one hung at the
+ * 27th fork when the wrappers took a mutex).
+ */
+static volatile int stop_threads;
+
+static void *
+churn(void *arg)
+{
+	int fd = *(int *)arg;
+	struct pctrst st;
+
+	while (!stop_threads) {
+		int f = open(_PATH_PCTR, O_RDONLY);
+
+		ioctl(fd, PCIOCRD, &st);
+		close(f);
+	}
+	return NULL;
+}
+
+TEST(fork_from_threads)
+{
+	int fd = dev(O_RDWR);
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_create(&t[i], NULL, churn, &fd), 0);
+	for (int i = 0; i < 100; i++) {
+		pid_t pid = fork();
+		int st;
+
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			struct pctrst ps;
+			int ok = ioctl(fd, PCIOCRD, &ps) == 0 && close(fd) == 0;
+			int f = open(_PATH_PCTR, O_RDONLY);
+
+			ok = ok && f >= 0 && close(f) == 0;
+			_exit(ok ? 0 : 1);
+		}
+		ASSERT_EQ(waitpid(pid, &st, 0), pid);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			TEST_FAIL("child %d failed: status 0x%x", i, st);
+	}
+	stop_threads = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	close(fd);
+}
+
 TEST(sysctl_machine)
 {
 	char m[16];
@@ -335,6 +488,8 @@ TEST(sysctl_cpu_identification)
 	int id, feat;
 	size_t len = sizeof(vendor);
 
+	/* valgrind answers CPUID with its own CPU, not /proc/cpuinfo's */
+	SKIP_UNDER_VALGRIND("CPUID describes valgrind's CPU");
 #if !defined(__x86_64__)
 	SKIP("cpuid nodes exist on amd64 only");
 #endif
@@ -489,6 +644,11 @@ main(void)
 		TEST_CASE(counters_outlive_the_descriptor)
 		TEST_CASE(unknown_request_is_einval)
 		TEST_CASE(other_descriptors_are_not_touched)
+		TEST_CASE(dup_is_the_device)
+		TEST_CASE(path_spellings_are_the_device)
+		TEST_CASE(null_and_bad_arguments_are_efault)
+		TEST_CASE(close_in_signal_handler)
+		TEST_CASE(fork_from_threads)
 		TEST_CASE(sysctl_machine)
 		TEST_CASE(sysctl_cpu_identification)
 		TEST_CASE(sysctl_refusals)

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * devsw.c - open/ioctl/close interposition for the emulated BSD devices.
+ *
+ * Protocol (see devsw.h):
+ *  - open() of a device (the path's directory is /dev by identity, its
+ *    last component the device's name: "/dev//pctr" and "../dev/pctr"
+ *    from /tmp are the device too) creates a memfd and records its inode,
+ *    the open flags and the device in a slot.  The inode is the identity
+ *    of that open file: dup(), dup2() and fork share it, as a BSD device's
+ *    descriptors share their file.
+ *  - ioctl() and close() of any descriptor first read one counter (how
+ *    many slots are live); while it is zero they go straight to the C
+ *    library.  Otherwise fstat() of the descriptor is compared with the
+ *    live slots.  No lock, no allocation: async-signal-safe, and a child
+ *    forked while another thread was inside cannot find anything held.
+ *  - close() of the device's last descriptor closes the device: after the
+ *    C library's close, the process's descriptors (/proc/self/fd, read
+ *    with getdents64) are searched for the same inode.  Files the program
+ *    closed behind our back (fclose of an fdopen'ed stream, dup2 over it)
+ *    are found the same way at the next open of a device.
+ *  - Slots are claimed and freed with compare-and-swap: FREE -> BUSY (being
+ *    filled or emptied, never matched) -> LIVE -> BUSY -> FREE.
+ *  - An argument the request's BSD encoding says is read or written is
+ *    checked with process_vm_readv/writev first: NULL or unmapped memory
+ *    is EFAULT, as the drivers' copyin/copyout say, not a crash.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <sys/ioccom.h>
+
+#include "devsw.h"
+
+#define PCTR_EXPORT __attribute__((visibility("default")))
+#define MAX_OPEN 64
+
+enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE };
+
+struct slot {
+	atomic_int state;
+	dev_t dev;
+	ino_t ino;
+	int oflags;
+	const struct pctr_bsd_dev *d;
+};
+
+static struct slot slots[MAX_OPEN];
+static atomic_int nr_live;
+
+int __real_open(const char *path, int flags, ...);
+int __real_open64(const char *path, int flags, ...);
+int __real___open_2(const char *path, int flags);
+int __real___open64_2(const char *path, int flags);
+int __real_openat(int dirfd, const char *path, int flags, ...);
+int __real_openat64(int dirfd, const char *path, int flags, ...);
+int __real_ioctl(int fd, unsigned long req, ...);
+int __real_close(int fd);
+
+/* ---- which path is a device ---------------------------------------------- */
+
+/* @path's last component, past trailing slashes: [*@name, *@name + *@len) */
+static void
+last_component(const char *path, const char **name, size_t *len)
+{
+	size_t end = strlen(path), start;
+
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	*name = path + start;
+	*len = end - start;
+}
+
+/* is the directory part of @path (from @dirfd) the same directory as /dev */
+static int
+in_dev_dir(int dirfd, const char *path, size_t dirlen)
+{
+	char dir[4096];
+	struct stat a, b;
+
+	if (dirlen >= sizeof(dir))
+		return 0;
+	memcpy(dir, path, dirlen);
+	dir[dirlen] = '\0';
+	if (dirlen == 0)
+		strcpy(dir, ".");
+	return fstatat(dirfd, dir, &a, 0) == 0 && stat("/dev", &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static const struct pctr_bsd_dev *
+find_dev(int dirfd, const char *path)
+{
+	const struct pctr_bsd_dev *devs[] = { &pctr_openbsd_dev,
+					      &pctr_freebsd_dev };
+	const char *name;
+	size_t len;
+
+	if (!path || !*path)
+		return NULL;
+	last_component(path, &name, &len);
+	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+		const char *base;
+
+		if (!devs[i])
+			continue;
+		base = strrchr(devs[i]->path, '/') + 1;
+		if (len == strlen(base) && !strncmp(name, base, len) &&
+		    in_dev_dir(dirfd, path, (size_t)(name - path)))
+			return devs[i];
+	}
+	return NULL;
+}
+
+/* ---- which descriptor is a device ---------------------------------------- */
+
+/* the live slot whose open file @fd is, or NULL; lock-free */
+static struct slot *
+lookup(int fd)
+{
+	struct stat sb;
+
+	if (fd < 0 || atomic_load(&nr_live) == 0 || fstat(fd, &sb) < 0)
+		return NULL;
+	for (int i = 0; i < MAX_OPEN; i++)
+		if (atomic_load(&slots[i].state) == SLOT_LIVE &&
+		    slots[i].dev == sb.st_dev && slots[i].ino == sb.st_ino)
+			return &slots[i];
+	return NULL;
+}
+
+/*
+ * Does any descriptor of the process still refer to @s's file?  Reads
+ * /proc/self/fd with the raw system calls (opendir allocates).  If /proc
+ * cannot be read, the answer is yes: the device stays open.
+ */
+static int
+still_open(const struct slot *s)
+{
+	char buf[4096];
+	int dfd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n;
+	int found = dfd < 0;
+
+	while (!found && (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) >
+				 0) {
+		for (long off = 0; off < n && !found;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + off);
+			struct stat sb;
+			int fd = 0;
+
+			for (const char *c = e->d_name; *c >= '0' && *c <= '9';
+			     c++)
+				fd = fd * 10 + (*c - '0');
+			found = e->d_name[0] != '.' && fd != dfd &&
+				fstat(fd, &sb) == 0 && sb.st_dev == s->dev &&
+				sb.st_ino == s->ino;
+			off += e->d_reclen;
+		}
+	}
+	if (dfd >= 0)
+		syscall(SYS_close, dfd);
+	return found;
+}
+
+/* close the device behind @s if no descriptor refers to it any more */
+static void
+release_if_closed(struct slot *s)
+{
+	int live = SLOT_LIVE;
+
+	if (still_open(s) ||
+	    !atomic_compare_exchange_strong(&s->state, &live, SLOT_BUSY))
+		return;
+	atomic_fetch_sub(&nr_live, 1);
+	s->d->close(s->oflags);
+	atomic_store(&s->state, SLOT_FREE);
+}
+
+/* files closed where we could not see it: dup2 over them, fclose */
+static void
+sweep(void)
+{
+	for (int i = 0; atomic_load(&nr_live) && i < MAX_OPEN; i++)
+		if (atomic_load(&slots[i].state) == SLOT_LIVE)
+			release_if_closed(&slots[i]);
+}
+
+/* record @sb's file as an open file of @d: 0 or ENFILE */
+static int
+remember(const struct stat *sb, int flags, const struct pctr_bsd_dev *d)
+{
+	for (int i = 0; i < MAX_OPEN; i++) {
+		int free_ = SLOT_FREE;
+
+		if (!atomic_compare_exchange_strong(&slots[i].state, &free_,
+						    SLOT_BUSY))
+			continue;
+		slots[i].dev = sb->st_dev;
+		slots[i].ino = sb->st_ino;
+		slots[i].oflags = flags;
+		slots[i].d = d;
+		atomic_fetch_add(&nr_live, 1);
+		atomic_store(&slots[i].state, SLOT_LIVE);
+		return 0;
+	}
+	return ENFILE;
+}
+
+static int
+dev_open(const struct pctr_bsd_dev *d, int flags)
+{
+	struct stat sb;
+	int fd, err;
+
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) ||
+	    (flags & O_DIRECTORY)) {
+		errno = flags & O_DIRECTORY ? ENOTDIR : EEXIST;
+		return -1;
+	}
+	sweep();
+	fd = memfd_create(d->path, flags & O_CLOEXEC ? MFD_CLOEXEC : 0);
+	if (fd < 0)
+		return -1;
+	err = fstat(fd, &sb) < 0 ? errno : d->open(flags);
+	if (!err) {
+		err = remember(&sb, flags, d);
+		if (err)
+			d->close(flags);
+	}
+	if (err) {
+		__real_close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* ---- arguments ------------------------------------------------------------ */
+
+/*
+ * Is the argument of BSD request @req readable (and, for IOC_OUT,
+ * writable) for its encoded length?  The kernel does the copy and says
+ * EFAULT; writing back what was read leaves the memory as it was.
+ */
+static int
+arg_ok(unsigned long req, void *arg)
+{
+	size_t len = (req >> 16) & __BSD_IOCPARM_MASK;
+	unsigned char buf[__BSD_IOCPARM_MASK + 1];
+	struct iovec mine = { buf, len }, theirs = { arg, len };
+	pid_t pid = getpid();
+
+	if (!(req & __BSD_IOC_INOUT) || len == 0)
+		return 1;
+	if (!arg || process_vm_readv(pid, &mine, 1, &theirs, 1, 0) !=
+			    (ssize_t)len)
+		return 0;
+	return !(req & __BSD_IOC_OUT) ||
+	       process_vm_writev(pid, &mine, 1, &theirs, 1, 0) == (ssize_t)len;
+}
+
+static int
+mode_arg(int flags, va_list ap)
+{
+	return flags & (O_CREAT | __O_TMPFILE) ? va_arg(ap, int) : 0;
+}
+
+PCTR_EXPORT int
+__wrap_open(const char *path, int flags, ...)
+{
+	const struct pctr_bsd_dev *d = find_dev(AT_FDCWD, path);
+	va_list ap;
+	int mode;
+
+	if (d)
+		return dev_open(d, flags);
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	return __real_open(path, flags, mode);
+}
+
+PCTR_EXPORT int
+__wrap_open64(const char *path, int flags, ...)
+{
+	const struct pctr_bsd_dev *d = find_dev(AT_FDCWD, path);
+	va_list ap;
+	int mode;
+
+	if (d)
+		return dev_open(d, flags);
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	return __real_open64(path, flags, mode);
+}
+
+PCTR_EXPORT int
+__wrap___open_2(const char *path, int flags)
+{
+	const struct pctr_bsd_dev *d = find_dev(AT_FDCWD, path);
+
+	return d ? dev_open(d, flags) : __real___open_2(path, flags);
+}
+
+PCTR_EXPORT int
+__wrap___open64_2(const char *path, int flags)
+{
+	const struct pctr_bsd_dev *d = find_dev(AT_FDCWD, path);
+
+	return d ? dev_open(d, flags) : __real___open64_2(path, flags);
+}
+
+PCTR_EXPORT int
+__wrap_openat(int dirfd, const char *path, int flags, ...)
+{
+	const struct pctr_bsd_dev *d = find_dev(dirfd, path);
+	va_list ap;
+	int mode;
+
+	if (d)
+		return dev_open(d, flags);
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	return __real_openat(dirfd, path, flags, mode);
+}
+
+PCTR_EXPORT int
+__wrap_openat64(int dirfd, const char *path, int flags, ...)
+{
+	const struct pctr_bsd_dev *d = find_dev(dirfd, path);
+	va_list ap;
+	int mode;
+
+	if (d)
+		return dev_open(d, flags);
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	return __real_openat64(dirfd, path, flags, mode);
+}
+
+PCTR_EXPORT int
+__wrap_ioctl(int fd, unsigned long req, ...)
+{
+	struct slot *s;
+	void *arg;
+	va_list ap;
+	int err;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	s = lookup(fd);
+	if (!s)
+		return __real_ioctl(fd, req, arg);
+	/* BSD requests are 32 bits: ignore a sign extension by the caller */
+	req &= 0xffffffffUL;
+	err = arg_ok(req, arg) ? s->d->ioctl(s->oflags, req, arg) : EFAULT;
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+PCTR_EXPORT int
+__wrap_close(int fd)
+{
+	struct slot *s = lookup(fd);
+	int r = __real_close(fd), saved = errno;
+
+	if (s)
+		release_if_closed(s);
+	errno = saved;
+	return r;
+}
