@@ -240,7 +240,21 @@ struct pctr_set;
 int pctr_set_new(struct pctr_set **setp, unsigned int flags);
 
 /**
- * pctr_set_free() - close every counter of the set and free it.  NULL is
+ * pctr_set_destroy() - close every counter of the set and free it.  NULL
+ * is accepted.
+ *
+ * Return: 0, or -EDEADLK, doing nothing, when called from a callback that
+ * is reading the set's own notifications or samples (its overflow
+ * callback, or pctr_sampling_read()'s): freeing would wait for the very
+ * callback that asks.  Free the set once the callback has returned.
+ * In a child forked after pctr_set_open(), only the child's descriptors
+ * are closed: see "Fork" below pctr_set_fd().
+ */
+int pctr_set_destroy(struct pctr_set *set);
+
+/**
+ * pctr_set_free() - pctr_set_destroy() for callers that have no use for
+ * its result: from the set's own callback it does nothing.  NULL is
  * accepted.
  */
 void pctr_set_free(struct pctr_set *set);
@@ -419,6 +433,33 @@ int pctr_set_read_instance(struct pctr_set *set, int i, struct pctr_sample *s);
  * Return: the fd or a negative errno.  The set keeps owning it.
  */
 int pctr_set_fd(const struct pctr_set *set, int idx);
+
+/*
+ * Fork.  A child forked after pctr_set_open() holds a copy of the set
+ * whose descriptors share the parent's counters: the same kernel objects,
+ * with the parent's state, flags and signal routing; the sample buffers
+ * are not mapped in the child (the kernel does not copy perf mappings).
+ * A child's copy therefore never changes the parent's counters:
+ *
+ *  - pctr_set_read(), _read_values(), _read_instance(): work, with
+ *    read(2); they read the parent's counters (for PCTR_TARGET_PROCESS
+ *    and _PID, also what the children that exited gave back).
+ *  - pctr_set_reset(): works; it moves the copy's own baseline only.
+ *  - pctr_set_enable(), _disable(), pctr_overflow_pause(), _resume(),
+ *    _rearm(): -ECHILD, nothing done.
+ *  - pctr_sampling_read(), pctr_sampling_wait(): -ECHILD.
+ *  - pctr_overflow_stats(): the copy's figures at the fork.
+ *  - pctr_overflow_decode(): 0; the child receives no notification of
+ *    the parent's counters.  (With PCTR_TARGET_PROCESS, the child's own
+ *    overflows are counted on inherited counters and notified to the
+ *    parent, as every thread created after the open.)
+ *  - pctr_set_destroy(), pctr_set_free(): close the child's descriptors
+ *    and free the copy; no ioctl or fcntl, and no munmap of addresses the
+ *    child may use for something else since.
+ *
+ * Forks are seen through pthread_atfork(): a child made by a raw clone()
+ * is not told apart from its parent.
+ */
 
 /**
  * pctr_count_scaled() - the count estimated for the whole enabled time:

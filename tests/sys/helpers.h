@@ -4,6 +4,7 @@
 #define PCTR_SYS_HELPERS_H
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -44,7 +45,11 @@ thread_cpu_ns(void)
 
 /*
  * Spin until this thread has run @ns nanoseconds on a CPU (not wall time:
- * on a busy machine the thread may wait for a CPU meanwhile).
+ * on a busy machine the thread may wait for a CPU meanwhile).  It polls the
+ * thread's CPU clock, a system call: most of its time is in the kernel, so
+ * it is for counting CPU time, never for sampling a :u event (an overflow
+ * that falls in the kernel is no sample of user mode).  spin_user_ns() is
+ * the workload for those.
  */
 static inline void
 spin_ns(uint64_t ns)
@@ -53,6 +58,56 @@ spin_ns(uint64_t ns)
 
 	while (thread_cpu_ns() < end)
 		;
+}
+
+/*
+ * User-mode work: a loop of arithmetic in its own section, so that tests
+ * can check that a sampled PC falls inside it (__start_pctr_work and
+ * __stop_pctr_work bound it).
+ */
+extern const char __start_pctr_work[], __stop_pctr_work[];
+static volatile uint64_t spin_sink;
+
+__attribute__((noinline, unused, section("pctr_work"))) static void
+spin_iters(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		spin_sink = spin_sink * 31 + i;
+}
+
+/*
+ * Run about @ns nanoseconds of this thread's CPU time in user mode: a
+ * fixed number of iterations of spin_iters(), sized once per process (the
+ * fastest of three runs of 2 ms or so, the one least disturbed by
+ * interrupts), with no system call inside: test_overflow's
+ * spin_helper_is_user_mode measures 99.9% or more of its time in user
+ * mode.  The duration is approximate (a loaded machine makes the
+ * calibration a few percent off); tests compare samples with the CPU time
+ * really spent, read from task-clock or the thread's clock.
+ *
+ * Not a loop that polls the CPU clock: each poll is a system call, and
+ * one every period or so phase-locks with task-clock's hrtimer, whose
+ * overflows then keep landing in the kernel, where a :u event has no
+ * sample (spin_ns() spends 91% of its time there).
+ */
+static inline void
+spin_user_ns(uint64_t ns)
+{
+	static _Atomic double per_ns;
+	double rate = per_ns;
+
+	for (int i = 0; !rate && i < 3; i++) {
+		uint64_t t0 = thread_cpu_ns(), t;
+		double r;
+
+		spin_iters(2000000);
+		t = thread_cpu_ns() - t0;
+		r = 2000000.0 / (double)(t ? t : 1);
+		if (r > per_ns)
+			per_ns = r;
+		rate = i == 2 ? per_ns : 0;
+	}
+	spin_iters((uint64_t)(rate * (double)ns));
 }
 
 static inline int
