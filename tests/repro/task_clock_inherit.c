@@ -223,6 +223,53 @@ run_round(int spin_kind, struct round *r)
 	return 0;
 }
 
+/*
+ * Modes (d) and (e): the calling thread alone, on a counter of its own
+ * with its own ring (PCTR_TARGET_THREAD), 300 ms of user-mode work; (d)
+ * with a signal per sample to this same thread, drained by the handler.
+ */
+static int
+run_self(int signals, struct round *r)
+{
+	struct perf_event_attr clk = {
+		.size = sizeof(clk), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1,
+		.exclude_kernel = 1, .exclude_hv = 1,
+		.sample_period = period_ns, .wakeup_events = signals,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+	};
+	size_t len = (size_t)(1 + DATA_PAGES) * sysconf(_SC_PAGESIZE);
+	uint64_t t0;
+	int fd;
+	void *p;
+
+	memset(r, 0, sizeof(*r));
+	fd = perf_open(&clk);
+	if (fd < 0)
+		return -1;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	signal_round = r;
+	signal_ring = p;
+	if (signals && route_signals(fd))
+		return -1;
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	t0 = thread_cpu_ns();
+	user_iters((uint64_t)(iters_per_ns * 5 * SPIN_NS));
+	t0 = thread_cpu_ns() - t0;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	signal(SIGIO, SIG_IGN);
+	signal_ring = NULL;
+	whole_periods = t0 / period_ns;
+	if (read(fd, &r->cpu_ns, sizeof(r->cpu_ns)) != sizeof(r->cpu_ns))
+		return -1;
+	drain(p, r);
+	munmap(p, len);
+	close(fd);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -232,18 +279,22 @@ main(int argc, char **argv)
 		period_ns = strtoull(argv[2], NULL, 0);
 	double min_a = 1e9, max_a = 0, max_b = 0, min_c = 1e9, max_c = 0;
 	static const char *const names[] = { "user-mode", "syscall",
-					     "user-mode, signal per sample," };
+					     "user-mode, signal per sample,",
+					     "one thread, user-mode",
+					     "one thread, user-mode, signal "
+					     "per sample to itself," };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("1..2\n");
 	calibrate();
 	for (int k = 0; k < rounds; k++) {
-		for (int kind = 0; kind < 3; kind++) {
+		for (int kind = 0; kind < 5; kind++) {
 			struct round r;
 			double expect, pct;
 
 			user_us = sys_us = whole_periods = 0;
-			if (run_round(kind, &r) < 0) {
+			if ((kind < 3 ? run_round(kind, &r)
+				      : run_self(kind == 4, &r)) < 0) {
 				printf("not ok 1 - perf_event_open: %m\n");
 				return 1;
 			}
@@ -268,7 +319,7 @@ main(int argc, char **argv)
 			} else if (kind == 1) {
 				max_b = pct > max_b ? pct : max_b;
 				ok_b &= pct < 50.0;
-			} else {
+			} else if (kind == 2) {
 				min_c = pct < min_c ? pct : min_c;
 				max_c = pct > max_c ? pct : max_c;
 			}

