@@ -17,7 +17,19 @@
  * Signals of one kind merge while pending, so a handler drains every
  * record of the ring rather than assuming one record per signal.  The
  * handler finds the ring from si_fd through a registry of open sets; a
- * set leaving the registry waits for handlers still inside it to finish.
+ * set leaving the registry waits for handlers still inside it to finish,
+ * and so cannot be freed from one of them (pctr__overflow_busy()).
+ *
+ * Each ring numbers the notifications of every thread writing into it;
+ * attr.task makes the kernel write a PERF_RECORD_EXIT there as each of
+ * those threads exits, which gives the thread's slot back (sampling.h).
+ *
+ * fork(): the child's copies of the descriptors share the parent's open
+ * file descriptions (O_ASYNC, F_SETSIG, the owner thread) and counters,
+ * and the rings are not mapped in the child (VM_DONTCOPY).  A copy in a
+ * child (set->forks != pctr__forks) is never used to control anything:
+ * control calls return -ECHILD, the handler skips it, and freeing it only
+ * closes the child's descriptors (release_open()).
  */
 #include <errno.h>
 #include <fcntl.h>
