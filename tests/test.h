@@ -88,12 +88,32 @@ struct test_case {
 				  a_, b_);                                    \
 	} while (0)
 
-#define ASSERT_EQ(a, b) ASSERT_OP(a, ==, b, long long, "%lld")
-#define ASSERT_NE(a, b) ASSERT_OP(a, !=, b, long long, "%lld")
-#define ASSERT_LT(a, b) ASSERT_OP(a, <, b, long long, "%lld")
-#define ASSERT_LE(a, b) ASSERT_OP(a, <=, b, long long, "%lld")
-#define ASSERT_GT(a, b) ASSERT_OP(a, >, b, long long, "%lld")
-#define ASSERT_GE(a, b) ASSERT_OP(a, >=, b, long long, "%lld")
+/*
+ * The signed comparisons take both operands as long long.  A 64-bit
+ * unsigned operand above LLONG_MAX would turn negative there, and a count
+ * that wrapped below zero (a bug) would then pass ASSERT_LE and ASSERT_LT:
+ * such an operand fails the assertion instead.  Compare values that can
+ * truly be that large with ASSERT_UEQ or ASSERT_HEX_EQ.
+ */
+#define TEST_OVER_LLONG(x)                                                    \
+	_Generic((x), unsigned long: (unsigned long long)(x) >> 63 != 0,      \
+		 unsigned long long: (unsigned long long)(x) >> 63 != 0,       \
+		 default: 0)
+#define ASSERT_SOP(a, op, b)                                                  \
+	do {                                                                  \
+		if (TEST_OVER_LLONG(a) || TEST_OVER_LLONG(b))                 \
+			TEST_FAIL("%s %s %s: %llu vs %llu, beyond a signed "  \
+				  "comparison (a wrapped count?)", #a, #op,  \
+				  #b, (unsigned long long)(a),                \
+				  (unsigned long long)(b));                   \
+		ASSERT_OP(a, op, b, long long, "%lld");                       \
+	} while (0)
+#define ASSERT_EQ(a, b) ASSERT_SOP(a, ==, b)
+#define ASSERT_NE(a, b) ASSERT_SOP(a, !=, b)
+#define ASSERT_LT(a, b) ASSERT_SOP(a, <, b)
+#define ASSERT_LE(a, b) ASSERT_SOP(a, <=, b)
+#define ASSERT_GT(a, b) ASSERT_SOP(a, >, b)
+#define ASSERT_GE(a, b) ASSERT_SOP(a, >=, b)
 #define ASSERT_UEQ(a, b) ASSERT_OP(a, ==, b, unsigned long long, "%llu")
 #define ASSERT_HEX_EQ(a, b) ASSERT_OP(a, ==, b, unsigned long long, "%#llx")
 #define ASSERT_DBL_NEAR(a, b, eps)                                            \
