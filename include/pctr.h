@@ -349,6 +349,7 @@ int pctr_set_open_command(struct pctr_set *set, char *const argv[],
 /**
  * pctr_set_enable() - start counting.
  * pctr_set_disable() - stop counting; counts are kept.
+ *   Both return -ECHILD in a child forked after the open (see "Fork").
  * pctr_set_reset() - make the counts, enabled and running times start
  *                    again from zero (the counters keep running).
  */
@@ -807,6 +808,11 @@ int pctr_region_write_to(const char *dest);
  *            times the period)
  * @time:     CLOCK_MONOTONIC-based time of the overflow in ns (perf clock)
  * @seq:      1 for the first notification of @event on @tid, then 2, ...
+ *
+ * @seq and @count are kept for up to 256 threads that exist at once per
+ * counter (0 beyond); a thread's slot is given back when it exits (the
+ * kernel's exit record), and a thread that reuses an exited thread's tid
+ * starts again at 1.
  */
 struct pctr_overflow_info {
 	size_t size;
@@ -828,7 +834,8 @@ struct pctr_overflow_info {
  * Runs inside a signal handler: it may call async-signal-safe functions
  * only (signal-safety(7): write(2), not printf or malloc), must not call
  * pctr_ functions other than pctr_overflow_rearm(), and must save and
- * restore errno if it changes it.
+ * restore errno if it changes it.  A set cannot be freed from its own
+ * callback: pctr_set_destroy() returns -EDEADLK there, at once.
  */
 typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
 				 void *arg);
@@ -907,7 +914,8 @@ int pctr_overflow_decode(const siginfo_t *si, struct pctr_overflow_info *info,
  * pctr_overflow_resume() - notify again.
  *
  * The overflows that fall while paused are not notified; they are counted
- * in pctr_overflow_stats()' @lost.
+ * in pctr_overflow_stats()' @lost.  -ECHILD in a child forked after the
+ * open (the notifications are the parent's).
  */
 int pctr_overflow_pause(struct pctr_set *set, int idx);
 int pctr_overflow_resume(struct pctr_set *set, int idx);
@@ -915,6 +923,7 @@ int pctr_overflow_resume(struct pctr_set *set, int idx);
 /**
  * pctr_overflow_rearm() - let a PCTR_OVF_ONESHOT event count and notify
  * once more.  Async-signal-safe: may be called from the callback.
+ * -ECHILD in a child forked after the open.
  */
 int pctr_overflow_rearm(struct pctr_set *set, int idx);
 
@@ -1004,11 +1013,13 @@ struct pctr_sample_record {
 /**
  * pctr_sampling_read() - hand every sample buffered so far to @cb.
  * @cb:  called for each sample in order per buffer; a non-zero return
- *       stops the walk (the sample counts as read)
+ *       stops the walk (the sample counts as read).  @cb cannot free the
+ *       set (pctr_set_destroy() returns -EDEADLK there).
  * @arg: passed to @cb
  *
  * The program being sampled keeps running.  Not async-signal-safe.
- * Return: the number of samples read, or a negative errno.
+ * Return: the number of samples read, or a negative errno (-ECHILD in a
+ * child forked after the open: the buffers stay with the parent).
  */
 int pctr_sampling_read(struct pctr_set *set,
 		       int (*cb)(const struct pctr_sample_record *rec,
@@ -1019,7 +1030,8 @@ int pctr_sampling_read(struct pctr_set *set,
  * pctr_sampling_wait() - wait until a buffer is a quarter full or
  * @timeout_ms passes (-1: no limit).
  * Return: 1 if samples are ready, 0 on timeout, 0 too when interrupted by a
- * signal, or a negative errno.  -ESRCH when every sampled target is gone.
+ * signal, or a negative errno.  -ESRCH when every sampled target is gone;
+ * -ECHILD in a child forked after the open.
  */
 int pctr_sampling_wait(struct pctr_set *set, int timeout_ms);
 

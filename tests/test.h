@@ -101,12 +101,16 @@ struct test_case {
 		 default: 0)
 #define ASSERT_SOP(a, op, b)                                                  \
 	do {                                                                  \
-		if (TEST_OVER_LLONG(a) || TEST_OVER_LLONG(b))                 \
+		__typeof__((a) + 0) x_ = (a); /* evaluated once */          \
+		__typeof__((b) + 0) y_ = (b);                                 \
+		if (TEST_OVER_LLONG(x_) || TEST_OVER_LLONG(y_))               \
 			TEST_FAIL("%s %s %s: %llu vs %llu, beyond a signed "  \
 				  "comparison (a wrapped count?)", #a, #op,  \
-				  #b, (unsigned long long)(a),                \
-				  (unsigned long long)(b));                   \
-		ASSERT_OP(a, op, b, long long, "%lld");                       \
+				  #b, (unsigned long long)x_,                 \
+				  (unsigned long long)y_);                    \
+		if (!((long long)x_ op (long long)y_))                        \
+			TEST_FAIL("%s %s %s: %lld vs %lld", #a, #op, #b,      \
+				  (long long)x_, (long long)y_);              \
 	} while (0)
 #define ASSERT_EQ(a, b) ASSERT_SOP(a, ==, b)
 #define ASSERT_NE(a, b) ASSERT_SOP(a, !=, b)
