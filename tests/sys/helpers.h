@@ -82,12 +82,13 @@ spin_iters(uint64_t n)
 
 /*
  * Run about @ns nanoseconds of this thread's CPU time in user mode: a
- * fixed number of iterations of spin_iters(), sized once per process (the
- * fastest of three runs of 2 ms or so, the one least disturbed by
- * interrupts), with no system call inside: test_overflow's
- * spin_helper_is_user_mode measures 99.9% or more of its time in user
- * mode.  The duration is approximate (a loaded machine makes the
- * calibration a few percent off); tests compare samples with the CPU time
+ * fixed number of iterations of spin_iters(), with no system call inside:
+ * test_overflow's spin_helper_is_user_mode measures 99.9% or more of its
+ * time in user mode.  The loop's speed is measured once, when the program
+ * starts (before any test counts anything, so that no sample falls in the
+ * measurement): the fastest of three runs of 2 ms or so, the one least
+ * disturbed.  The duration is approximate (a loaded machine makes the
+ * measurement a few percent off); tests compare samples with the CPU time
  * really spent, read from task-clock or the thread's clock.
  *
  * Not a loop that polls the CPU clock: each poll is a system call, and
@@ -95,24 +96,27 @@ spin_iters(uint64_t n)
  * overflows then keep landing in the kernel, where a :u event has no
  * sample (spin_ns() spends 91% of its time there).
  */
-static inline void
-spin_user_ns(uint64_t ns)
-{
-	static _Atomic double per_ns;
-	double rate = per_ns;
+static double spin_per_ns;
 
-	for (int i = 0; !rate && i < 3; i++) {
+__attribute__((constructor, unused)) static void
+spin_calibrate(void)
+{
+	for (int i = 0; i < 3; i++) {
 		uint64_t t0 = thread_cpu_ns(), t;
 		double r;
 
 		spin_iters(2000000);
 		t = thread_cpu_ns() - t0;
 		r = 2000000.0 / (double)(t ? t : 1);
-		if (r > per_ns)
-			per_ns = r;
-		rate = i == 2 ? per_ns : 0;
+		if (r > spin_per_ns)
+			spin_per_ns = r;
 	}
-	spin_iters((uint64_t)(rate * (double)ns));
+}
+
+static inline void
+spin_user_ns(uint64_t ns)
+{
+	spin_iters((uint64_t)(spin_per_ns * (double)ns));
 }
 
 /*
