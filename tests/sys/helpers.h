@@ -125,7 +125,7 @@ spin_user_ns(uint64_t ns)
  * for the same thread over the same time.  On a loaded VM the hrtimer
  * behind task-clock sometimes delivers a few percent fewer samples than
  * the whole periods of CPU time (tests/repro/task_clock_inherit, modes d
- * and e: 94% to 100% for one thread); both samplers go through the same
+ * and e: 94% to 99.6% for one thread); both samplers go through the same
  * hiccups, so the library is held to the kernel's figure rather than to
  * the arithmetic one.
  */

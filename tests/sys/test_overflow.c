@@ -11,20 +11,20 @@
  *
  * Rates: the library must lose nothing the kernel produces, and the
  * kernel's figure for user-mode work is measured by
- * tests/repro/task_clock_inherit on plain perf_event_open.  With threads
- * created after the open (their signals go to the main thread) it gets
- * 97% to 99.6% of the whole periods of CPU time over 50 rounds on this
- * loaded 2-CPU VM, one thread alone 94% to 100% (modes d and e), and
- * inside this suite, which shares the CPUs with its own readers and
- * signal handlers, 94.5% was seen: the hrtimer's hiccups on a busy VM
- * are the kernel's.  So the rate tests set a plain perf_event_open
- * sampler of the same threads beside the set (ref_open(), helpers.h; this file's one use of the
- * kernel interface) and assert 95% of what it got meanwhile.  That
- * sampler goes through the same hiccups, and it also loses what falls in
- * the kernel's delivery of the set's signals (5% to 15% of its samples
- * here: a signal costs tens of microseconds on this VM), which is the
- * same kind of loss the set's own samples can have.  The whole periods
- * are printed beside both.
+ * tests/repro/task_clock_inherit on plain perf_event_open: 97% to 99.6%
+ * of the whole periods of CPU time with threads created after the open,
+ * over 45 rounds on this loaded 2-CPU VM, but 94% to 99.6% for one thread
+ * signalled at each of its samples (mode e), and 92.5% to 99% inside
+ * this suite, whose own readers and handlers share the CPUs: the
+ * hrtimer's hiccups on a busy VM are the kernel's.  So the rate tests set
+ * a plain perf_event_open sampler of the same threads beside the set
+ * (ref_open(), helpers.h; this file's one use of the kernel interface)
+ * and assert 95% of what it got meanwhile, printing the whole periods
+ * beside both.  That sampler goes through the same hiccups, and it also
+ * loses what falls in the kernel's delivery of the set's notifications
+ * (5% to 15% fewer samples than the set here: each costs tens of
+ * microseconds on this VM, in the kernel, where a :u sampler has no
+ * sample), so with signals the bound is the weaker for it.
  *
  * page-faults overflows on its count, one overflow per fault with period
  * 1, so notified + lost is checked to equal the count exactly.
@@ -594,10 +594,13 @@ TEST(spin_helper_is_user_mode)
 	       "%.2f%% user mode\n", user / 1000, sys / 1000,
 	       100 * user / (user + sys));
 	/*
-	 * no system call in the loop: what falls in the kernel is interrupts;
-	 * getrusage() splits the time by the scheduler's tick, a few ms each
+	 * No system call in the loop: what the kernel counts as system time
+	 * is the interrupts it takes meanwhile (0% to 3.3% seen on this
+	 * loaded VM; getrusage() splits the time by the scheduler's tick).
+	 * An overflow that falls in an interrupt has no :u sample, so the
+	 * rate tests' 95% needs at least that much user mode.
 	 */
-	ASSERT_GE(user / (user + sys), 0.98);
+	ASSERT_GE(user / (user + sys), 0.95);
 }
 
 /* signals that are not ours reach the handler that was there before */

@@ -7,7 +7,7 @@
  * Rates: on user-mode work (spin_user_ns(), helpers.h), 95% of what a
  * plain perf_event_open sampler of the same threads gets meanwhile
  * (ref_open(), helpers.h; this file's one use of the kernel interface).
- * The kernel's own figure varies on this loaded 2-CPU VM: 94% to 100% of
+ * The kernel's own figure varies on this loaded 2-CPU VM: 94% to 99.6% of
  * the whole periods of CPU time (tests/repro/task_clock_inherit), so the
  * library is held to what the kernel gave, and must lose none of it; the
  * whole periods are printed beside.  Losses are checked exactly on
