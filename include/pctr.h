@@ -240,7 +240,21 @@ struct pctr_set;
 int pctr_set_new(struct pctr_set **setp, unsigned int flags);
 
 /**
- * pctr_set_free() - close every counter of the set and free it.  NULL is
+ * pctr_set_destroy() - close every counter of the set and free it.  NULL
+ * is accepted.
+ *
+ * Return: 0, or -EDEADLK, doing nothing, when called from a callback that
+ * is reading the set's own notifications or samples (its overflow
+ * callback, or pctr_sampling_read()'s): freeing would wait for the very
+ * callback that asks.  Free the set once the callback has returned.
+ * In a child forked after pctr_set_open(), only the child's descriptors
+ * are closed: see "Fork" below pctr_set_fd().
+ */
+int pctr_set_destroy(struct pctr_set *set);
+
+/**
+ * pctr_set_free() - pctr_set_destroy() for callers that have no use for
+ * its result: from the set's own callback it does nothing.  NULL is
  * accepted.
  */
 void pctr_set_free(struct pctr_set *set);
@@ -335,6 +349,7 @@ int pctr_set_open_command(struct pctr_set *set, char *const argv[],
 /**
  * pctr_set_enable() - start counting.
  * pctr_set_disable() - stop counting; counts are kept.
+ *   Both return -ECHILD in a child forked after the open (see "Fork").
  * pctr_set_reset() - make the counts, enabled and running times start
  *                    again from zero (the counters keep running).
  */
@@ -421,6 +436,33 @@ int pctr_set_read_instance(struct pctr_set *set, int i, struct pctr_sample *s);
  * leaves whatever the number has become alone.
  */
 int pctr_set_fd(const struct pctr_set *set, int idx);
+
+/*
+ * Fork.  A child forked after pctr_set_open() holds a copy of the set
+ * whose descriptors share the parent's counters: the same kernel objects,
+ * with the parent's state, flags and signal routing; the sample buffers
+ * are not mapped in the child (the kernel does not copy perf mappings).
+ * A child's copy therefore never changes the parent's counters:
+ *
+ *  - pctr_set_read(), _read_values(), _read_instance(): work, with
+ *    read(2); they read the parent's counters (for PCTR_TARGET_PROCESS
+ *    and _PID, also what the children that exited gave back).
+ *  - pctr_set_reset(): works; it moves the copy's own baseline only.
+ *  - pctr_set_enable(), _disable(), pctr_overflow_pause(), _resume(),
+ *    _rearm(): -ECHILD, nothing done.
+ *  - pctr_sampling_read(), pctr_sampling_wait(): -ECHILD.
+ *  - pctr_overflow_stats(): the copy's figures at the fork.
+ *  - pctr_overflow_decode(): 0; the child receives no notification of
+ *    the parent's counters.  (With PCTR_TARGET_PROCESS, the child's own
+ *    overflows are counted on inherited counters and notified to the
+ *    parent, as every thread created after the open.)
+ *  - pctr_set_destroy(), pctr_set_free(): close the child's descriptors
+ *    and free the copy; no ioctl or fcntl, and no munmap of addresses the
+ *    child may use for something else since.
+ *
+ * Forks are seen through pthread_atfork(): a child made by a raw clone()
+ * is not told apart from its parent.
+ */
 
 /**
  * pctr_count_scaled() - the count estimated for the whole enabled time:
@@ -768,6 +810,11 @@ int pctr_region_write_to(const char *dest);
  *            times the period)
  * @time:     CLOCK_MONOTONIC-based time of the overflow in ns (perf clock)
  * @seq:      1 for the first notification of @event on @tid, then 2, ...
+ *
+ * @seq and @count are kept for up to 256 threads that exist at once per
+ * counter (0 beyond); a thread's slot is given back when it exits (the
+ * kernel's exit record), and a thread that reuses an exited thread's tid
+ * starts again at 1.
  */
 struct pctr_overflow_info {
 	size_t size;
@@ -789,8 +836,9 @@ struct pctr_overflow_info {
  * Runs inside a signal handler: it may call async-signal-safe functions
  * only (signal-safety(7): write(2), not printf or malloc), must not call
  * pctr_ functions other than pctr_overflow_rearm() and
- * pctr_overflow_restart(), and must save and
- * restore errno if it changes it.
+ * pctr_overflow_restart(), and must save and restore errno if it changes
+ * it.  A set cannot be freed from its own callback: pctr_set_destroy()
+ * returns -EDEADLK there, at once.
  */
 typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
 				 void *arg);
@@ -869,7 +917,8 @@ int pctr_overflow_decode(const siginfo_t *si, struct pctr_overflow_info *info,
  * pctr_overflow_resume() - notify again.
  *
  * The overflows that fall while paused are not notified; they are counted
- * in pctr_overflow_stats()' @lost.
+ * in pctr_overflow_stats()' @lost.  -ECHILD in a child forked after the
+ * open (the notifications are the parent's).
  */
 int pctr_overflow_pause(struct pctr_set *set, int idx);
 int pctr_overflow_resume(struct pctr_set *set, int idx);
@@ -877,6 +926,7 @@ int pctr_overflow_resume(struct pctr_set *set, int idx);
 /**
  * pctr_overflow_rearm() - let a PCTR_OVF_ONESHOT event count and notify
  * once more.  Async-signal-safe: may be called from the callback.
+ * -ECHILD in a child forked after the open.
  */
 int pctr_overflow_rearm(struct pctr_set *set, int idx);
 
@@ -990,11 +1040,13 @@ struct pctr_sample_record {
 /**
  * pctr_sampling_read() - hand every sample buffered so far to @cb.
  * @cb:  called for each sample in order per buffer; a non-zero return
- *       stops the walk (the sample counts as read)
+ *       stops the walk (the sample counts as read).  @cb cannot free the
+ *       set (pctr_set_destroy() returns -EDEADLK there).
  * @arg: passed to @cb
  *
  * The program being sampled keeps running.  Not async-signal-safe.
- * Return: the number of samples read, or a negative errno.
+ * Return: the number of samples read, or a negative errno (-ECHILD in a
+ * child forked after the open: the buffers stay with the parent).
  */
 int pctr_sampling_read(struct pctr_set *set,
 		       int (*cb)(const struct pctr_sample_record *rec,
@@ -1005,7 +1057,8 @@ int pctr_sampling_read(struct pctr_set *set,
  * pctr_sampling_wait() - wait until a buffer is a quarter full or
  * @timeout_ms passes (-1: no limit).
  * Return: 1 if samples are ready, 0 on timeout, 0 too when interrupted by a
- * signal, or a negative errno.  -ESRCH when every sampled target is gone.
+ * signal, or a negative errno.  -ESRCH when every sampled target is gone;
+ * -ECHILD in a child forked after the open.
  */
 int pctr_sampling_wait(struct pctr_set *set, int timeout_ms);
 

@@ -41,7 +41,10 @@
 	X(EALREADY, "the set is already open: add events before opening it") \
 	X(EBADFD, "the set is not open: call pctr_set_open() first")         \
 	X(EOVERFLOW, "value too large")                                       \
-	X(ECHILD, "no child process")                                         \
+	X(ECHILD, "no child process; or a set opened before fork() used "    \
+		  "in the child, which may only read and free its copy")      \
+	X(EDEADLK, "a set cannot be freed from a callback reading its "      \
+		   "notifications or samples: free it after the callback")  \
 	X(ELOOP, "a symbolic link where a file was expected")               \
 	X(EISDIR, "a directory where a file was expected")                    \
 	X(ENOSYS, "perf_event_open is not available in this kernel or "      \

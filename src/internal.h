@@ -143,6 +143,8 @@ struct pctr_set {
 struct pctr__overflow;
 int pctr__overflow_open(struct pctr_set *set);
 void pctr__overflow_close(struct pctr_set *set);
+/* -EDEADLK when called from a callback reading one of the set's rings */
+int pctr__overflow_busy(const struct pctr_set *set);
 
 /*
  * set.c: forks of the process so far, counted in the child.  The kernel

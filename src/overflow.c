@@ -17,7 +17,19 @@
  * Signals of one kind merge while pending, so a handler drains every
  * record of the ring rather than assuming one record per signal.  The
  * handler finds the ring from si_fd through a registry of open sets; a
- * set leaving the registry waits for handlers still inside it to finish.
+ * set leaving the registry waits for handlers still inside it to finish,
+ * and so cannot be freed from one of them (pctr__overflow_busy()).
+ *
+ * Each ring numbers the notifications of every thread writing into it;
+ * attr.task makes the kernel write a PERF_RECORD_EXIT there as each of
+ * those threads exits, which gives the thread's slot back (sampling.h).
+ *
+ * fork(): the child's copies of the descriptors share the parent's open
+ * file descriptions (O_ASYNC, F_SETSIG, the owner thread) and counters,
+ * and the rings are not mapped in the child (VM_DONTCOPY).  A copy in a
+ * child (set->forks != pctr__forks) is never used to control anything:
+ * control calls return -ECHILD, the handler skips it, and freeing it only
+ * closes the child's descriptors (release_open()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -173,6 +185,7 @@ pctr_set_overflow(struct pctr_set *set, int idx,
 	attr->sample_type = PCTR__OVF_SAMPLE_TYPE;
 	attr->watermark = 0;
 	attr->wakeup_events = 1;
+	attr->task = 1; /* exit records free the threads' slots */
 	r = pctr__ovf_probe(set, idx);
 	if (r < 0)
 		return r;
@@ -198,7 +211,8 @@ static void
 make_info(struct pctr__ring *ring, const struct pctr__rec *r,
 	  struct pctr_overflow_info *info)
 {
-	struct pctr__tid_slot *s = pctr__tid_slot(ring->tids, (pid_t)r->tid);
+	struct pctr__tid_slot *s = pctr__tid_slot(ring->tids, (pid_t)r->pid,
+						 (pid_t)r->tid);
 
 	*info = (struct pctr_overflow_info){ .size = sizeof(*info),
 					     .event = ring->event,
@@ -278,7 +292,10 @@ dispatch(const siginfo_t *si, pctr__rec_fn fn, void *arg)
 
 		atomic_fetch_add(&registry_users[i], 1);
 		set = atomic_load(&registry[i]);
-		ring = set ? find_ring(set, si->si_fd) : NULL;
+		/* a forked child's copy has no rings mapped */
+		ring = set && set->forks == pctr__forks
+			       ? find_ring(set, si->si_fd)
+			       : NULL;
 		if (ring)
 			n = pctr__ring_drain(set, ring, buf, sizeof(buf), fn,
 					     arg);
@@ -549,23 +566,32 @@ pctr__overflow_open(struct pctr_set *set)
  * Let go of what an open made: the registry slot (waiting for handlers
  * still inside the set), the rings, the signal handlers.  The results are
  * reset; the configuration stays.
+ *
+ * A forked child's copy shares its counters' open file descriptions with
+ * the parent: their flags, signal routing and state are the parent's, so
+ * the child changes none of them (no fcntl, no ioctl) and only closes its
+ * own descriptors.  It has no ring mapped (VM_DONTCOPY) and unmaps
+ * nothing, and it does not wait for handlers: the registry's counts of
+ * them were copied from the parent's other threads, which the child does
+ * not have.
  */
 static void
 release_open(struct pctr_set *set)
 {
 	struct pctr__overflow *o = set->ovf;
+	bool forked = set->forks != pctr__forks;
 
 	if (o->slot >= 0) {
 		atomic_store(&registry[o->slot], NULL);
-		while (atomic_load(&registry_users[o->slot]))
+		while (!forked && atomic_load(&registry_users[o->slot]))
 			sched_yield();
 		o->slot = -1;
 	}
 	for (int c = 0; c < o->nr_ring; c++) {
 		/* no more signals from this fd, whatever becomes of it */
-		if (o->ring[c].tids)
+		if (o->ring[c].tids && !forked)
 			fcntl(o->ring[c].fd, F_SETFL, 0);
-		pctr__ring_unmap(&o->ring[c]);
+		pctr__ring_unmap(&o->ring[c], forked);
 		free(o->ring[c].tids);
 	}
 	for (int k = 0; k < o->nr_handlers; k++)
@@ -609,6 +635,7 @@ pctr__overflow_close(struct pctr_set *set)
 		set->ev[e].attr.freq = 0;
 		set->ev[e].attr.wakeup_events = 0;
 		set->ev[e].attr.watermark = 0;
+		set->ev[e].attr.task = 0;
 	}
 	free(o);
 	set->ovf = NULL;
@@ -627,6 +654,14 @@ check_control(const struct pctr_set *set, int idx, bool async_safe)
 	if (!set->open)
 		return async_safe ? -EBADFD
 				  : pctr__error(EBADFD, "the set is not open");
+	if (set->forks != pctr__forks)
+		return async_safe ? -ECHILD
+				  : pctr__error(ECHILD, "the set was opened "
+							"before fork(): its "
+							"notifications are the "
+							"parent's, which a "
+							"child cannot pause or "
+							"resume");
 	if (idx < -1 || idx >= set->nr_events)
 		return async_safe ? -ERANGE
 				  : pctr__error(ERANGE, "event %d out of "
@@ -699,6 +734,28 @@ pctr_overflow_rearm(struct pctr_set *set, int idx)
 		r = pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_REFRESH, 1);
 	}
 	return r;
+}
+
+/*
+ * Refuse to free a set from inside a callback that is reading one of its
+ * rings (an overflow callback in the library's signal handler, or a
+ * pctr_sampling_read() callback): release_open() would wait for that
+ * handler to finish, which is the caller itself, and the rings being read
+ * would be freed under the reader.  Async-signal-safe, so the error has no
+ * detail of its own; pctr_strerror()'s general text for EDEADLK says it.
+ */
+int
+pctr__overflow_busy(const struct pctr_set *set)
+{
+	pid_t self;
+
+	if (!set->ovf || !set->ovf->nr_ring)
+		return 0;
+	self = gettid();
+	for (int c = 0; c < set->ovf->nr_ring; c++)
+		if (atomic_load(&set->ovf->ring[c].reader) == self)
+			return -EDEADLK; /* async-signal-safe: no detail */
+	return 0;
 }
 
 PCTR_EXPORT int

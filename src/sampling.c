@@ -138,17 +138,33 @@ pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 	return 0;
 }
 
+/*
+ * In a forked child the ring is not mapped (perf mappings are
+ * VM_DONTCOPY): the address may hold something of the child's since, so it
+ * is left alone, and only the child's descriptor of the carrier is closed.
+ */
 void
-pctr__ring_unmap(struct pctr__ring *ring)
+pctr__ring_unmap(struct pctr__ring *ring, bool forked)
 {
 	if (!ring->pc)
 		return;
-	munmap(ring->pc, ring->map_len);
+	if (!forked)
+		munmap(ring->pc, ring->map_len);
 	if (ring->carrier >= 0)
 		pctr__sys_close(ring->carrier);
 	else
 		ring->ctr->page = NULL;
 	ring->pc = NULL;
+}
+
+/* PERF_RECORD_EXIT: { pid, ppid, tid, ptid, time } after the header */
+static void
+forget_exited(struct pctr__ring *ring, const struct perf_event_header *h)
+{
+	const uint32_t *p = (const uint32_t *)(h + 1);
+
+	if (ring->tids && h->size >= sizeof(*h) + 4 * sizeof(uint32_t))
+		pctr__tid_forget(ring->tids, (pid_t)p[2]);
 }
 
 static uint64_t
@@ -171,6 +187,8 @@ ring_pass(struct pctr_set *set, struct pctr__ring *ring, unsigned char *buf,
 		}
 		if (h && h->type == PERF_RECORD_LOST)
 			atomic_fetch_add(&ev->lost, pctr__lost_parse(h));
+		if (h && h->type == PERF_RECORD_EXIT)
+			forget_exited(ring, h);
 		if (h && h->type == PERF_RECORD_SAMPLE) {
 			stop = fn(set, ring, h, arg);
 			(*n)++;
@@ -186,19 +204,25 @@ ring_pass(struct pctr_set *set, struct pctr__ring *ring, unsigned char *buf,
  * at a time: a reader that finds the ring busy returns at once, since the
  * reader already inside will see the records too.  It checks the head
  * again after letting go, so a record that arrived just as it finished is
- * not left behind.  Async-signal-safe.  Return the number of samples.
+ * not left behind.  The reader's tid is kept meanwhile, so that a set
+ * freed from @fn's callback is refused instead of waiting for itself
+ * (pctr__overflow_busy()).  Async-signal-safe.  Return the number of
+ * samples.
  */
 int
 pctr__ring_drain(struct pctr_set *set, struct pctr__ring *ring,
 		 unsigned char *buf, size_t len, pctr__rec_fn fn, void *arg)
 {
-	int n = 0;
+	pid_t self = gettid(); /* a system call that cannot fail */
 	uint64_t tail;
+	int n = 0;
 
 	do {
 		if (atomic_flag_test_and_set(&ring->busy))
 			break;
+		atomic_store(&ring->reader, self);
 		tail = ring_pass(set, ring, buf, len, fn, arg, &n);
+		atomic_store(&ring->reader, 0);
 		atomic_flag_clear(&ring->busy);
 	} while (tail != UINT64_MAX &&
 		 __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE) != tail);
@@ -346,6 +370,13 @@ check_buffered(struct pctr_set *set)
 		return pctr__error(EINVAL, "NULL set");
 	if (!set->open)
 		return pctr__error(EBADFD, "the set is not open");
+	if (set->forks != pctr__forks)
+		return pctr__error(ECHILD, "the sample buffers of this set "
+					   "stay with the process that opened "
+					   "it: a child forked since cannot "
+					   "read them (read them in the "
+					   "parent, or open a set in the "
+					   "child)");
 	if (!set->ovf || !set->ovf->scratch)
 		return pctr__error(EINVAL, "no event of this set samples into "
 					   "a buffer (pctr_set_sampling())");

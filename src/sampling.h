@@ -23,6 +23,8 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -51,10 +53,22 @@ struct pctr__ovf_event {
 	uint64_t restart_mark; /* @notified at the last restart (overflow.c) */
 };
 
-/* per-thread running count and sequence, for struct pctr_overflow_info */
+/*
+ * Per-thread running count and sequence, for struct pctr_overflow_info: an
+ * open-addressing table (linear probing) per ring, touched only by the
+ * ring's one reader.  A slot is given back when the kernel reports that
+ * its thread exited: signal-mode counters have attr.task set, so every
+ * thread counting on the ring's counter or its inherited copies writes a
+ * PERF_RECORD_EXIT into the ring as it exits, after its last sample
+ * (perf_event_exit_task_context()).  Tids are reused (pid_max may be
+ * 32768), and a reused tid starts again at seq 1.  When exit records were
+ * lost with a full ring and the table fills, threads that no longer exist
+ * are swept out (tgkill(pid, tid, 0) fails with ESRCH).
+ */
 #define PCTR__TID_SLOTS 256
 struct pctr__tid_slot {
 	pid_t tid; /* 0: free */
+	pid_t pid;
 	uint64_t seq;
 	uint64_t count;
 };
@@ -72,6 +86,7 @@ struct pctr__ring {
 	int instance;
 	uint64_t sample_type;
 	atomic_flag busy; /* one reader at a time */
+	atomic_int reader; /* the reader's tid while it holds busy, or 0 */
 	struct pctr__tid_slot *tids; /* signal mode only */
 };
 
@@ -189,29 +204,104 @@ pctr__lost_parse(const struct perf_event_header *h)
 	return h->size >= sizeof(*h) + 2 * sizeof(uint64_t) ? p[1] : 0;
 }
 
-/* the running count and sequence number of @tid in a ring (signal mode) */
-static inline struct pctr__tid_slot *
-pctr__tid_slot(struct pctr__tid_slot *tab, pid_t tid)
+static inline unsigned int
+pctr__tid_home(pid_t tid)
 {
-	unsigned int h = (unsigned int)tid * 2654435761u;
+	return ((unsigned int)tid * 2654435761u) % PCTR__TID_SLOTS;
+}
 
-	for (unsigned int i = 0; i < PCTR__TID_SLOTS; i++) {
-		struct pctr__tid_slot *s = &tab[(h + i) % PCTR__TID_SLOTS];
+/*
+ * Empty slot @i, moving later entries of its probe run back into it so
+ * that every entry stays reachable from its home slot (deletion without
+ * tombstones).
+ */
+static inline void
+pctr__tid_clear(struct pctr__tid_slot *tab, unsigned int i)
+{
+	for (unsigned int j = i, n = 1; n < PCTR__TID_SLOTS; n++) {
+		unsigned int k;
+
+		j = (j + 1) % PCTR__TID_SLOTS;
+		if (tab[j].tid == 0)
+			break;
+		k = pctr__tid_home(tab[j].tid);
+		/* stays if its home is cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		tab[i] = tab[j];
+		i = j;
+	}
+	memset(&tab[i], 0, sizeof(tab[i]));
+}
+
+/* @tid exited: its slot is free again */
+static inline void
+pctr__tid_forget(struct pctr__tid_slot *tab, pid_t tid)
+{
+	for (unsigned int n = 0, i = pctr__tid_home(tid);
+	     n < PCTR__TID_SLOTS && tab[i].tid; n++, i = (i + 1) % PCTR__TID_SLOTS)
+		if (tab[i].tid == tid) {
+			pctr__tid_clear(tab, i);
+			return;
+		}
+}
+
+/* a full table: drop the threads that no longer exist */
+static inline int
+pctr__tid_sweep(struct pctr__tid_slot *tab)
+{
+	int freed = 0;
+
+	for (unsigned int i = 0; i < PCTR__TID_SLOTS; i++)
+		while (tab[i].tid &&
+		       syscall(SYS_tgkill, tab[i].pid, tab[i].tid, 0) < 0 &&
+		       errno == ESRCH) {
+			pctr__tid_clear(tab, i);
+			freed++;
+		}
+	return freed;
+}
+
+static inline struct pctr__tid_slot *
+pctr__tid_find(struct pctr__tid_slot *tab, pid_t pid, pid_t tid)
+{
+	unsigned int i = pctr__tid_home(tid);
+
+	for (unsigned int n = 0; n < PCTR__TID_SLOTS; n++) {
+		struct pctr__tid_slot *s = &tab[i];
 
 		if (s->tid == tid)
 			return s;
 		if (s->tid == 0) {
-			s->tid = tid;
+			*s = (struct pctr__tid_slot){ tid, pid, 0, 0 };
 			return s;
 		}
+		i = (i + 1) % PCTR__TID_SLOTS;
 	}
 	return NULL;
+}
+
+/*
+ * The running count and sequence number of @tid (of process @pid) in a
+ * ring (signal mode); NULL only while more than PCTR__TID_SLOTS threads
+ * that exist share the ring.  Async-signal-safe; errno is kept.
+ */
+static inline struct pctr__tid_slot *
+pctr__tid_slot(struct pctr__tid_slot *tab, pid_t pid, pid_t tid)
+{
+	struct pctr__tid_slot *s = pctr__tid_find(tab, pid, tid);
+	int saved = errno;
+
+	if (!s && pctr__tid_sweep(tab) > 0)
+		s = pctr__tid_find(tab, pid, tid);
+	errno = saved;
+	return s;
 }
 
 /* sampling.c: ring buffers */
 int pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 		   unsigned int pages);
-void pctr__ring_unmap(struct pctr__ring *ring);
+void pctr__ring_unmap(struct pctr__ring *ring, bool forked);
 typedef int (*pctr__rec_fn)(struct pctr_set *set, struct pctr__ring *ring,
 			    const struct perf_event_header *h, void *arg);
 int pctr__ring_drain(struct pctr_set *set, struct pctr__ring *ring,

@@ -217,13 +217,25 @@ close_all(struct pctr_set *set)
 	set->reads = 0;
 }
 
+PCTR_EXPORT int
+pctr_set_destroy(struct pctr_set *set)
+{
+	int r;
+
+	if (!set)
+		return 0;
+	r = pctr__overflow_busy(set);
+	if (r < 0)
+		return r;
+	close_all(set);
+	free(set);
+	return 0;
+}
+
 PCTR_EXPORT void
 pctr_set_free(struct pctr_set *set)
 {
-	if (!set)
-		return;
-	close_all(set);
-	free(set);
+	(void)pctr_set_destroy(set);
 }
 
 PCTR_EXPORT int
@@ -1076,6 +1088,13 @@ ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 	if (!set->open)
 		return pctr__error(EBADFD, "cannot %s: the set is not open "
 					   "(call pctr_set_open() first)",
+				   what);
+	/* a forked child's descriptors share the parent's counters */
+	if (set->forks != pctr__forks)
+		return pctr__error(ECHILD, "cannot %s in a child: the set was "
+					   "opened before fork() and its "
+					   "counters are the parent's (the "
+					   "child may read and free its copy)",
 				   what);
 	for (int i = 0; i < set->nr_inst; i++) {
 		for (int g = 0; g < set->nr_groups[i]; g++) {

@@ -88,12 +88,47 @@ struct test_case {
 				  a_, b_);                                    \
 	} while (0)
 
-#define ASSERT_EQ(a, b) ASSERT_OP(a, ==, b, long long, "%lld")
-#define ASSERT_NE(a, b) ASSERT_OP(a, !=, b, long long, "%lld")
-#define ASSERT_LT(a, b) ASSERT_OP(a, <, b, long long, "%lld")
-#define ASSERT_LE(a, b) ASSERT_OP(a, <=, b, long long, "%lld")
-#define ASSERT_GT(a, b) ASSERT_OP(a, >, b, long long, "%lld")
-#define ASSERT_GE(a, b) ASSERT_OP(a, >=, b, long long, "%lld")
+/*
+ * The signed comparisons take integer operands as long long, and compare
+ * as long double when either operand is floating (a ratio truncated to
+ * long long would make 0.96 >= 0.98 true).  A 64-bit unsigned operand
+ * above LLONG_MAX would turn negative as long long, and a count that
+ * wrapped below zero (a bug) would then pass ASSERT_LE and ASSERT_LT:
+ * such an operand fails the assertion instead.  Compare values that can
+ * truly be that large with ASSERT_UEQ or ASSERT_HEX_EQ.  Each operand is
+ * evaluated once.
+ */
+#define TEST_OVER_LLONG(x)                                                    \
+	_Generic((x), unsigned long: (unsigned long long)(x) >> 63 != 0,      \
+		 unsigned long long: (unsigned long long)(x) >> 63 != 0,       \
+		 default: 0)
+#define TEST_IS_FLOAT(x)                                                      \
+	_Generic((x), float: 1, double: 1, long double: 1, default: 0)
+#define ASSERT_SOP(a, op, b)                                                  \
+	do {                                                                  \
+		__typeof__((a) + 0) x_ = (a);                                 \
+		__typeof__((b) + 0) y_ = (b);                                 \
+		if (TEST_OVER_LLONG(x_) || TEST_OVER_LLONG(y_))               \
+			TEST_FAIL("%s %s %s: %llu vs %llu, beyond a signed "  \
+				  "comparison (a wrapped count?)", #a, #op,  \
+				  #b, (unsigned long long)x_,                 \
+				  (unsigned long long)y_);                    \
+		if (TEST_IS_FLOAT(x_) || TEST_IS_FLOAT(y_)) {                 \
+			if (!((long double)x_ op (long double)y_))            \
+				TEST_FAIL("%s %s %s: %.9Lg vs %.9Lg", #a, #op, \
+					  #b, (long double)x_,                \
+					  (long double)y_);                   \
+		} else if (!((long long)x_ op (long long)y_)) {               \
+			TEST_FAIL("%s %s %s: %lld vs %lld", #a, #op, #b,      \
+				  (long long)x_, (long long)y_);              \
+		}                                                             \
+	} while (0)
+#define ASSERT_EQ(a, b) ASSERT_SOP(a, ==, b)
+#define ASSERT_NE(a, b) ASSERT_SOP(a, !=, b)
+#define ASSERT_LT(a, b) ASSERT_SOP(a, <, b)
+#define ASSERT_LE(a, b) ASSERT_SOP(a, <=, b)
+#define ASSERT_GT(a, b) ASSERT_SOP(a, >, b)
+#define ASSERT_GE(a, b) ASSERT_SOP(a, >=, b)
 #define ASSERT_UEQ(a, b) ASSERT_OP(a, ==, b, unsigned long long, "%llu")
 #define ASSERT_HEX_EQ(a, b) ASSERT_OP(a, ==, b, unsigned long long, "%#llx")
 #define ASSERT_DBL_NEAR(a, b, eps)                                            \

@@ -4,6 +4,12 @@
 #define PCTR_SYS_HELPERS_H
 
 #include <dirent.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -44,7 +50,11 @@ thread_cpu_ns(void)
 
 /*
  * Spin until this thread has run @ns nanoseconds on a CPU (not wall time:
- * on a busy machine the thread may wait for a CPU meanwhile).
+ * on a busy machine the thread may wait for a CPU meanwhile).  It polls the
+ * thread's CPU clock, a system call: most of its time is in the kernel, so
+ * it is for counting CPU time, never for sampling a :u event (an overflow
+ * that falls in the kernel is no sample of user mode).  spin_user_ns() is
+ * the workload for those.
  */
 static inline void
 spin_ns(uint64_t ns)
@@ -53,6 +63,140 @@ spin_ns(uint64_t ns)
 
 	while (thread_cpu_ns() < end)
 		;
+}
+
+/*
+ * User-mode work: a loop of arithmetic in its own section, so that tests
+ * can check that a sampled PC falls inside it (__start_pctr_work and
+ * __stop_pctr_work bound it).
+ */
+extern const char __start_pctr_work[], __stop_pctr_work[];
+static volatile uint64_t spin_sink;
+
+__attribute__((noinline, unused, section("pctr_work"))) static void
+spin_iters(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		spin_sink = spin_sink * 31 + i;
+}
+
+/*
+ * Run about @ns nanoseconds of this thread's CPU time in user mode: a
+ * fixed number of iterations of spin_iters(), with no system call inside:
+ * test_overflow's spin_helper_is_user_mode measures 99.9% or more of its
+ * time in user mode.  The loop's speed is measured once, when the program
+ * starts (before any test counts anything, so that no sample falls in the
+ * measurement): the fastest of three runs of 2 ms or so, the one least
+ * disturbed.  The duration is approximate (a loaded machine makes the
+ * measurement a few percent off); tests compare samples with the CPU time
+ * really spent, read from task-clock or the thread's clock.
+ *
+ * Not a loop that polls the CPU clock: each poll is a system call, and
+ * one every period or so phase-locks with task-clock's hrtimer, whose
+ * overflows then keep landing in the kernel, where a :u event has no
+ * sample (spin_ns() spends 91% of its time there).
+ */
+static double spin_per_ns;
+
+__attribute__((constructor, unused)) static void
+spin_calibrate(void)
+{
+	for (int i = 0; i < 3; i++) {
+		uint64_t t0 = thread_cpu_ns(), t;
+		double r;
+
+		spin_iters(2000000);
+		t = thread_cpu_ns() - t0;
+		r = 2000000.0 / (double)(t ? t : 1);
+		if (r > spin_per_ns)
+			spin_per_ns = r;
+	}
+}
+
+static inline void
+spin_user_ns(uint64_t ns)
+{
+	spin_iters((uint64_t)(spin_per_ns * (double)ns));
+}
+
+/*
+ * A plain perf_event_open task-clock:u sampler on the calling thread, to
+ * set beside a set of the library's: the kernel's own number of samples
+ * for the same thread over the same time.  On a loaded VM the hrtimer
+ * behind task-clock sometimes delivers a few percent fewer samples than
+ * the whole periods of CPU time (tests/repro/repro_task_clock_inherit, modes d
+ * and e: 94% to 99.6% for one thread); both samplers go through the same
+ * hiccups, so the library is held to the kernel's figure rather than to
+ * the arithmetic one.
+ */
+struct ref_sampler {
+	int fd, carrier;
+	void *ring;
+	size_t len;
+};
+
+static inline int
+ref_perf_open(struct perf_event_attr *a)
+{
+	return (int)syscall(SYS_perf_event_open, a, 0, -1, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * @inherit: follow the threads created later, as PCTR_TARGET_PROCESS does
+ * (their samples go to the ring of a dummy event: the kernel maps no ring
+ * on an inherited per-task counter).
+ */
+static inline void
+ref_open(struct ref_sampler *r, uint64_t period, int inherit)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK, .exclude_kernel = 1,
+		.exclude_hv = 1, .sample_period = period,
+		.sample_type = PERF_SAMPLE_IP, .inherit = !!inherit,
+	};
+	struct perf_event_attr d = {
+		.size = sizeof(d), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	r->len = 65 * (size_t)sysconf(_SC_PAGESIZE);
+	r->fd = ref_perf_open(&a);
+	r->carrier = inherit ? ref_perf_open(&d) : r->fd;
+	if (r->fd < 0 || r->carrier < 0)
+		abort();
+	r->ring = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       r->carrier, 0);
+	if (r->ring == MAP_FAILED ||
+	    (inherit && ioctl(r->fd, PERF_EVENT_IOC_SET_OUTPUT, r->carrier)))
+		abort();
+}
+
+/* stop it and count its samples (64 pages hold 16384 of them) */
+static inline uint64_t
+ref_close(struct ref_sampler *r)
+{
+	struct perf_event_mmap_page *pc = r->ring;
+	unsigned char *data = (unsigned char *)r->ring + sysconf(_SC_PAGESIZE);
+	uint64_t size = r->len - sysconf(_SC_PAGESIZE), n = 0;
+	uint64_t head, tail;
+
+	ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
+	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	for (tail = pc->data_tail; tail < head;) {
+		struct perf_event_header h;
+
+		memcpy(&h, data + tail % size, sizeof(h));
+		n += h.type == PERF_RECORD_SAMPLE;
+		tail += h.size ? h.size : head - tail;
+	}
+	munmap(r->ring, r->len);
+	if (r->carrier != r->fd)
+		close(r->carrier);
+	close(r->fd);
+	return n;
 }
 
 static inline int

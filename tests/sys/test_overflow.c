@@ -1,59 +1,52 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_overflow - overflow notification with the kernel's task-clock.
+ * test_overflow - overflow notification with the kernel's task-clock and
+ * page-faults.
  *
- * task-clock counts nanoseconds of CPU time and overflows from a timer, so
- * a busy loop of T ns with period P gives T / P notifications.  The loop
- * lives in its own section: the linker's __start_/__stop_ symbols bound it,
- * and every notified PC must fall between them.
+ * task-clock counts nanoseconds of CPU time and overflows from an hrtimer,
+ * so user-mode work of T ns with period P gives T / P notifications; the
+ * work is spin_user_ns() (helpers.h), whose loop lives in its own section:
+ * the linker's __start_/__stop_ symbols bound it, and notified PCs must
+ * fall between them.
+ *
+ * Rates: the library must lose nothing the kernel produces, and the
+ * kernel's figure for user-mode work is measured by
+ * tests/repro/repro_task_clock_inherit on plain perf_event_open: 97% to 99.6%
+ * of the whole periods of CPU time with threads created after the open,
+ * over 45 rounds on this loaded 2-CPU VM, but 94% to 99.6% for one thread
+ * signalled at each of its samples (mode e), and 92.5% to 99% inside
+ * this suite, whose own readers and handlers share the CPUs: the
+ * hrtimer's hiccups on a busy VM are the kernel's.  So the rate tests set
+ * a plain perf_event_open sampler of the same threads beside the set
+ * (ref_open(), helpers.h; this file's one use of the kernel interface)
+ * and assert 95% of what it got meanwhile, printing the whole periods
+ * beside both.  That sampler goes through the same hiccups, and it also
+ * loses what falls in the kernel's delivery of the set's notifications
+ * (5% to 15% fewer samples than the set here: each costs tens of
+ * microseconds on this VM, in the kernel, where a :u sampler has no
+ * sample), so with signals the bound is the weaker for it.
+ *
+ * page-faults overflows on its count, one overflow per fault with period
+ * 1, so notified + lost is checked to equal the count exactly.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "pctr.h"
 #include "test.h"
-
-#define WORK __attribute__((noinline, section("pctr_work")))
-extern const char __start_pctr_work[], __stop_pctr_work[];
+#include "helpers.h"
 
 #define PERIOD_NS 1000000ull /* 1 ms of CPU */
-#define MAX_NOTES 4096
+#define MAX_NOTES 8192
 
-static volatile uint64_t sink;
+#define spin spin_user_ns
 
-/* the work: nothing but this loop runs while counting (no calls) */
-WORK static void
-spin_iters(uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++)
-		sink = sink * 31 + i;
-}
-
-static uint64_t
-thread_cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec * 1000000000ull + t.tv_nsec;
-}
-
-/* spin for about @ns of CPU, with the loop's speed measured once */
-static void
-spin(uint64_t ns)
-{
-	static double per_ns;
-
-	if (!per_ns) {
-		uint64_t t0 = thread_cpu_ns();
-
-		spin_iters(20000000);
-		per_ns = 20000000.0 / (double)(thread_cpu_ns() - t0);
-	}
-	spin_iters((uint64_t)(per_ns * (double)ns));
-}
+/* at least 95% of @expect (see the top of the file for why 95 and of what) */
+#define ASSERT_RATE(n, expect)                                                \
+	ASSERT_GE((long long)(n) * 100, (long long)(expect) * 95)
 
 static struct pctr_overflow_info notes[MAX_NOTES];
 static atomic_int nr_notes;
@@ -120,22 +113,27 @@ TEST(rate_and_pc)
 	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
 					    record, 0);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
-	uint64_t count, expect;
+	struct ref_sampler ref;
+	uint64_t count, expect, kernel;
 	int n;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
+	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
 	spin(300 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	count = count_of(set);
 	n = atomic_load(&nr_notes);
 	expect = count / PERIOD_NS;
-	printf("# %d notifications for %llu ns of CPU (expected %llu)\n", n,
-	       (unsigned long long)count, (unsigned long long)expect);
-	/* fewer when task-clock's hrtimer fires late and skips periods */
-	ASSERT_GE(n, expect - expect / 4 - 2);
-	ASSERT_LE(n, expect + expect / 20 + 2);
+	printf("# %d notifications for %llu ns of CPU (%llu whole periods; "
+	       "plain perf_event_open beside it: %llu samples)\n", n,
+	       (unsigned long long)count, (unsigned long long)expect,
+	       (unsigned long long)kernel);
+	ASSERT_RATE(n, kernel);
+	/* one per whole period at most (+1: the clocks' rounding) */
+	ASSERT_LE(n, expect + 1);
 	/*
 	 * task-clock goes on while the previous notification is handled: now
 	 * and then a period ends in the handler or in the C library's signal
@@ -167,28 +165,31 @@ TEST(counts_stay_exact)
 {
 	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
 					    record, 0);
-	uint64_t count, last;
+	struct ref_sampler ref;
+	uint64_t count, last, kernel;
 	int n;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
+	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
 	spin(50 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	count = count_of(set);
 	n = atomic_load(&nr_notes);
 	ASSERT_GT(n, 10);
 	last = notes[n - 1].count;
 	/*
 	 * The counter went on past the last overflow, and the count is what
-	 * the notifications imply: one period each, give or take the timer's
-	 * slack and the few ticks that fall in the kernel (not sampled with
-	 * :u, yet counted as CPU time), and of the hrtimer behind task-clock,
-	 * which skips periods when it fires late on a loaded machine (14 in a
-	 * row seen): a quarter plus 3 periods.
+	 * the notifications imply: one period each.  What is beyond them is
+	 * the periods the kernel left without a sample (those of the plain
+	 * sampler beside it, and 5% more: the rate bound), the partial
+	 * period after the last one, and the enable call.
 	 */
 	ASSERT_GE(count, last);
-	ASSERT_LT(count, last + 3 * PERIOD_NS + count / 4);
+	ASSERT_LT(count, last + (count / PERIOD_NS - kernel) * PERIOD_NS +
+				 count / 20 + 2 * PERIOD_NS);
 	pctr_set_free(set);
 }
 
@@ -199,7 +200,8 @@ TEST(preset_is_a_period)
 				   .preset = UINT64_MAX - (PERIOD_NS - 1),
 				   .fn = record };
 	struct pctr_set *set;
-	uint64_t count;
+	struct ref_sampler ref;
+	uint64_t count, kernel;
 	int n;
 
 	ASSERT_OK(pctr_set_new(&set, 0));
@@ -207,14 +209,15 @@ TEST(preset_is_a_period)
 	ASSERT_OK(pctr_set_overflow(set, 0, &o));
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
+	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
-	spin(40 * PERIOD_NS);
+	spin(100 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	count = count_of(set);
 	n = atomic_load(&nr_notes);
-	/* fewer when task-clock's hrtimer fires late and skips periods */
-	ASSERT_GE(n, count / PERIOD_NS - count / PERIOD_NS / 4 - 3);
-	ASSERT_LE(n, count / PERIOD_NS + 3);
+	ASSERT_RATE(n, kernel);
+	ASSERT_LE(n, count / PERIOD_NS + 1);
 	ASSERT_UEQ(notes[0].period, PERIOD_NS);
 	pctr_set_free(set);
 }
@@ -247,14 +250,16 @@ TEST(signal_of_users_choice)
 	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
 					    NULL, sig);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	struct ref_sampler ref;
 
 	ASSERT(sigaction(sig, &sa, NULL) == 0);
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
+	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
-	spin(60 * PERIOD_NS);
+	spin(100 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
-	ASSERT_GE(atomic_load(&decoded), 50);
+	ASSERT_RATE(atomic_load(&decoded), ref_close(&ref));
 	ASSERT_EQ(atomic_load(&decoded_bad), 0);
 	ASSERT_OK(pctr_overflow_stats(set, -1, &st));
 	ASSERT_UEQ(st.notified, atomic_load(&decoded));
@@ -278,59 +283,80 @@ TEST(oneshot_and_rearm)
 	ASSERT_EQ(atomic_load(&nr_notes), 1);
 	count = count_of(set);
 	/*
-	 * Stopped soon after P, long before the 20 periods spun (the
-	 * overflow's hrtimer may fire late on a loaded machine, so not
-	 * exactly at P; the guest checks exactness on cycles).
+	 * Stopped at the overflow, long before the 20 periods spun: within
+	 * the timer's lateness after P (microseconds; the guest checks
+	 * exactness on cycles).
 	 */
 	ASSERT_GE(count, PERIOD_NS);
-	ASSERT_LT(count, 8 * PERIOD_NS);
+	ASSERT_LT(count, 2 * PERIOD_NS);
 	ASSERT_OK(pctr_overflow_rearm(set, 0));
 	spin(20 * PERIOD_NS);
 	ASSERT_EQ(atomic_load(&nr_notes), 2);
-	ASSERT_LT(count_of(set), count + 8 * PERIOD_NS);
+	ASSERT_LT(count_of(set), count + 2 * PERIOD_NS);
 	pctr_set_free(set);
 }
 
 /*
  * Paused: no notification, but counting goes on, and the overflows not
- * notified are counted as lost.  Paused before the enable, so that no
- * overflow can come first (under valgrind, translating the code between
- * two calls takes milliseconds of CPU).
+ * notified are counted as lost, exactly: page-faults overflows on its
+ * count, once per fault with a period of 1.  Paused before the enable, so
+ * that no overflow can come first.  The kernel reports the paused ones
+ * with the first record after the resume (PERF_RECORD_LOST).
  */
 TEST(pause_and_resume)
 {
-	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
-					    record, 0);
+	struct pctr_set *set = overflow_set("page-faults:u", 1, 0, record, 0);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
-	uint64_t before;
-	long long expect, paused;
+	uint64_t paused, total;
 	int n;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
 	ASSERT_OK(pctr_overflow_pause(set, -1));
 	ASSERT_OK(pctr_set_enable(set));
-	spin(30 * PERIOD_NS);
+	touch_pages(150);
 	ASSERT_EQ(atomic_load(&nr_notes), 0);
-	before = count_of(set);
-	ASSERT_GE(before, 30 * PERIOD_NS);
-	paused = before / PERIOD_NS;
+	paused = count_of(set);
+	ASSERT_GE(paused, 150);
 	ASSERT_OK(pctr_overflow_resume(set, -1));
-	spin(30 * PERIOD_NS);
+	touch_pages(100);
 	ASSERT_OK(pctr_set_disable(set));
-	expect = (count_of(set) - before) / PERIOD_NS;
+	total = count_of(set);
 	n = atomic_load(&nr_notes);
 	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
-	printf("# paused: %llu lost, %lld periods; resumed: %d notified, "
-	       "%lld periods\n",
-	       (unsigned long long)st.lost, paused, n, expect);
-	/* one per period of CPU since the resume: within 15% + 2 */
-	/* fewer when task-clock's hrtimer fires late and skips periods */
-	ASSERT_GE(n, expect - expect / 4 - 2);
-	ASSERT_LE(n, expect + expect * 15 / 100 + 2);
-	/* the kernel reports the paused ones with the first record after */
-	ASSERT_GE(st.lost, paused - paused / 4 - 2);
-	ASSERT_LE(st.lost, paused + paused * 15 / 100 + 2);
+	printf("# %llu faults: %llu lost while paused, %d notified after\n",
+	       (unsigned long long)total, (unsigned long long)st.lost, n);
+	ASSERT_UEQ(st.notified, n);
+	ASSERT_UEQ(st.lost, paused);
+	ASSERT_UEQ(st.notified + st.lost, total);
+	ASSERT_GE(n, 100);
+	pctr_set_free(set);
+}
+
+/*
+ * Every overflow is notified or counted as lost, exactly: a fault per
+ * page, each an overflow, 2000 of them in a row.
+ */
+TEST(notified_plus_lost_is_every_overflow)
+{
+	struct pctr_set *set = overflow_set("page-faults:u", 1, 0, record, 0);
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	uint64_t total;
+
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_THREAD }));
+	ASSERT_OK(pctr_set_enable(set));
+	for (int i = 0; i < 20; i++)
+		touch_pages(100);
+	ASSERT_OK(pctr_set_disable(set));
+	total = count_of(set);
+	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	printf("# %llu faults, %llu notified, %llu lost\n",
+	       (unsigned long long)total, (unsigned long long)st.notified,
+	       (unsigned long long)st.lost);
+	ASSERT_GE(total, 2000);
+	ASSERT_UEQ(st.notified + st.lost, total);
+	ASSERT_UEQ(st.notified, atomic_load(&nr_notes));
 	pctr_set_free(set);
 }
 
@@ -345,7 +371,7 @@ thread_main(void *arg)
 	uint64_t t0 = thread_cpu_ns();
 
 	tids[(intptr_t)arg] = gettid();
-	spin(40 * PERIOD_NS);
+	spin(60 * PERIOD_NS);
 	cpu_ns[(intptr_t)arg] = thread_cpu_ns() - t0;
 	return NULL;
 }
@@ -356,11 +382,15 @@ TEST(eight_new_threads)
 			    "counts are its scheduler's)");
 	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
 					    record, 0);
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	pthread_t th[NR_THREADS];
-	int per[NR_THREADS] = { 0 }, n, in_work = 0;
+	int per[NR_THREADS] = { 0 }, n, in_work = 0, total = 0, got = 0;
+	struct ref_sampler ref;
+	uint64_t kernel;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_PROCESS }));
+	ref_open(&ref, PERIOD_NS, 1);
 	ASSERT_OK(pctr_set_enable(set));
 	for (intptr_t i = 0; i < NR_THREADS; i++)
 		ASSERT(pthread_create(&th[i], NULL, thread_main,
@@ -368,47 +398,210 @@ TEST(eight_new_threads)
 	for (int i = 0; i < NR_THREADS; i++)
 		pthread_join(th[i], NULL);
 	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	n = atomic_load(&nr_notes);
-	for (int i = 0; i < n && i < MAX_NOTES; i++) {
+	ASSERT_LE(n, MAX_NOTES);
+	for (int i = 0; i < n; i++) {
 		in_work += pc_in_work(notes[i].ip);
 		for (int t = 0; t < NR_THREADS; t++)
 			per[t] += notes[i].tid == tids[t];
 	}
-	struct pctr_overflow_stats st = { .size = sizeof(st) };
-	int total = 0;
-
 	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
 	for (int t = 0; t < NR_THREADS; t++) {
+		/* the whole periods of CPU time the thread spun */
 		int expect = (int)(cpu_ns[t] / PERIOD_NS);
 
 		printf("# thread %d (tid %d): %d notifications, %d expected\n",
 		       t, tids[t], per[t], expect);
-		/* every thread is heard from, none more than it ran */
+		/*
+		 * About one per whole period.  task-clock and its hrtimer run
+		 * on the clock while the thread holds a CPU, the thread's own
+		 * clock leaves out the time the hypervisor took the CPU away
+		 * (steal): a few periods more than the thread's clock says
+		 * can come, never more than task-clock counted (below).
+		 */
+		ASSERT_LE(per[t], expect + expect / 20 + 2);
 		ASSERT_GE(per[t], 1);
-		ASSERT_LE(per[t], expect + expect / 5 + 2);
 		total += expect;
+		got += per[t];
 	}
-	/*
-	 * All of them together: on a loaded machine the notifications of
-	 * eight busy threads can outrun their delivery; what does not arrive
-	 * is counted as lost, never dropped silently.
-	 */
-	printf("# %llu notified, %llu lost, %d expected\n",
+	printf("# threads: %d of %d whole periods (%.1f%%); %llu notified, "
+	       "%llu lost; plain perf_event_open beside it: %llu\n",
+	       got, total, 100.0 * got / total,
 	       (unsigned long long)st.notified, (unsigned long long)st.lost,
-	       total);
+	       (unsigned long long)kernel);
 	/*
-	 * No rate is asserted here: the kernel samples task-clock with an
-	 * hrtimer per inherited counter, and with more busy threads than
-	 * CPUs it generates far fewer overflows than the CPU time implies
-	 * (plain perf_event_open, 8 threads of 30 ms each on 2 CPUs: 48 to
-	 * 66 samples instead of 240), none of them lost.  The guest proves
-	 * the exact rate on cycles.
+	 * What the kernel gave a plain inherited sampler of the same
+	 * threads (top of the file); what the ring could not hold while the
+	 * main thread, which takes every thread's signals, waited for a CPU
+	 * is counted as lost.
 	 */
-	ASSERT_GT(st.notified, 0);
-
+	ASSERT_RATE(st.notified + st.lost, kernel);
+	ASSERT_UEQ(st.notified, n);
+	ASSERT_LE(st.notified + st.lost, count_of(set) / PERIOD_NS + 1);
 	/* thread start and exit run outside spin(): a few PCs fall there */
 	ASSERT_GE(in_work, n - n / 50);
 	pctr_set_free(set);
+}
+
+/*
+ * Threads come and go under an inherited set: 320 of them, more than the
+ * 256 per-thread slots, 4 at a time.  Every thread's notifications are
+ * numbered from 1 with its own running count: the slots of threads that
+ * exited are given back.
+ */
+#define NR_WAVE 4
+#define NR_WAVES 80
+static pid_t wave_tid[NR_WAVE * NR_WAVES];
+
+static void *
+wave_main(void *arg)
+{
+	wave_tid[(intptr_t)arg] = gettid();
+	spin(3 * PERIOD_NS);
+	return NULL;
+}
+
+/*
+ * The notifications of @tid: numbered 1, 2, ... with the running count.
+ * Tids are reused (pid_max is 32768 here, and the machine is busy), and
+ * a thread that reuses the tid of one that exited starts again at 1: the
+ * notifications of a tid that @uses threads had form up to @uses runs.
+ */
+static void
+check_thread_notes(pid_t tid, int uses, int *count)
+{
+	uint64_t seq = 0;
+	int runs = 0;
+
+	*count = 0;
+	for (int i = 0; i < atomic_load(&nr_notes); i++) {
+		if (notes[i].tid != tid)
+			continue;
+		if (notes[i].seq == 1 && seq > 0 && runs < uses)
+			seq = 0;
+		runs += seq == 0;
+		seq++;
+		++*count;
+		if (notes[i].seq != seq || notes[i].count != seq * PERIOD_NS)
+			TEST_FAIL("tid %d, notification %llu: seq %llu, count "
+				  "%llu", (int)tid, (unsigned long long)seq,
+				  (unsigned long long)notes[i].seq,
+				  (unsigned long long)notes[i].count);
+	}
+}
+
+static int
+tid_uses(pid_t tid)
+{
+	int n = 0;
+
+	for (int t = 0; t < NR_WAVE * NR_WAVES; t++)
+		n += wave_tid[t] == tid;
+	return n;
+}
+
+TEST(slots_of_exited_threads_are_reused)
+{
+	SKIP_UNDER_VALGRIND("(320 threads take too long there)");
+	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
+					    record, 0);
+	int late = 0, silent = 0, reused = 0;
+
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_PROCESS }));
+	ASSERT_OK(pctr_set_enable(set));
+	for (int w = 0; w < NR_WAVES; w++) {
+		pthread_t th[NR_WAVE];
+
+		for (intptr_t i = 0; i < NR_WAVE; i++)
+			ASSERT(pthread_create(&th[i], NULL, wave_main,
+					      (void *)(w * NR_WAVE + i)) == 0);
+		for (int i = 0; i < NR_WAVE; i++)
+			pthread_join(th[i], NULL);
+	}
+	ASSERT_OK(pctr_set_disable(set));
+	ASSERT_LT(atomic_load(&nr_notes), MAX_NOTES);
+	for (int t = 0; t < NR_WAVE * NR_WAVES; t++) {
+		int k, uses = tid_uses(wave_tid[t]);
+
+		check_thread_notes(wave_tid[t], uses, &k);
+		silent += k == 0;
+		late += t >= 256 && k > 0;
+		reused += uses > 1;
+	}
+	printf("# %d notifications; threads 257 to %d: %d notified; %d "
+	       "threads without any; %d threads on a reused tid\n",
+	       atomic_load(&nr_notes), NR_WAVE * NR_WAVES, late, silent,
+	       reused);
+	/*
+	 * 3 ms of user-mode work at 1 ms: every thread is notified (a
+	 * thread's first period starts at its creation)
+	 */
+	ASSERT_EQ(silent, 0);
+	ASSERT_EQ(late, NR_WAVE * NR_WAVES - 256);
+	pctr_set_free(set);
+}
+
+/*
+ * Freeing a set from its own callback would wait for that callback to
+ * return: pctr_set_destroy() refuses with -EDEADLK and pctr_set_free()
+ * does nothing; both return at once.  After the callback, it frees.
+ */
+static struct pctr_set *self_set;
+static atomic_int destroy_result = 1, self_calls;
+
+static void
+free_self(const struct pctr_overflow_info *info, void *arg)
+{
+	(void)info;
+	(void)arg;
+	if (atomic_fetch_add(&self_calls, 1) > 0)
+		return;
+	pctr_set_free(self_set);
+	atomic_store(&destroy_result, pctr_set_destroy(self_set));
+}
+
+TEST(free_from_own_callback_is_refused)
+{
+	self_set = overflow_set("task-clock:u", PERIOD_NS, 0, free_self, 0);
+	ASSERT_OK(pctr_set_open(self_set, &(struct pctr_target){
+						  PCTR_TARGET_THREAD }));
+	ASSERT_OK(pctr_set_enable(self_set));
+	spin(20 * PERIOD_NS);
+	ASSERT_EQ(atomic_load(&destroy_result), -EDEADLK);
+	ASSERT_CONTAINS(pctr_strerror(-EDEADLK), "callback");
+	/* the set survived both calls: it still notifies and counts */
+	ASSERT_GT(atomic_load(&self_calls), 1);
+	ASSERT_GE(count_of(self_set), atomic_load(&self_calls) * PERIOD_NS);
+	ASSERT_OK(pctr_set_disable(self_set));
+	ASSERT_EQ(pctr_set_destroy(self_set), 0);
+}
+
+/* the spin helper's time is user mode: what the rate bounds rely on */
+TEST(spin_helper_is_user_mode)
+{
+	struct rusage r0, r1;
+	double user, sys;
+
+	ASSERT(getrusage(RUSAGE_THREAD, &r0) == 0);
+	spin(500 * PERIOD_NS);
+	ASSERT(getrusage(RUSAGE_THREAD, &r1) == 0);
+	user = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) * 1e6 +
+	       (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec);
+	sys = (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) * 1e6 +
+	      (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec);
+	printf("# spin_user_ns(500 ms): %.1f ms user, %.1f ms system: "
+	       "%.2f%% user mode\n", user / 1000, sys / 1000,
+	       100 * user / (user + sys));
+	/*
+	 * No system call in the loop: what the kernel counts as system time
+	 * is the interrupts it takes meanwhile (0% to 3.3% seen on this
+	 * loaded VM; getrusage() splits the time by the scheduler's tick).
+	 * An overflow that falls in an interrupt has no :u sample, so the
+	 * rate tests' 95% needs at least that much user mode.
+	 */
+	ASSERT_GE(user / (user + sys), 0.95);
 }
 
 /* signals that are not ours reach the handler that was there before */
@@ -581,5 +774,9 @@ main(void)
 			       TEST_CASE(foreign_signals_are_chained)
 			       TEST_CASE(bad_settings_are_refused)
 			       TEST_CASE(foreign_targets_are_refused)
-			       TEST_CASE(failed_open_keeps_sampling)));
+			       TEST_CASE(failed_open_keeps_sampling)
+			       TEST_CASE(notified_plus_lost_is_every_overflow)
+			       TEST_CASE(slots_of_exited_threads_are_reused)
+			       TEST_CASE(free_from_own_callback_is_refused)
+			       TEST_CASE(spin_helper_is_user_mode)));
 }

@@ -3,6 +3,15 @@
  * test_sampling - sampling into a buffer with the kernel's task-clock:
  * IPs inside the loop that did the work, thread ids of threads created
  * after the open, call chains through the caller, lost samples counted.
+ *
+ * Rates: on user-mode work (spin_user_ns(), helpers.h), 95% of what a
+ * plain perf_event_open sampler of the same threads gets meanwhile
+ * (ref_open(), helpers.h; this file's one use of the kernel interface).
+ * The kernel's own figure varies on this loaded 2-CPU VM: 94% to 99.6% of
+ * the whole periods of CPU time (tests/repro/repro_task_clock_inherit), so the
+ * library is held to what the kernel gave, and must lose none of it; the
+ * whole periods are printed beside.  Losses are checked exactly on
+ * page-faults, which overflows on its count: read + lost == overflows.
  */
 /* the kernel walks user call chains by frame pointer: keep them, no tail calls */
 #pragma GCC optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")
@@ -14,51 +23,36 @@
 
 #include "pctr.h"
 #include "test.h"
+#include "helpers.h"
 
-#define WORK __attribute__((noinline, section("pctr_work")))
 #define CALLER __attribute__((noinline, section("pctr_caller")))
-extern const char __start_pctr_work[], __stop_pctr_work[];
 extern const char __start_pctr_caller[], __stop_pctr_caller[];
 
 #define PERIOD_NS 1000000ull
+#define spin spin_user_ns
 
-static volatile uint64_t sink;
-
-WORK static void
-spin_iters(uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++)
-		sink = sink * 31 + i;
-}
-
-static uint64_t
-thread_cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec * 1000000000ull + t.tv_nsec;
-}
-
-static void
-spin(uint64_t ns)
-{
-	static _Atomic double per_ns;
-
-	if (!per_ns) {
-		uint64_t t0 = thread_cpu_ns();
-
-		spin_iters(20000000);
-		per_ns = 20000000.0 / (double)(thread_cpu_ns() - t0);
-	}
-	spin_iters((uint64_t)(per_ns * (double)ns));
-}
+/* at least 95% of @expect (the top of the file says why 95 and of what) */
+#define ASSERT_RATE(n, expect)                                                \
+	ASSERT_GE((long long)(n) * 100, (long long)(expect) * 95)
 
 /* a caller of the work, so that call chains have something to show */
+/*
+ * Between the caller and the loop, a function with a frame: the loop is a
+ * leaf, which the compiler builds without one, so the kernel's walk up the
+ * frame pointers goes from the loop's PC to the return address its caller
+ * saved, skipping that caller.
+ */
+__attribute__((noinline)) static void
+spin_framed(uint64_t ns)
+{
+	spin(ns);
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
+}
+
 CALLER static void
 call_spin(uint64_t ns)
 {
-	spin(ns);
+	spin_framed(ns);
 	__asm__ volatile("" ::: "memory"); /* not a tail call */
 }
 
@@ -144,22 +138,26 @@ TEST(samples_in_buffer)
 					    0);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	struct tally t = { .pid = getpid() };
+	struct ref_sampler ref;
 	struct pctr_sample s;
-	uint64_t expect;
+	uint64_t expect, kernel;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
+	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
 	spin(200 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	ASSERT_OK(pctr_set_read(set, &s));
 	ASSERT_EQ(pctr_sampling_read(set, count_record, &t), t.n);
 	expect = s.count[0].value / PERIOD_NS;
-	printf("# %d samples, %llu expected\n", t.n,
-	       (unsigned long long)expect);
-	/* fewer when task-clock's hrtimer fires late and skips periods */
-	ASSERT_GE(t.n, expect - expect / 4 - 2);
-	ASSERT_LE(t.n, expect + expect / 20 + 2);
+	printf("# %d samples, %llu whole periods, plain perf_event_open "
+	       "%llu\n", t.n, (unsigned long long)expect,
+	       (unsigned long long)kernel);
+	ASSERT_RATE(t.n, kernel);
+	/* one per whole period at most (+1: the clocks' rounding) */
+	ASSERT_LE(t.n, expect + 1);
 	/* all in spin() but one or two: the enable and disable calls */
 	ASSERT_GE(t.in_work, t.n - 2);
 	ASSERT_EQ(t.nr_tid, 1);
@@ -177,45 +175,38 @@ TEST(samples_in_buffer)
 /*
  * A one-page buffer that nobody reads fills up.  The kernel reports the
  * samples it dropped in the first record it writes once there is room
- * again, so the test reads, lets a few more samples come, and reads again.
+ * again, so the test reads, lets one more sample come, and reads again:
+ * then read + lost is every overflow, exactly.  page-faults overflows on
+ * its count (period 1: one overflow per fault), so the overflows are the
+ * count.
  */
 TEST(full_buffer_counts_losses)
 {
-	SKIP_UNDER_VALGRIND("(too slow to fill the buffer as the test plans)");
-	struct pctr_set *set = sampling_set("task-clock:u", 20000,
+	struct pctr_set *set = sampling_set("page-faults:u", 1,
 					    PCTR_SAMPLE_TID | PCTR_SAMPLE_TIME,
 					    1);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	struct tally t = { 0 };
 	struct pctr_sample s;
-	uint64_t expect;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
 	ASSERT_OK(pctr_set_enable(set));
-	spin(100 * PERIOD_NS);
+	touch_pages(2000);
 	pctr_sampling_read(set, count_record, &t);
-	spin(PERIOD_NS);
+	touch_pages(1);
 	ASSERT_OK(pctr_set_disable(set));
 	ASSERT_OK(pctr_set_read(set, &s));
 	pctr_sampling_read(set, count_record, &t);
 	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
-	expect = s.count[0].value / 20000;
 	printf("# %llu read, %llu lost, %llu overflows\n",
 	       (unsigned long long)st.notified, (unsigned long long)st.lost,
-	       (unsigned long long)expect);
-	/* 4 KiB holds about 120 samples of 32 bytes; 5000 happened */
+	       (unsigned long long)s.count[0].value);
+	/* 4 KiB holds about 100 samples of 40 bytes; 2000 happened */
 	ASSERT_LT(st.notified, 300);
 	ASSERT_GT(st.lost, 0);
-	/*
-	 * read + lost accounts for the overflows, never more.  Not all of
-	 * them: task-clock samples from an hrtimer, and a timer that fires
-	 * late (a loaded machine, a sanitizer build) skips the periods it
-	 * missed instead of sampling each, so at 20 us a good share can pass
-	 * without a record to lose.
-	 */
-	ASSERT_GE(st.notified + st.lost, expect / 2);
-	ASSERT_LE(st.notified + st.lost, expect + expect / 10);
+	ASSERT_UEQ(st.notified, t.n);
+	ASSERT_UEQ(st.notified + st.lost, s.count[0].value);
 	pctr_set_free(set);
 }
 
@@ -250,12 +241,16 @@ TEST(command_is_sampled)
 /* threads created after the open: samples of all 8, read while they run */
 #define NR_THREADS 8
 static pid_t tids[NR_THREADS];
+static uint64_t cpu_ns[NR_THREADS];
 
 static void *
 thread_main(void *arg)
 {
+	uint64_t t0 = thread_cpu_ns();
+
 	tids[(intptr_t)arg] = gettid();
-	spin(60 * PERIOD_NS); /* enough that none goes unsampled */
+	spin(60 * PERIOD_NS);
+	cpu_ns[(intptr_t)arg] = thread_cpu_ns() - t0;
 	return NULL;
 }
 
@@ -265,12 +260,16 @@ TEST(eight_new_threads)
 			    "samples are its scheduler's)");
 	struct pctr_set *set = sampling_set("task-clock:u", PERIOD_NS,
 					    PCTR_SAMPLE_TID, 0);
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	struct tally t = { .pid = getpid() };
 	pthread_t th[NR_THREADS];
-	int reads_with_samples = 0;
+	int reads_with_samples = 0, total = 0, got = 0;
+	struct ref_sampler ref;
+	uint64_t kernel;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_PROCESS }));
+	ref_open(&ref, PERIOD_NS, 1);
 	ASSERT_OK(pctr_set_enable(set));
 	for (intptr_t i = 0; i < NR_THREADS; i++)
 		ASSERT(pthread_create(&th[i], NULL, thread_main,
@@ -285,6 +284,8 @@ TEST(eight_new_threads)
 	}
 	for (int i = 0; i < NR_THREADS; i++)
 		pthread_join(th[i], NULL);
+	ASSERT_OK(pctr_set_disable(set));
+	kernel = ref_close(&ref);
 	pctr_sampling_read(set, count_record, &t);
 	ASSERT_EQ(t.other_pid, 0);
 	for (int i = 0; i < NR_THREADS; i++) {
@@ -293,17 +294,22 @@ TEST(eight_new_threads)
 		for (k = 0; k < t.nr_tid && t.tid[k] != tids[i]; k++)
 			;
 		ASSERT(k < t.nr_tid);
-		printf("# thread %d (tid %d): %d samples\n", i, tids[i],
-		       t.per_tid[k]);
-		/*
-		 * every thread is sampled; no rate: with more busy threads
-		 * than CPUs the kernel's task-clock hrtimer generates far
-		 * fewer samples than the CPU time implies (see test_overflow)
-		 */
+		printf("# thread %d (tid %d): %d samples, %d whole periods\n",
+		       i, tids[i], t.per_tid[k], (int)(cpu_ns[i] / PERIOD_NS));
 		ASSERT_GE(t.per_tid[k], 1);
+		total += (int)(cpu_ns[i] / PERIOD_NS);
+		got += t.per_tid[k];
 	}
-	printf("# %d of 10 reads found samples\n", reads_with_samples);
+	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	printf("# %d of 10 reads found samples; threads: %d of %d whole "
+	       "periods (%.1f%%); %d read, %llu lost; plain perf_event_open "
+	       "beside it: %llu\n", reads_with_samples, got, total,
+	       100.0 * got / total, t.n, (unsigned long long)st.lost,
+	       (unsigned long long)kernel);
 	ASSERT_GE(reads_with_samples, 1);
+	/* what the kernel gave a plain sampler (top of the file) */
+	ASSERT_RATE(t.n + st.lost, kernel);
+	ASSERT_UEQ(st.notified, t.n);
 	pctr_set_free(set);
 }
 

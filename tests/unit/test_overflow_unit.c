@@ -195,16 +195,72 @@ TEST(lost_record)
 TEST(tid_table_fills_and_finds)
 {
 	static struct pctr__tid_slot tab[PCTR__TID_SLOTS];
+	pid_t pid = getpid();
 
 	for (int t = 1; t <= PCTR__TID_SLOTS; t++) {
-		struct pctr__tid_slot *s = pctr__tid_slot(tab, t * 1000);
+		struct pctr__tid_slot *s = pctr__tid_slot(tab, pid, t * 1000);
 
 		ASSERT(s != NULL);
 		s->seq = t;
 	}
 	for (int t = 1; t <= PCTR__TID_SLOTS; t++)
-		ASSERT_UEQ(pctr__tid_slot(tab, t * 1000)->seq, t);
-	ASSERT(pctr__tid_slot(tab, 7) == NULL); /* full */
+		ASSERT_UEQ(pctr__tid_slot(tab, pid, t * 1000)->seq, t);
+	/* full of threads that do not exist: swept out for a new one */
+	errno = 1234;
+	ASSERT(pctr__tid_slot(tab, pid, 7) != NULL);
+	ASSERT_EQ(errno, 1234);
+	ASSERT_UEQ(pctr__tid_slot(tab, pid, 7)->seq, 0);
+	for (int i = 0; i < PCTR__TID_SLOTS; i++)
+		ASSERT(tab[i].tid == 0 || tab[i].tid == 7);
+}
+
+/* a thread that exists is never swept out: the table stays full */
+TEST(tid_table_keeps_live_threads)
+{
+	static struct pctr__tid_slot tab[PCTR__TID_SLOTS];
+
+	for (int i = 0; i < PCTR__TID_SLOTS; i++)
+		tab[i] = (struct pctr__tid_slot){ gettid(), getpid(), 1, 1 };
+	ASSERT(pctr__tid_slot(tab, getpid(), 7) == NULL);
+}
+
+/*
+ * Forgetting exited threads, in any order, keeps every other one
+ * reachable with its own figures (deletion moves entries back along their
+ * probe runs): random inserts and deletes against a plain array.
+ */
+TEST(tid_table_forgets_exited_threads)
+{
+	static struct pctr__tid_slot tab[PCTR__TID_SLOTS];
+	static uint64_t seq[4096];
+	pid_t pid = getpid();
+	int live = 0;
+
+	srand(1);
+	for (int step = 0; step < 200000; step++) {
+		/* tids that collide: home slots are a multiple of 256 apart */
+		pid_t tid = 1 + rand() % 4095;
+
+		if (seq[tid] && rand() % 2) {
+			pctr__tid_forget(tab, tid);
+			seq[tid] = 0;
+			live--;
+		} else if (seq[tid] || live < PCTR__TID_SLOTS - 8) {
+			struct pctr__tid_slot *s = pctr__tid_slot(tab, pid, tid);
+
+			ASSERT(s != NULL);
+			ASSERT_UEQ(s->seq, seq[tid]);
+			live += seq[tid] == 0;
+			s->seq = ++seq[tid];
+		}
+	}
+	for (pid_t tid = 1; tid < 4096; tid++) {
+		int found = 0;
+
+		for (int i = 0; i < PCTR__TID_SLOTS; i++)
+			found += tab[i].tid == tid;
+		ASSERT_EQ(found, seq[tid] != 0);
+	}
 }
 
 int
@@ -217,5 +273,7 @@ main(void)
 			       TEST_CASE(parse_field_combinations)
 			       TEST_CASE(callchain_longer_than_record_is_refused)
 			       TEST_CASE(lost_record)
-			       TEST_CASE(tid_table_fills_and_finds)));
+			       TEST_CASE(tid_table_fills_and_finds)
+			       TEST_CASE(tid_table_keeps_live_threads)
+			       TEST_CASE(tid_table_forgets_exited_threads)));
 }

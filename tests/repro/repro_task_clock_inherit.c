@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * repro_task_clock_inherit - how many samples an inherited task-clock:u counter
+ * gives, with plain perf_event_open and nothing of libpctr.
+ *
+ * The layout is the library's for PCTR_TARGET_PROCESS: one task-clock
+ * counter on this process with inherit = 1, so that threads created later
+ * count on inherited copies, sending its samples with
+ * PERF_EVENT_IOC_SET_OUTPUT to the ring of a dummy event (the kernel does
+ * not map a ring on an inherited per-task counter).  Eight threads then
+ * burn CPU time on two CPUs, in two ways:
+ *
+ *  (a) a calibrated loop of pure user-mode work (a fixed number of
+ *      iterations, measured once against the thread's CPU clock);
+ *  (b) a loop that polls clock_gettime(CLOCK_THREAD_CPUTIME_ID), a system
+ *      call, until it has run as long.
+ *
+ * task-clock samples come from an hrtimer (kernel/events/core.c,
+ * perf_swevent_hrtimer): when it fires with the CPU in the kernel, a :u
+ * counter's sample is dropped (perf_exclude_event()) and counted nowhere,
+ * not even as lost.  So (a) gets nearly one sample per period of CPU time
+ * and (b), which spends most of its time in the kernel, far fewer.
+ *
+ * Also printed, not asserted: (c) as (a), with a signal per sample to the
+ * main thread that drains the ring (the library's overflow notification);
+ * (d) the calling thread alone on a counter of its own, and (e) the same
+ * with a signal per sample to itself.
+ *
+ * Output: the figures of every round as "# ..." lines.  "ok" only while
+ * both hold: (a) at least 95% of the expected samples in every round, (b)
+ * under half.  Usage: repro_task_clock_inherit [ROUNDS [PERIOD_NS]] (3 rounds,
+ * 1000000 ns by default).
+ */
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NR_THREADS 8
+#define SPIN_NS 60000000ull /* per thread */
+#define DATA_PAGES 64
+
+static volatile uint64_t sink;
+static double iters_per_ns;
+static int syscall_spin;
+static uint64_t period_ns = 1000000; /* one sample per ms of CPU */
+static uint64_t user_us, sys_us; /* of the threads, from getrusage */
+static uint64_t whole_periods; /* of the threads' CPU time, each floored */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+static void __attribute__((noinline))
+user_iters(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		sink = sink * 31 + i;
+}
+
+static void
+calibrate(void)
+{
+	uint64_t t0 = thread_cpu_ns();
+
+	user_iters(50000000);
+	iters_per_ns = 50000000.0 / (double)(thread_cpu_ns() - t0);
+}
+
+static void *
+worker(void *arg)
+{
+	uint64_t t0 = thread_cpu_ns();
+	struct rusage ru;
+
+	(void)arg;
+	if (syscall_spin) {
+		uint64_t end = thread_cpu_ns() + SPIN_NS;
+
+		while (thread_cpu_ns() < end)
+			;
+	} else {
+		user_iters((uint64_t)(iters_per_ns * SPIN_NS));
+	}
+	getrusage(RUSAGE_THREAD, &ru);
+	t0 = thread_cpu_ns() - t0;
+	pthread_mutex_lock(&lock);
+	whole_periods += t0 / period_ns;
+	user_us += ru.ru_utime.tv_sec * 1000000ull + ru.ru_utime.tv_usec;
+	sys_us += ru.ru_stime.tv_sec * 1000000ull + ru.ru_stime.tv_usec;
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static int
+perf_open(struct perf_event_attr *a)
+{
+	return (int)syscall(SYS_perf_event_open, a, 0, -1, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+struct round {
+	uint64_t samples, lost, cpu_ns;
+};
+
+static struct perf_event_mmap_page *signal_ring;
+static struct round *signal_round;
+static void drain(struct perf_event_mmap_page *pc, struct round *r);
+
+/* mode (c): the records are read as they come, as the library does */
+static void
+on_sigio(int sig)
+{
+	(void)sig;
+	if (signal_ring)
+		drain(signal_ring, signal_round);
+}
+
+/* a signal per sample (wakeup_events = 1) to this thread */
+static int
+route_signals(int fd)
+{
+	struct f_owner_ex owner = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
+
+	signal(SIGIO, on_sigio);
+	return fcntl(fd, F_SETSIG, SIGIO) || fcntl(fd, F_SETOWN_EX, &owner) ||
+	       fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
+}
+
+/* every record from tail to head: samples and lost ones */
+static void
+drain(struct perf_event_mmap_page *pc, struct round *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *data = (unsigned char *)pc + page;
+	uint64_t size = (uint64_t)DATA_PAGES * page;
+	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pc->data_tail;
+
+	while (tail < head) {
+		struct perf_event_header h;
+		uint64_t v[2];
+		uint64_t off = tail % size;
+
+		/* records are 8-byte aligned and the ring a multiple of 8 */
+		memcpy(&h, data + off, sizeof(h));
+		if (h.type == PERF_RECORD_SAMPLE)
+			r->samples++;
+		if (h.type == PERF_RECORD_LOST) {
+			for (int i = 0; i < 2; i++)
+				memcpy(&v[i], data + (off + 8 + 8 * i) % size,
+				       8);
+			r->lost += v[1];
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int
+run_round(int spin_kind, struct round *r)
+{
+	struct perf_event_attr clk = {
+		.size = sizeof(clk), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1,
+		.inherit = 1, .exclude_kernel = 1, .exclude_hv = 1,
+		.sample_period = period_ns,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+	};
+	struct perf_event_attr dummy = {
+		.size = sizeof(dummy), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)(1 + DATA_PAGES) * page;
+	pthread_t th[NR_THREADS];
+	int fd, carrier;
+	void *p;
+
+	memset(r, 0, sizeof(*r));
+	syscall_spin = spin_kind == 1;
+	clk.wakeup_events = spin_kind == 2;
+	fd = perf_open(&clk);
+	carrier = perf_open(&dummy);
+	if (fd < 0 || carrier < 0)
+		return -1;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, carrier, 0);
+	if (p == MAP_FAILED || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, carrier))
+		return -1;
+	if (spin_kind == 2) {
+		signal_round = r;
+		signal_ring = p;
+		if (route_signals(fd))
+			return -1;
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_create(&th[i], NULL, worker, NULL);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_join(th[i], NULL);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	signal(SIGIO, SIG_IGN);
+	signal_ring = NULL;
+	/* the threads' counts came back to this counter as they exited */
+	if (read(fd, &r->cpu_ns, sizeof(r->cpu_ns)) != sizeof(r->cpu_ns))
+		return -1;
+	drain(p, r);
+	munmap(p, len);
+	close(fd);
+	close(carrier);
+	return 0;
+}
+
+/*
+ * Modes (d) and (e): the calling thread alone, on a counter of its own
+ * with its own ring (PCTR_TARGET_THREAD), 300 ms of user-mode work; (d)
+ * with a signal per sample to this same thread, drained by the handler.
+ */
+static int
+run_self(int signals, struct round *r)
+{
+	struct perf_event_attr clk = {
+		.size = sizeof(clk), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1,
+		.exclude_kernel = 1, .exclude_hv = 1,
+		.sample_period = period_ns, .wakeup_events = signals,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+	};
+	size_t len = (size_t)(1 + DATA_PAGES) * sysconf(_SC_PAGESIZE);
+	struct rusage u0, u1;
+	uint64_t t0;
+	int fd;
+	void *p;
+
+	memset(r, 0, sizeof(*r));
+	fd = perf_open(&clk);
+	if (fd < 0)
+		return -1;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	signal_round = r;
+	signal_ring = p;
+	if (signals && route_signals(fd))
+		return -1;
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	getrusage(RUSAGE_THREAD, &u0);
+	t0 = thread_cpu_ns();
+	user_iters((uint64_t)(iters_per_ns * 5 * SPIN_NS));
+	t0 = thread_cpu_ns() - t0;
+	getrusage(RUSAGE_THREAD, &u1);
+	user_us = (u1.ru_utime.tv_sec - u0.ru_utime.tv_sec) * 1000000ull +
+		  u1.ru_utime.tv_usec - u0.ru_utime.tv_usec;
+	sys_us = (u1.ru_stime.tv_sec - u0.ru_stime.tv_sec) * 1000000ull +
+		 u1.ru_stime.tv_usec - u0.ru_stime.tv_usec;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	signal(SIGIO, SIG_IGN);
+	signal_ring = NULL;
+	whole_periods = t0 / period_ns;
+	if (read(fd, &r->cpu_ns, sizeof(r->cpu_ns)) != sizeof(r->cpu_ns))
+		return -1;
+	drain(p, r);
+	munmap(p, len);
+	close(fd);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 3, ok_a = 1, ok_b = 1;
+
+	if (argc > 2)
+		period_ns = strtoull(argv[2], NULL, 0);
+	double min_a = 1e9, max_a = 0, max_b = 0, min_c = 1e9, max_c = 0;
+	static const char *const names[] = { "user-mode", "syscall",
+					     "user-mode, signal per sample,",
+					     "one thread, user-mode",
+					     "one thread, user-mode, signal "
+					     "per sample to itself," };
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("1..2\n");
+	calibrate();
+	for (int k = 0; k < rounds; k++) {
+		for (int kind = 0; kind < 5; kind++) {
+			struct round r;
+			double expect, pct;
+
+			user_us = sys_us = whole_periods = 0;
+			if ((kind < 3 ? run_round(kind, &r)
+				      : run_self(kind == 4, &r)) < 0) {
+				printf("not ok 1 - perf_event_open: %m\n");
+				return 1;
+			}
+			/*
+			 * one sample per whole period each thread ran (a
+			 * thread's last, partial period has none)
+			 */
+			expect = (double)whole_periods;
+			pct = 100.0 * r.samples / expect;
+			printf("# round %d, %s spin: %llu samples, %llu lost, "
+			       "%.0f expected (%.1f%%); threads %.1f%% user "
+			       "mode; counter %.1f periods\n",
+			       k, names[kind],
+			       (unsigned long long)r.samples,
+			       (unsigned long long)r.lost, expect, pct,
+			       100.0 * user_us / (user_us + sys_us + 1),
+			       (double)r.cpu_ns / period_ns);
+			if (kind == 0) {
+				min_a = pct < min_a ? pct : min_a;
+				max_a = pct > max_a ? pct : max_a;
+				ok_a &= pct >= 95.0;
+			} else if (kind == 1) {
+				max_b = pct > max_b ? pct : max_b;
+				ok_b &= pct < 50.0;
+			} else if (kind == 2) {
+				min_c = pct < min_c ? pct : min_c;
+				max_c = pct > max_c ? pct : max_c;
+			}
+		}
+	}
+	printf("# user-mode spin: %.1f%% to %.1f%% of the expected samples; "
+	       "syscall spin: at most %.1f%%; user-mode spin with a signal "
+	       "per sample: %.1f%% to %.1f%%\n", min_a, max_a, max_b, min_c,
+	       max_c);
+	printf("%sok 1 - user-mode work: at least 95%% of the samples\n",
+	       ok_a ? "" : "not ");
+	printf("%sok 2 - syscall-polling work: under half of them\n",
+	       ok_b ? "" : "not ");
+	return ok_a && ok_b ? 0 : 1;
+}
