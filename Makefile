@@ -62,7 +62,7 @@ deb:
 # run programs there with pkg-config (tests/pkg/chroot-test.sh).
 check-package:
 	@scripts/deps.sh package
-	@tests/pkg/chroot-test.sh
+	@scripts/check.sh package
 
 # Record an intended ABI change: regenerate abi/*.abi (tests/pkg/abi-check.sh)
 abi-update:
