@@ -1,6 +1,8 @@
-# A thin wrapper around Meson.  Every target installs the Debian packages it
-# needs first (as root, or through sudo), so a fresh Debian 12 machine with
-# git and build-essential needs nothing else.
+# A thin wrapper around Meson.  "make demo", "make check" and the other test
+# targets install the Debian packages they need first (as root, or through
+# sudo), so a fresh Debian 12 machine with git and build-essential needs
+# nothing else.  "make", "make all" and "make install" never install
+# packages: "make deps" does, for a user who has not got them.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 PREFIX     ?= /usr/local
@@ -8,9 +10,16 @@ MESON      ?= meson
 NINJA      ?= ninja
 
 .PHONY: all deps check check-fast check-asan check-valgrind check-hw demo \
-	install bench fuzz stress clean
+	install bench fuzz stress clean deb check-package abi-update
 
-all: deps
+# the goals that build through "all" and install the build packages first
+DEPS_GOALS = demo check-fast check-valgrind bench stress
+
+all:
+	$(if $(filter $(DEPS_GOALS),$(MAKECMDGOALS)),@scripts/deps.sh build)
+	@command -v $(MESON) >/dev/null && command -v $(NINJA) >/dev/null || \
+		{ echo "pctr: meson or ninja is missing: make deps installs" \
+		       "the build dependencies" >&2; exit 1; }
 	@test -f $(BUILD)/build.ninja || $(MESON) setup $(BUILD) -Dlibdir=lib
 	$(NINJA) -C $(BUILD)
 
@@ -43,6 +52,22 @@ demo: all
 install: all
 	$(MESON) configure $(BUILD) -Dprefix=$(abspath $(PREFIX)) -Dlibdir=lib
 	$(MESON) install -C $(BUILD) --quiet
+
+# The Debian packages (debian/), in the parent directory as usual.
+deb:
+	@scripts/deps.sh package
+	dpkg-buildpackage -us -uc -b
+
+# Build the packages, install them in a fresh Debian 12 chroot, build and
+# run programs there with pkg-config (tests/pkg/chroot-test.sh).
+check-package:
+	@scripts/deps.sh package
+	@scripts/check.sh package
+
+# Record an intended ABI change: regenerate abi/*.abi (tests/pkg/abi-check.sh)
+abi-update:
+	@scripts/deps.sh check
+	@abi/update.sh
 
 bench: all
 	@scripts/deps.sh bench

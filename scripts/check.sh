@@ -6,7 +6,8 @@
 #   valgrind  unit and system tests under valgrind memcheck
 #   hw        the hardware tests in the emulated-PMU arm64 guest
 #   fuzz      every fuzz target for $FUZZ_SECONDS (default 60) each
-#   all       fast, asan, valgrind, a short fuzz run and hw
+#   package   the Debian packages, installed and used in a Debian 12 chroot
+#   all       fast, asan, valgrind, a short fuzz run, hw and package
 set -u
 cd "$(dirname "$0")/.."
 mode=${1:-all}
@@ -36,7 +37,7 @@ run_meson() { # NAME DIR EXTRA...
 
 fast() {
 	setup "$BUILD" || { status=1; return; }
-	run_meson fast "$BUILD"
+	run_meson fast "$BUILD" --suite pkg
 }
 
 asan() {
@@ -79,6 +80,12 @@ fuzz() {
 	fi
 }
 
+package() {
+	echo "== package (tests/pkg/chroot-test.sh)"
+	tests/pkg/chroot-test.sh >"$logs/package.tap" 2>&1 || status=1
+	cat "$logs/package.tap"
+}
+
 rm -f "$logs"/*.json "$logs"/*.tap
 case $mode in
 fast) fast ;;
@@ -86,12 +93,14 @@ asan) asan ;;
 valgrind) valgrind_run ;;
 hw) hw ;;
 fuzz) fuzz ;;
+package) package ;;
 all)
 	fast
 	asan
 	valgrind_run
 	FUZZ_SECONDS=${FUZZ_SECONDS:-20} fuzz
 	hw
+	package
 	;;
 *) echo "check.sh: unknown mode '$mode'" >&2; exit 2 ;;
 esac

@@ -6,9 +6,13 @@ set -e
 profile=${1:-build}
 
 pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev"
+# the Debian packages (debian/), lintian, and the chroot that tests them
+package="dpkg-dev debhelper fakeroot lintian debootstrap"
 case $profile in
 build) ;;
-check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3" ;;
+check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
+	pkgs="$pkgs abigail-tools $package" ;;
+package) pkgs="$pkgs $package" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;
 *) echo "deps.sh: unknown profile '$profile'" >&2; exit 2 ;;
 esac

@@ -1,0 +1,196 @@
+#!/bin/sh
+# chroot-test.sh [DEBDIR] - the Debian packages as a user gets them (TAP):
+# built from this tree with dpkg-buildpackage (or taken from DEBDIR),
+# checked with lintian, installed with apt in a fresh Debian 12 chroot, and
+# used there: examples/count.c built with pkg-config pctr and run, a libcpc
+# program built with pkg-config pctr-libcpc, a pmc_lib program built with
+# pmc_options, pctr --version.  Software events count in a chroot.
+#
+# The base chroot (debootstrap --variant=minbase bookworm, plus gcc and
+# pkg-config) is cached as a tarball in $PCTR_CHROOT_CACHE (default
+# /var/tmp/pctr-chroot), one per day so that it follows the archive; older
+# ones are removed.  Needs root (debootstrap, mount, chroot) and the network
+# (the mirror is $PCTR_DEBIAN_MIRROR, default deb.debian.org).
+set -u
+src=$(cd "$(dirname "$0")/../.." && pwd)
+debs=${1:-}
+cache=${PCTR_CHROOT_CACHE:-/var/tmp/pctr-chroot}
+mirror=${PCTR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+plan=9
+
+if [ "$(id -u)" != 0 ]; then
+	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		exec sudo -n "$0" "$@"
+	fi
+	echo "1..$plan"
+	echo "not ok 1 - needs root for debootstrap, mount and chroot"
+	exit 1
+fi
+
+tmp=$(mktemp -d /var/tmp/pctr-pkgtest.XXXXXX) || exit 1
+root=$tmp/root
+cleanup() {
+	for m in dev sys proc; do
+		mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m"
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+n=0 fail=0 started=$(date +%s)
+ok() { # STATUS DESCRIPTION; the log of a failure is $tmp/log
+	n=$((n + 1)) last=$1
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		tail -n 30 "$tmp/log" | sed 's/^/# /'
+		fail=1
+	fi
+}
+# the remaining tests cannot run: say so and stop
+bail() {
+	while [ "$n" -lt "$plan" ]; do
+		n=$((n + 1))
+		echo "not ok $n - not run: $1"
+	done
+	exit 1
+}
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root \
+	LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive sh -c "$1"; }
+
+echo "1..$plan"
+
+# 1: the packages, from a copy of the tree (dpkg-buildpackage writes to ..)
+if [ -z "$debs" ]; then
+	debs=$tmp/debs
+	mkdir -p "$debs/pctr"
+	tar -C "$src" --exclude=./.git --exclude=./build --exclude='./build-*' \
+		-cf - . | tar -C "$debs/pctr" -xf -
+	(cd "$debs/pctr" && dpkg-buildpackage -us -uc -b -j2) >"$tmp/log" 2>&1
+	ok $? "dpkg-buildpackage -us -uc -b"
+	[ "$last" = 0 ] || bail "the packages did not build"
+else
+	debs=$(cd "$debs" && pwd)
+	ls "$debs"/*.deb >"$tmp/log" 2>&1
+	ok $? "packages in $debs"
+fi
+
+# 2: lintian at its default level (errors and warnings), overrides in
+# debian/*.lintian-overrides say why
+changes=$(ls "$debs"/*.changes 2>/dev/null | head -n 1)
+if [ -n "$changes" ]; then
+	lintian --fail-on error,warning "$changes" >"$tmp/log" 2>&1
+else
+	lintian --fail-on error,warning "$debs"/*.deb >"$tmp/log" 2>&1
+fi
+ok $? "lintian: no errors or warnings"
+
+# 3: the base system, debootstrapped once a day
+mkdir -p "$cache"
+base=$cache/bookworm-$(date -u +%Y%m%d).tar.gz
+(
+	flock 9
+	[ -s "$base" ] && exit 0
+	rm -rf "$cache/new"
+	debootstrap --variant=minbase --include=gcc,libc6-dev,pkg-config \
+		bookworm "$cache/new" "$mirror" &&
+	tar -C "$cache/new" -czf "$base.tmp" . && mv "$base.tmp" "$base" &&
+	rm -rf "$cache/new" &&
+	find "$cache" -name 'bookworm-*.tar.gz' ! -name "${base##*/}" -delete
+) 9>"$cache/lock" >"$tmp/log" 2>&1
+r=$?
+mkdir -p "$root" && [ "$r" = 0 ] && tar -C "$root" -xzf "$base" 2>>"$tmp/log"
+ok $? "a fresh Debian 12 (minbase) from ${base##*/}"
+[ "$last" = 0 ] || bail "no chroot"
+
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mount -t proc proc "$root/proc" && mount --bind /sys "$root/sys" &&
+	mount --bind /dev "$root/dev" || bail "cannot mount /proc, /sys, /dev"
+
+# 4: apt installs the packages and what they depend on and recommend
+mkdir -p "$root/tmp/debs"
+for d in "$debs"/*.deb; do
+	case $d in *-dbgsym_*) ;; *) cp "$d" "$root/tmp/debs/" ;; esac
+done
+in_root 'apt-get update -qq && apt-get install -y -qq /tmp/debs/*.deb' \
+	>"$tmp/log" 2>&1
+ok $? "apt-get install $(ls "$root/tmp/debs" | sed 's/_.*//' | tr '\n' ' ')"
+in_root 'dpkg-query -W -f="\${Package} \${Status}\n" libpfm4 libdw1' \
+	>"$tmp/log" 2>&1
+sed 's/^/# recommended: /' "$tmp/log"
+
+# 5, 6: examples/count.c as the README builds it; software events only (a
+# chroot on a machine that may have no PMU); the page-faults of its 16 MiB
+# of first touches must be counted
+cp "$src/examples/count.c" "$root/tmp/count.c"
+in_root 'cd /tmp && cc -Wall -Werror -o count count.c $(pkg-config --cflags --libs pctr)' \
+	>"$tmp/log" 2>&1
+ok $? "cc count.c \$(pkg-config --cflags --libs pctr)"
+in_root '/tmp/count task-clock,page-faults' >"$tmp/log" 2>&1 &&
+	awk '$2 == "page-faults" && $1 > 0 { pf = 1 }
+	     $2 == "task-clock" && $1 > 0 { tc = 1 }
+	     END { exit !(pf && tc) }' "$tmp/log"
+ok $? "count task-clock,page-faults counts both"
+sed 's/^/#   /' "$tmp/log"
+
+# 7: a libcpc program through pkg-config pctr-libcpc
+cat >"$root/tmp/cpc.c" <<'PROG'
+#include <libcpc.h>
+#include <stdio.h>
+
+int
+main(void)
+{
+	cpc_event_t a, b;
+	volatile int i;
+
+	if (cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock", &a) != 0 ||
+	    cpc_bind_event(&a, 0) != 0 || cpc_take_sample(&a) != 0)
+		return 1;
+	for (i = 0; i < 1000000; i++)
+		;
+	if (cpc_take_sample(&b) != 0)
+		return 1;
+	printf("%llu ns\n", (unsigned long long)(b.ce_pic[0] - a.ce_pic[0]));
+	return b.ce_pic[0] > a.ce_pic[0] ? 0 : 1;
+}
+PROG
+in_root 'cd /tmp && cc -Wall -Werror -o cpc cpc.c $(pkg-config --cflags --libs pctr-libcpc) && ./cpc' \
+	>"$tmp/log" 2>&1
+ok $? "a libcpc program: pkg-config pctr-libcpc, runs and counts"
+
+# 8: a pmc_lib program with the seed's compile line
+cat >"$root/tmp/pmc.c" <<'PROG'
+#include <pmc_lib.h>
+#include <stdlib.h>
+
+int
+main(int argc, char *argv[])
+{
+	pmc_control_t Ctl = pmc_control_null;
+	pmc_data_t t0, t1;
+
+	if (pmc_getargs(stderr, argv[0], &argc, &argv, &Ctl) == FALSE ||
+	    pmc_open(0) == FALSE || pmc_select(&Ctl.counters[0]) == FALSE)
+		exit(1);
+	pmc_read(&t0);
+	pmc_read(&t1);
+	pmc_accumulate(&Ctl.counters[0], &t1, &t0);
+	pmc_close();
+	pmc_print_results(argc, argv, &Ctl);
+	exit(0);
+}
+PROG
+in_root 'cd /tmp && gcc -o pmc -O `pmc_options` pmc.c -lpmc && ./pmc --e task-clock,page-faults | grep "^total  *1 "' \
+	>"$tmp/log" 2>&1
+ok $? "a pmc_lib program: gcc -O \`pmc_options\` pmc.c -lpmc, runs"
+
+# 9: the command
+in_root 'pctr --version && pctr stat -- true' >"$tmp/log" 2>&1 &&
+	grep -q "^pctr $(sed -n "s/^ *version : '\(.*\)',$/\1/p" "$src/meson.build")\$" "$tmp/log"
+ok $? "pctr --version, pctr stat -- true"
+
+echo "# $(($(date +%s) - started)) s"
+exit $fail
