@@ -182,7 +182,8 @@ pctr_set_overflow(struct pctr_set *set, int idx,
 	r = pctr__ovf_set_period(attr, period, !!(o->flags & PCTR_OVF_FREQ));
 	if (r < 0)
 		return r;
-	attr->sample_type = PCTR__OVF_SAMPLE_TYPE;
+	attr->sample_type = PCTR__OVF_SAMPLE_TYPE |
+			    pctr__period_sample_type(&set->ev[idx]);
 	attr->watermark = 0;
 	attr->wakeup_events = 1;
 	attr->task = 1; /* exit records free the threads' slots */
@@ -192,6 +193,7 @@ pctr_set_overflow(struct pctr_set *set, int idx,
 	ev = &set->ovf->ev[idx];
 	ev->mode = PCTR__MODE_SIGNAL;
 	ev->flags = o->flags;
+	pctr__fixed_period_init(ev, &set->ev[idx]);
 	ev->signo = o->signo ? o->signo : SIGIO;
 	ev->fn = o->fn;
 	ev->arg = o->arg;
@@ -237,7 +239,7 @@ fill_one(struct pctr_set *set, struct pctr__ring *ring,
 	struct fill_ctx *ctx = arg;
 	struct pctr__rec r;
 
-	if (pctr__sample_parse(h, ring->sample_type, &r) < 0)
+	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
 	make_info(ring, &r, &ctx->info[ctx->n++]);
 	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
@@ -253,7 +255,7 @@ call_one(struct pctr_set *set, struct pctr__ring *ring,
 	struct pctr_overflow_info info;
 	struct pctr__rec r;
 
-	if (pctr__sample_parse(h, ring->sample_type, &r) < 0)
+	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
 	make_info(ring, &r, &info);
 	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
@@ -840,7 +842,7 @@ static int
 restart_counter(struct pctr_set *set, const struct pctr__ctr *ctr,
 		const uint64_t *period, const uint64_t *seen)
 {
-	const struct pctr__ovf_event *ev = &set->ovf->ev[ctr->event];
+	struct pctr__ovf_event *ev = &set->ovf->ev[ctr->event];
 	uint64_t p = set->ev[ctr->event].attr.sample_period;
 	int r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_RESET, 0);
 
@@ -849,6 +851,8 @@ restart_counter(struct pctr_set *set, const struct pctr__ctr *ctr,
 	if (period && period[ctr->event])
 		p = period[ctr->event];
 	r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&p);
+	if (r == 0 && atomic_load(&ev->fixed_period))
+		atomic_store(&ev->fixed_period, p);
 	if (r == 0 && (ev->flags & PCTR_OVF_ONESHOT) &&
 	    seen[ctr->event] != ev->restart_mark)
 		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_REFRESH, 1);

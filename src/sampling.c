@@ -302,7 +302,8 @@ pctr_set_sampling(struct pctr_set *set, int idx,
 	r = pctr__ovf_set_period(attr, cfg->period, !!(cfg->flags & PCTR_SAMPLE_FREQ));
 	if (r < 0)
 		return r;
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+	attr->sample_type = PERF_SAMPLE_IP |
+			    pctr__period_sample_type(&set->ev[idx]);
 	if (cfg->flags & PCTR_SAMPLE_TID)
 		attr->sample_type |= PERF_SAMPLE_TID;
 	if (cfg->flags & PCTR_SAMPLE_TIME)
@@ -322,6 +323,7 @@ pctr_set_sampling(struct pctr_set *set, int idx,
 	o->ev[idx].mode = PCTR__MODE_BUFFER;
 	o->ev[idx].flags = cfg->flags;
 	o->ev[idx].pages = pages;
+	pctr__fixed_period_init(&o->ev[idx], &set->ev[idx]);
 	return 0;
 }
 
@@ -343,7 +345,7 @@ deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 	uint64_t chain[1024];
 	uint32_t n = 0;
 
-	if (pctr__sample_parse(h, ring->sample_type, &r) < 0)
+	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
 	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
 	if (ring->sample_type & PERF_SAMPLE_TID) {

@@ -28,9 +28,9 @@
 
 #include "internal.h"
 
-/* what every overflow sample holds */
+/* what every overflow sample holds, with PERF_SAMPLE_PERIOD where it may */
 #define PCTR__OVF_SAMPLE_TYPE                                                 \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
 /* largest record: the kernel's header size field is 16 bits */
 #define PCTR__RECORD_MAX 65536
@@ -51,7 +51,42 @@ struct pctr__ovf_event {
 	atomic_uint_least64_t notified;
 	atomic_uint_least64_t lost;
 	uint64_t restart_mark; /* @notified at the last restart (overflow.c) */
+	/* the period of each record when records carry none, else 0 */
+	atomic_uint_least64_t fixed_period;
 };
+
+/*
+ * PERF_SAMPLE_PERIOD, or 0 where asking for it would change the period.
+ * Events counted in software (page-faults, context-switches, tracepoints,
+ * breakpoints, kprobes: perf_swevent_event() in the kernel) with a fixed
+ * period and PERF_SAMPLE_PERIOD in their sample type overflow at every
+ * single event, whatever the period
+ * (tests/repro/repro_swevent_sample_period.c).  Their records then carry
+ * no period and the configured one is reported (fixed_period above).
+ * Hardware counters, the two clocks (an hrtimer, not that path) and any
+ * event sampled at a frequency keep it.
+ */
+static inline uint64_t
+pctr__period_sample_type(const struct pctr_event *ev)
+{
+	uint32_t t = ev->attr.type;
+	uint64_t c = ev->attr.config;
+	bool hw = t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE ||
+		  t == PERF_TYPE_RAW || (t >= PERF_TYPE_MAX && ev->hardware);
+	bool clock = t == PERF_TYPE_SOFTWARE && (c == PERF_COUNT_SW_CPU_CLOCK ||
+						 c == PERF_COUNT_SW_TASK_CLOCK);
+
+	return hw || clock || ev->attr.freq ? PERF_SAMPLE_PERIOD : 0;
+}
+
+/* after pctr_set_overflow/_sampling configured @e's attr: 0 or the period */
+static inline void
+pctr__fixed_period_init(struct pctr__ovf_event *o, const struct pctr_event *e)
+{
+	atomic_store(&o->fixed_period, e->attr.sample_type & PERF_SAMPLE_PERIOD
+					       ? 0
+					       : e->attr.sample_period);
+}
 
 /*
  * Per-thread running count and sequence, for struct pctr_overflow_info: an
@@ -193,6 +228,18 @@ pctr__sample_parse(const struct perf_event_header *h, uint64_t type,
 	}
 #undef PCTR__TAKE
 	return 0;
+}
+
+/* a sample of @ring, with the configured period where it carries none */
+static inline int
+pctr__ring_parse(const struct pctr__overflow *o, const struct pctr__ring *ring,
+		 const struct perf_event_header *h, struct pctr__rec *r)
+{
+	int err = pctr__sample_parse(h, ring->sample_type, r);
+
+	if (err == 0 && !(ring->sample_type & PERF_SAMPLE_PERIOD))
+		r->period = atomic_load(&o->ev[ring->event].fixed_period);
+	return err;
 }
 
 /* PERF_RECORD_LOST: { id, lost } after the header */

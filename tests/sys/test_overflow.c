@@ -29,6 +29,7 @@
  * page-faults overflows on its count, one overflow per fault with period
  * 1, so notified + lost is checked to equal the count exactly.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -222,10 +223,21 @@ TEST(preset_is_a_period)
 	pctr_set_free(set);
 }
 
-/* the program's own handler, with pctr_overflow_decode() */
-static atomic_int decoded, decoded_bad;
+/*
+ * The program's own handler, with pctr_overflow_decode().  A :u sample
+ * may fall while this handler runs (user-mode time of the same thread), in
+ * the handler, in libpctr's decoder, in the dynamic linker binding the
+ * handler's first call to it, or in the C library's signal return (and, as
+ * anywhere, in libpctr's own calls around the loop: enable, disable); any
+ * other PC outside the work loop is wrong.  The PCs are kept here and
+ * classified after the run (dladdr() is not async-signal-safe).
+ */
+extern const char __start_pctr_handler[], __stop_pctr_handler[];
+#define MAX_OUTSIDE 64
+static atomic_int decoded, decoded_bad, nr_outside;
+static uint64_t outside_ip[MAX_OUTSIDE];
 
-static void
+__attribute__((section("pctr_handler"))) static void
 user_handler(int sig, siginfo_t *si, void *uc)
 {
 	struct pctr_overflow_info info[4];
@@ -235,11 +247,52 @@ user_handler(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	do {
 		n = pctr_overflow_decode(si, info, 4);
-		for (int i = 0; i < n; i++)
-			if (!pc_in_work(info[i].ip) || info[i].event != 0)
+		for (int i = 0; i < n; i++) {
+			int k;
+
+			if (info[i].event != 0)
 				atomic_fetch_add(&decoded_bad, 1);
+			if (pc_in_work(info[i].ip))
+				continue;
+			k = atomic_fetch_add(&nr_outside, 1);
+			if (k < MAX_OUTSIDE)
+				outside_ip[k] = info[i].ip;
+		}
 		atomic_fetch_add(&decoded, n > 0 ? n : 0);
 	} while (n == 4);
+}
+
+/* a PC outside the work loop that the signal delivery explains */
+static int
+in_signal_delivery(uint64_t ip)
+{
+	Dl_info dl;
+
+	if (ip >= (uintptr_t)__start_pctr_handler &&
+	    ip < (uintptr_t)__stop_pctr_handler)
+		return 1;
+	if (!dladdr((void *)(uintptr_t)ip, &dl) || !dl.dli_fname)
+		return 0;
+	return strstr(dl.dli_fname, "libpctr") ||
+	       strstr(dl.dli_fname, "libc.so") || strstr(dl.dli_fname, "ld-linux");
+}
+
+static void
+check_outside_pcs(void)
+{
+	int n = atomic_load(&nr_outside);
+
+	ASSERT_LE(n, MAX_OUTSIDE);
+	for (int i = 0; i < n; i++) {
+		Dl_info dl = { 0 };
+
+		dladdr((void *)(uintptr_t)outside_ip[i], &dl);
+		printf("# outside the work loop: %#llx in %s (%s)\n",
+		       (unsigned long long)outside_ip[i],
+		       dl.dli_fname ? dl.dli_fname : "?",
+		       dl.dli_sname ? dl.dli_sname : "?");
+		ASSERT(in_signal_delivery(outside_ip[i]));
+	}
 }
 
 TEST(signal_of_users_choice)
@@ -261,6 +314,7 @@ TEST(signal_of_users_choice)
 	ASSERT_OK(pctr_set_disable(set));
 	ASSERT_RATE(atomic_load(&decoded), ref_close(&ref));
 	ASSERT_EQ(atomic_load(&decoded_bad), 0);
+	check_outside_pcs();
 	ASSERT_OK(pctr_overflow_stats(set, -1, &st));
 	ASSERT_UEQ(st.notified, atomic_load(&decoded));
 	/* the library installed nothing for this signal */
@@ -330,6 +384,34 @@ TEST(pause_and_resume)
 	ASSERT_UEQ(st.lost, paused);
 	ASSERT_UEQ(st.notified + st.lost, total);
 	ASSERT_GE(n, 100);
+	pctr_set_free(set);
+}
+
+/*
+ * A software event's period is the period: page-faults with period 8
+ * overflows once per 8 faults, exactly floor(count / 8) times, and each
+ * notification says 8.  (Asking the kernel for PERF_SAMPLE_PERIOD would
+ * make every fault an overflow: tests/repro/repro_swevent_sample_period.)
+ */
+TEST(software_event_period_is_the_period)
+{
+	struct pctr_set *set = overflow_set("page-faults:u", 8, 0, record, 0);
+	uint64_t count;
+	int n;
+
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_THREAD }));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(800);
+	ASSERT_OK(pctr_set_disable(set));
+	count = count_of(set);
+	n = atomic_load(&nr_notes);
+	printf("# %llu faults, %d notifications at period 8\n",
+	       (unsigned long long)count, n);
+	ASSERT_GE(count, 800);
+	ASSERT_EQ(n, count / 8);
+	for (int i = 0; i < n && i < MAX_NOTES; i++)
+		ASSERT_UEQ(notes[i].period, 8);
 	pctr_set_free(set);
 }
 
@@ -770,6 +852,7 @@ main(void)
 			       TEST_CASE(signal_of_users_choice)
 			       TEST_CASE(oneshot_and_rearm)
 			       TEST_CASE(pause_and_resume)
+			       TEST_CASE(software_event_period_is_the_period)
 			       TEST_CASE(eight_new_threads)
 			       TEST_CASE(foreign_signals_are_chained)
 			       TEST_CASE(bad_settings_are_refused)

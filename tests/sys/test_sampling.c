@@ -210,6 +210,46 @@ TEST(full_buffer_counts_losses)
 	pctr_set_free(set);
 }
 
+static int
+period_of_record(const struct pctr_sample_record *r, void *arg)
+{
+	uint64_t *bad = arg;
+
+	*bad += r->period != 8;
+	return 0;
+}
+
+/*
+ * page-faults sampled with period 8: one sample per 8 faults, exactly
+ * floor(count / 8) (a buffer of 16 pages holds them all), each saying 8.
+ */
+TEST(software_event_period_is_the_period)
+{
+	struct pctr_set *set = sampling_set("page-faults:u", 8,
+					    PCTR_SAMPLE_TID, 16);
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	struct pctr_sample s;
+	uint64_t bad = 0;
+	int n;
+
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_THREAD }));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(800);
+	ASSERT_OK(pctr_set_disable(set));
+	ASSERT_OK(pctr_set_read(set, &s));
+	n = pctr_sampling_read(set, period_of_record, &bad);
+	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	printf("# %llu faults, %d samples at period 8, %llu lost\n",
+	       (unsigned long long)s.count[0].value, n,
+	       (unsigned long long)st.lost);
+	ASSERT_GE(s.count[0].value, 800);
+	ASSERT_UEQ(st.lost, 0);
+	ASSERT_EQ(n, s.count[0].value / 8);
+	ASSERT_UEQ(bad, 0);
+	pctr_set_free(set);
+}
+
 /* another process: samples carry its pid, not ours */
 TEST(command_is_sampled)
 {
@@ -375,6 +415,7 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(samples_in_buffer)
 			       TEST_CASE(full_buffer_counts_losses)
+			       TEST_CASE(software_event_period_is_the_period)
 			       TEST_CASE(command_is_sampled)
 			       TEST_CASE(eight_new_threads)
 			       TEST_CASE(callchains)

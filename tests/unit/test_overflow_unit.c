@@ -117,7 +117,9 @@ static const struct {
 	  0 },
 	{ __LINE__, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD, 3,
 	  0xaa, 0, 0xcc, 1, 0 },
-	{ __LINE__, PCTR__OVF_SAMPLE_TYPE, 4, 0xaa, 0xcc, 0xdd, 1, 0 },
+	{ __LINE__, PCTR__OVF_SAMPLE_TYPE, 3, 0xaa, 0xcc, 0, 1, 0 },
+	{ __LINE__, PCTR__OVF_SAMPLE_TYPE | PERF_SAMPLE_PERIOD, 4, 0xaa, 0xcc,
+	  0xdd, 1, 0 },
 	{ __LINE__, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, 4, 0xaa, 0, 0, 0,
 	  2 },
 };
