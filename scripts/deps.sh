@@ -1,14 +1,18 @@
 #!/bin/sh
-# deps.sh PROFILE - install the Debian 12 packages a make target needs.
+# deps.sh PROFILE - install the Debian 12 packages a make target needs
+# (profiles: build, check, bench, and qemu for tests/hw/qemu/build.sh).
 # Installs only what is missing; as root with apt-get, otherwise through
 # sudo; says exactly what to install when it can do neither.
 set -e
 profile=${1:-build}
 
 pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev"
+# tests/hw/qemu/build.sh: Debian's QEMU source, patched, built for TCG only
+qemu_build="dpkg-dev xz-utils patch python3 gcc libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev"
 case $profile in
 build) ;;
-check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3" ;;
+check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3 $qemu_build" ;;
+qemu) pkgs="$qemu_build" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;
 *) echo "deps.sh: unknown profile '$profile'" >&2; exit 2 ;;
 esac
@@ -31,5 +35,6 @@ else
 fi
 echo "pctr: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-$run apt-get update -qq >/dev/null
-$run apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# the machine may be shared: wait for another apt-get instead of failing
+$run apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
+$run apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null
