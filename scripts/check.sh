@@ -10,7 +10,7 @@
 #   all       fast, asan, valgrind, a short fuzz run and hw
 # With CI=true a tier that cannot run (no QEMU, no clang...) fails the run.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 mode=${1:-all}
 BUILD=${BUILD:-build}
 ASAN_BUILD=${ASAN_BUILD:-build-asan}
