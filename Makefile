@@ -26,8 +26,11 @@ all:
 deps:
 	@scripts/deps.sh build
 
-# Every test: unit, system, compat; again under ASan/UBSan; the leak check;
-# the emulated-PMU guest.  Ends with one "N passed, N failed" line.
+# Every test: unit, system, compat, tool, repro; again under ASan/UBSan;
+# the leak check; a short fuzz run; the emulated-PMU guest (which builds the
+# patched QEMU once, tests/hw/qemu).  Ends with one line per tier and a last
+# line "N passed, N failed, N skipped" (tests/README.md).  With CI=true a
+# tier that cannot run fails.
 check:
 	@scripts/deps.sh check
 	@scripts/check.sh all

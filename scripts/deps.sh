@@ -1,5 +1,6 @@
 #!/bin/sh
-# deps.sh PROFILE - install the Debian 12 packages a make target needs.
+# deps.sh PROFILE - install the Debian 12 packages a make target needs
+# (profiles: build, check, bench, and qemu for tests/hw/qemu/build.sh).
 # Installs only what is missing; as root with apt-get, otherwise through
 # sudo; says exactly what to install when it can do neither.
 set -e
@@ -8,11 +9,14 @@ profile=${1:-build}
 pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev"
 # the Debian packages (debian/), lintian, and the chroot that tests them
 package="dpkg-dev debhelper fakeroot lintian debootstrap"
+# tests/hw/qemu/build.sh: Debian's QEMU source, patched, built for TCG only
+qemu_build="dpkg-dev xz-utils patch python3 gcc libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev"
 case $profile in
 build) ;;
 check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
-	pkgs="$pkgs abigail-tools $package" ;;
+	pkgs="$pkgs abigail-tools man-db $qemu_build" ;;
 package) pkgs="$pkgs $package" ;;
+qemu) pkgs="$qemu_build" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;
 *) echo "deps.sh: unknown profile '$profile'" >&2; exit 2 ;;
 esac
@@ -35,5 +39,6 @@ else
 fi
 echo "pctr: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-$run apt-get update -qq >/dev/null
-$run apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# the machine may be shared: wait for another apt-get instead of failing
+$run apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
+$run apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null

@@ -169,21 +169,23 @@ TEST(cycles_command_exact)
 	pctr_set_free(set);
 }
 
-/* the instructions counter: late interrupts on stock QEMU 7.2 */
+/* the instructions counter: exact on the patched QEMU (hw_ovf.h) */
 TEST(instructions_thread_exact)
 {
 	exact_samples("instructions:u", PCTR_TARGET_THREAD);
 }
 
+TEST(instructions_process_exact)
+{
+	exact_samples("instructions:u", PCTR_TARGET_PROCESS);
+}
+
 int
 main(void)
 {
-	static const struct hw_case cases[] = {
-		HW_CASE(cycles_thread_exact)
-		HW_CASE(cycles_process_exact)
-		HW_CASE(cycles_command_exact)
-		HW_TODO(instructions_thread_exact, HW_TODO_INST_RETIRED)
-	};
-
-	return hw_run_cases(cases, (int)(sizeof(cases) / sizeof(cases[0])));
+	return test_main(TESTS(TEST_CASE(cycles_thread_exact)
+			       TEST_CASE(cycles_process_exact)
+			       TEST_CASE(cycles_command_exact)
+			       TEST_CASE(instructions_thread_exact)
+			       TEST_CASE(instructions_process_exact)));
 }
