@@ -126,7 +126,7 @@ ensure_qemu() {
 		qemu=$PCTR_HW_QEMU
 		return
 	fi
-	dir=$("$here/qemu/build.sh") ||
+	dir=$("$here/qemu/build.sh" aarch64-softmmu) ||
 		build_fail "tests/hw/qemu/build.sh: the patched QEMU did not build (log: /var/tmp/pctr-qemu-*.log)"
 	qemu=$dir/qemu-system-aarch64
 	echo "# qemu: $qemu" >&2

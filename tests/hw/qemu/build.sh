@@ -2,18 +2,22 @@
 # tests/hw/qemu/build.sh - Debian 12's own QEMU, with the PMU fixes of this
 # directory, built once and cached.
 #
-# usage: tests/hw/qemu/build.sh [-q]
-#   -q   print nothing but the binary directory (progress goes to the log)
+# usage: tests/hw/qemu/build.sh [-q] [TARGET...]
+#   -q      print nothing but the binary directories (progress: the log)
+#   TARGET  aarch64-softmmu, x86_64-softmmu (default: both), one build each
 #
 # Fetches the source of the installed qemu-system-arm (or, when it is not
 # installed, of the version apt would install) with "apt-get source" from
-# a private deb-src list (the host's apt sources are left alone), applies
-# every tests/hw/qemu/*.patch in name order with patch -p1, builds the
-# system emulators of $targets and installs each qemu-system-* into
-# /var/tmp/pctr-qemu-<hash>/bin, where <hash> covers this script, the
-# patches and the Debian source version.  Prints that bin directory on
-# stdout.  A second run with the same inputs finds the directory and does
-# nothing else; a build that failed or was interrupted leaves no directory.
+# a private deb-src list (the host's apt sources are left alone), and for
+# each target applies in name order the tests/hw/qemu/*.patch that concern
+# it (a name with target-arm: aarch64; target-i386: x86_64; neither: all),
+# builds its system emulator and installs it into
+# /var/tmp/pctr-qemu-<hash>/bin, where <hash> covers the target, its
+# configure options, its patches and the Debian source version: adding a
+# patch for one target leaves the other's build in place.  Prints each bin
+# directory on stdout, one a line, in the order asked.  A second run with
+# the same inputs finds the directory and does nothing else; a build that
+# failed or was interrupted leaves no directory.
 #
 # Build dependencies: scripts/deps.sh qemu (as root, or with sudo -n).
 # Scratch space: about 700 MB under $PCTR_QEMU_SRC (default /var/tmp),
@@ -23,8 +27,14 @@
 #   PCTR_QEMU_JOBS (default: number of CPUs).
 set -euo pipefail
 
-# System emulators to build; each gives bin/qemu-system-<arch>.
-targets="aarch64-softmmu"
+# System emulators this directory knows; each gives bin/qemu-system-<arch>.
+all_targets="aarch64-softmmu x86_64-softmmu"
+
+# Only what a TCG guest with -kernel and -initrd needs; Debian's firmware
+# search path, so that machines needing a BIOS find Debian's packages.
+configure_opts="--without-default-features --enable-tcg --enable-fdt=system
+	--disable-werror --disable-docs --meson=meson
+	--firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=${PCTR_QEMU_ROOT:-/var/tmp}
@@ -48,15 +58,29 @@ debian_version() {
 	echo "$v"
 }
 
-# Everything the binaries depend on, hashed: this script (targets and
-# configure options included), each patch by name and content, the source.
-input_hash() { # VERSION
+# The patches of TARGET, in name order.
+patches_of() { # TARGET
+	local p name
+
+	for p in "$here"/*.patch; do
+		[ -e "$p" ] || continue
+		name=${p##*/}
+		case $1:$name in
+		aarch64-softmmu:*target-i386* | x86_64-softmmu:*target-arm*) ;;
+		*) echo "$p" ;;
+		esac
+	done
+}
+
+# Everything one target's binary depends on, hashed: the target, its
+# configure options, each of its patches by name and content, the source.
+input_hash() { # VERSION TARGET
+	local p
+
 	{
-		echo "debian qemu $1"
-		# contents only: every clone of the tree shares the build
-		sha256sum <"$here/build.sh"
-		for p in "$here"/*.patch; do
-			[ -e "$p" ] || continue
+		echo "debian qemu $1 target $2"
+		echo "$configure_opts"
+		for p in $(patches_of "$2"); do
 			echo "patch ${p##*/}"
 			sha256sum <"$p"
 		done
@@ -83,51 +107,40 @@ fetch_source() { # VERSION DIR
 			dpkg-source -x ./qemu_"${ver#*:}".dsc qemu)
 }
 
-patch_source() { # SRC
+patch_source() { # SRC TARGET
 	local p
 
-	for p in "$here"/*.patch; do
-		[ -e "$p" ] || continue
+	for p in $(patches_of "$2"); do
 		echo "applying ${p##*/}"
 		patch -d "$1" -p1 --forward --batch <"$p" ||
 			{ echo "${p##*/} does not apply to Debian's QEMU $ver"; return 1; }
 	done
 }
 
-# Only what a TCG guest with -kernel and -initrd needs; Debian's firmware
-# search path, so that machines needing a BIOS find Debian's packages.
-build_source() { # SRC
-	local t bins=
-
-	for t in $targets; do bins="$bins qemu-system-${t%-softmmu}"; done
+build_source() { # SRC TARGET
 	mkdir -p "$1/build"
+	# shellcheck disable=SC2086
 	(cd "$1/build" &&
-		../configure --target-list="${targets// /,}" \
-			--without-default-features --enable-tcg --enable-fdt=system \
-			--disable-werror --disable-docs --meson=meson \
-			--firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu &&
-		ninja -j"$jobs" $bins)
+		../configure --target-list="$2" $configure_opts &&
+		ninja -j"$jobs" "qemu-system-${2%-softmmu}")
 }
 
-install_bins() { # SRC DEST
-	local t b
+install_bin() { # SRC DEST TARGET
+	local b=qemu-system-${3%-softmmu}
 
 	mkdir -p "$2/bin"
-	for t in $targets; do
-		b=qemu-system-${t%-softmmu}
-		strip -o "$2/bin/$b" "$1/build/$b"
-		"$2/bin/$b" --version | head -n1
-	done
+	strip -o "$2/bin/$b" "$1/build/$b"
+	"$2/bin/$b" --version | head -n1
 }
 
-main() {
-	local ver hash dest tmp src log start
+build_target() { # VERSION TARGET
+	local ver=$1 t=$2 hash dest tmp src log start bin
 
-	ver=$(debian_version)
-	hash=$(input_hash "$ver")
+	hash=$(input_hash "$ver" "$t")
 	dest=$root/pctr-qemu-$hash
 	log=$root/pctr-qemu-$hash.log
-	if [ -x "$dest/bin/qemu-system-${targets%%-softmmu*}" ]; then
+	bin=$dest/bin/qemu-system-${t%-softmmu}
+	if [ -x "$bin" ]; then
 		echo "$dest/bin"
 		return
 	fi
@@ -135,11 +148,11 @@ main() {
 	# one build per input set at a time: a second caller waits for it
 	exec 9>"$root/pctr-qemu-$hash.lock"
 	flock 9
-	if [ -x "$dest/bin/qemu-system-${targets%%-softmmu*}" ]; then
+	if [ -x "$bin" ]; then
 		echo "$dest/bin"
 		return
 	fi
-	say "building Debian's QEMU $ver with $(ls "$here"/*.patch 2>/dev/null | wc -l) patch(es) for $targets, $jobs jobs (log: $log)"
+	say "building Debian's QEMU $ver for $t with $(patches_of "$t" | wc -l) patch(es), $jobs jobs (log: $log)"
 	start=$SECONDS
 	tmp=$(mktemp -d "$root/pctr-qemu-$hash.tmp.XXXXXX")
 	src=$tmp/src/qemu
@@ -148,15 +161,32 @@ main() {
 	trap 'exit 130' INT TERM HUP
 	{
 		fetch_source "$ver" "$tmp" &&
-			patch_source "$src" &&
-			build_source "$src" &&
-			install_bins "$src" "$tmp/out" &&
-			{ echo "Debian qemu $ver"; ls "$here"/*.patch; } >"$tmp/out/VERSION"
+			patch_source "$src" "$t" &&
+			build_source "$src" "$t" &&
+			install_bin "$src" "$tmp/out" "$t" &&
+			{ echo "Debian qemu $ver, $t"; patches_of "$t" | sed 's|.*/||'; } >"$tmp/out/VERSION"
 	} >"$log" 2>&1 || { tail -n 30 "$log" >&2; die "build failed (log: $log)"; }
 	rm -rf "$dest"
 	mv "$tmp/out" "$dest"
+	rm -rf "$tmp"
+	trap - EXIT
+	exec 9>&-
 	say "done in $((SECONDS - start)) s: $dest/bin"
 	echo "$dest/bin"
 }
 
-main
+main() {
+	local ver t
+
+	ver=$(debian_version)
+	[ $# -gt 0 ] || set -- $all_targets
+	for t; do
+		case " $all_targets " in
+		*" $t "*) build_target "$ver" "$t" ;;
+		*) die "unknown target '$t' (known: $all_targets)" ;;
+		esac
+	done
+}
+
+[ "${1:-}" = -q ] && shift
+main "$@"
