@@ -47,6 +47,28 @@ run_meson() { # NAME DIR EXTRA...
 fast() {
 	setup "$BUILD" || { status=1; return; }
 	run_meson fast "$BUILD" $suites --suite pkg
+	repro_figures "$logs/fast.json"
+}
+
+# The reproducers' figures (their "# " lines), which meson's TAP reader
+# keeps to its logs: what the kernel did on this machine, in every run.
+repro_figures() { # TESTLOG
+	[ -f "$1" ] || return 0
+	echo "== reproducers: what the kernel did here (tests/repro/README.md)"
+	python3 - "$1" <<-'EOF'
+	import json, sys
+	for line in open(sys.argv[1]):
+	    try:
+	        t = json.loads(line)
+	    except ValueError:
+	        continue
+	    if ':repro / ' not in t.get('name', ''):
+	        continue
+	    print(t['name'].split(' / ')[-1] + ':')
+	    for l in (t.get('stdout') or '').splitlines():
+	        if l.startswith(('# ', 'ok ', 'not ok ')):
+	            print('  ' + l)
+	EOF
 }
 
 asan() {
