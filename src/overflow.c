@@ -786,7 +786,8 @@ pctr_overflow_stats(const struct pctr_set *set, int idx,
  *  1. stop: PERF_EVENT_IOC_DISABLE on every group leader.  A disabled
  *     leader takes its whole group off the PMU; the members stay enabled,
  *     so they count again as soon as their leader does (a member disabled
- *     and enabled after its running leader is left idle by the kernel).
+ *     and enabled after its running leader is left idle by the kernel:
+ *     tests/repro/repro_member_enable_after_leader.c).
  *  2. PERF_EVENT_IOC_RESET on every counter: the count starts from zero
  *     (the kernel keeps the enabled and running times, so the reset
  *     baseline keeps its times and drops its counts).
