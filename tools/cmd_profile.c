@@ -664,6 +664,15 @@ put_str(FILE *f, const char *s)
 	putc('"', f);
 }
 
+static bool
+has_key(const struct opts *o, enum key k)
+{
+	for (int i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == k)
+			return true;
+	return false;
+}
+
 static void
 json_row(const struct opts *o, const struct row *r, uint64_t total)
 {
@@ -676,6 +685,11 @@ json_row(const struct opts *o, const struct row *r, uint64_t total)
 
 		fprintf(out, "%s\"%s\":", k ? "," : "", names[o->keys[k]]);
 		put_str(out, key_value(r, o->keys[k]));
+	}
+	/* a function is one of a module's (make_key()) */
+	if (has_key(o, KEY_SYM) && !has_key(o, KEY_DSO)) {
+		fprintf(out, ",\"module\":");
+		put_str(out, r->f.dso);
 	}
 	fprintf(out, ",\"samples\":%llu,\"share\":%.4f",
 		(unsigned long long)r->self, r->self / tot);

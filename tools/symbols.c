@@ -208,7 +208,10 @@ syms_space(struct syms *s, pid_t pid)
 	if (i >= 0)
 		return i;
 	i = new_space(s, pid, -1);
-	if (i >= 0)
+	/* pid 0 is each CPU's idle task, which /proc does not list */
+	if (i >= 0 && pid == 0)
+		snprintf(s->sp[i].comm, sizeof(s->sp[i].comm), "swapper");
+	else if (i >= 0)
 		from_proc(&s->sp[i]);
 	return i;
 }
