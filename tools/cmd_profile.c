@@ -419,7 +419,7 @@ on_signal(int sig)
 	stop_sig = sig;
 }
 
-/* SIGINT, SIGTERM end an attached profile; a command gets them itself */
+/* these end an attached profile, as they end pctr stat's counting */
 static void
 catch_signals(void)
 {
@@ -428,6 +428,8 @@ catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 }
 
 static int
