@@ -981,8 +981,8 @@ int pctr_overflow_stats(const struct pctr_set *set, int idx,
 #define PCTR_SAMPLE_FREQ 0x8u /* @period is a rate in Hz */
 /*
  * Also deliver the sampled tasks' memory maps, names, forks and exits
- * (records of kind PCTR_REC_MMAP, _COMM, _FORK, _EXIT), in order with the
- * samples: enough to name every sample of every process of an inherited
+ * (records of kind PCTR_REC_MMAP, _COMM, _FORK, _EXIT) among the samples,
+ * each task's in its own order: enough to name every sample of every process of an inherited
  * target, mappings that came and went between two reads too.
  */
 #define PCTR_SAMPLE_SIDEBAND 0x10u
