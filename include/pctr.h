@@ -982,8 +982,9 @@ int pctr_overflow_stats(const struct pctr_set *set, int idx,
 /*
  * Also deliver the sampled tasks' memory maps, names, forks and exits
  * (records of kind PCTR_REC_MMAP, _COMM, _FORK, _EXIT) among the samples,
- * each task's in its own order: enough to name every sample of every process of an inherited
- * target, mappings that came and went between two reads too.
+ * each task's in its own order: enough to name every sample of every
+ * process of an inherited target, mappings that came and went between two
+ * reads too.
  */
 #define PCTR_SAMPLE_SIDEBAND 0x10u
 /* with PCTR_SAMPLE_CALLCHAIN: the kernel part of the chain too */
