@@ -413,23 +413,40 @@ open_set(const struct opts *o, struct pctr_set **setp)
 	return r < 0 ? fail("cannot sample", r) : 0;
 }
 
+static volatile sig_atomic_t stop_code;
+
 static void
-on_signal(int sig)
+on_signal(int sig, siginfo_t *info, void *uc)
 {
+	(void)uc;
 	stop_sig = sig;
+	stop_code = info->si_code;
 }
 
-/* these end an attached profile, as they end pctr stat's counting */
+/*
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT end an attached profile, as they end
+ * pctr stat's counting.  With a command they are the command's: the
+ * terminal's reach it directly (same process group), another process's
+ * are forwarded, and the report follows its exit.
+ */
 static void
 catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_sigaction = on_signal,
+				.sa_flags = SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static void
+forward_signal(pid_t pid)
+{
+	if (stop_sig && stop_code != SI_KERNEL)
+		kill(pid, stop_sig);
+	stop_sig = 0;
 }
 
 static int
@@ -449,6 +466,7 @@ run_command(struct pctr_set *set, pid_t pid, struct prof *p, int *status)
 	for (;;) {
 		int r;
 
+		forward_signal(pid);
 		if (waitpid(pid, status, WNOHANG) == pid)
 			break;
 		r = pctr_sampling_wait(set, 100);
@@ -469,7 +487,6 @@ run_attached(const struct opts *o, struct pctr_set *set, struct prof *p)
 			       : UINT64_MAX;
 	int r;
 
-	catch_signals();
 	r = pctr_set_enable(set);
 	if (r < 0)
 		return fail("cannot start", r);
@@ -921,6 +938,7 @@ profile(struct opts *o, struct pctr_set *set, struct prof *p)
 	int r, status = 0;
 	pid_t pid = -1;
 
+	catch_signals(); /* before the command: exec resets them there */
 	r = start(o, set, &pid);
 	if (r)
 		return r;

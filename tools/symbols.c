@@ -271,8 +271,9 @@ syms_record(struct syms *s, const struct pctr_sample_record *r)
 	case PCTR_REC_FORK:
 		if (r->pid == r->ppid)
 			return 0; /* a thread: its process's space */
-		i = find(s, r->ppid);
-		return new_space(s, r->pid, i) < 0 ? -ENOMEM : 0;
+		/* a parent running before the profile: read from /proc */
+		i = syms_space(s, r->ppid);
+		return i < 0 || new_space(s, r->pid, i) < 0 ? -ENOMEM : 0;
 	case PCTR_REC_COMM:
 		i = r->exec ? new_space(s, r->pid, -1) : syms_space(s, r->pid);
 		if (i < 0)

@@ -426,6 +426,27 @@ TEST(missing_libdw_warns)
 	ASSERT_CONTAINS(r.err, "samples of task-clock");
 }
 
+/*
+ * SIGTERM from another process: forwarded to the command, whose death
+ * the exit status tells, and the report of what was sampled still comes.
+ */
+TEST(signal_forwarded_report_kept)
+{
+	char *argv[] = { (char *)pctr_path(), "profile", "-e", "task-clock",
+			 "--", (char *)chain_prog("PROFILE_CHAIN"), "20000",
+			 NULL };
+	char o[64], e[64];
+	pid_t pid = start(argv, NULL, o, e);
+	struct result r;
+
+	usleep(400000);
+	kill(pid, SIGTERM);
+	r = finish(pid, o, e);
+	ASSERT_EQ(r.status, 128 + SIGTERM);
+	ASSERT_CONTAINS(r.err, "samples of task-clock");
+	ASSERT_CONTAINS(r.err, "hot");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -442,5 +463,6 @@ main(int argc, char **argv)
 			       TEST_CASE(attach_pid_tid_cpus)
 			       TEST_CASE(kernel_symbols)
 			       TEST_CASE(options)
-			       TEST_CASE(missing_libdw_warns)));
+			       TEST_CASE(missing_libdw_warns)
+			       TEST_CASE(signal_forwarded_report_kept)));
 }
