@@ -317,7 +317,8 @@ kernel_hidden(struct syms *s, const char *why)
 	snprintf(s->khidden, sizeof(s->khidden),
 		 "kernel addresses have no names: %s "
 		 "(kernel.kptr_restrict=%d, kernel.perf_event_paranoid=%d; "
-		 "root, or kptr_restrict 0 and paranoid 1 or less, shows them)",
+		 "CAP_SYSLOG, or kptr_restrict 0 with paranoid 1 or less, "
+		 "shows them)",
 		 why, read_int("/proc/sys/kernel/kptr_restrict"),
 		 read_int("/proc/sys/kernel/perf_event_paranoid"));
 }

@@ -372,6 +372,31 @@ TEST(kernel_symbols)
 	ASSERT_CONTAINS(r.out, "\"kernel_hidden\":null");
 }
 
+/*
+ * Without CAP_SYSLOG (dropped from the bounding set, so root's exec does
+ * not get it), /proc/kallsyms shows zeros: kernel samples are [kernel],
+ * and the warning and "kernel_hidden" say why.
+ */
+TEST(kernel_hidden_says_why)
+{
+	char *argv[] = { "/usr/bin/setpriv", "--bounding-set=-syslog",
+			 (char *)pctr_path(), "profile", "-e", "task-clock",
+			 "--sort", "dso,sym", "--json", "-o", "-", "--", "dd",
+			 "if=/dev/zero", "of=/dev/null", "bs=1M", "count=3000",
+			 NULL };
+	struct result r;
+
+	if (geteuid() != 0 || access(argv[0], X_OK))
+		SKIP("needs root and setpriv to drop CAP_SYSLOG");
+	r = run_in(argv, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(json_sum(r.out, "share", "f['module']=='[kernel]' and "
+					"f['name']=='[kernel]'") > 0.5);
+	ASSERT_CONTAINS(r.out, "kptr_restrict=");
+	ASSERT_CONTAINS(r.err, "warning: kernel addresses have no names");
+	ASSERT_CONTAINS(r.err, "perf_event_paranoid=");
+}
+
 TEST(options)
 {
 	struct result r = pctr("profile", "--help", NULL);
@@ -462,6 +487,7 @@ main(int argc, char **argv)
 			       TEST_CASE(call_graph_children_self_folded)
 			       TEST_CASE(attach_pid_tid_cpus)
 			       TEST_CASE(kernel_symbols)
+			       TEST_CASE(kernel_hidden_says_why)
 			       TEST_CASE(options)
 			       TEST_CASE(missing_libdw_warns)
 			       TEST_CASE(signal_forwarded_report_kept)));
