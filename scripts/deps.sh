@@ -11,6 +11,8 @@ package="dpkg-dev debhelper fakeroot lintian debootstrap"
 case $profile in
 build) ;;
 check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
+	# objcopy: test_profile strips a copy of its workload
+	pkgs="$pkgs binutils"
 	pkgs="$pkgs abigail-tools $package" ;;
 package) pkgs="$pkgs $package" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;
