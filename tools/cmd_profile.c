@@ -631,7 +631,8 @@ print_head(const struct opts *o, const struct pctr_set *set, uint64_t total,
 	fprintf(out, "# %llu samples of %s (", (unsigned long long)total,
 		pctr_set_event(set, 0)->name);
 	if (o->period)
-		fprintf(out, "every %llu events", (unsigned long long)o->period);
+		fprintf(out, "every %llu events",
+			(unsigned long long)o->period);
 	else
 		fprintf(out, "%llu Hz", (unsigned long long)(o->hz ? o->hz
 							      : DEFAULT_HZ));
