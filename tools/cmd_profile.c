@@ -639,19 +639,41 @@ print_head(const struct opts *o, const struct pctr_set *set, uint64_t total,
 	fprintf(out, "), %llu lost\n", (unsigned long long)lost);
 }
 
+static bool
+has_key(const struct opts *o, enum key k)
+{
+	for (int i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == k)
+			return true;
+	return false;
+}
+
+/* the sort keys, and the module of a function when it is not one of them */
+static int
+columns(const struct opts *o, enum key *cols)
+{
+	int n = o->nr_keys;
+
+	memcpy(cols, o->keys, n * sizeof(*cols));
+	if (has_key(o, KEY_SYM) && !has_key(o, KEY_DSO))
+		cols[n++] = KEY_DSO;
+	return n;
+}
+
 static void
 print_text(const struct opts *o, const struct table *t, size_t n,
 	   uint64_t total)
 {
 	FILE *out = o->out;
 	double tot = total ? (double)total : 1;
+	enum key cols[MAX_KEYS + 1];
+	int nc = columns(o, cols);
 
 	if (o->callgraph)
 		fprintf(out, "%8s ", "children");
 	fprintf(out, "%7s %9s ", o->callgraph ? "self" : "share", "samples");
-	for (int k = 0; k < o->nr_keys; k++)
-		fprintf(out, " %-*s", k + 1 < o->nr_keys ? 30 : 0,
-			key_name(o->keys[k]));
+	for (int k = 0; k < nc; k++)
+		fprintf(out, " %-*s", k + 1 < nc ? 30 : 0, key_name(cols[k]));
 	fputc('\n', out);
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &t->r[i];
@@ -660,9 +682,9 @@ print_text(const struct opts *o, const struct table *t, size_t n,
 			fprintf(out, "%7.2f%% ", 100.0 * r->children / tot);
 		fprintf(out, "%6.2f%% %9llu ", 100.0 * r->self / tot,
 			(unsigned long long)r->self);
-		for (int k = 0; k < o->nr_keys; k++)
-			fprintf(out, " %-*s", k + 1 < o->nr_keys ? 30 : 0,
-				key_value(r, o->keys[k]));
+		for (int k = 0; k < nc; k++)
+			fprintf(out, " %-*s", k + 1 < nc ? 30 : 0,
+				key_value(r, cols[k]));
 		fputc('\n', out);
 	}
 	if (n < t->n)
@@ -682,15 +704,6 @@ put_str(FILE *f, const char *s)
 			putc(*s, f);
 	}
 	putc('"', f);
-}
-
-static bool
-has_key(const struct opts *o, enum key k)
-{
-	for (int i = 0; i < o->nr_keys; i++)
-		if (o->keys[i] == k)
-			return true;
-	return false;
 }
 
 static void
