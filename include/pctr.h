@@ -979,6 +979,16 @@ int pctr_overflow_stats(const struct pctr_set *set, int idx,
 #define PCTR_SAMPLE_TIME 0x2u /* timestamp */
 #define PCTR_SAMPLE_CALLCHAIN 0x4u /* user call chain */
 #define PCTR_SAMPLE_FREQ 0x8u /* @period is a rate in Hz */
+/*
+ * Also deliver the sampled tasks' memory maps, names, forks and exits
+ * (records of kind PCTR_REC_MMAP, _COMM, _FORK, _EXIT) among the samples,
+ * each task's in its own order: enough to name every sample of every
+ * process of an inherited target, mappings that came and went between two
+ * reads too.
+ */
+#define PCTR_SAMPLE_SIDEBAND 0x10u
+/* with PCTR_SAMPLE_CALLCHAIN: the kernel part of the chain too */
+#define PCTR_SAMPLE_CALLCHAIN_KERNEL 0x20u
 
 /**
  * struct pctr_sampling - how one event samples into a buffer.
@@ -1010,6 +1020,13 @@ struct pctr_sampling {
 int pctr_set_sampling(struct pctr_set *set, int idx,
 		      const struct pctr_sampling *cfg);
 
+/* struct pctr_sample_record.kind */
+#define PCTR_REC_SAMPLE 0 /* a sample: the only kind without SIDEBAND */
+#define PCTR_REC_MMAP 1 /* @pid, @tid mapped @name at @addr, @len, @pgoff */
+#define PCTR_REC_COMM 2 /* @pid, @tid is now called @name (@exec: by exec) */
+#define PCTR_REC_FORK 3 /* @pid, @tid created by @ppid, @ptid */
+#define PCTR_REC_EXIT 4 /* @pid, @tid exited */
+
 /**
  * struct pctr_sample_record - one sample read from the buffer.
  * @event:        the event's index
@@ -1021,8 +1038,25 @@ int pctr_set_sampling(struct pctr_set *set, int idx,
  * @period:       events since the previous sample
  * @user:         1 if @ip is in user space
  * @nr_callchain: entries in @callchain (PCTR_SAMPLE_CALLCHAIN; else 0)
- * @callchain:    return addresses, innermost first, user space only;
+ * @callchain:    return addresses, innermost first, user space only
+ *                (kernel addresses first with PCTR_SAMPLE_CALLCHAIN_KERNEL);
  *                valid during the callback only
+ *
+ * With PCTR_SAMPLE_SIDEBAND, records of other kinds come too; for them
+ * @event, @instance, @pid, @tid and @time are filled (@time with
+ * PCTR_SAMPLE_TIME), @ip, @period and @callchain are 0:
+ * @kind:         PCTR_REC_*
+ * @ppid, @ptid:  the creator (PCTR_REC_FORK; a new thread has
+ *                @pid == @ppid), else -1
+ * @addr, @len, @pgoff: the mapping (PCTR_REC_MMAP), else 0
+ * @prot:         PROT_* of the mapping (PCTR_REC_MMAP)
+ * @exec:         1 if the name changed by exec (PCTR_REC_COMM)
+ * @name:         the mapped file, or "[vdso]", "//anon", ...
+ *                (PCTR_REC_MMAP); the command (PCTR_REC_COMM); else NULL;
+ *                valid during the callback only
+ * The fields from @kind on are new in 0.2: the library fills them for
+ * every record, and callers that know only the earlier ones never see
+ * other kinds, since they do not ask for PCTR_SAMPLE_SIDEBAND.
  */
 struct pctr_sample_record {
 	int event;
@@ -1035,6 +1069,15 @@ struct pctr_sample_record {
 	int user;
 	uint32_t nr_callchain;
 	const uint64_t *callchain;
+	int kind;
+	pid_t ppid;
+	pid_t ptid;
+	uint64_t addr;
+	uint64_t len;
+	uint64_t pgoff;
+	uint32_t prot;
+	int exec;
+	const char *name;
 };
 
 /**

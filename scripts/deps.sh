@@ -14,7 +14,8 @@ qemu_build="dpkg-dev xz-utils patch python3 gcc libglib2.0-dev libpixman-1-dev l
 case $profile in
 build) ;;
 check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
-	pkgs="$pkgs abigail-tools man-db $qemu_build" ;;
+	# objcopy: test_profile strips a copy of its workload
+	pkgs="$pkgs binutils abigail-tools man-db $qemu_build" ;;
 package) pkgs="$pkgs $package" ;;
 qemu) pkgs="$qemu_build" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;

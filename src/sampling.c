@@ -174,6 +174,8 @@ ring_pass(struct pctr_set *set, struct pctr__ring *ring, unsigned char *buf,
 	struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
 	uint64_t tail = ring->pc->data_tail;
 	uint64_t head = __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);
+	bool sideband = ev->mode == PCTR__MODE_BUFFER &&
+			(ev->flags & PCTR_SAMPLE_SIDEBAND);
 	int stop = 0;
 
 	while (tail != head && !stop) {
@@ -192,6 +194,8 @@ ring_pass(struct pctr_set *set, struct pctr__ring *ring, unsigned char *buf,
 		if (h && h->type == PERF_RECORD_SAMPLE) {
 			stop = fn(set, ring, h, arg);
 			(*n)++;
+		} else if (h && sideband) {
+			stop = fn(set, ring, h, arg);
 		}
 		tail += sz;
 	}
@@ -233,7 +237,9 @@ static int
 check_sampling(const struct pctr_sampling *cfg, unsigned int *pages)
 {
 	unsigned int known = PCTR_SAMPLE_TID | PCTR_SAMPLE_TIME |
-			     PCTR_SAMPLE_CALLCHAIN | PCTR_SAMPLE_FREQ;
+			     PCTR_SAMPLE_CALLCHAIN | PCTR_SAMPLE_FREQ |
+			     PCTR_SAMPLE_SIDEBAND |
+			     PCTR_SAMPLE_CALLCHAIN_KERNEL;
 
 	if (!cfg || cfg->size == 0 || cfg->size > sizeof(*cfg))
 		return pctr__error(EINVAL, "struct pctr_sampling: NULL or bad "
@@ -310,10 +316,20 @@ pctr_set_sampling(struct pctr_set *set, int idx,
 		attr->sample_type |= PERF_SAMPLE_TIME;
 	if (cfg->flags & PCTR_SAMPLE_CALLCHAIN) {
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		attr->exclude_callchain_kernel = 1;
+		attr->exclude_callchain_kernel =
+			!(cfg->flags & PCTR_SAMPLE_CALLCHAIN_KERNEL);
 		attr->sample_max_stack = cfg->max_stack ? cfg->max_stack
 							: DEFAULT_STACK;
 	}
+	/*
+	 * Side-band records: executable mappings (MMAP2), names (COMM, with
+	 * PERF_RECORD_MISC_COMM_EXEC on exec), FORK and EXIT, written by the
+	 * counter and by every inherited copy of it, so by the whole tree of
+	 * an inherited target.  sample_id_all appends the sample's TID and
+	 * TIME fields to each, so they sort with the samples.
+	 */
+	attr->mmap2 = attr->mmap = attr->comm = attr->task =
+		attr->sample_id_all = !!(cfg->flags & PCTR_SAMPLE_SIDEBAND);
 	attr->watermark = 1;
 	attr->wakeup_watermark = pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
 	r = pctr__ovf_probe(set, idx);
@@ -332,6 +348,96 @@ struct read_ctx {
 	void *arg;
 };
 
+/*
+ * The side-band records after their header (perf_event.h):
+ *   MMAP2      { u32 pid, tid; u64 addr, len, pgoff; u32 maj, min;
+ *                u64 ino, ino_generation; u32 prot, flags;
+ *                char filename[]; sample_id }
+ *   COMM       { u32 pid, tid; char comm[]; sample_id }
+ *   FORK, EXIT { u32 pid, ppid, tid, ptid; u64 time; sample_id }
+ * sample_id holds { u32 pid, tid } and { u64 time } for PERF_SAMPLE_TID
+ * and PERF_SAMPLE_TIME, in that order, at the end of the record; the
+ * strings are NUL-padded to 8 bytes before it.
+ */
+#define MMAP2_NAME 64
+#define COMM_NAME 8
+#define TASK_SIZE 24
+
+static const char *
+side_name(const struct perf_event_header *h, size_t off, size_t trailer)
+{
+	const char *p = (const char *)(h + 1);
+	size_t body = h->size - sizeof(*h);
+
+	if (body < off + trailer + 1 || memchr(p + off, 0,
+					      body - off - trailer) == NULL)
+		return NULL;
+	return p + off;
+}
+
+static int
+side_parse(const struct perf_event_header *h, uint64_t sample_type,
+	   struct pctr_sample_record *rec)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	size_t trailer = (sample_type & PERF_SAMPLE_TID ? 8 : 0) +
+			 (sample_type & PERF_SAMPLE_TIME ? 8 : 0);
+	uint32_t u[4];
+
+	memcpy(u, p, sizeof(u[0]) * 2);
+	rec->pid = (pid_t)u[0];
+	rec->tid = (pid_t)u[1];
+	if (sample_type & PERF_SAMPLE_TIME)
+		memcpy(&rec->time, (const char *)h + h->size - 8, 8);
+	if (h->type == PERF_RECORD_MMAP2) {
+		rec->kind = PCTR_REC_MMAP;
+		memcpy(&rec->addr, p + 8, 8);
+		memcpy(&rec->len, p + 16, 8);
+		memcpy(&rec->pgoff, p + 24, 8);
+		memcpy(&rec->prot, p + 56, 4);
+		rec->name = side_name(h, MMAP2_NAME, trailer);
+	} else if (h->type == PERF_RECORD_COMM) {
+		rec->kind = PCTR_REC_COMM;
+		rec->exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
+		rec->name = side_name(h, COMM_NAME, trailer);
+	} else {
+		if (h->size < sizeof(*h) + TASK_SIZE)
+			return -1;
+		memcpy(u, p, sizeof(u));
+		rec->kind = h->type == PERF_RECORD_FORK ? PCTR_REC_FORK
+							: PCTR_REC_EXIT;
+		rec->pid = (pid_t)u[0];
+		rec->ppid = (pid_t)u[1];
+		rec->tid = (pid_t)u[2];
+		rec->ptid = (pid_t)u[3];
+		memcpy(&rec->time, p + 16, 8);
+	}
+	return rec->kind == PCTR_REC_EXIT || rec->kind == PCTR_REC_FORK ||
+	       rec->name ? 0 : -1;
+}
+
+static int
+deliver_side(struct pctr__ring *ring, const struct perf_event_header *h,
+	     const struct read_ctx *ctx)
+{
+	struct pctr_sample_record rec = { .event = ring->event,
+					  .instance = ring->instance,
+					  .ppid = -1,
+					  .ptid = -1 };
+
+	if (h->type != PERF_RECORD_MMAP2 && h->type != PERF_RECORD_COMM &&
+	    h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT)
+		return 0;
+	/* pid and tid; the rest is checked per kind (side_parse()) */
+	if (h->size < sizeof(*h) + 8 ||
+	    (h->type == PERF_RECORD_MMAP2 &&
+	     h->size < sizeof(*h) + MMAP2_NAME))
+		return 0;
+	if (side_parse(h, ring->sample_type, &rec) < 0)
+		return 0;
+	return ctx->cb(&rec, ctx->arg);
+}
+
 static int
 deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 	       const struct perf_event_header *h, void *arg)
@@ -345,6 +451,9 @@ deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 	uint64_t chain[1024];
 	uint32_t n = 0;
 
+	if (h->type != PERF_RECORD_SAMPLE)
+		return deliver_side(ring, h, ctx);
+	rec.ppid = rec.ptid = -1;
 	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
 	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);

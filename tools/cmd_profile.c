@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_profile.c - pctr profile: where a command spends its events.
+ * cmd_profile.c - pctr profile: where a command, a process, a thread or
+ * whole CPUs spend their events.
  *
- *   pctr profile [-e EVENT] [-c PERIOD | -F HZ] [--json] [-o FILE]
- *                -- COMMAND ...
+ *   pctr profile [OPTIONS] -- COMMAND ...
+ *   pctr profile [OPTIONS] -p PID | -t TID | -a [-C CPUS] [-d SECONDS]
  *
- * The command runs under a set that samples EVENT into a buffer (one
- * sample every PERIOD events, or HZ times a second of it); the samples are
- * read while it runs, and its memory map is noted as it changes, so that
- * after it exits every sampled address can be named with libdwfl.  The
- * report lists functions by their share of the samples.
+ * One event samples into a buffer (every PERIOD events, or HZ times a
+ * second), with the side-band records of the kernel (PCTR_SAMPLE_SIDEBAND:
+ * maps, names, forks, execs, exits) in order with the samples, so that
+ * every sample of every process of the tree is named in the address space
+ * its process had when it was taken (symbols.c).  With -g each sample
+ * carries its call chain from frame pointers, kernel and user.
+ *
+ * Views: rows by symbol (--sort over comm, dso, sym), with the share of
+ * samples whose leaf is the row (self) and, with -g, of samples with the
+ * row anywhere on the stack (children); or --folded, one line per
+ * distinct stack, for flame graphs.
  *
  * As with pctr stat, the report never mixes with the command's output: it
  * goes to standard error, or to FILE (opened close-on-exec, so the command
@@ -17,6 +24,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,74 +34,163 @@
 
 #include "pctr.h"
 #include "symbols.h"
+#include "util.h"
 
 #define DEFAULT_HZ 1000
+#define MAX_KEYS 3
+
+enum key { KEY_COMM, KEY_DSO, KEY_SYM };
 
 struct opts {
 	const char *event;
 	uint64_t period;
 	uint64_t hz;
-	int json;
+	int callgraph;
+	int json, folded;
+	double percent_limit;
+	long top;
+	enum key keys[MAX_KEYS];
+	int nr_keys;
+	struct pctr_target target;
+	bool attach;
+	double duration;
 	const char *output;
 	FILE *out;
 	char **argv;
 };
 
-struct hist {
+/* every sample: its process's address space and its stack, leaf first */
+struct smp {
+	int space;
+	uint32_t off, n;
+};
+
+struct prof {
+	struct smp *s;
+	size_t ns, caps;
 	uint64_t *ip;
-	uint64_t *n;
-	size_t cap, used;
-	uint64_t total;
+	size_t nip, capip;
+	struct syms *syms;
+	int err;
 };
 
-struct func {
-	char name[256];
-	char mod[128];
-	uint64_t n;
+/* a named frame */
+struct frame {
+	const char *comm;
+	char sym[256];
+	char dso[128];
 };
 
-static void
-hist_put(struct hist *h, uint64_t ip, uint64_t n)
-{
-	size_t i = (ip * 0x9e3779b97f4a7c15ull) & (h->cap - 1);
+/* a row of the report */
+struct row {
+	char key[512]; /* the sort keys' values, '\t' between */
+	struct frame f;
+	uint64_t self, children;
+	size_t last; /* the last sample counted in children, + 1 */
+};
 
-	while (h->n[i] && h->ip[i] != ip)
-		i = (i + 1) & (h->cap - 1);
-	h->used += !h->n[i];
-	h->ip[i] = ip;
-	h->n[i] += n;
-}
+static volatile sig_atomic_t stop_sig;
+
+/* ---- reading ------------------------------------------------------------ */
 
 static int
-hist_add(struct hist *h, uint64_t ip)
+grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	if (2 * (h->used + 1) > h->cap) {
-		struct hist g = { .cap = h->cap ? 2 * h->cap : 4096,
-				  .total = h->total };
+	size_t c = *cap ? *cap : 1024;
+	void *g;
 
-		g.ip = calloc(g.cap, sizeof(*g.ip));
-		g.n = calloc(g.cap, sizeof(*g.n));
-		if (!g.ip || !g.n) {
-			free(g.ip);
-			free(g.n);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < h->cap; i++)
-			if (h->n[i])
-				hist_put(&g, h->ip[i], h->n[i]);
-		free(h->ip);
-		free(h->n);
-		*h = g;
-	}
-	hist_put(h, ip, 1);
-	h->total++;
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	g = realloc(*p, c * size);
+	if (!g)
+		return -1;
+	*p = g;
+	*cap = c;
 	return 0;
 }
 
 static int
-on_sample(const struct pctr_sample_record *r, void *arg)
+add_sample(struct prof *p, const struct pctr_sample_record *r)
 {
-	return hist_add(arg, r->ip) < 0;
+	uint32_t n = r->nr_callchain ? r->nr_callchain : 1;
+	int space = syms_space(p->syms, r->pid);
+
+	if (space < 0 || grow((void **)&p->s, &p->caps, p->ns + 1,
+			      sizeof(*p->s)) < 0 ||
+	    grow((void **)&p->ip, &p->capip, p->nip + n, sizeof(*p->ip)) < 0)
+		return -1;
+	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, n };
+	/* a call chain starts with the sampled IP itself */
+	if (r->nr_callchain)
+		memcpy(p->ip + p->nip, r->callchain, n * sizeof(*p->ip));
+	else
+		p->ip[p->nip] = r->ip;
+	p->nip += n;
+	return 0;
+}
+
+static int
+on_record(const struct pctr_sample_record *r, void *arg)
+{
+	struct prof *p = arg;
+
+	if (r->kind == PCTR_REC_SAMPLE)
+		p->err = add_sample(p, r);
+	else
+		p->err = syms_record(p->syms, r) < 0 ? -1 : 0;
+	return p->err;
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pctr profile [OPTIONS] [--] COMMAND [ARGS...]\n"
+		"       pctr profile [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
+		"[-d SECONDS]\n"
+		"  -e, --event EVENT         the event to sample (one; default "
+		"cycles, or\n"
+		"                            task-clock without a PMU, "
+		"cpu-clock with -a)\n"
+		"  -c, --period N            a sample every N events\n"
+		"  -F, --freq HZ             HZ samples a second (default "
+		"1000)\n"
+		"  -g, --call-graph          call chains (frame pointers), "
+		"kernel and user\n"
+		"  -p, --pid PID             a running process and its "
+		"threads\n"
+		"  -t, --tid TID             one thread\n"
+		"  -a, --all-cpus            whole CPUs (every task on them)\n"
+		"  -C, --cpu CPUS            with -a: only these CPUs (0-3,6)\n"
+		"  -d, --duration SECONDS    when attaching: stop after this "
+		"long\n"
+		"  -s, --sort KEYS           rows by comm, dso, sym, in the "
+		"order given\n"
+		"                            (default sym: one row per "
+		"function)\n"
+		"      --percent-limit PCT   rows of at least PCT%% only\n"
+		"      --top N               the first N rows only\n"
+		"      --folded              one 'comm;root;...;leaf count' "
+		"line per stack\n"
+		"  -j, --json                one JSON document "
+		"(schema pctr-profile/1)\n"
+		"  -o, --output FILE         write the report to FILE ('-': "
+		"stdout)\n"
+		"                            (default: stderr)\n"
+		"  -h, --help                this text\n");
+}
+
+static int
+usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "pctr profile: %s%s%s\n", msg, arg ? ": " : "",
+		arg ? arg : "");
+	usage(stderr);
+	return EXIT_USAGE;
 }
 
 static int
@@ -105,47 +204,169 @@ parse_u64(const char *s, uint64_t *v)
 }
 
 static int
-usage_error(const char *msg, const char *arg)
+parse_sort(struct opts *o, const char *arg)
 {
-	fprintf(stderr, "pctr profile: %s%s%s\n", msg, arg ? ": " : "",
-		arg ? arg : "");
-	fprintf(stderr, "usage: pctr profile [-e EVENT] [-c PERIOD | -F HZ] "
-			"[--json] [-o FILE] -- COMMAND ...\n");
+	static const char *const names[] = { "comm", "dso", "sym" };
+	char buf[64], *save = NULL, *t;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	o->nr_keys = 0;
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int k = 0;
+
+		while (k < 3 && strcmp(t, names[k]))
+			k++;
+		if (k == 3 || o->nr_keys == MAX_KEYS)
+			return usage_error("--sort takes comm, dso, sym, "
+					   "each once, comma-separated", arg);
+		for (int i = 0; i < o->nr_keys; i++)
+			if (o->keys[i] == (enum key)k)
+				return usage_error("--sort: a key twice", arg);
+		o->keys[o->nr_keys++] = (enum key)k;
+	}
+	return o->nr_keys ? 0 : usage_error("--sort: no key", arg);
+}
+
+enum { OPT_PERCENT = 256, OPT_TOP, OPT_FOLDED };
+
+static const struct option long_options[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "period", required_argument, NULL, 'c' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "call-graph", no_argument, NULL, 'g' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "json", no_argument, NULL, 'j' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static int
+set_target(struct opts *o, int type, const char *arg)
+{
+	long v = 0;
+
+	if (o->target.type != PCTR_TARGET_PROCESS && o->target.type != type)
+		return usage_error("give one of -p, -t, -a", NULL);
+	if (arg && parse_long(type == PCTR_TARGET_PID ? "-p" : "-t", arg, 1,
+			      0x7fffffff, &v) < 0)
+		return EXIT_USAGE;
+	o->target.type = type;
+	o->target.pid = (pid_t)v;
+	o->attach = true;
+	return 0;
+}
+
+static int
+parse_opt(struct opts *o, int c, const char *arg)
+{
+	int *cpus;
+
+	switch (c) {
+	case 'e':
+		o->event = arg;
+		return 0;
+	case 'c':
+		return parse_u64(arg, &o->period) ? usage_error("bad period",
+								arg)
+						   : 0;
+	case 'F':
+		return parse_u64(arg, &o->hz) ? usage_error("bad frequency",
+							    arg)
+					      : 0;
+	case 'g':
+		o->callgraph = 1;
+		return 0;
+	case 'p':
+		return set_target(o, PCTR_TARGET_PID, arg);
+	case 't':
+		return set_target(o, PCTR_TARGET_TID, arg);
+	case 'a':
+		return set_target(o, PCTR_TARGET_CPU, NULL);
+	case 'C':
+		if (parse_cpu_list("-C", arg, &cpus, &o->target.nr_cpus) < 0)
+			return EXIT_USAGE;
+		free((void *)o->target.cpus);
+		o->target.cpus = cpus;
+		return 0;
+	case 'd':
+		return parse_double("-d", arg, 0.001, 31536000.0,
+				    &o->duration) < 0 ? EXIT_USAGE : 0;
+	case 's':
+		return parse_sort(o, arg);
+	case OPT_PERCENT:
+		return parse_double("--percent-limit", arg, 0, 100,
+				    &o->percent_limit) < 0 ? EXIT_USAGE : 0;
+	case OPT_TOP:
+		return parse_long("--top", arg, 1, 1L << 30, &o->top) < 0
+			       ? EXIT_USAGE : 0;
+	case OPT_FOLDED:
+		o->folded = 1;
+		return 0;
+	case 'j':
+		o->json = 1;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return -1;
+	}
 	return EXIT_USAGE;
 }
 
 static int
-parse(int argc, char **argv, struct opts *o)
+check_opts(struct opts *o, int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:c:F:o:", lo, NULL)) != -1) {
-		if (c == 'e')
-			o->event = optarg;
-		else if (c == 'c' && parse_u64(optarg, &o->period) < 0)
-			return usage_error("bad period", optarg);
-		else if (c == 'F' && parse_u64(optarg, &o->hz) < 0)
-			return usage_error("bad frequency", optarg);
-		else if (c == 'j')
-			o->json = 1;
-		else if (c == 'o')
-			o->output = optarg;
-		else if (c == '?')
-			return EXIT_USAGE;
-	}
 	if (o->period && o->hz)
 		return usage_error("give -c or -F, not both", NULL);
-	if (optind >= argc)
+	if (o->target.nr_cpus && o->target.type != PCTR_TARGET_CPU)
+		return usage_error("-C needs -a", NULL);
+	if (o->json && o->folded)
+		return usage_error("give --json or --folded, not both", NULL);
+	if (o->event && strchr(o->event, ','))
+		return usage_error("profile samples one event; -e names "
+				   "several (run one profile per event)",
+				   o->event);
+	if (o->attach && optind < argc)
+		return usage_error("give a command or -p/-t/-a, not both",
+				   argv[optind]);
+	if (o->duration > 0 && !o->attach)
+		return usage_error("-d is for -p, -t, -a (a command runs "
+				   "until it exits)", NULL);
+	if (!o->attach && optind >= argc)
 		return usage_error("no command to profile", NULL);
 	o->argv = argv + optind;
 	return 0;
 }
+
+/* 0, EXIT_USAGE, or -1 after --help */
+static int
+parse(int argc, char **argv, struct opts *o)
+{
+	int c, r;
+
+	o->target.type = PCTR_TARGET_PROCESS; /* none given yet */
+	o->keys[0] = KEY_SYM;
+	o->nr_keys = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:c:F:gp:t:aC:d:s:jo:h",
+				long_options, NULL)) != -1)
+		if ((r = parse_opt(o, c, optarg)) != 0)
+			return r;
+	return check_opts(o, argc, argv);
+}
+
+/* ---- the set ------------------------------------------------------------ */
 
 static int
 fail(const char *what, int r)
@@ -156,12 +377,15 @@ fail(const char *what, int r)
 	return r == -EACCES || r == -EPERM ? EXIT_PERM : 1;
 }
 
+/* cycles where there is a PMU; else the software clock of the target */
 static const char *
-default_event(void)
+default_event(const struct opts *o)
 {
 	struct pctr_machine m = { .size = sizeof(m) };
 
-	return pctr_machine_get(&m) == 0 && m.has_pmu ? "cycles" : "task-clock";
+	if (pctr_machine_get(&m) == 0 && m.has_pmu)
+		return "cycles";
+	return o->target.type == PCTR_TARGET_CPU ? "cpu-clock" : "task-clock";
 }
 
 static int
@@ -171,79 +395,304 @@ open_set(const struct opts *o, struct pctr_set **setp)
 	int r;
 
 	cfg.period = o->period ? o->period : o->hz ? o->hz : DEFAULT_HZ;
-	cfg.flags = o->period ? 0 : PCTR_SAMPLE_FREQ;
+	cfg.flags = PCTR_SAMPLE_TID | PCTR_SAMPLE_SIDEBAND |
+		    (o->period ? 0 : PCTR_SAMPLE_FREQ);
+	if (o->callgraph)
+		cfg.flags |= PCTR_SAMPLE_CALLCHAIN |
+			     PCTR_SAMPLE_CALLCHAIN_KERNEL;
 	r = pctr_set_new(setp, 0);
 	if (r == 0)
 		r = pctr_set_add(*setp, o->event);
 	if (r < 0)
 		return fail(o->event, r);
+	if (pctr_set_nr(*setp) != 1)
+		return usage_error("profile samples one event; -e names "
+				   "several (run one profile per event)",
+				   o->event);
 	r = pctr_set_sampling(*setp, 0, &cfg);
 	return r < 0 ? fail("cannot sample", r) : 0;
 }
 
-/* read samples and note the map until the command exits */
-static int
-run(struct pctr_set *set, pid_t pid, struct syms *syms, struct hist *h,
-    int *status)
+static volatile sig_atomic_t stop_code;
+
+static void
+on_signal(int sig, siginfo_t *info, void *uc)
 {
-	int r;
+	(void)uc;
+	stop_sig = sig;
+	stop_code = info->si_code;
+}
 
-	syms_snapshot(syms);
+/*
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT end an attached profile, as they end
+ * pctr stat's counting.  With a command they are the command's: the
+ * terminal's reach it directly (same process group), another process's
+ * are forwarded, and the report follows its exit.
+ */
+static void
+catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { .sa_sigaction = on_signal,
+				.sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static void
+forward_signal(pid_t pid)
+{
+	if (stop_sig && stop_code != SI_KERNEL)
+		kill(pid, stop_sig);
+	stop_sig = 0;
+}
+
+static int
+drain(struct pctr_set *set, struct prof *p)
+{
+	int r = pctr_sampling_read(set, on_record, p);
+
+	if (p->err)
+		return -1;
+	return r < 0 ? fail("cannot read the samples", r) : 0;
+}
+
+/* read samples and records until the command exits */
+static int
+run_command(struct pctr_set *set, pid_t pid, struct prof *p, int *status)
+{
 	for (;;) {
-		pid_t w = waitpid(pid, status, WNOHANG);
+		int r;
 
-		if (w == pid)
+		forward_signal(pid);
+		if (waitpid(pid, status, WNOHANG) == pid)
 			break;
-		r = pctr_sampling_wait(set, 20);
-		syms_snapshot(syms);
-		if (pctr_sampling_read(set, on_sample, h) < 0)
+		r = pctr_sampling_wait(set, 100);
+		if (drain(set, p) < 0)
 			return -1;
 		if (r == -ESRCH && waitpid(pid, status, 0) == pid)
 			break;
 	}
-	return pctr_sampling_read(set, on_sample, h) < 0 ? -1 : 0;
+	return drain(set, p);
 }
 
+/* until the target is gone, -d is over, or SIGINT/SIGTERM */
 static int
-cmp_func(const void *a, const void *b)
+run_attached(const struct opts *o, struct pctr_set *set, struct prof *p)
 {
-	const struct func *x = a, *y = b;
+	uint64_t end = o->duration > 0
+			       ? now_ns() + (uint64_t)(o->duration * 1e9)
+			       : UINT64_MAX;
+	int r;
 
-	return x->n < y->n ? 1 : x->n > y->n ? -1 : strcmp(x->name, y->name);
+	r = pctr_set_enable(set);
+	if (r < 0)
+		return fail("cannot start", r);
+	while (!stop_sig && now_ns() < end) {
+		r = pctr_sampling_wait(set, 100);
+		if (drain(set, p) < 0)
+			return -1;
+		if (r == -ESRCH)
+			break;
+	}
+	pctr_set_disable(set);
+	return drain(set, p);
 }
 
-/* name every distinct IP and add up the samples per function */
-static struct func *
-by_function(const struct hist *h, struct syms *syms, size_t *nr)
+/* ---- naming ------------------------------------------------------------- */
+
+/* the frame's name: a return address is named by its call instruction */
+static void
+name_frame(struct prof *p, const struct smp *s, uint32_t i, struct frame *f)
 {
-	struct func *f = calloc(h->used + 1, sizeof(*f));
-	size_t n = 0;
+	uint64_t ip = p->ip[s->off + i];
 
-	for (size_t i = 0; f && i < h->cap; i++) {
-		struct func cur = { .n = h->n[i] };
-		size_t k;
-
-		if (!h->n[i])
-			continue;
-		syms_name(syms, h->ip[i], cur.name, sizeof(cur.name), cur.mod,
-			  sizeof(cur.mod));
-		for (k = 0; k < n; k++)
-			if (!strcmp(f[k].name, cur.name) &&
-			    !strcmp(f[k].mod, cur.mod))
-				break;
-		if (k == n)
-			f[n++] = cur;
-		else
-			f[k].n += cur.n;
-	}
-	if (f)
-		qsort(f, n, sizeof(*f), cmp_func);
-	*nr = n;
-	return f;
+	f->comm = syms_comm(p->syms, s->space);
+	syms_name(p->syms, s->space, i ? ip - 1 : ip, f->sym, sizeof(f->sym),
+		  f->dso, sizeof(f->dso));
 }
 
 static void
-json_str(FILE *f, const char *s)
+make_key(const struct opts *o, const struct frame *f, char *key, size_t len)
+{
+	size_t n = 0;
+
+	key[0] = 0;
+	for (int i = 0; i < o->nr_keys && n < len; i++) {
+		const char *v = o->keys[i] == KEY_COMM ? f->comm
+				: o->keys[i] == KEY_DSO ? f->dso
+							: f->sym;
+
+		n += (size_t)snprintf(key + n, len - n, "%s%s", i ? "\t" : "",
+				      v);
+		/* a symbol is one in its module: main of two programs */
+		if (o->keys[i] == KEY_SYM && n < len)
+			n += (size_t)snprintf(key + n, len - n, "\t@%s",
+					      f->dso);
+	}
+}
+
+struct table {
+	struct row *r;
+	size_t n, cap;
+};
+
+static struct row *
+find_row(struct table *t, const char *key, const struct frame *f)
+{
+	for (size_t i = t->n; i-- > 0;)
+		if (!strcmp(t->r[i].key, key))
+			return &t->r[i];
+	if (grow((void **)&t->r, &t->cap, t->n + 1, sizeof(*t->r)) < 0)
+		return NULL;
+	memset(&t->r[t->n], 0, sizeof(t->r[0]));
+	snprintf(t->r[t->n].key, sizeof(t->r[0].key), "%s", key);
+	t->r[t->n].f = *f;
+	return &t->r[t->n++];
+}
+
+static int
+cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	uint64_t vx = x->children > x->self ? x->children : x->self;
+	uint64_t vy = y->children > y->self ? y->children : y->self;
+
+	if (x->self != y->self && vx == vy)
+		return x->self < y->self ? 1 : -1;
+	return vx < vy ? 1 : vx > vy ? -1 : strcmp(x->key, y->key);
+}
+
+/* self: the leaf's row; children: every row on the stack, once a sample */
+static int
+count_sample(const struct opts *o, struct prof *p, struct table *t, size_t k)
+{
+	const struct smp *s = &p->s[k];
+	uint32_t n = o->callgraph ? s->n : 1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct frame f;
+		char key[512];
+		struct row *r;
+
+		name_frame(p, s, i, &f);
+		make_key(o, &f, key, sizeof(key));
+		r = find_row(t, key, &f);
+		if (!r)
+			return -1;
+		r->self += i == 0;
+		if (o->callgraph && r->last != k + 1) {
+			r->children++;
+			r->last = k + 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- views -------------------------------------------------------------- */
+
+static const char *
+key_name(enum key k)
+{
+	return k == KEY_COMM ? "command" : k == KEY_DSO ? "module" : "function";
+}
+
+static const char *
+key_value(const struct row *r, enum key k)
+{
+	return k == KEY_COMM ? r->f.comm : k == KEY_DSO ? r->f.dso : r->f.sym;
+}
+
+/* rows shown: --percent-limit on the larger share, then --top */
+static size_t
+shown(const struct opts *o, const struct table *t, uint64_t total)
+{
+	size_t n = 0;
+
+	while (n < t->n && (!o->top || n < (size_t)o->top)) {
+		const struct row *r = &t->r[n];
+		uint64_t v = r->children > r->self ? r->children : r->self;
+
+		if (100.0 * (double)v < o->percent_limit * (double)total)
+			break;
+		n++;
+	}
+	return n;
+}
+
+static void
+print_head(const struct opts *o, const struct pctr_set *set, uint64_t total,
+	   uint64_t lost)
+{
+	FILE *out = o->out;
+
+	fprintf(out, "# %llu samples of %s (", (unsigned long long)total,
+		pctr_set_event(set, 0)->name);
+	if (o->period)
+		fprintf(out, "every %llu events",
+			(unsigned long long)o->period);
+	else
+		fprintf(out, "%llu Hz", (unsigned long long)(o->hz ? o->hz
+							      : DEFAULT_HZ));
+	fprintf(out, "), %llu lost\n", (unsigned long long)lost);
+}
+
+static bool
+has_key(const struct opts *o, enum key k)
+{
+	for (int i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == k)
+			return true;
+	return false;
+}
+
+/* the sort keys, and the module of a function when it is not one of them */
+static int
+columns(const struct opts *o, enum key *cols)
+{
+	int n = o->nr_keys;
+
+	memcpy(cols, o->keys, n * sizeof(*cols));
+	if (has_key(o, KEY_SYM) && !has_key(o, KEY_DSO))
+		cols[n++] = KEY_DSO;
+	return n;
+}
+
+static void
+print_text(const struct opts *o, const struct table *t, size_t n,
+	   uint64_t total)
+{
+	FILE *out = o->out;
+	double tot = total ? (double)total : 1;
+	enum key cols[MAX_KEYS + 1];
+	int nc = columns(o, cols);
+
+	if (o->callgraph)
+		fprintf(out, "%8s ", "children");
+	fprintf(out, "%7s %9s ", o->callgraph ? "self" : "share", "samples");
+	for (int k = 0; k < nc; k++)
+		fprintf(out, " %-*s", k + 1 < nc ? 30 : 0, key_name(cols[k]));
+	fputc('\n', out);
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &t->r[i];
+
+		if (o->callgraph)
+			fprintf(out, "%7.2f%% ", 100.0 * r->children / tot);
+		fprintf(out, "%6.2f%% %9llu ", 100.0 * r->self / tot,
+			(unsigned long long)r->self);
+		for (int k = 0; k < nc; k++)
+			fprintf(out, " %-*s", k + 1 < nc ? 30 : 0,
+				key_value(r, cols[k]));
+		fputc('\n', out);
+	}
+	if (n < t->n)
+		fprintf(out, "# %zu more rows below the limit\n", t->n - n);
+}
+
+static void
+put_str(FILE *f, const char *s)
 {
 	putc('"', f);
 	for (; *s; s++) {
@@ -258,52 +707,128 @@ json_str(FILE *f, const char *s)
 }
 
 static void
-print_json(const struct opts *o, const struct pctr_set *set,
-	   const struct func *f, size_t n, uint64_t total, uint64_t lost)
+json_row(const struct opts *o, const struct row *r, uint64_t total)
 {
+	FILE *out = o->out;
+	double tot = total ? (double)total : 1;
+
+	for (int k = 0; k < o->nr_keys; k++) {
+		static const char *const names[] = { "comm", "module",
+						     "name" };
+
+		fprintf(out, "%s\"%s\":", k ? "," : "", names[o->keys[k]]);
+		put_str(out, key_value(r, o->keys[k]));
+	}
+	/* a function is one of a module's (make_key()) */
+	if (has_key(o, KEY_SYM) && !has_key(o, KEY_DSO)) {
+		fprintf(out, ",\"module\":");
+		put_str(out, r->f.dso);
+	}
+	fprintf(out, ",\"samples\":%llu,\"share\":%.4f",
+		(unsigned long long)r->self, r->self / tot);
+	if (o->callgraph)
+		fprintf(out, ",\"children_samples\":%llu,"
+			     "\"children_share\":%.4f",
+			(unsigned long long)r->children, r->children / tot);
+}
+
+static void
+print_json(const struct opts *o, const struct pctr_set *set,
+	   const struct table *t, size_t n, uint64_t total, uint64_t lost,
+	   const char *khidden)
+{
+	static const char *const names[] = { "comm", "dso", "sym" };
 	FILE *out = o->out;
 
 	fprintf(out, "{\"schema\":\"pctr-profile/1\",\"event\":");
-	json_str(out, pctr_set_event(set, 0)->name);
+	put_str(out, pctr_set_event(set, 0)->name);
 	if (o->period)
 		fprintf(out, ",\"period\":%llu", (unsigned long long)o->period);
 	else
 		fprintf(out, ",\"frequency\":%llu",
-		       (unsigned long long)(o->hz ? o->hz : DEFAULT_HZ));
-	fprintf(out, ",\"samples\":%llu,\"lost\":%llu,\"functions\":[",
-	       (unsigned long long)total, (unsigned long long)lost);
+			(unsigned long long)(o->hz ? o->hz : DEFAULT_HZ));
+	fprintf(out, ",\"samples\":%llu,\"lost\":%llu,\"call_graph\":%s,"
+		     "\"sort\":[",
+		(unsigned long long)total, (unsigned long long)lost,
+		o->callgraph ? "true" : "false");
+	for (int k = 0; k < o->nr_keys; k++)
+		fprintf(out, "%s\"%s\"", k ? "," : "", names[o->keys[k]]);
+	fprintf(out, "],\"kernel_hidden\":");
+	if (khidden)
+		put_str(out, khidden);
+	else
+		fprintf(out, "null");
+	fprintf(out, ",\"rows_omitted\":%zu,\"functions\":[", t->n - n);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%s{\"name\":", i ? "," : "");
-		json_str(out, f[i].name);
-		fprintf(out, ",\"module\":");
-		json_str(out, f[i].mod);
-		fprintf(out, ",\"samples\":%llu,\"share\":%.4f}",
-		       (unsigned long long)f[i].n,
-		       (double)f[i].n / (double)total);
+		fprintf(out, "%s{", i ? "," : "");
+		json_row(o, &t->r[i], total);
+		fputc('}', out);
 	}
 	fprintf(out, "]}\n");
 }
 
-static void
-print_text(const struct opts *o, const struct pctr_set *set,
-	   const struct func *f, size_t n, uint64_t total, uint64_t lost)
-{
-	FILE *out = o->out;
+/* ---- folded stacks ------------------------------------------------------ */
 
-	fprintf(out, "# %llu samples of %s (", (unsigned long long)total,
-	       pctr_set_event(set, 0)->name);
-	if (o->period)
-		fprintf(out, "every %llu events", (unsigned long long)o->period);
+struct stack {
+	char *text;
+	uint64_t n;
+};
+
+static int
+cmp_stack(const void *a, const void *b)
+{
+	return strcmp(((const struct stack *)a)->text,
+		      ((const struct stack *)b)->text);
+}
+
+/* "comm;root;...;leaf", kernel frames marked _[k] as flame graphs expect */
+static char *
+fold(const struct opts *o, struct prof *p, const struct smp *s)
+{
+	uint32_t n = o->callgraph ? s->n : 1;
+	size_t cap = 64 + (size_t)n * 300, len;
+	char *b = malloc(cap);
+
+	if (!b)
+		return NULL;
+	len = (size_t)snprintf(b, cap, "%s", syms_comm(p->syms, s->space));
+	for (uint32_t i = n; i-- > 0;) {
+		struct frame f;
+
+		name_frame(p, s, i, &f);
+		for (char *c = f.sym; *c; c++)
+			if (*c == ';' || *c == ' ')
+				*c = '_';
+		len += (size_t)snprintf(b + len, cap - len, ";%s%s", f.sym,
+					f.dso[0] == '[' && strcmp(f.dso, "?")
+						? "_[k]" : "");
+	}
+	return b;
+}
+
+static int
+print_folded(const struct opts *o, struct prof *p)
+{
+	struct stack *st = calloc(p->ns + 1, sizeof(*st));
+	size_t m = 0;
+	int r = 0;
+
+	for (size_t k = 0; st && k < p->ns && r == 0; k++)
+		if ((st[k].text = fold(o, p, &p->s[k])) == NULL)
+			r = -1;
+	if (!st || r < 0)
+		r = -1;
 	else
-		fprintf(out, "%llu Hz", (unsigned long long)(o->hz ? o->hz
-							     : DEFAULT_HZ));
-	fprintf(out, "), %llu lost\n", (unsigned long long)lost);
-	fprintf(out, "%7s %9s  %-40s %s\n", "share", "samples", "function",
-	       "module");
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%6.2f%% %9llu  %-40s %s\n",
-		       100.0 * (double)f[i].n / (double)total,
-		       (unsigned long long)f[i].n, f[i].name, f[i].mod);
+		qsort(st, p->ns, sizeof(*st), cmp_stack);
+	for (size_t k = 0; r == 0 && k < p->ns; k = m) {
+		for (m = k; m < p->ns && !strcmp(st[m].text, st[k].text); m++)
+			;
+		fprintf(o->out, "%s %zu\n", st[k].text, m - k);
+	}
+	for (size_t k = 0; st && k < p->ns; k++)
+		free(st[k].text);
+	free(st);
+	return r;
 }
 
 /* stderr, stdout for "-", or FILE: close-on-exec, never the command's */
@@ -350,31 +875,98 @@ exit_status(int status)
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 }
 
-static int
-report(const struct opts *o, struct pctr_set *set, struct syms *syms,
-       const struct hist *h)
+static void
+warnings(const struct prof *p, uint64_t lost)
 {
-	struct pctr_overflow_stats st = { .size = sizeof(st) };
-	struct func *f;
-	size_t n;
+	const char *k = syms_kernel_hidden(p->syms);
 
-	pctr_overflow_stats(set, 0, &st);
-	f = by_function(h, syms, &n);
-	if (!f) {
-		fprintf(stderr, "pctr profile: out of memory\n");
-		return 1;
-	}
-	if (o->json)
-		print_json(o, set, f, n, h->total, st.lost);
-	else
-		print_text(o, set, f, n, h->total, st.lost);
-	if (st.lost)
+	if (syms_can_name() < 0)
+		fprintf(stderr, "pctr profile: warning: libdw.so.1 cannot be "
+				"loaded (install the package libdw1): "
+				"user-space samples are not named\n");
+	if (k)
+		fprintf(stderr, "pctr profile: warning: %s\n", k);
+	if (lost)
 		fprintf(stderr, "pctr profile: %llu samples lost: the buffer "
 				"filled up; lower the rate (-F) or raise the "
 				"period (-c)\n",
-			(unsigned long long)st.lost);
-	free(f);
+			(unsigned long long)lost);
+}
+
+static int
+report(const struct opts *o, struct pctr_set *set, struct prof *p)
+{
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	struct table t = { 0 };
+	int r = 0;
+
+	pctr_overflow_stats(set, 0, &st);
+	if (o->folded) {
+		r = print_folded(o, p);
+	} else {
+		for (size_t k = 0; k < p->ns && r == 0; k++)
+			r = count_sample(o, p, &t, k);
+		if (r == 0) {
+			size_t n;
+
+			qsort(t.r, t.n, sizeof(*t.r), cmp_row);
+			n = shown(o, &t, p->ns);
+			if (o->json)
+				print_json(o, set, &t, n, p->ns, st.lost,
+					   syms_kernel_hidden(p->syms));
+			else {
+				print_head(o, set, p->ns, st.lost);
+				print_text(o, &t, n, p->ns);
+			}
+		}
+	}
+	free(t.r);
+	if (r < 0) {
+		fprintf(stderr, "pctr profile: out of memory\n");
+		return 1;
+	}
+	warnings(p, st.lost);
 	return 0;
+}
+
+static int
+start(struct opts *o, struct pctr_set *set, pid_t *pid)
+{
+	int r;
+
+	if (o->attach) {
+		r = pctr_set_open(set, &o->target);
+		return r < 0 ? fail("cannot attach", r) : 0;
+	}
+	r = pctr_set_open_command(set, o->argv, pid);
+	if (r == -ENOENT || r == -EACCES) {
+		fprintf(stderr, "pctr profile: %s\n", pctr_strerror(r));
+		return r == -ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+	}
+	return r < 0 ? fail(o->argv[0], r) : 0;
+}
+
+static int
+profile(struct opts *o, struct pctr_set *set, struct prof *p)
+{
+	int r, status = 0;
+	pid_t pid = -1;
+
+	catch_signals(); /* before the command: exec resets them there */
+	r = start(o, set, &pid);
+	if (r)
+		return r;
+	r = o->attach ? run_attached(o, set, p)
+		      : run_command(set, pid, p, &status);
+	if (r < 0 && p->err)
+		fprintf(stderr, "pctr profile: out of memory\n");
+	if (r == 0)
+		r = report(o, set, p);
+	else if (r < 0)
+		r = 1;
+	if (r == 0 && !o->attach)
+		r = -exit_status(status) - 1;
+	return r;
 }
 
 int
@@ -382,42 +974,30 @@ cmd_profile(int argc, char **argv)
 {
 	struct opts o = { .event = NULL };
 	struct pctr_set *set = NULL;
-	struct syms *syms = NULL;
-	struct hist h = { 0 };
-	int r, status = 0;
-	pid_t pid;
+	struct prof p = { 0 };
+	int r;
 
 	r = parse(argc, argv, &o);
-	if (r)
-		return r;
+	if (r) {
+		free((void *)o.target.cpus);
+		return r < 0 ? 0 : r;
+	}
 	if (!o.event)
-		o.event = default_event();
+		o.event = default_event(&o);
 	r = open_set(&o, &set);
 	if (r == 0)
 		r = open_output(&o);
-	if (r) {
-		pctr_set_free(set);
-		return close_output(&o, r);
-	}
-	r = pctr_set_open_command(set, o.argv, &pid);
-	if (r < 0) {
-		int code = r == -ENOENT ? EXIT_NOTFOUND
-			   : r == -EACCES ? EXIT_NOEXEC : fail(o.argv[0], r);
-
-		if (r == -ENOENT || r == -EACCES)
-			fprintf(stderr, "pctr profile: %s\n", pctr_strerror(r));
-		pctr_set_free(set);
-		return close_output(&o, code);
-	}
-	if (syms_new(&syms, pid) < 0 || run(set, pid, syms, &h, &status) < 0) {
-		fprintf(stderr, "pctr profile: out of memory\n");
-		r = 1;
-	} else
-		r = report(&o, set, syms, &h);
-	syms_free(syms);
+	if (r == 0)
+		r = syms_new(&p.syms) < 0 ? 1 : 0;
+	if (r == 0)
+		r = profile(&o, set, &p);
+	syms_free(p.syms);
 	pctr_set_free(set);
-	free(h.ip);
-	free(h.n);
-	r = close_output(&o, r);
-	return r ? r : exit_status(status);
+	free(p.s);
+	free(p.ip);
+	free((void *)o.target.cpus);
+	/* a command's own exit status, once the report is out */
+	if (r < 0)
+		return close_output(&o, 0) ? 1 : -r - 1;
+	return close_output(&o, r);
 }

@@ -19,8 +19,9 @@ usage(FILE *f)
 		   "       pctr stat [-e EVENTS] [-r N] [-I MS] [-p PID | -t TID | "
 		   "-a [-C CPUS]] [--json | -x SEP] [-o FILE] [-- COMMAND ...]\n"
 		   "       pctr info [--json]\n"
-		   "       pctr profile [-e EVENT] [-c PERIOD | -F HZ] [--json] "
-		   "-- COMMAND ...\n"
+		   "       pctr profile [-e EVENT] [-c PERIOD | -F HZ] [-g] "
+		   "[-p PID | -t TID | -a [-C CPUS]] [--json | --folded] "
+		   "[-- COMMAND ...]\n"
 		   "       pctr --version\n");
 }
 

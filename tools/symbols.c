@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * symbols.c - names for the instruction pointers of a profiled process,
- * with elfutils' libdwfl.
+ * symbols.c - names for the instruction pointers of a profiled tree of
+ * processes: user space with elfutils' libdwfl, the kernel from
+ * /proc/kallsyms.
  *
- * The process may be gone by the time its samples are named, so its
- * memory map is kept as text: every distinct line of /proc/PID/maps seen
- * while it ran (syms_snapshot(), called often enough to see libraries
- * loaded late).  Naming reports that text to libdwfl as if it were the
- * live map, which then reads the ELF files and their symbol tables.
+ * The processes may be gone by the time their samples are named, and a
+ * mapping may have come and gone between two reads, so the maps are
+ * rebuilt from the side-band records the kernel writes into the sample
+ * buffer, in order with the samples (as perf record does):
+ *   FORK   a new process: a new address space, a copy of its parent's;
+ *          a new thread (pid == ppid) shares its process's
+ *   COMM   with exec: a new, empty address space; else a new name
+ *   MMAP2  an executable mapping added to the process's current space
+ * A sample is named in the space its process had when it was taken.  Each
+ * space's maps are kept as /proc/PID/maps text, which libdwfl reads as if
+ * it were a live map, and then opens the ELF files by path.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,8 +86,11 @@ dw_load(void)
 }
 #endif
 
-struct syms {
+
+/* an address space: one process between a fork or exec and the next */
+struct space {
 	pid_t pid;
+	char comm[64];
 	char *maps; /* distinct mapping lines of files */
 	size_t len, cap;
 	int dirty; /* maps changed since the last report */
@@ -88,114 +99,400 @@ struct syms {
 #endif
 };
 
-int
-syms_new(struct syms **sp, pid_t pid)
-{
-	struct syms *s = calloc(1, sizeof(*s));
+struct ksym {
+	uint64_t addr;
+	char *name;
+	const char *mod;
+};
 
-	*sp = s;
-	if (!s)
-		return -ENOMEM;
-	s->pid = pid;
-	return 0;
+struct syms {
+	struct space *sp;
+	size_t n, cap;
+	struct ksym *k;
+	size_t nk;
+	int kstate; /* 0: not read, 1: read, -1: hidden */
+	char khidden[256];
+};
+
+int
+syms_new(struct syms **sp)
+{
+	*sp = calloc(1, sizeof(**sp));
+	return *sp ? 0 : -ENOMEM;
 }
 
 static void
-add_line(struct syms *s, const char *line)
+add_line(struct space *sp, const char *line)
 {
 	size_t n = strlen(line);
 
-	if (!strchr(line, '/') || (s->maps && strstr(s->maps, line)))
+	if (!strchr(line, '/') || (sp->maps && strstr(sp->maps, line)))
 		return;
-	if (s->len + n + 1 > s->cap) {
-		size_t cap = (s->cap + n + 1) * 2;
-		char *m = realloc(s->maps, cap);
+	if (sp->len + n + 1 > sp->cap) {
+		size_t cap = (sp->cap + n + 1) * 2;
+		char *m = realloc(sp->maps, cap);
 
 		if (!m)
 			return;
-		s->maps = m;
-		s->cap = cap;
+		sp->maps = m;
+		sp->cap = cap;
 	}
-	memcpy(s->maps + s->len, line, n + 1);
-	s->len += n;
-	s->dirty = 1;
+	memcpy(sp->maps + sp->len, line, n + 1);
+	sp->len += n;
+	sp->dirty = 1;
 }
 
-void
-syms_snapshot(struct syms *s)
+/* the latest space of @pid, or -1 */
+static int
+find(const struct syms *s, pid_t pid)
+{
+	for (size_t i = s->n; i-- > 0;)
+		if (s->sp[i].pid == pid)
+			return (int)i;
+	return -1;
+}
+
+/* a new space for @pid, a copy of space @from (-1: empty) */
+static int
+new_space(struct syms *s, pid_t pid, int from)
+{
+	struct space *sp;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct space *g = realloc(s->sp, cap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		s->sp = g;
+		s->cap = cap;
+	}
+	sp = &s->sp[s->n];
+	memset(sp, 0, sizeof(*sp));
+	sp->pid = pid;
+	if (from >= 0) {
+		snprintf(sp->comm, sizeof(sp->comm), "%s", s->sp[from].comm);
+		if (s->sp[from].maps)
+			add_line(sp, s->sp[from].maps);
+	}
+	return (int)s->n++;
+}
+
+/* a process running before the counter was opened: what /proc says now */
+static void
+from_proc(struct space *sp)
 {
 	char path[64], line[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)s->pid);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)sp->pid);
+	f = fopen(path, "re");
+	if (f && fgets(sp->comm, sizeof(sp->comm), f))
+		sp->comm[strcspn(sp->comm, "\n")] = 0;
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)sp->pid);
 	f = fopen(path, "re");
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
-		add_line(s, line);
+		add_line(sp, line);
 	fclose(f);
+}
+
+int
+syms_space(struct syms *s, pid_t pid)
+{
+	int i = find(s, pid);
+
+	if (i >= 0)
+		return i;
+	i = new_space(s, pid, -1);
+	/* pid 0 is each CPU's idle task, which /proc does not list */
+	if (i >= 0 && pid == 0)
+		snprintf(s->sp[i].comm, sizeof(s->sp[i].comm), "swapper");
+	else if (i >= 0)
+		from_proc(&s->sp[i]);
+	return i;
+}
+
+const char *
+syms_comm(const struct syms *s, int space)
+{
+	return space >= 0 && s->sp[space].comm[0] ? s->sp[space].comm : "?";
+}
+
+/* FNV-1a, never 0 */
+static unsigned int
+name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h ? h : 1;
+}
+
+static int
+add_mmap(struct syms *s, const struct pctr_sample_record *r)
+{
+	char line[4352];
+	int i = syms_space(s, r->pid);
+
+	if (i < 0)
+		return i;
+	/*
+	 * Only executable mappings are reported (attr.mmap_data is 0), but
+	 * libdwfl takes a file's lowest mapping for its load address: the
+	 * line starts where the file's offset 0 is mapped, as ELF segments
+	 * keep their file offsets and addresses congruent.  libdwfl takes
+	 * a line of device 00:00 and inode 0 for an anonymous mapping, and
+	 * lines of one device and inode for one file: the inode is made up
+	 * from the name.
+	 */
+	if (r->pgoff > r->addr)
+		return 0;
+	snprintf(line, sizeof(line),
+		 "%" PRIx64 "-%" PRIx64 " r-xp 00000000 00:00 %u %s\n",
+		 r->addr - r->pgoff, r->addr + r->len, name_hash(r->name),
+		 r->name);
+	add_line(&s->sp[i], line);
+	return 0;
+}
+
+int
+syms_record(struct syms *s, const struct pctr_sample_record *r)
+{
+	int i;
+
+	switch (r->kind) {
+	case PCTR_REC_MMAP:
+		return add_mmap(s, r);
+	case PCTR_REC_FORK:
+		if (r->pid == r->ppid)
+			return 0; /* a thread: its process's space */
+		/* a parent running before the profile: read from /proc */
+		i = syms_space(s, r->ppid);
+		return i < 0 || new_space(s, r->pid, i) < 0 ? -ENOMEM : 0;
+	case PCTR_REC_COMM:
+		i = r->exec ? new_space(s, r->pid, -1) : syms_space(s, r->pid);
+		if (i < 0)
+			return -ENOMEM;
+		/* a thread's own name is not its process's */
+		if (r->exec || r->pid == r->tid)
+			snprintf(s->sp[i].comm, sizeof(s->sp[i].comm), "%s",
+				 r->name);
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- the kernel --------------------------------------------------------- */
+
+static int
+cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int
+read_int(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	int v = -99;
+
+	if (f && fscanf(f, "%d", &v) != 1)
+		v = -99;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void
+kernel_hidden(struct syms *s, const char *why)
+{
+	s->kstate = -1;
+	snprintf(s->khidden, sizeof(s->khidden),
+		 "kernel addresses have no names: %s "
+		 "(kernel.kptr_restrict=%d, kernel.perf_event_paranoid=%d; "
+		 "CAP_SYSLOG, or kptr_restrict 0 with paranoid 1 or less, "
+		 "shows them)",
+		 why, read_int("/proc/sys/kernel/kptr_restrict"),
+		 read_int("/proc/sys/kernel/perf_event_paranoid"));
+}
+
+static int
+add_ksym(struct syms *s, size_t *cap, uint64_t addr, const char *name,
+	 const char *mod)
+{
+	if (s->nk == *cap) {
+		size_t c = *cap ? 2 * *cap : 65536;
+		struct ksym *k = realloc(s->k, c * sizeof(*k));
+
+		if (!k)
+			return -1;
+		s->k = k;
+		*cap = c;
+	}
+	s->k[s->nk].addr = addr;
+	s->k[s->nk].name = strdup(name);
+	s->k[s->nk].mod = NULL;
+	if (mod && (s->k[s->nk].mod = strdup(mod)) == NULL)
+		return -1;
+	return s->k[s->nk++].name ? 0 : -1;
+}
+
+/* text symbols of /proc/kallsyms: "ADDR TYPE NAME [MODULE]" */
+static void
+read_kallsyms(struct syms *s)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], mod[128], type;
+	unsigned long long addr;
+	size_t cap = 0;
+	int nonzero = 0;
+
+	if (!f)
+		return kernel_hidden(s, "/proc/kallsyms cannot be read");
+	s->kstate = 1;
+	while (fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type,
+			       name, mod);
+
+		nonzero |= addr != 0;
+		if (n < 3 || (type != 't' && type != 'T' && type != 'w' &&
+			      type != 'W'))
+			continue;
+		if (add_ksym(s, &cap, addr, name, n == 4 ? mod : NULL) < 0)
+			break;
+	}
+	fclose(f);
+	if (!nonzero)
+		return kernel_hidden(s, "/proc/kallsyms shows every address "
+					"as 0");
+	qsort(s->k, s->nk, sizeof(*s->k), cmp_ksym);
+}
+
+static void
+kernel_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
+	    size_t mod_len)
+{
+	size_t lo = 0, hi;
+
+	if (!s->kstate)
+		read_kallsyms(s);
+	hi = s->kstate > 0 ? s->nk : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->k[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (s->kstate < 0 || lo == 0) {
+		snprintf(fn, fn_len, "[kernel]");
+		snprintf(mod, mod_len, "[kernel]");
+		return;
+	}
+	snprintf(fn, fn_len, "%s", s->k[lo - 1].name);
+	if (s->k[lo - 1].mod)
+		snprintf(mod, mod_len, "[%s]", s->k[lo - 1].mod);
+	else
+		snprintf(mod, mod_len, "[kernel.kallsyms]");
+}
+
+const char *
+syms_kernel_hidden(const struct syms *s)
+{
+	return s->kstate < 0 ? s->khidden : NULL;
+}
+
+/* x86-64, arm64, ...: the kernel lives in the upper half */
+static int
+is_kernel(uint64_t ip)
+{
+	return ip >> 63;
 }
 
 #ifdef HAVE_DWFL
 static Dwfl_Callbacks callbacks;
 
+int
+syms_can_name(void)
+{
+	return dw_load() ? 0 : -1;
+}
+
 static void
-report(struct syms *s)
+report(struct space *sp)
 {
 	FILE *f;
 
-	if (s->dwfl && !s->dirty)
+	if (sp->dwfl && !sp->dirty)
 		return;
 	if (!dw_load())
 		return; /* no libdw: samples are named by address */
 	callbacks.find_elf = DW(dwfl_linux_proc_find_elf);
 	callbacks.find_debuginfo = DW(dwfl_standard_find_debuginfo);
-	if (s->dwfl)
-		DW(dwfl_end)(s->dwfl);
-	s->dwfl = DW(dwfl_begin)(&callbacks);
-	s->dirty = 0;
-	if (!s->dwfl || !s->maps)
+	if (sp->dwfl)
+		DW(dwfl_end)(sp->dwfl);
+	sp->dwfl = DW(dwfl_begin)(&callbacks);
+	sp->dirty = 0;
+	if (!sp->dwfl || !sp->maps)
 		return;
-	f = fmemopen(s->maps, s->len, "r");
+	f = fmemopen(sp->maps, sp->len, "r");
 	if (!f)
 		return;
-	DW(dwfl_report_begin)(s->dwfl);
-	DW(dwfl_linux_proc_maps_report)(s->dwfl, f);
-	DW(dwfl_report_end)(s->dwfl, NULL, NULL);
+	DW(dwfl_report_begin)(sp->dwfl);
+	DW(dwfl_linux_proc_maps_report)(sp->dwfl, f);
+	DW(dwfl_report_end)(sp->dwfl, NULL, NULL);
 	fclose(f);
 }
 
+/*
+ * Addresses without a symbol (a stripped program) are one row per module,
+ * "[unknown]", rather than one per address.
+ */
 void
-syms_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
-	  size_t mod_len)
+syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
+	  char *mod, size_t mod_len)
 {
-	Dwfl_Module *m;
+	struct space *sp = space >= 0 ? &s->sp[space] : NULL;
+	Dwfl_Module *m = NULL;
 	const char *name = NULL, *mname = NULL, *slash;
-	Dwarf_Addr start = 0;
 
-	report(s);
-	m = s->dwfl ? DW(dwfl_addrmodule)(s->dwfl, ip) : NULL;
+	if (is_kernel(ip))
+		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
+	if (sp)
+		report(sp);
+	if (sp && sp->dwfl)
+		m = DW(dwfl_addrmodule)(sp->dwfl, ip);
 	if (m) {
 		name = DW(dwfl_module_addrname)(m, ip);
-		mname = DW(dwfl_module_info)(m, NULL, &start, NULL, NULL, NULL,
+		mname = DW(dwfl_module_info)(m, NULL, NULL, NULL, NULL, NULL,
 					     NULL, NULL);
 	}
 	slash = mname ? strrchr(mname, '/') : NULL;
 	snprintf(mod, mod_len, "%s", slash ? slash + 1 : mname ? mname : "?");
-	if (name)
-		snprintf(fn, fn_len, "%s", name);
-	else if (m)
-		snprintf(fn, fn_len, "%s+%#llx", mod,
-			 (unsigned long long)(ip - start));
-	else
-		snprintf(fn, fn_len, "[unknown]");
+	snprintf(fn, fn_len, "%s", name ? name : "[unknown]");
 }
 #else
-void
-syms_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
-	  size_t mod_len)
+int
+syms_can_name(void)
 {
-	(void)s;
+	return -1;
+}
+
+void
+syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
+	  char *mod, size_t mod_len)
+{
+	(void)space;
+	if (is_kernel(ip))
+		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
 	snprintf(fn, fn_len, "%#llx", (unsigned long long)ip);
 	snprintf(mod, mod_len, "?");
 }
@@ -206,10 +503,18 @@ syms_free(struct syms *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < s->n; i++) {
 #ifdef HAVE_DWFL
-	if (s->dwfl)
-		DW(dwfl_end)(s->dwfl);
+		if (s->sp[i].dwfl)
+			DW(dwfl_end)(s->sp[i].dwfl);
 #endif
-	free(s->maps);
+		free(s->sp[i].maps);
+	}
+	for (size_t i = 0; i < s->nk; i++) {
+		free(s->k[i].name);
+		free((char *)s->k[i].mod);
+	}
+	free(s->k);
+	free(s->sp);
 	free(s);
 }

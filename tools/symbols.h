@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* tools/symbols.h - instruction pointers of another process to names. */
+/*
+ * tools/symbols.h - the address spaces of a profiled tree of processes,
+ * rebuilt from the sample stream's side-band records, and names for the
+ * addresses sampled in them.
+ */
 #ifndef PCTR_TOOL_SYMBOLS_H
 #define PCTR_TOOL_SYMBOLS_H
 
@@ -7,12 +11,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pctr.h"
+
 struct syms;
 
-int syms_new(struct syms **sp, pid_t pid);
-void syms_snapshot(struct syms *s);
-void syms_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len,
-	       char *mod, size_t mod_len);
+int syms_new(struct syms **sp);
+/*
+ * Note a side-band record (PCTR_REC_MMAP, _COMM, _FORK, _EXIT).  Return 0,
+ * or -ENOMEM.
+ */
+int syms_record(struct syms *s, const struct pctr_sample_record *r);
+/*
+ * The address space process @pid has now, for its samples: an index for
+ * syms_name() and syms_comm(), or -ENOMEM.  A process never announced by
+ * a record (one running before the counter was opened) is read from /proc.
+ */
+int syms_space(struct syms *s, pid_t pid);
+const char *syms_comm(const struct syms *s, int space);
+void syms_name(struct syms *s, int space, uint64_t ip, char *fn,
+	       size_t fn_len, char *mod, size_t mod_len);
+/* why kernel addresses have no names, or NULL; after a kernel address */
+const char *syms_kernel_hidden(const struct syms *s);
+/* 0 if user-space addresses can be named (libdw is there) */
+int syms_can_name(void);
 void syms_free(struct syms *s);
 
 #endif

@@ -5,6 +5,14 @@
  * with shares near 75% and 25%, under symbol names read from the ELF file.
  * The report, like pctr stat's, never mixes with the command's output:
  * standard error by default, -o FILE (not inherited), -o - for stdout.
+ *
+ * tests/tool/profile_chain spins in hot(), reached through main -> a -> b
+ * -> hot, built with frame pointers, in itself, in a forked child or after
+ * an exec of itself: every process of the tree must be named, from the
+ * side-band records of the sample stream, with the call chain when -g.
+ * Its loop is pure arithmetic, so task-clock's samples land in user mode
+ * and in hot(); the bounds below leave room for the kernel's interrupts
+ * and the exec, and for samples of sh.
  */
 #include <libgen.h>
 
@@ -128,6 +136,342 @@ TEST(exit_status_and_errors)
 	ASSERT_CONTAINS(r.err, "max_sample_rate");
 }
 
+static const char *
+chain_prog(const char *var)
+{
+	const char *p = getenv(var);
+
+	if (!p)
+		SKIP("$%s is not set (run through meson test)", var);
+	return p;
+}
+
+/*
+ * The JSON report (the last line of @json): the sum of f[@field] over its
+ * rows f where the python expression @cond holds; with @field NULL, the
+ * number of those rows.
+ */
+static double
+json_sum(const char *json, const char *field, const char *cond)
+{
+	char script[1024];
+
+	snprintf(script, sizeof(script),
+		 "import json,sys\n"
+		 "d=json.loads(sys.stdin.read().splitlines()[-1])\n"
+		 "assert d['schema']=='pctr-profile/1'\n"
+		 "print(sum(f.get('%s',1) for f in d['functions'] if %s))",
+		 field ? field : "", cond);
+	return python_num(script, json);
+}
+
+/* the leaf function's share, over every process of the tree */
+static double
+hot_share(struct result r)
+{
+	if (r.status != 0)
+		TEST_FAIL("pctr profile exited %d: %s", r.status, r.err);
+	return json_sum(r.out, "share", "f.get('name')=='hot'");
+}
+
+/*
+ * Children of sh, forks and execs: named by the records of the stream
+ * (before, only the top pid's /proc/PID/maps was read: 100% [unknown]).
+ * A bound of 0.85: the spin is 300 ms of user-mode arithmetic in hot(); sh,
+ * the exec and interrupts take some ms and a few percent at most.
+ */
+TEST(children_forks_execs_named)
+{
+	const char *prog = chain_prog("PROFILE_CHAIN");
+	char cmd[4200];
+	double sh, fork, exec;
+
+	snprintf(cmd, sizeof(cmd), "%s 300; true", prog);
+	sh = hot_share(pctr("profile", "-e", "task-clock", "--sort",
+			    "comm,sym", "--json", "-o", "-", "--", "sh", "-c",
+			    cmd, NULL));
+	fork = hot_share(pctr("profile", "-e", "task-clock", "--json", "-o",
+			      "-", "--", prog, "300", "fork", NULL));
+	exec = hot_share(pctr("profile", "-e", "task-clock", "--json", "-o",
+			      "-", "--", prog, "300", "exec", NULL));
+	printf("# hot's share: sh -c %.3f, fork %.3f, exec %.3f\n", sh, fork,
+	       exec);
+	ASSERT(sh > 0.85);
+	ASSERT(fork > 0.85);
+	ASSERT(exec > 0.85);
+}
+
+/* the command of each row is the process's own: profile_chain under sh */
+TEST(sort_keys_in_any_order)
+{
+	const char *prog = chain_prog("PROFILE_CHAIN");
+	char cmd[4200];
+	struct result r;
+
+	snprintf(cmd, sizeof(cmd), "%s 200; true", prog);
+	r = pctr("profile", "-e", "task-clock", "--sort", "sym,comm,dso",
+		 "--", "sh", "-c", cmd, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "function");
+	ASSERT(strstr(r.err, "function") < strstr(r.err, "command"));
+	ASSERT(strstr(r.err, "command") < strstr(r.err, "module"));
+	ASSERT(strstr(r.err, "hot") != NULL);
+	/* the row of hot: command profile_chain, module profile_chain */
+	ASSERT(json_sum(pctr("profile", "-e", "task-clock", "--sort",
+			     "dso,comm", "--json", "-o", "-", "--", "sh", "-c",
+			     cmd, NULL).out,
+			"share",
+			"f['comm']=='profile_chain' and "
+			"f['module']=='profile_chain' and 'name' not in f") >
+	       0.85);
+	r = pctr("profile", "--sort", "sym,pid", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "comm, dso, sym");
+	r = pctr("profile", "--sort", "sym,sym", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+}
+
+/*
+ * A stripped program: its addresses without a symbol are one row,
+ * "[unknown]" in its module, not one row per address; --top and
+ * --percent-limit cut the list.
+ */
+TEST(stripped_rows_limited)
+{
+	const char *prog = chain_prog("PROFILE_STRIPPED");
+	struct result r;
+	double v;
+
+	r = pctr("profile", "-e", "task-clock", "--json", "-o", "-", "--",
+		 prog, "300", NULL);
+	ASSERT_EQ(r.status, 0);
+	v = json_sum(r.out, "share",
+		     "f['name']=='[unknown]' and "
+		     "f['module']=='profile_chain_stripped'");
+	printf("# the stripped program's one row: %.3f\n", v);
+	ASSERT(v > 0.85);
+	ASSERT_EQ(json_sum(r.out, "samples",
+			   "f['module']=='profile_chain_stripped' and "
+			   "f['name']!='[unknown]'"),
+		  0);
+	r = pctr("profile", "-e", "task-clock", "--top", "1", "--json", "-o",
+		 "-", "--", prog, "100", NULL);
+	ASSERT_EQ(json_sum(r.out, NULL, "True"), 1); /* one row */
+	r = pctr("profile", "-e", "task-clock", "--percent-limit", "50",
+		 "--", prog, "100", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "[unknown]");
+	ASSERT(!strstr(r.err, "%       1 ")); /* no row of one sample */
+}
+
+/*
+ * -g: frame pointers give main -> a -> b -> hot; hot's self share is
+ * near all, main's self is 0 and its children share near all; --folded
+ * prints that stack root first, with its count.
+ */
+TEST(call_graph_children_self_folded)
+{
+	const char *prog = chain_prog("PROFILE_CHAIN");
+	struct result r;
+	char *line;
+	long n = 0, total = 0;
+
+	r = pctr("profile", "-e", "task-clock", "-g", "--json", "-o", "-",
+		 "--", prog, "300", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(json_sum(r.out, "share", "f['name']=='hot'") > 0.85);
+	ASSERT(json_sum(r.out, "children_share", "f['name']=='main'") > 0.9);
+	ASSERT(json_sum(r.out, "children_share", "f['name']=='b'") > 0.85);
+	ASSERT_EQ(json_sum(r.out, "samples", "f['name']=='main'"), 0);
+	r = pctr("profile", "-e", "task-clock", "-g", "--folded", "-o", "-",
+		 "--", prog, "300", NULL);
+	ASSERT_EQ(r.status, 0);
+	for (line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+		char *sp = strrchr(line, ' ');
+
+		ASSERT(sp != NULL);
+		total += atol(sp + 1);
+		if (strstr(line, ";main;spin;a;b;hot "))
+			n += atol(sp + 1);
+	}
+	printf("# folded: %ld of %ld samples in main;spin;a;b;hot\n", n,
+	       total);
+	ASSERT(total > 0 && n > 0.85 * total);
+	/* without -g: one frame a sample */
+	r = pctr("profile", "-e", "task-clock", "--folded", "-o", "-", "--",
+		 prog, "100", NULL);
+	ASSERT_CONTAINS(r.out, "profile_chain;hot ");
+	ASSERT(!strstr(r.out, ";b;"));
+}
+
+/* spawn profile_chain MS, return its pid */
+static pid_t
+spawn_chain(const char *ms)
+{
+	char *argv[] = { (char *)chain_prog("PROFILE_CHAIN"), (char *)ms,
+			 NULL };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * -p, -t and -a attach to what runs already: its maps are read from /proc
+ * when its first sample comes.  -d ends the profile.
+ */
+TEST(attach_pid_tid_cpus)
+{
+	pid_t pid = spawn_chain("3000");
+	char spid[16];
+	struct result r;
+
+	ASSERT(pid > 0);
+	usleep(100000); /* past its exec */
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	r = pctr("profile", "-e", "task-clock", "-p", spid, "-d", "0.4",
+		 "--json", "-o", "-", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(json_sum(r.out, "share", "f['name']=='hot'") > 0.85);
+	r = pctr("profile", "-e", "task-clock", "-t", spid, "-d", "0.4",
+		 "--json", "-o", "-", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(json_sum(r.out, "share", "f['name']=='hot'") > 0.85);
+	/* whole CPUs: other engineers' work too, but hot among it */
+	r = pctr("profile", "-a", "-d", "0.5", "--sort", "comm,sym", "--json",
+		 "-o", "-", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(json_sum(r.out, "samples",
+			"f['comm']=='profile_chain' and f['name']=='hot'") > 0);
+	r = pctr("profile", "-a", "-C", "0", "-d", "0.2", "--json", "-o", "-",
+		 NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "\"event\":\"cpu-clock\"");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * Kernel samples are named from /proc/kallsyms (readable here: root): a
+ * command that spends its time in read(2) of /dev/zero.
+ */
+TEST(kernel_symbols)
+{
+	struct result r = pctr("profile", "-e", "task-clock", "--sort",
+			       "dso,sym", "--json", "-o", "-", "--", "dd",
+			       "if=/dev/zero", "of=/dev/null", "bs=1M",
+			       "count=3000", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT(json_sum(r.out, "share",
+			"f['module']=='[kernel.kallsyms]' and "
+			"f['name']!='[kernel]'") > 0.5);
+	ASSERT_CONTAINS(r.out, "\"kernel_hidden\":null");
+}
+
+/*
+ * Without CAP_SYSLOG (dropped from the bounding set, so root's exec does
+ * not get it), /proc/kallsyms shows zeros: kernel samples are [kernel],
+ * and the warning and "kernel_hidden" say why.
+ */
+TEST(kernel_hidden_says_why)
+{
+	char *argv[] = { "/usr/bin/setpriv", "--bounding-set=-syslog",
+			 (char *)pctr_path(), "profile", "-e", "task-clock",
+			 "--sort", "dso,sym", "--json", "-o", "-", "--", "dd",
+			 "if=/dev/zero", "of=/dev/null", "bs=1M", "count=3000",
+			 NULL };
+	struct result r;
+
+	if (geteuid() != 0 || access(argv[0], X_OK))
+		SKIP("needs root and setpriv to drop CAP_SYSLOG");
+	r = run_in(argv, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(json_sum(r.out, "share", "f['module']=='[kernel]' and "
+					"f['name']=='[kernel]'") > 0.5);
+	ASSERT_CONTAINS(r.out, "kptr_restrict=");
+	ASSERT_CONTAINS(r.err, "warning: kernel addresses have no names");
+	ASSERT_CONTAINS(r.err, "perf_event_paranoid=");
+}
+
+TEST(options)
+{
+	struct result r = pctr("profile", "--help", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "usage: pctr profile");
+	ASSERT_CONTAINS(r.out, "--folded");
+	r = pctr("profile", "-h", NULL);
+	ASSERT_EQ(r.status, 0);
+	r = pctr("profile", "-e", "task-clock,page-faults", "--", "true",
+		 NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "one event");
+	r = pctr("profile", "-C", "0", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "-C needs -a");
+	r = pctr("profile", "-d", "1", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	r = pctr("profile", "-p", "1", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	r = pctr("profile", "--json", "--folded", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	r = pctr("profile", "--top", "0", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	/* the default event exists here (task-clock without a PMU) */
+	r = pctr("profile", "--", "true", NULL);
+	ASSERT_EQ(r.status, 0);
+}
+
+/*
+ * Without libdw, a warning names the package: libdw.so.1 is hidden by a
+ * bind mount of /dev/null over it in a mount namespace of its own.
+ */
+TEST(missing_libdw_warns)
+{
+	char script[4400];
+	char *argv[] = { "/bin/sh", "-c", "exec unshare -m sh -c \"$1\"",
+			 "sh", script, NULL };
+	struct result r;
+
+	snprintf(script, sizeof(script),
+		 "lib=$(ldconfig -p | sed -n 's/.*libdw.so.1 .*=> //p' | "
+		 "head -n1); [ -n \"$lib\" ] || exit 77; "
+		 "mount --bind /dev/null \"$(realpath \"$lib\")\" || exit 77; "
+		 "exec %s profile -e task-clock -- %s 50",
+		 pctr_path(), chain_prog("PROFILE_CHAIN"));
+	r = run_in(argv, NULL);
+	if (r.status == 77 || r.status == 127)
+		SKIP("no libdw.so.1 to hide, or no mount namespace (unshare)");
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "libdw1");
+	ASSERT_CONTAINS(r.err, "samples of task-clock");
+}
+
+/*
+ * SIGTERM from another process: forwarded to the command, whose death
+ * the exit status tells, and the report of what was sampled still comes.
+ */
+TEST(signal_forwarded_report_kept)
+{
+	char *argv[] = { (char *)pctr_path(), "profile", "-e", "task-clock",
+			 "--", (char *)chain_prog("PROFILE_CHAIN"), "20000",
+			 NULL };
+	char o[64], e[64];
+	pid_t pid = start(argv, NULL, o, e);
+	struct result r;
+
+	usleep(400000);
+	kill(pid, SIGTERM);
+	r = finish(pid, o, e);
+	ASSERT_EQ(r.status, 128 + SIGTERM);
+	ASSERT_CONTAINS(r.err, "samples of task-clock");
+	ASSERT_CONTAINS(r.err, "hot");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -136,5 +480,15 @@ main(int argc, char **argv)
 	return test_main(TESTS(TEST_CASE(ranks_hotspots_by_cost)
 			       TEST_CASE(text_report_with_period)
 			       TEST_CASE(output_file_separate)
-			       TEST_CASE(exit_status_and_errors)));
+			       TEST_CASE(exit_status_and_errors)
+			       TEST_CASE(children_forks_execs_named)
+			       TEST_CASE(sort_keys_in_any_order)
+			       TEST_CASE(stripped_rows_limited)
+			       TEST_CASE(call_graph_children_self_folded)
+			       TEST_CASE(attach_pid_tid_cpus)
+			       TEST_CASE(kernel_symbols)
+			       TEST_CASE(kernel_hidden_says_why)
+			       TEST_CASE(options)
+			       TEST_CASE(missing_libdw_warns)
+			       TEST_CASE(signal_forwarded_report_kept)));
 }

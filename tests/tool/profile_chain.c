@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile_chain - the workload of test_profile: a user-mode arithmetic
+ * loop in hot(), reached through main -> a -> b -> hot, built with frame
+ * pointers (leaf functions too), so that a call chain from frame pointers
+ * names every caller.
+ *
+ *   profile_chain MS            spin for MS ms of CPU time
+ *   profile_chain MS fork       the same in a forked child; the parent waits
+ *   profile_chain MS exec       exec itself (by argv[0]) with MS: a new
+ *                               address space
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile unsigned long sink;
+
+static double
+cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+__attribute__((noinline)) void
+store(unsigned long x)
+{
+	sink = x;
+}
+
+/*
+ * Pure arithmetic: no system call, so every sample lands in user mode.  It
+ * calls store() so that it is not a leaf: GCC leaves out the frame of a
+ * leaf that needs no stack even with -fno-omit-frame-pointer, and without
+ * it the unwinder would step from hot() straight to a(), past b().
+ */
+__attribute__((noinline)) void
+hot(unsigned long n)
+{
+	unsigned long x = sink;
+
+	for (unsigned long i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	store(x);
+}
+
+__attribute__((noinline)) void
+b(unsigned long n)
+{
+	hot(n);
+	sink++;
+}
+
+__attribute__((noinline)) void
+a(unsigned long n)
+{
+	b(n);
+	sink++;
+}
+
+/* a clock read every 10^7 iterations (some ms): a negligible share */
+static void
+spin(double ms)
+{
+	double end = cpu_ms() + ms;
+
+	while (cpu_ms() < end)
+		a(10000000);
+}
+
+int
+main(int argc, char **argv)
+{
+	double ms = argc > 1 ? atof(argv[1]) : 100;
+	pid_t pid;
+
+	if (argc > 2 && !strcmp(argv[2], "exec")) {
+		execl(argv[0], argv[0], argv[1], (char *)NULL);
+		return 126;
+	}
+	if (argc > 2 && !strcmp(argv[2], "fork")) {
+		pid = fork();
+		if (pid == 0) {
+			spin(ms);
+			_exit(0);
+		}
+		return waitpid(pid, NULL, 0) == pid ? 0 : 1;
+	}
+	spin(ms);
+	return 0;
+}
