@@ -13,7 +13,8 @@
 # whose PMUv3 counts instructions exactly under -icount shift=0.  The x86-64
 # guest: qemu-system-x86_64 built with tests/hw/qemu/*.patch (the Intel
 # architectural PMU for TCG), "-cpu max,vendor=GenuineIntel,pmu=on" so that
-# the kernel takes its Intel architectural-perfmon path.
+# the kernel takes its Intel architectural-perfmon path, with the qboot
+# firmware of Debian's qemu-system-data.
 #
 # environment: PCTR_HW_CACHE, PCTR_HW_QEMU, PCTR_HW_KERNEL, PCTR_HW_TIMEOUT,
 #   PCTR_HW_QEMU_ARGS (see run-in-guest.sh -h).
@@ -102,7 +103,10 @@ guest_setup() { # ARCH
 		guest_console="ttyS0 nmi_watchdog=0"
 		# vendor: TCG's "max" CPU says AuthenticAMD; the kernel
 		# takes the architectural-perfmon path on Intel only
-		guest_qemu_args=(-machine q35 -cpu max,vendor=GenuineIntel,pmu=on)
+		# firmware: qboot from qemu-system-data (Debian's QEMU source
+		# has none), which boots -kernel straight away; no VGA ROM
+		guest_qemu_args=(-machine q35 -cpu max,vendor=GenuineIntel,pmu=on
+			-L /usr/share/qemu -bios qboot.rom -vga none)
 		;;
 	*)
 		guest_error="unknown architecture $1"

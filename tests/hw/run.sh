@@ -95,7 +95,7 @@ ensure_packages() {
 	local want="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio meson ninja-build python3 libpfm4-dev:arm64"
 	local missing= p log=$cache/apt.log
 
-	[ "$arch" = x86_64 ] && want="gcc libc6-dev cpio meson ninja-build python3 libpfm4-dev"
+	[ "$arch" = x86_64 ] && want="gcc libc6-dev cpio meson ninja-build python3 libpfm4-dev qemu-system-data"
 
 	command -v dpkg-query >/dev/null 2>&1 ||
 		skip "not a Debian system: install qemu-system-aarch64, an aarch64 cross compiler and a static aarch64 libpfm by hand"
