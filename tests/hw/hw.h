@@ -70,7 +70,31 @@ hw_sysfs_event(const char *terms, const char *mods)
 	return b;
 }
 
+/*
+ * What "hw_loop N" executes from its first instruction to its exit, as
+ * hw_loop.S (hw_loop_x86_64.S) spells it out.
+ */
+static inline uint64_t
+hw_loop_exec_count(uint64_t n)
+{
+	char digits[32];
+	uint64_t nd = (uint64_t)snprintf(digits, sizeof(digits), "%llu",
+					 (unsigned long long)n);
+
 #ifdef __x86_64__
+	/* setup 2, 7 per digit, NUL 3, test/jz 2, loop 2N, exit 3 */
+	return 2 + 7 * nd + 3 + 2 + 2 * n + 3;
+#else
+	/* setup 3, 5 per digit, NUL 2, cbz 1, loop 2N, exit 3 */
+	return 3 + 5 * nd + 2 + 1 + 2 * n + 3;
+#endif
+}
+
+#ifdef __x86_64__
+#define HW_ARCH "x86_64"
+/* the kernel's sysfs names of the two events the emulation models */
+#define HW_EV_INST "instructions"
+#define HW_EV_CYCLES "cpu-cycles"
 /*
  * x86: 48-bit counters, no "long" format; the kernel's raw encoding and
  * its sysfs alias.  Counters that can count instructions: fixed counter 0
@@ -81,6 +105,9 @@ hw_sysfs_event(const char *terms, const char *mods)
 #define HW_LONG_BIT 0
 #define HW_INST_COUNTERS 5
 #else
+#define HW_ARCH "aarch64"
+#define HW_EV_INST "inst_retired"
+#define HW_EV_CYCLES "cpu_cycles"
 /* 32-bit and 64-bit ("long", config1 bit 0) user-mode instruction events */
 #define HW_INST32 hw_sysfs_event("inst_retired", "u")
 #define HW_INST64 hw_sysfs_event("inst_retired,long", "u")
