@@ -90,6 +90,15 @@ hw_loop_exec_count(uint64_t n)
 #endif
 }
 
+/* where hw_loop's loop is, from _start: dec, jnz; subs, b.ne */
+#ifdef __x86_64__
+#define HW_LOOP_FROM 0x21
+#define HW_LOOP_TO 0x26
+#else
+#define HW_LOOP_FROM 36
+#define HW_LOOP_TO 44
+#endif
+
 #ifdef __x86_64__
 #define HW_ARCH "x86_64"
 /* the kernel's sysfs names of the two events the emulation models */

@@ -2,8 +2,8 @@
 /*
  * test_hw_pctrdev_x86.c - OpenBSD's /dev/pctr on the x86-64 guest's
  * architectural PMU: PCIOCSn with PCTR_U, PCTR_K, PCTR_E, PCTR_I and a
- * counter mask reaches IA32_PERFEVTSELx bit for bit, and PCIOCRD and
- * rdpmc() count the loop exactly.
+ * counter mask reaches IA32_PERFEVTSELx (or IA32_FIXED_CTR_CTRL) bit for
+ * bit, and PCIOCRD and rdpmc() count the loop exactly.
  *
  * Linked as an OpenBSD program is (the layer's sources compiled in, its
  * --wrap flags): open(2), ioctl(2) and close(2) of /dev/pctr go to the
@@ -18,6 +18,7 @@
 #include "hw.h"
 
 #define MSR_PERFEVTSEL0 0x186
+#define MSR_FIXED_CTR_CTRL 0x38d
 #define EVTSEL_INT (1u << 20)
 #define EVTSEL_EN (1u << 22)
 
@@ -43,12 +44,22 @@ rdmsr(uint32_t msr)
 	return v;
 }
 
-/* The one enabled IA32_PERFEVTSELx; fails if there is not exactly one */
-static uint64_t
-the_evtsel(void)
+/*
+ * Where the kernel put the function and what it wrote there.  Events
+ * 0xc0 and 0x3c with no unit mask, edge, invert or counter mask go on
+ * fixed counters 0 and 1 (the kernel prefers them): IA32_FIXED_CTR_CTRL
+ * gets 8 (PMI) | 2 (user) | 1 (kernel) in the counter's nibble, and no
+ * IA32_PERFEVTSELx is enabled.  Everything else takes one general
+ * counter: its IA32_PERFEVTSELx is the function without PCTR_EN (the
+ * kernel sets EN itself when the counter runs), plus INT, which it
+ * always asks for, plus EN.
+ */
+static void
+check_msrs(unsigned int fn)
 {
-	uint64_t found = 0;
-	int n = 0;
+	unsigned int code = fn & 0xffff, flags = fn & ~0xffffu & ~PCTR_EN;
+	uint64_t found = 0, fixed = rdmsr(MSR_FIXED_CTR_CTRL);
+	int n = 0, fixed_idx = -1;
 
 	for (int i = 0; i < 4; i++) {
 		uint64_t v = rdmsr(MSR_PERFEVTSEL0 + i);
@@ -60,8 +71,25 @@ the_evtsel(void)
 			n++;
 		}
 	}
-	ASSERT_EQ(n, 1);
-	return found;
+	printf("# IA32_FIXED_CTR_CTRL = %#llx\n", (unsigned long long)fixed);
+	if ((flags & ~(PCTR_U | PCTR_K)) == 0 && code == 0xc0)
+		fixed_idx = 0;
+	if ((flags & ~(PCTR_U | PCTR_K)) == 0 && code == 0x3c)
+		fixed_idx = 1;
+	if (fixed_idx < 0) {
+		printf("# PCIOCS0 %#x: PerfEvtSel %#llx, expected %#llx\n", fn,
+		       (unsigned long long)found,
+		       (unsigned long long)(fn | EVTSEL_INT | EVTSEL_EN));
+		ASSERT_EQ(n, 1);
+		ASSERT_HEX_EQ(found, fn | EVTSEL_INT | EVTSEL_EN);
+		ASSERT_HEX_EQ(fixed, 0);
+		return;
+	}
+	ASSERT_EQ(n, 0);
+	ASSERT_HEX_EQ(fixed, (uint64_t)(8 | (fn & PCTR_U ? 2 : 0) |
+					(fn & PCTR_K ? 1 : 0))
+				     << (4 * fixed_idx));
+	printf("# PCIOCS0 %#x: on fixed counter %d\n", fn, fixed_idx);
 }
 
 static __attribute__((noinline)) uint64_t
@@ -111,31 +139,19 @@ static const struct fn_case cases[] = {
 	{ 0xc0 | PCTR_U | PCTR_E | PCTR_EN | 1u << PCTR_CM_SHIFT, 0,
 	  "edge, cmask 1" },
 	{ 0x3c | PCTR_U | PCTR_EN, 1, "core cycles, user" },
+	{ 0x3c | PCTR_U | PCTR_EN | 1u << PCTR_CM_SHIFT, 1,
+	  "core cycles, cmask 1: a general counter" },
 };
-
-/*
- * What the kernel writes: the function without PCTR_EN (it sets EN
- * itself when the counter runs), plus the PMI enable it always asks for.
- */
-static uint64_t
-expected(unsigned int fn)
-{
-	return fn | EVTSEL_INT | EVTSEL_EN;
-}
 
 static void
 check(int fd, const struct fn_case *fc)
 {
 	unsigned int fn = fc->fn;
 	long long c = 0;
-	uint64_t v;
 
 	ASSERT_EQ(ioctl(fd, PCIOCS0, &fn), 0);
-	v = the_evtsel();
-	printf("# PCIOCS0 %#x (%s): PerfEvtSel %#llx, expected %#llx\n",
-	       fc->fn, fc->why, (unsigned long long)v,
-	       (unsigned long long)expected(fc->fn));
-	ASSERT_HEX_EQ(v, expected(fc->fn));
+	printf("# PCIOCS0 %#x: %s\n", fc->fn, fc->why);
+	check_msrs(fc->fn);
 	for (int i = 0; i < HW_SMALL_POINTS; i++) {
 		uint64_t n = hw_points[i].n;
 		uint64_t d = pcioc_span(fd, n), r = rdpmc_span(n);
