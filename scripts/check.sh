@@ -62,9 +62,11 @@ valgrind_run() {
 }
 
 hw() {
-	echo "== hw (emulated arm64 PMU)"
+	echo "== hw (emulated arm64 and x86 PMUs)"
 	if [ -x tests/hw/run.sh ]; then
 		tests/hw/run.sh "$logs/hw.tap" || status=1
+		# skips in one line without the patched QEMU (tests/hw/qemu/)
+		tests/hw/run.sh --arch x86_64 "$logs/hw-x86_64.tap" || status=1
 	else
 		echo "# SKIP hardware tests: tests/hw/run.sh is missing"
 	fi
