@@ -5,7 +5,7 @@
 #   fast      unit, system, compat and tool tests on the normal build
 #   asan      the same under AddressSanitizer and UndefinedBehaviorSanitizer
 #   valgrind  unit and system tests under valgrind memcheck
-#   hw        the hardware tests in the emulated-PMU arm64 guest
+#   hw        the hardware tests in the emulated-PMU guests, arm64 and x86-64
 #   fuzz      every fuzz target for $FUZZ_SECONDS (default 60) each
 #   package   the Debian packages, installed and used in a fresh Debian 12
 #             chroot (make check-package; not in "all": it needs minutes and
@@ -94,11 +94,12 @@ valgrind_run() {
 # tests/hw/run.sh and tests/fuzz/run.sh write their TAP even when they
 # cannot run ("1..0 # SKIP why", or "not ok" with CI=true)
 hw() {
-	echo "== hw (emulated arm64 PMU)"
+	echo "== hw (emulated arm64 and x86 PMUs)"
 	if [ -x tests/hw/run.sh ]; then
-		tests/hw/run.sh "$logs/hw.tap" || status=1
+		tests/hw/run.sh "$logs/hw-aarch64.tap" || status=1
+		tests/hw/run.sh --arch x86_64 "$logs/hw-x86_64.tap" || status=1
 	else
-		echo "1..0 # SKIP tests/hw/run.sh is missing" | tee "$logs/hw.tap"
+		echo "1..0 # SKIP tests/hw/run.sh is missing" | tee "$logs/hw-aarch64.tap"
 	fi
 }
 
@@ -122,7 +123,7 @@ case $mode in
 fast) fast; tiers=unit,sys,compat,tool,repro,pkg ;;
 asan) asan; tiers=asan ;;
 valgrind) valgrind_run; tiers=valgrind ;;
-hw) hw; tiers=hw ;;
+hw) hw; tiers=hw-aarch64,hw-x86_64 ;;
 fuzz) fuzz; tiers=fuzz ;;
 package) package; tiers=package ;;
 all)
@@ -131,7 +132,7 @@ all)
 	valgrind_run
 	FUZZ_SECONDS=${FUZZ_SECONDS:-20} fuzz
 	hw
-	tiers=unit,sys,compat,tool,repro,pkg,asan,valgrind,fuzz,hw
+	tiers=unit,sys,compat,tool,repro,pkg,asan,valgrind,fuzz,hw-aarch64,hw-x86_64
 	;;
 *) echo "check.sh: unknown mode '$mode'" >&2; exit 2 ;;
 esac

@@ -30,14 +30,21 @@
 #include "pctr.h"
 #include "test.h"
 
-/* hw_asm.S: n iterations of subs/b.ne */
+/* n iterations of subs/b.ne (hw_asm.S), dec/jnz (hw_asm_x86_64.S) */
 void hw_loop(uint64_t n);
 
 /*
  * The guest's core PMU as sysfs names it: "armv8_pmuv3" when the kernel
  * found it in the device tree (QEMU's virt machine), "armv8_pmuv3_0" with
- * ACPI.  Asserts that there is one: in the guest, no PMU is a failure.
+ * ACPI; "cpu" on x86.  Asserts that there is one: in the guest, no PMU is
+ * a failure.
  */
+#ifdef __x86_64__
+#define HW_PMU_NAME "cpu"
+#else
+#define HW_PMU_NAME "armv8_pmuv3"
+#endif
+
 static inline const char *
 hw_pmu(void)
 {
@@ -46,7 +53,7 @@ hw_pmu(void)
 	if (!m.nr_pmus) {
 		ASSERT_OK(pctr_machine_get(&m));
 		ASSERT_EQ(m.has_pmu, 1);
-		ASSERT_CONTAINS(m.pmu[0], "armv8_pmuv3");
+		ASSERT_CONTAINS(m.pmu[0], HW_PMU_NAME);
 	}
 	return m.pmu[0];
 }
@@ -63,9 +70,60 @@ hw_sysfs_event(const char *terms, const char *mods)
 	return b;
 }
 
+/*
+ * What "hw_loop N" executes from its first instruction to its exit, as
+ * hw_loop.S (hw_loop_x86_64.S) spells it out.
+ */
+static inline uint64_t
+hw_loop_exec_count(uint64_t n)
+{
+	char digits[32];
+	uint64_t nd = (uint64_t)snprintf(digits, sizeof(digits), "%llu",
+					 (unsigned long long)n);
+
+#ifdef __x86_64__
+	/* setup 2, 7 per digit, NUL 3, test/jz 2, loop 2N, exit 3 */
+	return 2 + 7 * nd + 3 + 2 + 2 * n + 3;
+#else
+	/* setup 3, 5 per digit, NUL 2, cbz 1, loop 2N, exit 3 */
+	return 3 + 5 * nd + 2 + 1 + 2 * n + 3;
+#endif
+}
+
+/* where hw_loop's loop is, from _start: dec, jnz; subs, b.ne */
+#ifdef __x86_64__
+#define HW_LOOP_FROM 0x21
+#define HW_LOOP_TO 0x26
+#else
+#define HW_LOOP_FROM 36
+#define HW_LOOP_TO 44
+#endif
+
+#ifdef __x86_64__
+#define HW_ARCH "x86_64"
+/* the kernel's sysfs names of the two events the emulation models */
+#define HW_EV_INST "instructions"
+#define HW_EV_CYCLES "cpu-cycles"
+/*
+ * x86: 48-bit counters, no "long" format; the kernel's raw encoding and
+ * its sysfs alias.  Counters that can count instructions: fixed counter 0
+ * and the 4 general ones.
+ */
+#define HW_INST32 hw_sysfs_event("event=0xc0", "u")
+#define HW_INST64 hw_sysfs_event("instructions", "u")
+#define HW_LONG_BIT 0
+#define HW_INST_COUNTERS 5
+#else
+#define HW_ARCH "aarch64"
+#define HW_EV_INST "inst_retired"
+#define HW_EV_CYCLES "cpu_cycles"
 /* 32-bit and 64-bit ("long", config1 bit 0) user-mode instruction events */
 #define HW_INST32 hw_sysfs_event("inst_retired", "u")
 #define HW_INST64 hw_sysfs_event("inst_retired,long", "u")
+#define HW_LONG_BIT 1
+/* the 6 event counters (the cycle counter counts cycles only) */
+#define HW_INST_COUNTERS 6
+#endif
 
 /* past 2^32 counts: 5e9 iterations are 1e10 instructions */
 #define HW_BIG 5000000000ull

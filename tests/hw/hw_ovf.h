@@ -33,7 +33,10 @@ hw_ovf_iterations(uint64_t period, uint64_t k)
 	return (k * period + period / 2) / 2;
 }
 
-/* hw_loop() is 4 instructions: cbz, subs, b.ne, ret (hw_asm.S) */
+/*
+ * hw_loop() is 4 instructions, 16 bytes: cbz, subs, b.ne, ret (hw_asm.S);
+ * on x86-64 5, 11 bytes: test, jz, dec, jnz, ret (hw_asm_x86_64.S)
+ */
 static inline int
 hw_in_loop(uint64_t ip)
 {

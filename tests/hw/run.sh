@@ -1,8 +1,10 @@
 #!/bin/bash
-# tests/hw/run.sh - the hardware tests, in throw-away arm64 QEMU guests whose
-# emulated PMUv3 counts instructions exactly.
+# tests/hw/run.sh - the hardware tests, in throw-away QEMU guests whose
+# emulated PMU counts instructions exactly: arm64 (PMUv3) or x86-64 (Intel
+# architectural PMU, QEMU built with tests/hw/qemu/*.patch).
 #
 # usage: tests/hw/run.sh [options] [OUT.tap]
+#   --arch A       aarch64 (default) or x86_64
 #   --bench        also write bench/hw-read-cost.md from test_hw_cost's figures
 #   --only LIST    run only these test programs (comma-separated names)
 #   --case NAME    run only this test case of the chosen programs (TEST_ONLY)
@@ -18,7 +20,10 @@
 # tests/hw statically into build-aarch64 (tests/hw/aarch64.ini); boot one
 # guest per test program (tests/hw/hw_init.c is its PID 1) and print every
 # test case's TAP line, numbered across programs, to stdout and OUT.tap.
-# Console logs stay in build-aarch64/hw-logs/.
+# Console logs stay in build-aarch64/hw-logs/.  With --arch x86_64:
+# libpfm4-dev, a static native build in build-x86_64, Debian's amd64
+# kernel, and qemu-system-x86_64 with the Intel architectural PMU of
+# tests/hw/qemu/0002-*.patch (guest.sh says how each guest boots).
 #
 # When the guest cannot run here (no root to install what is missing, no
 # QEMU, no kernel to boot) OUT.tap still says so: "1..0 # SKIP <why>" and
@@ -27,20 +32,22 @@
 # of its program that did not report is a "not ok".  Exit 1 if any test
 # case failed.
 #
-# environment: PCTR_HW_CACHE (default /var/tmp/pctr-hw: kernel cache),
-#   PCTR_HW_KERNEL (an arm64 Image to boot instead), PCTR_HW_BUILD (default
-#   build-aarch64), PCTR_HW_QEMU (a qemu-system-aarch64 to use instead of
-#   the patched build; stock QEMU 7.2 fails the overflow cases on
-#   instructions), PCTR_HW_TIMEOUT (seconds per guest, default 600), CI.
+# environment: PCTR_HW_ARCH (default aarch64), PCTR_HW_CACHE (default
+#   /var/tmp/pctr-hw: kernel cache), PCTR_HW_KERNEL (a kernel image to boot
+#   instead), PCTR_HW_BUILD (default build-ARCH), PCTR_HW_QEMU (a
+#   qemu-system-ARCH to use instead of the patched build; stock QEMU 7.2
+#   fails the overflow cases on instructions on arm64 and has no x86 PMU),
+#   PCTR_HW_TIMEOUT (seconds per guest, default 600), CI.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache=${PCTR_HW_CACHE:-/var/tmp/pctr-hw}
-build=${PCTR_HW_BUILD:-$top/build-aarch64}
+arch=${PCTR_HW_ARCH:-aarch64}
 qemu=
 guest_timeout=${PCTR_HW_TIMEOUT:-600}
 bench=0 only= case_only= out=
+. "$here/guest.sh" || exit 1
 jobs=$(nproc 2>/dev/null || echo 1)
 [ "$jobs" -gt 4 ] && jobs=4
 
@@ -48,6 +55,7 @@ usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-2}";
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--arch) arch=$2; shift ;;
 	--bench) bench=1 ;;
 	--only) only=$2; shift ;;
 	--case) case_only=$2; shift ;;
@@ -58,6 +66,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+case $arch in
+aarch64 | x86_64) ;;
+*) usage ;;
+esac
+build=${PCTR_HW_BUILD:-$top/build-$arch}
 out=${out:-$build/hw.tap}
 mkdir -p "$(dirname "$out")"
 rm -f "$out"
@@ -91,10 +104,12 @@ installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^instal
 
 ensure_packages() {
 	local want="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio meson ninja-build python3 libpfm4-dev:arm64"
+	local missing= p log=$cache/apt.log
+
+	[ "$arch" = x86_64 ] && want="gcc libc6-dev cpio meson ninja-build python3 libpfm4-dev qemu-system-data"
 	# tests/hw/qemu/build.sh's, as scripts/deps.sh qemu lists them
 	[ -z "${PCTR_HW_QEMU:-}" ] &&
 		want="$want dpkg-dev xz-utils patch gcc libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev"
-	local missing= p log=$cache/apt.log
 
 	command -v dpkg-query >/dev/null 2>&1 ||
 		skip "not a Debian system: install qemu-system-aarch64, an aarch64 cross compiler and a static aarch64 libpfm by hand"
@@ -104,7 +119,7 @@ ensure_packages() {
 	mkdir -p "$cache"
 	echo "# installing:$missing" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	if [ "$arch" = aarch64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		as_root dpkg --add-architecture arm64 || skip "dpkg --add-architecture arm64 failed"
 	fi
 	{
@@ -126,51 +141,26 @@ ensure_qemu() {
 		qemu=$PCTR_HW_QEMU
 		return
 	fi
-	dir=$("$here/qemu/build.sh" aarch64-softmmu) ||
+	dir=$("$here/qemu/build.sh" "$arch-softmmu") ||
 		build_fail "tests/hw/qemu/build.sh: the patched QEMU did not build (log: /var/tmp/pctr-qemu-*.log)"
-	qemu=$dir/qemu-system-aarch64
+	qemu=$dir/qemu-system-$arch
 	echo "# qemu: $qemu" >&2
 }
 
 # ---- guest kernel ---------------------------------------------------------
 
-# Debian's arm64 kernel: whatever linux-image-arm64:arm64 depends on.
+# Debian's kernel for the guest (guest.sh: whatever linux-image-ARCH
+# depends on), and QEMU's options for it.
 ensure_kernel() {
-	local pkg deb img tmp
-
-	if [ -n "${PCTR_HW_KERNEL:-}" ]; then
-		[ -f "$PCTR_HW_KERNEL" ] || skip "PCTR_HW_KERNEL=$PCTR_HW_KERNEL does not exist"
-		kernel=$PCTR_HW_KERNEL
-		return
-	fi
-	kernel=$cache/Image
-	[ -f "$kernel" ] && return
-	mkdir -p "$cache" 2>/dev/null || skip "cannot create the kernel cache $cache"
-	pkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
-		awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-	[ -n "$pkg" ] || skip "no arm64 kernel package known to apt (needs dpkg --add-architecture arm64 and apt-get update, as root)"
-	tmp=$(mktemp -d "$cache/fetch.XXXXXX") || skip "cannot write to $cache"
-	(cd "$tmp" && apt-get download "${pkg%:arm64}:arm64" >"$tmp/log" 2>&1) ||
-		{ rm -rf "$tmp"; skip "apt-get download ${pkg%:arm64}:arm64 failed"; }
-	deb=$(ls "$tmp"/*.deb)
-	(cd "$tmp" && dpkg-deb --fsys-tarfile "$deb" | tar -x --wildcards './boot/vmlinuz-*') ||
-		{ rm -rf "$tmp"; skip "cannot unpack $deb"; }
-	img=$(ls "$tmp"/boot/vmlinuz-* | head -n1)
-	if [ "$(od -An -tx1 -N2 "$img" | tr -d ' ')" = 1f8b ]; then
-		gunzip -c "$img" >"$cache/Image-${img##*vmlinuz-}"
-	else
-		cp "$img" "$cache/Image-${img##*vmlinuz-}"
-	fi
-	ln -sfn "Image-${img##*vmlinuz-}" "$kernel"
-	echo "# guest kernel: $pkg ($(dpkg-deb -f "$deb" Version))" >&2
-	rm -rf "$tmp"
+	PCTR_HW_QEMU=$qemu guest_setup "$arch" || skip "$guest_error"
+	kernel=$guest_kernel
 }
 
 # ---- cross build ----------------------------------------------------------
 
 # Prints "not ok" and exits 1: a build failure is a test failure.
 build_fail() {
-	echo "not ok 1 - build the aarch64 hardware tests: $1" | tee "$out"
+	echo "not ok 1 - build the $arch hardware tests: $1" | tee "$out"
 	echo "1..1" | tee -a "$out"
 	exit 1
 }
@@ -183,7 +173,10 @@ cross_build() {
 	mkdir -p "$build"
 	# reconfigure every time: meson.build lists tests that exist on disk
 	[ -f "$build/build.ninja" ] && reconf=--reconfigure
-	meson setup $reconf "$build" "$top" --cross-file "$here/aarch64.ini" \
+	local cross=(--cross-file "$here/aarch64.ini")
+
+	[ "$arch" = x86_64 ] && cross=()
+	meson setup $reconf "$build" "$top" "${cross[@]}" \
 		-Dstatic_deps=true -Ddefault_library=static -Dtools=false \
 		>"$build/hw-setup.log" 2>&1 ||
 		{ tail -30 "$build/hw-setup.log" >&2; build_fail "meson setup (log: $build/hw-setup.log)"; }
@@ -225,23 +218,17 @@ plan_lines() { # NAME
 
 # Boot one guest for test program NAME; its console goes to LOG.
 boot() { # NAME LOG
-	local name=$1 log=$2 work cmdline
+	local name=$1 log=$2 work args= status
 
 	work=$(mktemp -d "${TMPDIR:-/tmp}/pctr-hw.XXXXXX") || return 1
-	mkdir -p "$work/root/hw" "$work/root/dev" "$work/root/proc" "$work/root/sys" "$work/root/tmp"
-	cp "$hw_bin/hw_init" "$work/root/init"
+	mkdir -p "$work/root/hw"
 	cp "$hw_bin/$name" "$hw_bin/hw_loop" "$work/root/hw/"
 	plan_lines "$name" >"$work/root/hw/plan"
-	(cd "$work/root" && find . -print0 | cpio --null -o -H newc --quiet) >"$work/initrd"
-	# randomize_kstack_offset=off: every syscall costs the same number of
-	# kernel instructions, so kernel-inclusive figures are repeatable
-	cmdline="console=ttyAMA0 panic=-1 loglevel=3 rdinit=/init randomize_kstack_offset=off"
-	[ -n "$case_only" ] && cmdline="$cmdline TEST_ONLY=$case_only"
-	timeout -k 5 "$guest_timeout" "$qemu" -machine virt -cpu max,pauth-impdef=on \
-		-icount shift=0,sleep=off -m 512M -smp 1 -display none -monitor none \
-		-serial stdio -nic none -no-reboot -kernel "$kernel" -initrd "$work/initrd" \
-		-append "$cmdline" </dev/null 2>&1 | tr -d '\r' >"$log"
-	echo "# guest $name: $(plan_lines "$name" | wc -l) run(s), ${SECONDS}s since start, qemu status ${PIPESTATUS[0]}" >>"$log.status"
+	[ -n "$case_only" ] && args="TEST_ONLY=$case_only"
+	guest_init=$hw_bin/hw_init
+	PCTR_HW_TIMEOUT=$guest_timeout guest_boot "$work" "$log" "$args"
+	status=$?
+	echo "# guest $name: $(plan_lines "$name" | wc -l) run(s), ${SECONDS}s since start, qemu status $status" >>"$log.status"
 	rm -rf "$work"
 }
 

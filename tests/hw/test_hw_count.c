@@ -38,7 +38,7 @@ TEST(group_path_exact)
 
 	ASSERT_EQ(pctr_set_nr(set), 3);
 	ASSERT_HEX_EQ(pctr_set_event(set, 0)->attr.config1 & 1, 0);
-	ASSERT_HEX_EQ(pctr_set_event(set, 1)->attr.config1 & 1, 1);
+	ASSERT_HEX_EQ(pctr_set_event(set, 1)->attr.config1 & 1, HW_LONG_BIT);
 	ASSERT_HEX_EQ(pctr_set_event(set, 2)->attr.config1 & 1, 0);
 	hw_check_exact(set, HW_ALL_POINTS, PCTR_PATH_SYSCALL, c);
 	ASSERT_EQ(c[1], c[0]);

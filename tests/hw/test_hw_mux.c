@@ -2,9 +2,10 @@
 /*
  * test_hw_mux.c - more events than counters.  The emulated PMUv3 has 6
  * event counters (plus the cycle counter, which cannot count
- * instructions): 11 instruction events go into two kernel groups that the
- * kernel rotates on the counters, and the scaled counts must still tell
- * the truth.
+ * instructions), the x86 PMU 4 general and 3 fixed counters, of which 5
+ * can count instructions: 11 instruction events go into kernel groups
+ * that the kernel rotates on the counters, and the scaled counts must
+ * still tell the truth.
  */
 #include "hw.h"
 
@@ -76,9 +77,10 @@ TEST(no_multiplex_refuses)
 }
 
 /*
- * Seven: one more than the counters.  The kernel's arm_pmu group check
- * skips a disabled leader, so without care all seven land in one group
- * that is accepted and never scheduled (every count 0).
+ * Seven: one more than the counters (arm64; on x86 five instruction
+ * counters, so two more).  The kernel's arm_pmu group check skips a
+ * disabled leader, so without care all seven land in one group that is
+ * accepted and never scheduled (every count 0).
  */
 static void
 seven_on(int target)
@@ -115,17 +117,22 @@ TEST(seven_events_all_count_process_wide)
 	seven_on(PCTR_TARGET_PROCESS);
 }
 
-/* Six instruction events fit: no rotation, every count exact. */
+/*
+ * As many instruction events as counters fit (6 on arm64, 5 on x86): no
+ * rotation, every count exact.
+ */
 TEST(six_fit_exactly)
 {
+	char list[HW_INST_COUNTERS * 16] = "";
 	struct pctr_set *set;
-	long long c[6];
+	long long c[HW_INST_COUNTERS];
 
+	for (int e = 0; e < HW_INST_COUNTERS; e++)
+		strcat(list, e ? ",instructions:u" : "instructions:u");
 	set = hw_thread_set(PCTR_SET_NO_MULTIPLEX | PCTR_SET_NO_USER_READ,
-			    "instructions:u,instructions:u,instructions:u,"
-			    "instructions:u,instructions:u,instructions:u");
+			    list);
 	hw_check_exact(set, 3, PCTR_PATH_SYSCALL, c);
-	for (int e = 1; e < 6; e++)
+	for (int e = 1; e < HW_INST_COUNTERS; e++)
 		ASSERT_EQ(c[e], c[0]);
 	pctr_set_free(set);
 }

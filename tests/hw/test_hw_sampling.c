@@ -118,7 +118,7 @@ TEST(cycles_process_exact)
 	exact_samples("cycles:u", PCTR_TARGET_PROCESS);
 }
 
-/* where hw_loop's loop is: _start + 36 .. + 44 (subs, b.ne; hw_loop.S) */
+/* hw_loop's entry point: its loop is at HW_LOOP_FROM .. HW_LOOP_TO (hw.h) */
 static uint64_t
 loop_entry(void)
 {
@@ -135,7 +135,7 @@ loop_entry(void)
 
 /*
  * A command sampled from its exec: the count is known before it runs,
- * 3 + 5 * digits + 2 + 1 + 2N + 3 instructions (hw_loop.S), a cycle each.
+ * hw_loop_exec_count() instructions (hw_loop.S), a cycle each.
  */
 TEST(cycles_command_exact)
 {
@@ -149,9 +149,8 @@ TEST(cycles_command_exact)
 	int status, r;
 	pid_t pid;
 
-	want = 3 + 5 * (uint64_t)snprintf(arg, sizeof(arg), "%llu",
-					  (unsigned long long)n) +
-	       2 + 1 + 2 * n + 3;
+	snprintf(arg, sizeof(arg), "%llu", (unsigned long long)n);
+	want = hw_loop_exec_count(n);
 	ASSERT_OK(pctr_set_open_command(set, argv, &pid));
 	/* read while it runs, as a profiler does */
 	while ((r = pctr_sampling_wait(set, 100)) >= 0)
@@ -165,7 +164,8 @@ TEST(cycles_command_exact)
 	       (unsigned long long)n, (unsigned long long)s.count[0].value,
 	       (unsigned long long)want);
 	ASSERT_UEQ(s.count[0].value, want);
-	check_samples(set, &t, want, p, pid, pid, start + 36, start + 44);
+	check_samples(set, &t, want, p, pid, pid, start + HW_LOOP_FROM,
+		      start + HW_LOOP_TO);
 	pctr_set_free(set);
 }
 

@@ -4,7 +4,7 @@
  * hw_loop (a libc-free program with a known instruction count) exactly,
  * in CSV, JSON and the human report; its default events are hardware ones;
  * -r gives a standard deviation of zero; pctr info and pctr list see the
- * PMU.  The command is a static aarch64 build of tools/, carried inside
+ * PMU.  The command is a static build of tools/, carried inside
  * this program (embed.py) and written to /tmp/pctr.
  */
 #include <stdlib.h>
@@ -20,20 +20,6 @@ install(void)
 {
 	hw_pmu();
 	hw_prog_install(PCTR, hw_blob_pctr, hw_blob_pctr_end);
-}
-
-/*
- * What hw_loop N executes from its first instruction to its exit
- * (hw_loop.S): setup 3, 5 per decimal digit, NUL 2, cbz 1, loop 2N, exit 3.
- */
-static uint64_t
-hw_loop_count(uint64_t n)
-{
-	char digits[32];
-
-	return 3 + 5 * (uint64_t)snprintf(digits, sizeof(digits), "%llu",
-					  (unsigned long long)n) +
-	       2 + 1 + 2 * n + 3;
 }
 
 /* pctr stat ARGS... -- hw_loop N, captured */
@@ -151,8 +137,8 @@ TEST(stat_exact_instructions)
 		v[i] = csv_value(r.out, 1, "instructions:u");
 		printf("# pctr stat, hw_loop %llu: %llu instructions:u, "
 		       "expected %llu\n", (unsigned long long)ns[i], v[i],
-		       (unsigned long long)hw_loop_count(ns[i]));
-		ASSERT_UEQ(v[i], hw_loop_count(ns[i]));
+		       (unsigned long long)hw_loop_exec_count(ns[i]));
+		ASSERT_UEQ(v[i], hw_loop_exec_count(ns[i]));
 	}
 	/* N and 2N (as many digits): the difference is the loop body, 2N */
 	ASSERT_UEQ(v[1] - v[0], 2 * ns[0]);
@@ -164,7 +150,7 @@ TEST(stat_human_report_exact)
 {
 	static const char *const args[] = { "-e", "instructions:u", NULL };
 	char want[64];
-	uint64_t n = 1000000, c = hw_loop_count(n);
+	uint64_t n = 1000000, c = hw_loop_exec_count(n);
 	struct hw_run r;
 
 	install();
@@ -196,7 +182,7 @@ TEST(stat_default_events_hardware)
 	ASSERT(strstr(r.out, "no hardware events") == NULL);
 	ASSERT(strstr(r.err, "no hardware events") == NULL);
 	/* user and kernel: at least the loop's own */
-	ASSERT_GE(csv_value(r.out, 1, "instructions"), hw_loop_count(n));
+	ASSERT_GE(csv_value(r.out, 1, "instructions"), hw_loop_exec_count(n));
 	ASSERT_GE(csv_value(r.out, 1, "cycles"), 2 * n);
 	ASSERT_GT(csv_value(r.out, 1, "task-clock"), 0);
 }
@@ -223,7 +209,7 @@ TEST(stat_repeat_stddev_zero)
 					   "-e", "instructions:u", NULL };
 	static const char *const json[] = { "-r", "3", "--json", "-o", "-",
 					    "-e", "instructions:u", NULL };
-	uint64_t n = 10000000, c = hw_loop_count(n);
+	uint64_t n = 10000000, c = hw_loop_exec_count(n);
 	const char *ev = "\"name\": \"instructions:u\"";
 	struct hw_run r;
 
@@ -271,7 +257,7 @@ TEST(info_json_has_pmu)
 	hw_run(argv, NULL, &r);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.out, "\"schema\": \"pctr-info/1\"");
-	ASSERT_CONTAINS(r.out, "\"arch\": \"aarch64\"");
+	ASSERT_CONTAINS(r.out, "\"arch\": \"" HW_ARCH "\"");
 	ASSERT_CONTAINS(r.out, "\"has_pmu\": true");
 	snprintf(want, sizeof(want), "\"name\": \"%s\"", hw_pmu());
 	ASSERT_CONTAINS(r.out, want);
@@ -288,18 +274,18 @@ TEST(list_shows_pmu_events)
 	hw_run(argv, NULL, &r);
 	ASSERT_EQ(r.status, 0);
 	printf("# PMU %s\n", hw_pmu());
-	snprintf(want, sizeof(want), "%s/inst_retired/", hw_pmu());
+	snprintf(want, sizeof(want), "%s/" HW_EV_INST "/", hw_pmu());
 	ASSERT_CONTAINS(r.out, want);
-	snprintf(want, sizeof(want), "%s/cpu_cycles/", hw_pmu());
+	snprintf(want, sizeof(want), "%s/" HW_EV_CYCLES "/", hw_pmu());
 	ASSERT_CONTAINS(r.out, want);
 	ASSERT_CONTAINS(r.out, "instructions");
 	/* and the pattern narrows the list to them */
 	{
-		char *argv2[] = { PCTR, "list", "inst_retired", NULL };
+		char *argv2[] = { PCTR, "list", HW_EV_INST, NULL };
 
 		hw_run(argv2, NULL, &r);
 		ASSERT_EQ(r.status, 0);
-		snprintf(want, sizeof(want), "%s/inst_retired/", hw_pmu());
+		snprintf(want, sizeof(want), "%s/" HW_EV_INST "/", hw_pmu());
 		ASSERT_CONTAINS(r.out, want);
 		ASSERT(strstr(r.out, "task-clock") == NULL);
 	}
