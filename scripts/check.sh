@@ -4,7 +4,7 @@
 # test case (scripts/summary.py; tests/README.md says how to read it).
 #   fast      unit, system, compat and tool tests on the normal build
 #   asan      the same under AddressSanitizer and UndefinedBehaviorSanitizer
-#   valgrind  unit and system tests under valgrind memcheck
+#   valgrind  unit, system and compat tests (the C programs) under valgrind
 #   hw        the hardware tests in the emulated-PMU guests, arm64 and x86-64
 #   fuzz      every fuzz target for $FUZZ_SECONDS (default 60) each
 #   package   the Debian packages, installed and used in a fresh Debian 12
@@ -86,7 +86,7 @@ valgrind_run() {
 	# the C programs only (not the shells of the script tests); every
 	# test runs in a forked child, whose reports must be seen
 	PCTR_TEST_VALGRIND=1 run_meson valgrind "$BUILD" --suite unit --suite sys \
-		--no-suite script \
+		--suite compat --no-suite script --no-suite no-valgrind \
 		--wrapper "valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --suppressions=$PWD/tests/valgrind.supp" \
 		--timeout-multiplier 4
 }
