@@ -241,8 +241,12 @@ cmd_list(int argc, char **argv)
 		return 1;
 	}
 	if (l.nr == 0 && l.pattern) {
+		/* a program reading --json still gets a document to parse */
+		if (json)
+			print_json(stdout, &l);
 		tool_err("no event matches '%s'", l.pattern);
 		listing_free(&l);
+		fflush(stdout);
 		return 1;
 	}
 	if (json)
