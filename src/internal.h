@@ -39,6 +39,13 @@ int pctr__sysfs_parse(const char *spec, struct pctr_event *ev);
 int pctr__sysfs_find_event(const char *name, struct pctr_event *ev);
 int pctr__sysfs_list(int (*cb)(const struct pctr_event_info *, void *),
 		     void *arg);
+/* sysfs.c: tracepoints, "subsystem:name", from tracefs under the same root */
+int pctr__tracefs_events(char *dir, size_t len);
+const char *pctr__tracefs_problem(void);
+int pctr__tracepoint_parse(const char *sys, const char *rest,
+			   struct pctr_event *ev);
+int pctr__tracepoint_list(int (*cb)(const struct pctr_event_info *, void *),
+			  void *arg);
 
 /* pfm.c: libpfm4 tables; plain types because pfmlib has its own attr */
 struct pctr__pfm_enc {

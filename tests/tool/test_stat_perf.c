@@ -5,6 +5,9 @@
  * intervals end, write errors, -d, -C with repeats, a process not there,
  * an empty listing in JSON.
  */
+#include <sys/mount.h>
+#include <sys/syscall.h>
+
 #include "pctr.h"
 #include "tool.h"
 
@@ -20,14 +23,22 @@ pace_main(int argc, char **argv)
 {
 	long n, ms;
 
+	if (argc == 4 && !strcmp(argv[1], "helper") &&
+	    !strcmp(argv[2], "getpid")) {
+		/* "getpid N": N getpid system calls, not cached by libc */
+		for (long i = atol(argv[3]); i > 0; i--)
+			syscall(SYS_getpid);
+		return 0;
+	}
 	if (argc < 5 || strcmp(argv[1], "helper") || strcmp(argv[2], "pace"))
 		return -1;
 	n = atol(argv[3]);
 	ms = atol(argv[4]);
+	/* faults last: the command ends right after its last faults */
 	for (long i = 0; i < ms; i++) {
+		usleep(1000);
 		if (touch_pages(n / ms))
 			return 1;
-		usleep(1000);
 	}
 	return 0;
 }
@@ -121,8 +132,10 @@ TEST(unsupported_strict_or_all)
 
 /*
  * 2. the interval rows add up to the total, exactly: the last, partial
- * interval is printed too.  The command faults until it ends, so a missing
- * last row would miss faults.
+ * interval is printed too.  The command faults until it ends (250 naps of
+ * a millisecond or more, each followed by faults), so a missing last row
+ * would miss faults unless a 100 ms tick fell in the instant between its
+ * last faults and its exit.
  */
 static const char *sum_csv =
 	"import csv,sys\n"
@@ -135,8 +148,8 @@ static const char *sum_csv =
 
 TEST(interval_rows_add_up_csv)
 {
-	struct result r = pctr("stat", "-I", "20", "-x", ",", "-o", "-", "-e",
-			       "page-faults", "--", SELF, "pace", "3000", "70",
+	struct result r = pctr("stat", "-I", "100", "-x", ",", "-o", "-", "-e",
+			       "page-faults", "--", SELF, "pace", "5000", "250",
 			       NULL);
 
 	ASSERT_EQ(r.status, 0);
@@ -156,8 +169,8 @@ TEST(interval_rows_add_up_json)
 		" s==d['events'][0]['runs'][0]['value'] and"
 		" len(d['intervals'])==len(iv))\n"
 		"print(1 if ok else 0)\n";
-	struct result r = pctr("stat", "-I", "20", "-j", "-o", "-", "-e",
-			       "page-faults", "--", SELF, "pace", "3000", "70",
+	struct result r = pctr("stat", "-I", "100", "-j", "-o", "-", "-e",
+			       "page-faults", "--", SELF, "pace", "5000", "250",
 			       NULL);
 
 	ASSERT_EQ(r.status, 0);
@@ -177,8 +190,8 @@ TEST(interval_rows_add_up_human)
 		"  elif len(f)>=2 and f[0]=='page-faults':\n"
 		"    tot=int(f[1].replace(',',''))\n"
 		"print(1 if tot is not None and s==tot else 0)\n";
-	struct result r = pctr("stat", "-I", "20", "-o", "-", "-e",
-			       "page-faults", "--", SELF, "pace", "3000", "70",
+	struct result r = pctr("stat", "-I", "100", "-o", "-", "-e",
+			       "page-faults", "--", SELF, "pace", "5000", "250",
 			       NULL);
 
 	ASSERT_EQ(r.status, 0);
@@ -310,6 +323,74 @@ TEST(list_json_no_match)
 	ASSERT_CONTAINS(r.err, "no event matches");
 }
 
+/*
+ * 5. tracepoints by name.  tracefs is mounted here by root if it is not
+ * (and unmounted after); otherwise the test cannot look tracepoints up.
+ */
+static bool
+tracefs_ready(void)
+{
+	if (access("/sys/kernel/tracing/events", R_OK | X_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", R_OK | X_OK) == 0)
+		return false;
+	if (geteuid() != 0)
+		SKIP("tracefs is not mounted, and mounting it needs root");
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+		SKIP("tracefs cannot be mounted here: %s", strerror(errno));
+	return true;
+}
+
+static double
+getpid_calls(const char *n)
+{
+	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
+			       "syscalls:sys_enter_getpid", "--", SELF,
+			       "getpid", n, NULL);
+
+	ASSERT_EQ(r.status, 0);
+	return csv_total(r.out, "syscalls:sys_enter_getpid");
+}
+
+TEST(tracepoints_counted_and_listed)
+{
+	bool mounted = tracefs_ready();
+	struct result r;
+
+	/* each getpid(2) of the command is one sys_enter_getpid, exactly */
+	ASSERT_EQ(getpid_calls("1000") - getpid_calls("0"), 1000);
+	/* every switch away from the command is one sched_switch */
+	r = pctr("stat", "-x", ",", "-o", "-", "-e",
+		 "sched:sched_switch,context-switches", "--", SELF, "pace",
+		 "0", "50", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(csv_total(r.out, "sched:sched_switch") >= 50);
+	ASSERT_EQ(csv_total(r.out, "sched:sched_switch"),
+		  csv_total(r.out, "context-switches"));
+	r = pctr("list", "tracepoint", "sched:sched_sw*", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "  sched:sched_switch\n");
+	ASSERT(!strstr(r.out, "task-clock"));
+	if (mounted)
+		umount("/sys/kernel/tracing");
+}
+
+/* no tracefs under the root: said as such, not "no hardware PMU" */
+TEST(tracepoint_without_tracefs)
+{
+	struct result r;
+
+	setenv("PCTR_SYSFS_ROOT", "/nonexistent", 1);
+	r = pctr("stat", "-e", "sched:sched_switch", "--", SELF, "exit", "0",
+		 NULL);
+	ASSERT_EQ(r.status, 3);
+	ASSERT_CONTAINS(r.err, "tracefs is not mounted");
+	ASSERT(!strstr(r.err, "PMU"));
+	r = pctr("list", "tracepoint", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_CONTAINS(r.err, "no tracepoints: tracefs is not mounted");
+	unsetenv("PCTR_SYSFS_ROOT");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -331,5 +412,7 @@ main(int argc, char **argv)
 		TEST_CASE(json_intervals_stream)
 		TEST_CASE(write_error_reported) TEST_CASE(dash_d_is_detailed)
 		TEST_CASE(cpu_list_deduplicated) TEST_CASE(no_such_process)
-		TEST_CASE(list_json_no_match)));
+		TEST_CASE(list_json_no_match)
+		TEST_CASE(tracepoints_counted_and_listed)
+		TEST_CASE(tracepoint_without_tracefs)));
 }
