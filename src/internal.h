@@ -118,6 +118,8 @@ struct pctr_set {
 	int serial;
 	int nr_events;
 	struct pctr_event ev[PCTR_MAX_EVENTS];
+	int group_id[PCTR_MAX_EVENTS]; /* pctr_set_group(): 0 none, 1, 2... */
+	int nr_group_ids;
 
 	bool open;
 	int target;

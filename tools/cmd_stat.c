@@ -42,6 +42,7 @@ struct stat_ctx {
 	FILE *out;
 	const char *output;
 	bool interrupted; /* SIGINT/SIGTERM/SIGHUP/SIGQUIT arrived */
+	int group[PCTR_MAX_EVENTS]; /* "{a,b}" of -e: 0 none, 1, 2, ... */
 	int nr_set; /* events in the set: those not marked in rep.err */
 	int map[PCTR_MAX_EVENTS]; /* set index -> report index */
 };
@@ -66,7 +67,9 @@ usage(FILE *f)
 		"       pctr stat [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
 		"[--duration SECONDS] [-- COMMAND ...]\n"
 		"  -e, --event EVENTS        events to count, comma-separated "
-		"('pctr list')\n"
+		"('pctr list');\n"
+		"                            '{a,b}' counts a and b as one "
+		"group\n"
 		"  -r, --repeat N            run the command N times, report "
 		"statistics\n"
 		"  -I, --interval MS         print counts every MS milliseconds\n"
@@ -304,6 +307,37 @@ take_events(struct stat_ctx *c, const struct pctr_set *set)
 	return 0;
 }
 
+/*
+ * The braces of -e, as pctr_set_add_list() reads them: items are split at
+ * commas and blanks outside "pmu/.../"; "{a" opens a group, "b}" closes it.
+ * The library checked the list already; this only numbers the groups.
+ */
+static void
+find_groups(struct stat_ctx *c, const char *list)
+{
+	int e = 0, id = 0, cur = 0, slashes = 0;
+	bool in_item = false;
+
+	for (const char *p = list; *p && e < PCTR_MAX_EVENTS; p++) {
+		bool sep = (*p == ',' || *p == ' ' || *p == '\t') &&
+			   slashes % 2 == 0;
+
+		if (sep) {
+			e += in_item;
+			in_item = false;
+			continue;
+		}
+		in_item = true;
+		slashes += *p == '/';
+		if (*p == '{')
+			cur = ++id;
+		if (e < PCTR_MAX_EVENTS)
+			c->group[e] = cur;
+		if (*p == '}')
+			cur = 0;
+	}
+}
+
 static int
 events_from_list(struct stat_ctx *c, const char *list)
 {
@@ -319,6 +353,7 @@ events_from_list(struct stat_ctx *c, const char *list)
 	}
 	take_events(c, set);
 	pctr_set_free(set);
+	find_groups(c, list);
 	return 0;
 }
 
@@ -442,6 +477,24 @@ setup_events(struct stat_ctx *c)
 	return r;
 }
 
+/* each "{...}" of -e, less its members not supported, one kernel group */
+static int
+make_groups(struct stat_ctx *c, struct pctr_set *set)
+{
+	int r = 0;
+
+	for (int i = 0; r >= 0 && i < c->nr_set;) {
+		int g = c->group[c->map[i]], n = 1;
+
+		while (g && i + n < c->nr_set && c->group[c->map[i + n]] == g)
+			n++;
+		if (g)
+			r = pctr_set_group(set, i, n);
+		i += n;
+	}
+	return r;
+}
+
 static int
 make_set(struct stat_ctx *c, struct pctr_set **setp)
 {
@@ -455,6 +508,8 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
 		r = pctr_set_add_event(*setp, &c->rep.ev[e]);
 		c->map[c->nr_set++] = e;
 	}
+	if (r >= 0)
+		r = make_groups(c, *setp);
 	if (r < 0) {
 		tool_err("%s", pctr_strerror(r));
 		pctr_set_free(*setp);

@@ -5,6 +5,7 @@
  * intervals end, write errors, -d, -C with repeats, a process not there,
  * an empty listing in JSON.
  */
+#include <dirent.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 
@@ -391,6 +392,100 @@ TEST(tracepoint_without_tracefs)
 	unsetenv("PCTR_SYSFS_ROOT");
 }
 
+/* the perf event descriptors of process @pid */
+static int
+perf_fds_of(pid_t pid)
+{
+	char dir[64], path[320], link[64];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	ASSERT(d);
+	while ((de = readdir(d))) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len > 0) {
+			link[len] = '\0';
+			n += strstr(link, "perf_event") != NULL;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * pctr's descriptors while it counts a command that sleeps 1.5 s: one per
+ * event, and one reader per kernel group of two or more (the command's
+ * counters are inherited).  Taken after the first -I row (100 ms): the
+ * counters are open by then.
+ */
+static int
+fds_counting(const char *events)
+{
+	char *argv[] = { (char *)pctr_path(), "stat", "-I", "100", "-x", ",",
+			 "-o", "-", "-e", (char *)events, "--", SELF, "sleep",
+			 "1500", NULL };
+	char o[64], e[64];
+	pid_t pid = start(argv, NULL, o, e);
+	struct result r;
+	int n = -1;
+
+	for (int i = 0; i < 300 && n < 0; i++) {
+		if (strstr(slurp(o), "interval"))
+			n = perf_fds_of(pid);
+		else
+			usleep(10000);
+	}
+	r = finish(pid, o, e);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(csv_total(r.out, "page-faults") > 0, 1);
+	return n;
+}
+
+/* 6. perf's group syntax: each brace group is a kernel group of its own */
+TEST(brace_groups)
+{
+	ASSERT_EQ(fds_counting("task-clock,page-faults,cs,cpu-migrations"),
+		  4 + 1);
+	ASSERT_EQ(fds_counting("{task-clock,page-faults},{cs,cpu-migrations}"),
+		  4 + 2);
+	ASSERT_EQ(fds_counting("{task-clock},{page-faults},{cs},"
+			       "{cpu-migrations}"),
+		  4 + 0);
+	ASSERT_EQ(fds_counting("{task-clock,page-faults}"), 2 + 1);
+}
+
+/* the names print without braces, and a bad group is a clear error */
+TEST(brace_groups_output)
+{
+	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
+			       "{task-clock,page-faults},cs", "--", SELF,
+			       "touch", "10", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT(csv_total(r.out, "page-faults") >= 10);
+	/* present and a number (csv_total fails on a missing row) */
+	ASSERT(csv_total(r.out, "cs") >= 0);
+	ASSERT(!strchr(r.out, '{') && !strchr(r.out, '}'));
+	r = pctr("stat", "-e", "{task-clock,page-faults", "--", SELF, "exit",
+		 "0", NULL);
+	ASSERT_EQ(r.status, 3); /* as for any event list the library refuses */
+	ASSERT_CONTAINS(r.err, "'{' without its '}'");
+}
+
+/* a member not supported leaves the group; the others are still one */
+TEST(brace_group_with_unsupported)
+{
+	NEEDS_NO_PMU();
+	ASSERT_EQ(fds_counting("{task-clock,cycles,page-faults},cs"), 3 + 1);
+	ASSERT_EQ(fds_counting("{task-clock,cycles},{page-faults},cs"), 3 + 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -414,5 +509,7 @@ main(int argc, char **argv)
 		TEST_CASE(cpu_list_deduplicated) TEST_CASE(no_such_process)
 		TEST_CASE(list_json_no_match)
 		TEST_CASE(tracepoints_counted_and_listed)
-		TEST_CASE(tracepoint_without_tracefs)));
+		TEST_CASE(tracepoint_without_tracefs)
+		TEST_CASE(brace_groups) TEST_CASE(brace_groups_output)
+		TEST_CASE(brace_group_with_unsupported)));
 }
