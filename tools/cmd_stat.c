@@ -357,20 +357,45 @@ events_from_list(struct stat_ctx *c, const char *list)
 	return 0;
 }
 
-/* can this event be counted here at all?  Tried on the calling thread. */
+/* can this event be counted on @t at all?  Opened there, then closed. */
 static int
-probe_event(const struct pctr_event *ev)
+probe_on(const struct pctr_event *ev, const struct pctr_target *t)
 {
-	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
 	struct pctr_set *set;
 	int r = pctr_set_new(&set, PCTR_SET_NO_USER_READ);
 
 	if (r == 0)
 		r = pctr_set_add_event(set, ev);
 	if (r >= 0)
-		r = pctr_set_open(set, &self);
+		r = pctr_set_open(set, t);
 	pctr_set_free(set);
 	return r;
+}
+
+static int
+probe_event(const struct pctr_event *ev)
+{
+	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
+
+	return probe_on(ev, &self);
+}
+
+/*
+ * Tried where it will count: a task's events on the calling thread (what a
+ * PMU supports in task context does not depend on the task), a CPU's on
+ * the first CPU counted (uncore PMUs count CPUs only).
+ */
+static int
+probe_for_target(const struct stat_ctx *c, const struct pctr_event *ev)
+{
+	static const int cpu0 = 0;
+	struct pctr_target cpu = { .type = PCTR_TARGET_CPU, .nr_cpus = 1,
+				   .cpus = c->rep.nr_cpus ? c->rep.cpus
+							  : &cpu0 };
+
+	if (c->rep.target == STAT_CPU)
+		return probe_on(ev, &cpu);
+	return probe_event(ev);
 }
 
 /* the errors that say "not here": no PMU, no such event, not allowed */
@@ -392,7 +417,7 @@ mark_unsupported(struct stat_ctx *c)
 	int n = 0;
 
 	for (int e = 0; e < c->rep.nr_events; e++) {
-		int r = probe_event(&c->rep.ev[e]);
+		int r = probe_for_target(c, &c->rep.ev[e]);
 
 		c->rep.err[e] = not_supported(r) ? r : 0;
 		n += c->rep.err[e] != 0;
