@@ -281,6 +281,12 @@ unknown_event(const char *spec, const char *base)
 				   "and tracepoints (subsystem:name) cannot "
 				   "be looked up: %s",
 				   spec, why);
+	if (tracepoint_shaped(spec))
+		return pctr__error(ENOENT,
+				   "unknown event '%s': no such tracepoint "
+				   "('pctr list tracepoint %s' lists those of "
+				   "the subsystem)",
+				   spec, base);
 	pctr__event_suggest(base, sugg, sizeof(sugg));
 	if (pctr__pfm_missing())
 		return pctr__error(ENOENT,

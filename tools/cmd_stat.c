@@ -15,6 +15,7 @@
  * terminal (si_code SI_KERNEL) already reached the command, which is in the
  * same process group, and is not sent twice.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -264,8 +265,9 @@ check_options(struct stat_ctx *c)
 		tool_err("-d: adds to the default events; with -e, name the "
 			 "events wanted");
 	else if (c->duration > 0 && (!attach || c->rep.argv))
-		tool_err("--duration: only when attaching with -p, -t or -a and no "
-			 "command (a command is counted for its whole life)");
+		tool_err("--duration: only when attaching with -p, -t or -a "
+			 "and no command (a command is counted for its whole "
+			 "life)");
 	else
 		return 0;
 	return -1;
@@ -319,7 +321,7 @@ find_groups(struct stat_ctx *c, const char *list)
 	bool in_item = false;
 
 	for (const char *p = list; *p && e < PCTR_MAX_EVENTS; p++) {
-		bool sep = (*p == ',' || *p == ' ' || *p == '\t') &&
+		bool sep = (*p == ',' || isspace((unsigned char)*p)) &&
 			   slashes % 2 == 0;
 
 		if (sep) {

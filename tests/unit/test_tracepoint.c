@@ -70,6 +70,10 @@ TEST(not_tracepoints)
 	ASSERT_EQ(pctr_event_parse("sched:enable", &ev), -ENOENT);
 	ASSERT_EQ(pctr_event_parse("sched:no_such", &ev), -ENOENT);
 	ASSERT_EQ(pctr_event_parse("sched:..", &ev), -ENOENT);
+	/* tracefs is there: the message says the tracepoint is not */
+	ASSERT(strstr(pctr_strerror(pctr_event_parse("sched:sched_swtich",
+						     &ev)),
+		      "no such tracepoint"));
 	/* ordinary names still win */
 	ASSERT_OK(pctr_event_parse("task-clock:u", &ev));
 	ASSERT_EQ(ev.attr.type, PERF_TYPE_SOFTWARE);
