@@ -276,10 +276,24 @@ int pctr_set_add_event(struct pctr_set *set, const struct pctr_event *ev);
 /**
  * pctr_set_add_list() - add a comma- or whitespace-separated list of events
  * ("cycles,instructions:u,cpu/event=0xc0/").  Commas inside "pmu/.../"
- * belong to the event.  Nothing is added if one entry fails.
+ * belong to the event.  Braces make a group as in perf:
+ * "{cycles,instructions},cache-misses" (pctr_set_group()).  Nothing is
+ * added if one entry fails.
  * Return: the number of events added or a negative errno.
  */
 int pctr_set_add_list(struct pctr_set *set, const char *list);
+
+/**
+ * pctr_set_group() - make events @first .. @first + @nr - 1 one kernel group
+ * of their own: counted together (on the counters at the same time, or not
+ * at all), never joined by other events.  Without it the library groups
+ * what fits, in order.  Only before pctr_set_open(); an event is in one
+ * group at most.
+ * Return: 0 or a negative errno (-EINVAL for a bad range or an event
+ * already grouped, -EBUSY once opened).  pctr_set_open() fails with -EBUSY
+ * when a group does not fit on the counters.
+ */
+int pctr_set_group(struct pctr_set *set, int first, int nr);
 
 /**
  * pctr_set_nr() - the number of events in the set.

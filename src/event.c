@@ -7,6 +7,7 @@
  *   "pmu/terms/mods"     the kernel's sysfs syntax (sysfs.c)
  *   "name[:mods]"        generic hardware, software and cache names
  *   "rHHHH[:mods]"       raw code for the core PMU
+ *   "subsys:name[:mods]" a tracepoint of tracefs (sysfs.c)
  *   "inst_retired[:mods]" a sysfs event of a core PMU
  *   anything else        libpfm4's tables (pfm.c), Intel's dotted names too
  */
@@ -250,11 +251,42 @@ parse_pfm(const char *spec, struct pctr_event *ev)
 	return 0;
 }
 
+/*
+ * "sched:sched_switch" when tracefs cannot be read: say so, not "no PMU".
+ * Tracepoint subsystems are lower case; libpfm4's "EVENT:UMASK" is not.
+ */
+static bool
+tracepoint_shaped(const char *spec)
+{
+	size_t n = strcspn(spec, ":");
+
+	if (!spec[n] || spec[n + 1] == ':' || !spec[n + 1])
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!islower((unsigned char)spec[i]) &&
+		    !isdigit((unsigned char)spec[i]) && spec[i] != '_')
+			return false;
+	return n > 0;
+}
+
 static int
 unknown_event(const char *spec, const char *base)
 {
+	const char *why = pctr__tracefs_problem();
 	char sugg[256];
 
+	if (tracepoint_shaped(spec) && *why)
+		return pctr__error(ENOENT,
+				   "unknown event '%s': not a known event, "
+				   "and tracepoints (subsystem:name) cannot "
+				   "be looked up: %s",
+				   spec, why);
+	if (tracepoint_shaped(spec))
+		return pctr__error(ENOENT,
+				   "unknown event '%s': no such tracepoint "
+				   "('pctr list tracepoint %s' lists those of "
+				   "the subsystem)",
+				   spec, base);
 	pctr__event_suggest(base, sugg, sizeof(sugg));
 	if (pctr__pfm_missing())
 		return pctr__error(ENOENT,
@@ -322,6 +354,12 @@ pctr_event_parse(const char *spec, struct pctr_event *ev)
 	r = parse_raw(base, colon ? colon + 1 : "", ev);
 	if (r != -ENOENT)
 		return r;
+	if (colon) {
+		event_init(ev);
+		r = pctr__tracepoint_parse(base, colon + 1, ev);
+		if (r != -ENOENT)
+			return r;
+	}
 	event_init(ev);
 	r = pctr__sysfs_find_event(spec, ev);
 	if (r != -ENOENT)
@@ -520,5 +558,7 @@ pctr_event_list(int (*cb)(const struct pctr_event_info *info, void *arg),
 		r = pctr__sysfs_list(cb, arg);
 	if (!r)
 		r = pctr__pfm_list(cb, arg);
+	if (!r)
+		r = pctr__tracepoint_list(cb, arg);
 	return r;
 }

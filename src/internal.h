@@ -39,6 +39,13 @@ int pctr__sysfs_parse(const char *spec, struct pctr_event *ev);
 int pctr__sysfs_find_event(const char *name, struct pctr_event *ev);
 int pctr__sysfs_list(int (*cb)(const struct pctr_event_info *, void *),
 		     void *arg);
+/* sysfs.c: tracepoints, "subsystem:name", from tracefs under the same root */
+int pctr__tracefs_events(char *dir, size_t len);
+const char *pctr__tracefs_problem(void);
+int pctr__tracepoint_parse(const char *sys, const char *rest,
+			   struct pctr_event *ev);
+int pctr__tracepoint_list(int (*cb)(const struct pctr_event_info *, void *),
+			  void *arg);
 
 /* pfm.c: libpfm4 tables; plain types because pfmlib has its own attr */
 struct pctr__pfm_enc {
@@ -111,6 +118,8 @@ struct pctr_set {
 	int serial;
 	int nr_events;
 	struct pctr_event ev[PCTR_MAX_EVENTS];
+	int group_id[PCTR_MAX_EVENTS]; /* pctr_set_group(): 0 none, 1, 2... */
+	int nr_group_ids;
 
 	bool open;
 	int target;

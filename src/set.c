@@ -257,6 +257,7 @@ pctr_set_add_event(struct pctr_set *set, const struct pctr_event *ev)
 		return pctr__error(E2BIG, "a set holds at most %d events",
 				   PCTR_MAX_EVENTS);
 	set->ev[set->nr_events] = *ev;
+	set->group_id[set->nr_events] = 0;
 	return set->nr_events++;
 }
 
@@ -294,35 +295,93 @@ next_item(const char *p, char *item, size_t len)
 	return p;
 }
 
+/*
+ * One item of a list, with perf's group braces: "{a" opens a group at this
+ * event, "b}" closes it (*@open is the first event of the open group, or
+ * -1).
+ */
+static int
+add_item(struct pctr_set *set, char *item, int *open)
+{
+	size_t n = strlen(item);
+	bool closes = n > 0 && item[n - 1] == '}';
+	int r;
+
+	if (item[0] == '{') {
+		if (*open >= 0)
+			return pctr__error(EINVAL, "'{' inside a group: groups "
+						   "do not nest");
+		*open = set->nr_events;
+		item++;
+		n--;
+	}
+	if (closes)
+		item[--n] = '\0';
+	if (n >= PCTR_NAME_MAX)
+		return pctr__error(EINVAL, "event '%.40s...' is too long",
+				   item);
+	r = n ? pctr_set_add(set, item)
+	      : pctr__error(EINVAL, "empty event in a group");
+	if (r >= 0 && closes) {
+		if (*open < 0)
+			return pctr__error(EINVAL, "'}' without its '{'");
+		r = pctr_set_group(set, *open, set->nr_events - *open);
+		*open = -1;
+	}
+	return r;
+}
+
 PCTR_EXPORT int
 pctr_set_add_list(struct pctr_set *set, const char *list)
 {
-	char item[PCTR_NAME_MAX + 1];
-	int before, r;
+	char item[PCTR_NAME_MAX + 3];
+	int before, open = -1, r = 0;
+	const char *p = list;
 
 	if (!set || !list)
 		return pctr__error(EINVAL, "NULL set or event list");
+	if (set->open)
+		return pctr__error(EBUSY, "events can be added only before "
+					  "the set is opened");
 	before = set->nr_events;
-	for (const char *p = list; *(p = next_item(p, item, sizeof(item)));) {
-		r = strlen(item) >= PCTR_NAME_MAX
-			    ? pctr__error(EINVAL, "event '%.40s...' is too "
-						  "long", item)
-			    : pctr_set_add(set, item);
-		if (r < 0) {
-			set->nr_events = before;
-			return r;
-		}
+	while (r >= 0 && *(p = next_item(p, item, sizeof(item))))
+		r = add_item(set, item, &open);
+	if (r >= 0 && *item)
+		r = add_item(set, item, &open);
+	if (r >= 0 && open >= 0)
+		r = pctr__error(EINVAL, "'{' without its '}'");
+	if (r >= 0 && set->nr_events == before)
+		r = pctr__error(EINVAL, "empty event list");
+	if (r < 0) {
+		set->nr_events = before;
+		return r;
 	}
-	if (*item) {
-		r = pctr_set_add(set, item);
-		if (r < 0) {
-			set->nr_events = before;
-			return r;
-		}
-	}
-	if (set->nr_events == before)
-		return pctr__error(EINVAL, "empty event list");
 	return set->nr_events - before;
+}
+
+/*
+ * perf's "{a,b}": the events are one kernel group of their own, scheduled
+ * on the counters together or not at all.  Other events never join it.
+ */
+PCTR_EXPORT int
+pctr_set_group(struct pctr_set *set, int first, int nr)
+{
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (set->open)
+		return pctr__error(EBUSY, "groups can be made only before the "
+					  "set is opened");
+	if (first < 0 || nr < 1 || nr > set->nr_events - first)
+		return pctr__error(EINVAL, "no events %d to %d in a set of %d",
+				   first, first + nr - 1, set->nr_events);
+	for (int e = first; e < first + nr; e++)
+		if (set->group_id[e])
+			return pctr__error(EINVAL, "'%s' is in a group already",
+					   set->ev[e].name);
+	set->nr_group_ids++;
+	for (int e = first; e < first + nr; e++)
+		set->group_id[e] = set->nr_group_ids;
+	return 0;
 }
 
 PCTR_EXPORT int
@@ -704,6 +763,11 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 	for (int p = 0; p < PCTR_MAX_PARTS; p++)
 		cur[p] = -1;
 	for (int e = 0; e < set->nr_events; e++) {
+		/* a group of pctr_set_group() starts afresh, and ends so */
+		for (int p = 0; p < PCTR_MAX_PARTS && e > 0 &&
+				set->group_id[e] != set->group_id[e - 1];
+		     p++)
+			cur[p] = -1;
 		for (int p = 0; p < (int)set->ev[e].nr_parts; p++, c++) {
 			int g = cur[p], fd = -EINVAL;
 
@@ -717,6 +781,15 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 			if (g >= 0 && fd == -EINVAL) {
 				/* full group, or an event the PMU refuses? */
 				fd = open_counter(set, e, p, -1, how, cpu);
+				if (fd >= 0 && set->group_id[e]) {
+					pctr__sys_close(fd);
+					return pctr__error(EBUSY,
+							   "'%s' does not fit on "
+							   "the counters with "
+							   "the other events of "
+							   "its group",
+							   set->ev[e].name);
+				}
 				if (fd >= 0 &&
 				    (set->flags & PCTR_SET_NO_MULTIPLEX)) {
 					pctr__sys_close(fd);

@@ -343,3 +343,166 @@ pctr__sysfs_list(int (*cb)(const struct pctr_event_info *, void *), void *arg)
 	free(names);
 	return r;
 }
+
+/* ---- tracepoints -------------------------------------------------------- */
+
+/*
+ * The kernel's tracepoints live in tracefs: events/SUBSYSTEM/NAME/id holds
+ * the number that perf_event_attr.config takes with PERF_TYPE_TRACEPOINT.
+ * tracefs is mounted at /sys/kernel/tracing, or seen through debugfs at
+ * /sys/kernel/debug/tracing on older systems; mounting it is root's
+ * business, and its files are often readable by root only.
+ */
+static const char *const tracefs_dirs[] = { "/kernel/tracing",
+					    "/kernel/debug/tracing" };
+
+/* the events directory into @dir; -ENOENT not mounted, -EACCES unreadable */
+int
+pctr__tracefs_events(char *dir, size_t len)
+{
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < PCTR_ARRAY_SIZE(tracefs_dirs); i++) {
+		snprintf(dir, len, "%s%s/events", pctr__sysfs_root(),
+			 tracefs_dirs[i]);
+		if (access(dir, R_OK | X_OK) == 0)
+			return 0;
+		if (errno == EACCES || errno == EPERM)
+			err = -EACCES;
+	}
+	snprintf(dir, len, "%s%s/events", pctr__sysfs_root(), tracefs_dirs[0]);
+	return err;
+}
+
+/* why tracepoints cannot be used here, for messages; "" if they can */
+const char *
+pctr__tracefs_problem(void)
+{
+	char dir[512];
+	int r = pctr__tracefs_events(dir, sizeof(dir));
+
+	if (r == -EACCES)
+		return "tracefs is readable by root only here";
+	if (r < 0)
+		return "tracefs is not mounted (as root: mount -t tracefs "
+		       "nodev /sys/kernel/tracing)";
+	return "";
+}
+
+/* a subsystem or tracepoint name: letters, digits, '_' and '-' only */
+static bool
+tracepoint_word(const char *s, size_t n)
+{
+	return n > 0 && n < PCTR_NAME_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_-") >= n;
+}
+
+static int
+tracepoint_id(const char *sys, const char *name, uint64_t *id)
+{
+	char dir[512], path[1024], buf[32], *end;
+	int r = pctr__tracefs_events(dir, sizeof(dir));
+
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "%s/%s/%s/id", dir, sys, name);
+	r = pctr__sysfs_read(path, buf, sizeof(buf));
+	if (r < 0)
+		return r == -ENOTDIR ? -ENOENT : r;
+	errno = 0;
+	*id = strtoull(buf, &end, 10);
+	if (errno || *end || end == buf)
+		return pctr__error(EINVAL, "tracepoint %s:%s: bad id '%s' in "
+				   "%s", sys, name, buf, path);
+	return 0;
+}
+
+/*
+ * "sched:sched_switch[:mods]", given as @sys and @rest ("sched_switch" or
+ * "sched_switch:k").  -ENOENT when it is not a tracepoint, so that other
+ * syntaxes (libpfm4's "EVENT:UMASK") get their turn.
+ */
+int
+pctr__tracepoint_parse(const char *sys, const char *rest,
+		       struct pctr_event *ev)
+{
+	size_t n = strcspn(rest, ":");
+	const char *mods = rest[n] ? rest + n + 1 : "";
+	char name[PCTR_NAME_MAX];
+	uint64_t id;
+	int r;
+
+	if (!tracepoint_word(sys, strlen(sys)) || !tracepoint_word(rest, n))
+		return -ENOENT;
+	memcpy(name, rest, n);
+	name[n] = '\0';
+	r = tracepoint_id(sys, name, &id);
+	if (r == -EACCES || r == -EPERM)
+		return pctr__error(EACCES, "cannot read the id of tracepoint "
+				   "%s:%s: %s", sys, name,
+				   pctr__tracefs_problem());
+	if (r < 0)
+		return r == -EINVAL ? r : -ENOENT;
+	ev->attr.type = PERF_TYPE_TRACEPOINT;
+	ev->attr.config = id;
+	/*
+	 * A tracepoint fires in the kernel.  exclude_hv (which means nothing
+	 * for it) marks the privilege levels as chosen, so that a set never
+	 * falls back to user mode only, where it would count nothing.
+	 */
+	ev->attr.exclude_hv = 1;
+	snprintf(ev->name, sizeof(ev->name), "%s:%s%s%s", sys, name,
+		 *mods ? ":" : "", mods);
+	return pctr__event_apply_modifiers(ev, mods);
+}
+
+static int
+list_subsystem(const char *dir, const char *sys,
+	       int (*cb)(const struct pctr_event_info *, void *), void *arg)
+{
+	char path[1024], name[PCTR_NAME_MAX];
+	struct pctr_event_info info = { "tracepoint", name, "" };
+	struct dirent **names;
+	int n, r = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sys);
+	n = scandir(path, &names, NULL, alphasort);
+	if (n < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		const char *tp = names[i]->d_name;
+
+		snprintf(path, sizeof(path), "%s/%s/%s/id", dir, sys, tp);
+		if (!r && tp[0] != '.' && access(path, F_OK) == 0) {
+			snprintf(name, sizeof(name), "%s:%s", sys, tp);
+			r = cb(&info, arg);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+/* every tracepoint, "subsystem:name", sorted; none if tracefs is closed */
+int
+pctr__tracepoint_list(int (*cb)(const struct pctr_event_info *, void *),
+		      void *arg)
+{
+	char dir[512];
+	struct dirent **names;
+	int n, r = 0;
+
+	if (pctr__tracefs_events(dir, sizeof(dir)) < 0)
+		return 0;
+	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (!r && names[i]->d_name[0] != '.')
+			r = list_subsystem(dir, names[i]->d_name, cb, arg);
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}

@@ -5,11 +5,15 @@
  *
  * PATTERN is a case-insensitive substring of the name, description or
  * source; with a wildcard (* ? [) it is a shell pattern on the name.
+ * "pctr list tracepoint [PATTERN]" keeps the kernel's tracepoints only, as
+ * perf list does.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pctr.h"
 #include "util.h"
@@ -20,6 +24,7 @@ struct entry {
 
 struct listing {
 	const char *pattern;
+	const char *source; /* only this source ("tracepoint"), or NULL */
 	int nr, cap;
 	struct entry *e;
 	bool oom;
@@ -44,7 +49,8 @@ collect(const struct pctr_event_info *info, void *arg)
 	struct listing *l = arg;
 	struct entry *e;
 
-	if (!matches(l->pattern, info))
+	if (!matches(l->pattern, info) ||
+	    (l->source && strcmp(l->source, info->source)))
 		return 0;
 	if (l->nr == l->cap) {
 		int cap = l->cap ? 2 * l->cap : 256;
@@ -108,6 +114,9 @@ print_heading(FILE *f, const char *source, bool has_pmu)
 		fprintf(f, "PMU %s, events the kernel describes "
 			   "(pctr stat -e NAME, or -e '%s/event=0xNN/'):\n",
 			pmu + 1, pmu + 1);
+	else if (!strcmp(source, "tracepoint"))
+		fprintf(f, "Tracepoints of the kernel, from tracefs "
+			   "(pctr stat -e SUBSYSTEM:NAME):\n");
 	else if (!strncmp(source, "pfm:", 4))
 		fprintf(f, "PMU %s, libpfm4 tables "
 			   "(pctr stat -e NAME[:UMASK][:u]):\n",
@@ -180,7 +189,9 @@ print_json(FILE *f, const struct listing *l)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: pctr list [PATTERN] [--json]\n"
+	fprintf(f, "usage: pctr list [tracepoint] [PATTERN] [--json]\n"
+		   "  tracepoint the kernel's tracepoints only "
+		   "(SUBSYSTEM:NAME)\n"
 		   "  PATTERN    a substring of the name, description or source "
 		   "(any case),\n"
 		   "             or a shell pattern on the name ('*miss*')\n"
@@ -188,7 +199,7 @@ usage(FILE *f)
 }
 
 static int
-parse_options(int argc, char **argv, bool *json, const char **pattern)
+parse_options(int argc, char **argv, bool *json, struct listing *l)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -211,13 +222,56 @@ parse_options(int argc, char **argv, bool *json, const char **pattern)
 			return EXIT_USAGE;
 		}
 	}
+	if (optind < argc && !strcmp(argv[optind], "tracepoint"))
+		l->source = argv[optind++];
 	if (argc - optind > 1) {
 		tool_err("give at most one PATTERN ('%s' is one too many)",
 			 argv[optind + 1]);
 		return EXIT_USAGE;
 	}
-	*pattern = optind < argc ? argv[optind] : NULL;
+	l->pattern = optind < argc ? argv[optind] : NULL;
 	return 0;
+}
+
+/*
+ * Where tracefs would be, as the library looks for it: under
+ * $PCTR_SYSFS_ROOT (or /sys), kernel/tracing or kernel/debug/tracing.
+ */
+static const char *
+tracefs_problem(void)
+{
+	const char *root = getenv("PCTR_SYSFS_ROOT");
+	static const char *const where[] = { "/kernel/tracing/events",
+					     "/kernel/debug/tracing/events" };
+	char path[512];
+	bool denied = false;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s%s", root && *root ? root
+								   : "/sys",
+			 where[i]);
+		if (access(path, R_OK | X_OK) == 0)
+			return NULL;
+		denied |= errno == EACCES;
+	}
+	return denied ? "tracefs is readable by root only here"
+		      : "tracefs is not mounted (as root: mount -t tracefs "
+			"nodev /sys/kernel/tracing)";
+}
+
+static void
+no_match(const struct listing *l)
+{
+	const char *why = l->source ? tracefs_problem() : NULL;
+
+	if (why)
+		tool_err("no tracepoints: %s", why);
+	else if (l->pattern)
+		tool_err("no %s matches '%s'", l->source ? "tracepoint"
+							 : "event",
+			 l->pattern);
+	else
+		tool_err("no tracepoints");
 }
 
 int
@@ -229,7 +283,7 @@ cmd_list(int argc, char **argv)
 	int r;
 
 	tool_set_name("pctr list");
-	r = parse_options(argc, argv, &json, &l.pattern);
+	r = parse_options(argc, argv, &json, &l);
 	if (r)
 		return r;
 	pctr_machine_get(&m);
@@ -240,9 +294,13 @@ cmd_list(int argc, char **argv)
 		listing_free(&l);
 		return 1;
 	}
-	if (l.nr == 0 && l.pattern) {
-		tool_err("no event matches '%s'", l.pattern);
+	if (l.nr == 0 && (l.pattern || l.source)) {
+		/* a program reading --json still gets a document to parse */
+		if (json)
+			print_json(stdout, &l);
+		no_match(&l);
 		listing_free(&l);
+		fflush(stdout);
 		return 1;
 	}
 	if (json)

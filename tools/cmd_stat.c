@@ -15,6 +15,7 @@
  * terminal (si_code SI_KERNEL) already reached the command, which is in the
  * same process group, and is not sent twice.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -37,9 +38,14 @@ struct stat_ctx {
 	long interval_ms;
 	double duration;
 	bool all_cpus;
+	bool detailed; /* -d: the cache events too, as perf stat -d */
+	bool strict; /* --strict: one event that cannot be counted fails */
 	FILE *out;
 	const char *output;
 	bool interrupted; /* SIGINT/SIGTERM/SIGHUP/SIGQUIT arrived */
+	int group[PCTR_MAX_EVENTS]; /* "{a,b}" of -e: 0 none, 1, 2, ... */
+	int nr_set; /* events in the set: those not marked in rep.err */
+	int map[PCTR_MAX_EVENTS]; /* set index -> report index */
 };
 
 /* one run's wait: for a child, a process to watch, a deadline, intervals */
@@ -60,9 +66,11 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: pctr stat [OPTIONS] [--] COMMAND [ARGS...]\n"
 		"       pctr stat [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
-		"[-d SECONDS] [-- COMMAND ...]\n"
+		"[--duration SECONDS] [-- COMMAND ...]\n"
 		"  -e, --event EVENTS        events to count, comma-separated "
-		"('pctr list')\n"
+		"('pctr list');\n"
+		"                            '{a,b}' counts a and b as one "
+		"group\n"
 		"  -r, --repeat N            run the command N times, report "
 		"statistics\n"
 		"  -I, --interval MS         print counts every MS milliseconds\n"
@@ -72,8 +80,12 @@ usage(FILE *f)
 		"  -a, --all-cpus            count whole CPUs (every task on "
 		"them)\n"
 		"  -C, --cpu CPUS            with -a: only these CPUs (0-3,6)\n"
-		"  -d, --duration SECONDS    when attaching: stop after this "
+		"  -d, --detailed            add the cache events to the "
+		"defaults\n"
+		"      --duration SECONDS    when attaching: stop after this "
 		"long\n"
+		"      --strict              fail if any event cannot be "
+		"counted\n"
 		"      --per-thread          counts of each thread (-p) or CPU "
 		"(-a) too\n"
 		"      --no-multiplex        fail rather than multiplex the "
@@ -88,7 +100,7 @@ usage(FILE *f)
 
 /* ---- options ------------------------------------------------------------ */
 
-enum { OPT_PER_THREAD = 256, OPT_NO_MULTIPLEX };
+enum { OPT_PER_THREAD = 256, OPT_NO_MULTIPLEX, OPT_DURATION, OPT_STRICT };
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -98,7 +110,9 @@ static const struct option long_options[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
-	{ "duration", required_argument, NULL, 'd' },
+	{ "detailed", no_argument, NULL, 'd' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "no-multiplex", no_argument, NULL, OPT_NO_MULTIPLEX },
 	{ "json", no_argument, NULL, 'j' },
@@ -181,6 +195,7 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		c->rep.repeated = true;
 		return parse_long("-r", arg, 1, 100000, &c->repeat);
 	case 'I':
+		c->rep.interval = true;
 		return parse_long("-I", arg, 10, 3600000, &c->interval_ms);
 	case 'p':
 		return set_target(c, STAT_PID, "-p", arg);
@@ -192,7 +207,14 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 	case 'C':
 		return parse_cpus(c, arg);
 	case 'd':
-		return parse_double("-d", arg, 0.001, 31536000.0, &c->duration);
+		c->detailed = true;
+		return 0;
+	case OPT_DURATION:
+		return parse_double("--duration", arg, 0.001, 31536000.0,
+				    &c->duration);
+	case OPT_STRICT:
+		c->strict = true;
+		return 0;
 	case OPT_PER_THREAD:
 		c->rep.per_thread = true;
 		return 0;
@@ -239,9 +261,13 @@ check_options(struct stat_ctx *c)
 	else if (attach && c->repeat > 1)
 		tool_err("-r: repeating needs a command started by pctr, not "
 			 "-p, -t or -a");
+	else if (c->detailed && c->events)
+		tool_err("-d: adds to the default events; with -e, name the "
+			 "events wanted");
 	else if (c->duration > 0 && (!attach || c->rep.argv))
-		tool_err("-d: only when attaching with -p, -t or -a and no "
-			 "command (a command is counted for its whole life)");
+		tool_err("--duration: only when attaching with -p, -t or -a "
+			 "and no command (a command is counted for its whole "
+			 "life)");
 	else
 		return 0;
 	return -1;
@@ -254,7 +280,7 @@ parse_options(struct stat_ctx *c, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aC:d:jx:o:h",
+	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aC:djx:o:h",
 				  long_options, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);
@@ -283,6 +309,37 @@ take_events(struct stat_ctx *c, const struct pctr_set *set)
 	return 0;
 }
 
+/*
+ * The braces of -e, as pctr_set_add_list() reads them: items are split at
+ * commas and blanks outside "pmu/.../"; "{a" opens a group, "b}" closes it.
+ * The library checked the list already; this only numbers the groups.
+ */
+static void
+find_groups(struct stat_ctx *c, const char *list)
+{
+	int e = 0, id = 0, cur = 0, slashes = 0;
+	bool in_item = false;
+
+	for (const char *p = list; *p && e < PCTR_MAX_EVENTS; p++) {
+		bool sep = (*p == ',' || isspace((unsigned char)*p)) &&
+			   slashes % 2 == 0;
+
+		if (sep) {
+			e += in_item;
+			in_item = false;
+			continue;
+		}
+		in_item = true;
+		slashes += *p == '/';
+		if (*p == '{')
+			cur = ++id;
+		if (e < PCTR_MAX_EVENTS)
+			c->group[e] = cur;
+		if (*p == '}')
+			cur = 0;
+	}
+}
+
 static int
 events_from_list(struct stat_ctx *c, const char *list)
 {
@@ -298,48 +355,115 @@ events_from_list(struct stat_ctx *c, const char *list)
 	}
 	take_events(c, set);
 	pctr_set_free(set);
+	find_groups(c, list);
 	return 0;
 }
 
-/* can this event be counted here at all?  Tried on the calling thread. */
+/* can this event be counted on @t at all?  Opened there, then closed. */
 static int
-probe_event(const char *spec)
+probe_on(const struct pctr_event *ev, const struct pctr_target *t)
 {
-	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
 	struct pctr_set *set;
 	int r = pctr_set_new(&set, PCTR_SET_NO_USER_READ);
 
 	if (r == 0)
-		r = pctr_set_add(set, spec);
+		r = pctr_set_add_event(set, ev);
 	if (r >= 0)
-		r = pctr_set_open(set, &self);
+		r = pctr_set_open(set, t);
 	pctr_set_free(set);
 	return r;
+}
+
+static int
+probe_event(const struct pctr_event *ev)
+{
+	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
+
+	return probe_on(ev, &self);
+}
+
+/*
+ * Tried where it will count: a task's events on the calling thread (what a
+ * PMU supports in task context does not depend on the task), a CPU's on
+ * the first CPU counted (uncore PMUs count CPUs only).
+ */
+static int
+probe_for_target(const struct stat_ctx *c, const struct pctr_event *ev)
+{
+	static const int cpu0 = 0;
+	struct pctr_target cpu = { .type = PCTR_TARGET_CPU, .nr_cpus = 1,
+				   .cpus = c->rep.nr_cpus ? c->rep.cpus
+							  : &cpu0 };
+
+	if (c->rep.target == STAT_CPU)
+		return probe_on(ev, &cpu);
+	return probe_event(ev);
+}
+
+/* the errors that say "not here": no PMU, no such event, not allowed */
+static bool
+not_supported(int r)
+{
+	return r == -ENODEV || r == -ENOENT || r == -EOPNOTSUPP ||
+	       r == -EINVAL || r == -EACCES || r == -EPERM;
+}
+
+/*
+ * An explicit list with members this machine cannot count: those are shown
+ * as not supported and the others counted, as perf stat does.  Unless
+ * --strict, or none can be counted: then opening fails as it would.
+ */
+static void
+mark_unsupported(struct stat_ctx *c)
+{
+	int n = 0;
+
+	for (int e = 0; e < c->rep.nr_events; e++) {
+		int r = probe_for_target(c, &c->rep.ev[e]);
+
+		c->rep.err[e] = not_supported(r) ? r : 0;
+		n += c->rep.err[e] != 0;
+	}
+	if (n == c->rep.nr_events)
+		memset(c->rep.err, 0, sizeof(c->rep.err));
 }
 
 static const char *const sw_defaults =
 	"task-clock,context-switches,cpu-migrations,page-faults";
 static const char *const hw_defaults[] = {
 	"cycles",	"instructions",	    "branches",
-	"branch-misses", "cache-references", "cache-misses",
+	"branch-misses", "cache-references", "cache-misses", NULL,
 };
+/* -d, as perf stat -d: the first level and last level data caches */
+static const char *const detailed_defaults[] = {
+	"L1-dcache-loads", "L1-dcache-load-misses", "LLC-loads",
+	"LLC-load-misses", NULL,
+};
+
+static int
+probe_spec(const char *spec)
+{
+	struct pctr_event ev;
+	int r = pctr_event_parse(spec, &ev);
+
+	return r < 0 ? r : probe_event(&ev);
+}
 
 /* the hardware defaults this machine really counts, appended to @list */
 static void
-hardware_defaults(struct stat_ctx *c, char *list, size_t len)
+hardware_defaults(struct stat_ctx *c, const char *const *names, char *list,
+		  size_t len)
 {
-	size_t n = sizeof(hw_defaults) / sizeof(hw_defaults[0]);
-
-	for (size_t i = 0; i < n; i++) {
-		int r = probe_event(hw_defaults[i]);
+	for (size_t i = 0; names[i]; i++) {
+		int r = probe_spec(names[i]);
 
 		if (r < 0) {
-			report_note(&c->rep, "not counting %s: %s",
-				    hw_defaults[i], pctr_strerror(r));
+			report_note(&c->rep, "not counting %s: %s", names[i],
+				    pctr_strerror(r));
 			continue;
 		}
 		strncat(list, ",", len - strlen(list) - 1);
-		strncat(list, hw_defaults[i], len - strlen(list) - 1);
+		strncat(list, names[i], len - strlen(list) - 1);
 	}
 }
 
@@ -349,25 +473,53 @@ default_events(struct stat_ctx *c)
 	char list[512];
 
 	snprintf(list, sizeof(list), "%s", sw_defaults);
-	if (c->rep.machine.has_pmu)
-		hardware_defaults(c, list, sizeof(list));
-	else
-		report_note(&c->rep, "no hardware events: %s",
+	if (c->rep.machine.has_pmu) {
+		hardware_defaults(c, hw_defaults, list, sizeof(list));
+		if (c->detailed)
+			hardware_defaults(c, detailed_defaults, list,
+					  sizeof(list));
+	} else {
+		report_note(&c->rep, "no hardware events%s: %s",
+			    c->detailed ? " (nor the caches of -d)" : "",
 			    pctr_strerror(-ENODEV));
+	}
 	return events_from_list(c, list);
 }
 
 static int
 setup_events(struct stat_ctx *c)
 {
+	int r;
+
 	/* the machine is looked at only when needed: it costs start-up time */
 	if (c->rep.format == FMT_JSON || !c->events) {
 		c->rep.machine.size = sizeof(c->rep.machine);
 		pctr_machine_get(&c->rep.machine);
 	}
-	if (c->events)
-		return events_from_list(c, c->events);
-	return default_events(c);
+	if (!c->events)
+		return default_events(c);
+	r = events_from_list(c, c->events);
+	if (r == 0 && !c->strict)
+		mark_unsupported(c);
+	return r;
+}
+
+/* each "{...}" of -e, less its members not supported, one kernel group */
+static int
+make_groups(struct stat_ctx *c, struct pctr_set *set)
+{
+	int r = 0;
+
+	for (int i = 0; r >= 0 && i < c->nr_set;) {
+		int g = c->group[c->map[i]], n = 1;
+
+		while (g && i + n < c->nr_set && c->group[c->map[i + n]] == g)
+			n++;
+		if (g)
+			r = pctr_set_group(set, i, n);
+		i += n;
+	}
+	return r;
 }
 
 static int
@@ -376,8 +528,15 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
 	unsigned int flags = c->rep.multiplex ? 0 : PCTR_SET_NO_MULTIPLEX;
 	int r = pctr_set_new(setp, flags);
 
-	for (int e = 0; r >= 0 && e < c->rep.nr_events; e++)
+	c->nr_set = 0;
+	for (int e = 0; r >= 0 && e < c->rep.nr_events; e++) {
+		if (c->rep.err[e])
+			continue;
 		r = pctr_set_add_event(*setp, &c->rep.ev[e]);
+		c->map[c->nr_set++] = e;
+	}
+	if (r >= 0)
+		r = make_groups(c, *setp);
 	if (r < 0) {
 		tool_err("%s", pctr_strerror(r));
 		pctr_set_free(*setp);
@@ -390,8 +549,18 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
 static void
 refresh_names(struct stat_ctx *c, const struct pctr_set *set)
 {
-	for (int e = 0; e < c->rep.nr_events; e++)
-		c->rep.ev[e] = *pctr_set_event(set, e);
+	for (int i = 0; i < c->nr_set; i++)
+		c->rep.ev[c->map[i]] = *pctr_set_event(set, i);
+}
+
+/* the set's counts into the report's order (an event not counted: 0) */
+static void
+scatter(const struct stat_ctx *c, const struct pctr_count *in,
+	struct pctr_count *out)
+{
+	memset(out, 0, PCTR_MAX_EVENTS * sizeof(*out));
+	for (int i = 0; i < c->nr_set; i++)
+		out[c->map[i]] = in[i];
 }
 
 static int
@@ -489,22 +658,33 @@ try_reap(struct waiter *w)
 		w->done = true;
 }
 
+/* the counts since the last interval, from a read of the set @s */
+static int
+interval_row(struct stat_ctx *c, struct waiter *w, uint64_t now,
+	     const struct pctr_sample *s)
+{
+	struct stat_slice sl = { .run = w->run, .time_ns = now - w->start };
+	struct pctr_count d[PCTR_MAX_EVENTS];
+
+	for (int i = 0; i < c->nr_set; i++)
+		d[i] = pctr_count_delta(&s->count[i], &w->last.count[i]);
+	scatter(c, d, sl.count);
+	w->last = *s;
+	if (report_interval(c->out, &c->rep, &sl) < 0)
+		return open_failed(-ENOMEM);
+	return 0;
+}
+
 static int
 interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
 {
 	struct pctr_sample s;
-	struct stat_slice sl = { .run = w->run, .time_ns = now - w->start };
 	int r = pctr_set_read(w->set, &s);
 
 	if (r < 0)
 		return open_failed(r);
-	for (int e = 0; e < c->rep.nr_events; e++)
-		sl.count[e] = pctr_count_delta(&s.count[e], &w->last.count[e]);
-	w->last = s;
 	w->next += w->interval;
-	if (report_interval(c->out, &c->rep, &sl) < 0)
-		return 1;
-	return 0;
+	return interval_row(c, w, now, &s);
 }
 
 /* nanoseconds until the next thing to do; UINT64_MAX: only signals */
@@ -597,7 +777,7 @@ read_instances(struct stat_ctx *c, struct pctr_set *set)
 			return open_failed(-EIO);
 		sl->run = c->rep.nr_runs + 1;
 		sl->id = pctr_set_instance_id(set, i);
-		memcpy(sl->count, s.count, sizeof(sl->count));
+		scatter(c, s.count, sl->count);
 		c->rep.nr_instances++;
 	}
 	return 0;
@@ -608,17 +788,21 @@ static int
 finish_run(struct stat_ctx *c, struct waiter *w, uint64_t tsc0)
 {
 	struct stat_run *run = new_run(c);
+	uint64_t now = now_ns();
 	struct pctr_sample s;
 	int r;
 
 	if (!run)
 		return open_failed(-ENOMEM);
-	run->elapsed_ns = now_ns() - w->start;
+	run->elapsed_ns = now - w->start;
 	run->tsc_ticks = pctr_tsc() - tsc0;
 	r = pctr_set_read(w->set, &s);
 	if (r < 0)
 		return open_failed(r);
-	memcpy(run->count, s.count, sizeof(run->count));
+	scatter(c, s.count, run->count);
+	/* the last, partial interval: the rows add up to the totals */
+	if (w->interval && interval_row(c, w, now, &s))
+		return 1;
 	if (c->rep.per_thread && read_instances(c, w->set))
 		return 1;
 	c->rep.nr_runs++;
@@ -738,13 +922,26 @@ run_all(struct stat_ctx *c)
 
 /* ---- the subcommand ----------------------------------------------------- */
 
+/* a process that is not there is said first, before anything else */
+static int
+check_process(const struct stat_ctx *c)
+{
+	if (c->rep.target != STAT_PID && c->rep.target != STAT_TID)
+		return 0;
+	if (kill(c->rep.pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	tool_err("no %s %d", c->rep.target == STAT_PID ? "process" : "thread",
+		 (int)c->rep.pid);
+	return tool_exit_status(-ESRCH);
+}
+
 static int
 check_command(struct stat_ctx *c)
 {
-	int r;
+	int r = check_process(c);
 
-	if (!c->rep.argv)
-		return 0;
+	if (r || !c->rep.argv)
+		return r;
 	r = find_command(c->rep.argv[0]);
 	if (r == -ENOENT) {
 		tool_err("%s: command not found", c->rep.argv[0]);
@@ -776,6 +973,35 @@ open_output(struct stat_ctx *c)
 	return 1;
 }
 
+/*
+ * A report that did not reach its file is a failure: a full disk, a closed
+ * pipe.  A failed write leaves the stream's error flag; what was still
+ * buffered fails at fflush() or fclose().
+ */
+static int
+close_output(struct stat_ctx *c)
+{
+	int err = 0;
+
+	if (!c->out)
+		return 0;
+	if (fflush(c->out) != 0)
+		err = errno;
+	else if (ferror(c->out))
+		err = errno ? errno : EIO;
+	if (c->out != stderr && c->out != stdout && fclose(c->out) != 0 &&
+	    !err)
+		err = errno;
+	c->out = NULL;
+	if (!err)
+		return 0;
+	tool_err("cannot write the report to %s: %s",
+		 c->output && strcmp(c->output, "-") ? c->output
+		 : c->output ? "stdout" : "stderr",
+		 strerror(err));
+	return 1;
+}
+
 static int
 finish(struct stat_ctx *c, int r)
 {
@@ -784,12 +1010,8 @@ finish(struct stat_ctx *c, int r)
 			report_csv_header(c->out, &c->rep);
 		report_print(c->out, &c->rep);
 	}
-	if (c->out && c->out != stderr && c->out != stdout &&
-	    fclose(c->out) != 0 && r == 0) {
-		tool_err("-o: cannot write '%s': %s", c->output,
-			 strerror(errno));
+	if (close_output(c) && r == 0)
 		r = 1;
-	}
 	if (r == 0 && c->rep.has_exit)
 		r = c->rep.exit_status;
 	return r;

@@ -60,6 +60,7 @@ void
 json_begin(struct json *j, FILE *f)
 {
 	j->f = f;
+	j->compact = false;
 	j->depth = 0;
 	j->first[0] = true;
 }
@@ -98,7 +99,7 @@ json_member(struct json *j, const char *key)
 	if (!j->first[j->depth])
 		fputc(',', j->f);
 	j->first[j->depth] = false;
-	if (j->depth > 0)
+	if (j->depth > 0 && !j->compact)
 		fprintf(j->f, "\n%*s", 2 * j->depth, "");
 	if (key) {
 		json_string(j->f, key);
@@ -122,7 +123,7 @@ json_close(struct json *j, char c)
 	bool empty = j->first[j->depth];
 
 	j->depth--;
-	if (!empty)
+	if (!empty && !j->compact)
 		fprintf(j->f, "\n%*s", 2 * j->depth, "");
 	fputc(c, j->f);
 }
@@ -300,7 +301,7 @@ static int
 find_event(const struct stat_report *r, uint32_t type, uint64_t config)
 {
 	for (int e = 0; e < r->nr_events; e++)
-		if (is_event(&r->ev[e], type, config))
+		if (!r->err[e] && is_event(&r->ev[e], type, config))
 			return e;
 	return -1;
 }
@@ -351,7 +352,7 @@ event_stats(const struct stat_report *r, int e, struct event_stats *s)
 	acc_init(&s->per_sec);
 	acc_init(&s->per_cycle);
 	acc_init(&s->running);
-	for (int i = 0; i < r->nr_runs; i++) {
+	for (int i = 0; !r->err[e] && i < r->nr_runs; i++) {
 		const struct pctr_count *c = &r->runs[i].count[e];
 		double v = pctr_count_scaled(c), sec, cyc;
 
@@ -431,6 +432,7 @@ elapsed_stats(const struct stat_report *r, bool tsc)
 /* ---- the stat report: for people ---------------------------------------- */
 
 #define NUMW 15
+#define NOT_SUPPORTED "<not supported>"
 
 static int
 name_width(const struct stat_report *r)
@@ -518,6 +520,11 @@ print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 	event_stats(r, e, &s);
 	snprintf(name, sizeof(name), "%s%s%s%s", r->ev[e].name,
 		 *unit ? " (" : "", unit, *unit ? ")" : "");
+	if (r->err[e]) {
+		fprintf(f, " %-*s%*s  (%s)\n", w, name, NUMW,
+			NOT_SUPPORTED, pctr_strerror(r->err[e]));
+		return;
+	}
 	fprintf(f, " %-*s%*s", w, name, NUMW,
 		fmt_group(b, sizeof(b), s.count.mean, stats ? 1 : 0));
 	if (stats) {
@@ -581,8 +588,11 @@ print_instances(FILE *f, const struct stat_report *r, int w)
 		fprintf(f, "\n %s\n", id);
 		for (int e = 0; e < r->nr_events; e++)
 			fprintf(f, "   %-*s%*s\n", w - 2, r->ev[e].name, NUMW,
-				fmt_group(b, sizeof(b),
-					  pctr_count_scaled(&s->count[e]), 0));
+				r->err[e] ? NOT_SUPPORTED
+					  : fmt_group(b, sizeof(b),
+						      pctr_count_scaled(
+							      &s->count[e]),
+						      0));
 	}
 }
 
@@ -681,8 +691,13 @@ json_event(struct json *j, const struct stat_report *r, int e)
 	json_str(j, "name", r->ev[e].name);
 	json_bool(j, "hardware", r->ev[e].hardware);
 	json_str(j, "unit", event_unit(&r->ev[e]));
+	json_bool(j, "supported", !r->err[e]);
+	if (r->err[e])
+		json_str(j, "not_supported", pctr_strerror(r->err[e]));
+	else
+		json_null(j, "not_supported");
 	json_arr(j, "runs");
-	for (int i = 0; i < r->nr_runs; i++)
+	for (int i = 0; !r->err[e] && i < r->nr_runs; i++)
 		json_count(j, &r->runs[i].count[e]);
 	json_arr_end(j);
 	json_obj(j, "stats");
@@ -727,6 +742,20 @@ json_metric(struct json *j, const struct stat_report *r,
 	json_obj_end(j);
 }
 
+/* a slice's counts in event order; null for an event not supported */
+static void
+json_slice_events(struct json *j, const struct stat_report *r,
+		  const struct stat_slice *s)
+{
+	json_arr(j, "events");
+	for (int e = 0; e < r->nr_events; e++)
+		if (r->err[e])
+			json_null(j, NULL);
+		else
+			json_count(j, &s->count[e]);
+	json_arr_end(j);
+}
+
 static void
 json_slices(struct json *j, const struct stat_report *r, const char *key,
 	    const struct stat_slice *s, int n, bool interval)
@@ -742,10 +771,7 @@ json_slices(struct json *j, const struct stat_report *r, const char *key,
 				 r->target == STAT_CPU ? "cpu" : "thread");
 			json_int(j, "id", s[i].id);
 		}
-		json_arr(j, "events");
-		for (int e = 0; e < r->nr_events; e++)
-			json_count(j, &s[i].count[e]);
-		json_arr_end(j);
+		json_slice_events(j, r, &s[i]);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -769,6 +795,7 @@ print_json(FILE *f, const struct stat_report *r)
 	struct json j;
 
 	json_begin(&j, f);
+	j.compact = r->interval; /* -I: JSON Lines, the document last */
 	json_obj(&j, NULL);
 	json_str(&j, "schema", "pctr-stat/1");
 	json_str(&j, "pctr_version", pctr_version());
@@ -807,6 +834,7 @@ print_json(FILE *f, const struct stat_report *r)
 static const char *const csv_columns[] = {
 	"kind",	    "run",    "time_ns", "id",	       "event",      "value",
 	"scaled",   "unit",   "enabled_ns", "running_ns", "running_pct",
+	"note",
 };
 
 void
@@ -815,6 +843,23 @@ report_csv_header(FILE *f, const struct stat_report *r)
 	for (size_t i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]);
 	     i++)
 		csv_field(f, r->sep, i == 0, csv_columns[i]);
+	fputc('\n', f);
+}
+
+/* the rest of the row of an event not counted: no figures, the reason */
+static void
+csv_unsupported(FILE *f, const struct stat_report *r, int e)
+{
+	char note[256];
+
+	for (int i = 0; i < 2; i++) /* value, scaled */
+		csv_field(f, r->sep, false, "");
+	csv_field(f, r->sep, false, event_unit(&r->ev[e]));
+	for (int i = 0; i < 3; i++) /* enabled_ns, running_ns, running_pct */
+		csv_field(f, r->sep, false, "");
+	snprintf(note, sizeof(note), "not supported: %s",
+		 pctr_strerror(r->err[e]));
+	csv_field(f, r->sep, false, note);
 	fputc('\n', f);
 }
 
@@ -831,6 +876,10 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 	csv_field(f, r->sep, false, time);
 	csv_field(f, r->sep, false, id);
 	csv_field(f, r->sep, false, r->ev[e].name);
+	if (r->err[e]) {
+		csv_unsupported(f, r, e);
+		return;
+	}
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)c->value);
 	csv_field(f, r->sep, false, b);
 	snprintf(b, sizeof(b), "%.0f", pctr_count_scaled(c));
@@ -842,6 +891,7 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 	csv_field(f, r->sep, false, b);
 	snprintf(b, sizeof(b), "%.2f", pct);
 	csv_field(f, r->sep, false, isfinite(pct) ? b : "");
+	csv_field(f, r->sep, false, "");
 	fputc('\n', f);
 }
 
@@ -928,7 +978,9 @@ print_interval(FILE *f, struct stat_report *r,
 		double pct = running_pct(c);
 
 		fprintf(f, "%16.6f %*s %-4s %s", (double)s->time_ns / 1e9, NUMW,
-			fmt_group(b, sizeof(b), pctr_count_scaled(c), 0),
+			r->err[e] ? NOT_SUPPORTED
+				  : fmt_group(b, sizeof(b),
+					      pctr_count_scaled(c), 0),
 			event_unit(&r->ev[e]), r->ev[e].name);
 		if (isfinite(pct) && pct < 100.0)
 			fprintf(f, " (%.1f%% running)", pct);
@@ -937,13 +989,41 @@ print_interval(FILE *f, struct stat_report *r,
 	fflush(f);
 }
 
+/*
+ * -I --json: one object per line as each interval ends, flushed, so that a
+ * reader follows the counts live (JSON Lines); the document comes last.
+ */
+static void
+stream_interval(FILE *f, const struct stat_report *r,
+		const struct stat_slice *s)
+{
+	struct json j;
+
+	json_begin(&j, f);
+	j.compact = true;
+	json_obj(&j, NULL);
+	json_str(&j, "schema", "pctr-stat-interval/1");
+	json_int(&j, "run", s->run);
+	json_uint(&j, "time_ns", s->time_ns);
+	json_arr(&j, "names");
+	for (int e = 0; e < r->nr_events; e++)
+		json_str(&j, NULL, r->ev[e].name);
+	json_arr_end(&j);
+	json_slice_events(&j, r, s);
+	json_obj_end(&j);
+	json_end(&j);
+	fflush(f);
+}
+
 int
 report_interval(FILE *f, struct stat_report *r, const struct stat_slice *s)
 {
 	char t[32];
 
-	if (r->format == FMT_JSON)
+	if (r->format == FMT_JSON) {
+		stream_interval(f, r, s);
 		return keep_interval(r, s);
+	}
 	if (r->format == FMT_HUMAN) {
 		print_interval(f, r, s);
 		return 0;

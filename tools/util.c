@@ -102,10 +102,16 @@ parse_double(const char *opt, const char *s, double min, double max,
 	return 0;
 }
 
+/* a CPU named twice ("0,0", "0-3,2") is counted once */
 static int
 push_cpu(int **cpus, int *nr, long c)
 {
-	int *n = realloc(*cpus, (*nr + 1) * sizeof(int));
+	int *n;
+
+	for (int i = 0; i < *nr; i++)
+		if ((*cpus)[i] == c)
+			return 0;
+	n = realloc(*cpus, (*nr + 1) * sizeof(int));
 
 	if (!n)
 		return -1;

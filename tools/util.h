@@ -70,6 +70,7 @@ char *fmt_si(char *buf, size_t len, double v);
 
 struct json {
 	FILE *f;
+	bool compact; /* all on one line */
 	int depth;
 	bool first[JSON_MAX_DEPTH];
 };
@@ -144,6 +145,8 @@ struct stat_report {
 	/* the events */
 	int nr_events;
 	struct pctr_event ev[PCTR_MAX_EVENTS];
+	int err[PCTR_MAX_EVENTS]; /* not 0: cannot be counted here, why */
+	bool interval; /* -I given */
 
 	/* what happened */
 	struct pctr_machine machine; /* filled for JSON only */

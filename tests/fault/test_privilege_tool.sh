@@ -49,13 +49,13 @@ check 2 "kernel counting refused, explained" 4 \
 	stat -e task-clock:k -- true
 check 2 "whole CPUs refused, explained" 4 \
 	"and it is 2; run as root, grant CAP_PERFMON (setcap cap_perfmon+ep PROGRAM), or set sysctl kernel.perf_event_paranoid=0" \
-	stat -a -d 0.1 -e cpu-clock
+	stat -a --duration 0.1 -e cpu-clock
 # (3 is 2 upstream; on Debian's kernels it refuses the :u count above too)
 check 3 "kernel counting refused, explained" 4 \
 	"and it is 3; .*set sysctl kernel.perf_event_paranoid=1" \
 	stat -e task-clock:k -- true
 check 3 "whole CPUs refused, explained" 4 \
 	"and it is 3; .*set sysctl kernel.perf_event_paranoid=0" \
-	stat -a -d 0.1 -e cpu-clock
+	stat -a --duration 0.1 -e cpu-clock
 check 2 "pctr info says what the knob allows" 0 "paranoid" info
 exit $fail

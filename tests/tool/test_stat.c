@@ -224,7 +224,7 @@ TEST(attach_pid)
 		_exit(0);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)child);
-	r = pctr("stat", "-p", pid, "-d", "0.3", "--per-thread", "-x", ",",
+	r = pctr("stat", "-p", pid, "--duration", "0.3", "--per-thread", "-x", ",",
 		 "-o", "-", "-e", "task-clock", NULL);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
@@ -260,7 +260,7 @@ TEST(all_cpus_as_root)
 
 	if (geteuid() != 0)
 		SKIP("-a needs root or perf_event_paranoid <= 0");
-	r = pctr("stat", "-a", "-d", "0.2", "-x", ",", "-e", "cpu-clock",
+	r = pctr("stat", "-a", "--duration", "0.2", "-x", ",", "-e", "cpu-clock",
 		 NULL);
 	ASSERT_EQ(r.status, 0);
 	ns = csv_total(r.err, "cpu-clock");

@@ -123,7 +123,7 @@ TEST(attach_to_a_churning_process)
 	}
 	usleep(100000); /* the churners are running */
 	snprintf(pid, sizeof(pid), "%d", (int)child);
-	r = pctr("stat", "-p", pid, "-I", "50", "-d", "1", "-x", ",", "-o",
+	r = pctr("stat", "-p", pid, "-I", "50", "--duration", "1", "-x", ",", "-o",
 		 "-", "-e", "task-clock,page-faults", NULL);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);

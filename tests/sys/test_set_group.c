@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_set_group - perf's "{a,b}" groups: pctr_set_group() and the braces
+ * of pctr_set_add_list().  A group of its own is seen from outside by its
+ * descriptors: an inherited set (PCTR_TARGET_PROCESS) adds one reader per
+ * kernel group of two or more events, so the number of perf descriptors
+ * tells how the events were grouped.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pctr.h>
+
+#include "test.h"
+
+/* the perf event descriptors this process holds */
+static int
+perf_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	char path[300], link[64];
+	int n = 0;
+
+	ASSERT(d);
+	while ((de = readdir(d))) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len > 0) {
+			link[len] = '\0';
+			n += strstr(link, "perf_event") != NULL;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* descriptors of @list opened on this process, inherited */
+static int
+fds_of(const char *list)
+{
+	struct pctr_target t = { .type = PCTR_TARGET_PROCESS };
+	struct pctr_set *set;
+	int before = perf_fds(), n;
+
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_EQ(pctr_set_add_list(set, list), 4);
+	ASSERT_OK(pctr_set_open(set, &t));
+	n = perf_fds() - before;
+	pctr_set_free(set);
+	return n;
+}
+
+#define SW4 "task-clock", "page-faults", "context-switches", "cpu-migrations"
+
+TEST(braces_make_groups)
+{
+	/* four events and one reader per group of two or more */
+	ASSERT_EQ(fds_of("task-clock,page-faults,cs,cpu-migrations"), 4 + 1);
+	ASSERT_EQ(fds_of("{task-clock,page-faults},{cs,cpu-migrations}"),
+		  4 + 2);
+	ASSERT_EQ(fds_of("{task-clock},{page-faults},{cs},{cpu-migrations}"),
+		  4 + 0);
+	/* the free events after a group do not join it: a group of their own */
+	ASSERT_EQ(fds_of("{task-clock,page-faults},cs,cpu-migrations"), 4 + 2);
+	ASSERT_EQ(fds_of("task-clock,{page-faults},cs cpu-migrations"), 4 + 1);
+}
+
+TEST(group_call)
+{
+	struct pctr_target t = { .type = PCTR_TARGET_PROCESS };
+	const char *ev[] = { SW4 };
+	struct pctr_set *set;
+	struct pctr_sample s;
+	int before;
+
+	ASSERT_OK(pctr_set_new(&set, 0));
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(pctr_set_add(set, ev[i]), i);
+	ASSERT_EQ(pctr_set_group(set, 0, 0), -EINVAL);
+	ASSERT_EQ(pctr_set_group(set, -1, 2), -EINVAL);
+	ASSERT_EQ(pctr_set_group(set, 3, 2), -EINVAL);
+	ASSERT_EQ(pctr_set_group(NULL, 0, 1), -EINVAL);
+	ASSERT_OK(pctr_set_group(set, 0, 1));
+	ASSERT_OK(pctr_set_group(set, 1, 1));
+	ASSERT_OK(pctr_set_group(set, 2, 2));
+	ASSERT_EQ(pctr_set_group(set, 1, 2), -EINVAL); /* grouped already */
+	before = perf_fds();
+	ASSERT_OK(pctr_set_open(set, &t));
+	ASSERT_EQ(perf_fds() - before, 4 + 1);
+	ASSERT_EQ(pctr_set_group(set, 0, 1), -EBUSY);
+	ASSERT_OK(pctr_set_enable(set));
+	ASSERT_OK(pctr_set_read(set, &s));
+	ASSERT(s.count[0].value > 0); /* task-clock ran */
+	pctr_set_free(set);
+}
+
+TEST(bad_braces_add_nothing)
+{
+	static const char *const bad[] = {
+		"{task-clock,page-faults", "task-clock}", "{task-clock,{cs}}",
+		"{}", "{task-clock,}", "{task-clock,no-such-event}",
+	};
+	struct pctr_set *set;
+
+	ASSERT_OK(pctr_set_new(&set, 0));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = pctr_set_add_list(set, bad[i]);
+
+		ASSERT(r == -EINVAL || r == -ENOENT);
+		ASSERT_EQ(pctr_set_nr(set), 0);
+	}
+	/* and the set is still usable, without stale groups */
+	ASSERT_EQ(pctr_set_add_list(set, "{task-clock,cs}"), 2);
+	ASSERT_EQ(pctr_set_nr(set), 2);
+	ASSERT_STR_EQ(pctr_set_event(set, 0)->name, "task-clock");
+	pctr_set_free(set);
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(TEST_CASE(braces_make_groups)
+			       TEST_CASE(group_call)
+			       TEST_CASE(bad_braces_add_nothing)));
+}

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_stat_perf - pctr stat as people used to perf stat type it: events
+ * that cannot be counted here, the last partial interval, JSON Lines as
+ * intervals end, write errors, -d, -C with repeats, a process not there,
+ * an empty listing in JSON.
+ */
+#include <dirent.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+
+#include "pctr.h"
+#include "tool.h"
+
+#define SELF self_exe, "helper"
+
+/*
+ * "pace N MS": touch N fresh pages spread over about MS milliseconds of
+ * sleeping, so that page faults keep coming in every interval of -I, the
+ * last partial one included.
+ */
+static int
+pace_main(int argc, char **argv)
+{
+	long n, ms;
+
+	if (argc == 4 && !strcmp(argv[1], "helper") &&
+	    !strcmp(argv[2], "getpid")) {
+		/* "getpid N": N getpid system calls, not cached by libc */
+		for (long i = atol(argv[3]); i > 0; i--)
+			syscall(SYS_getpid);
+		return 0;
+	}
+	if (argc < 5 || strcmp(argv[1], "helper") || strcmp(argv[2], "pace"))
+		return -1;
+	n = atol(argv[3]);
+	ms = atol(argv[4]);
+	/* faults last: the command ends right after its last faults */
+	for (long i = 0; i < ms; i++) {
+		usleep(1000);
+		if (touch_pages(n / ms))
+			return 1;
+	}
+	return 0;
+}
+
+static bool
+has_pmu(void)
+{
+	struct pctr_machine m = { .size = sizeof(m) };
+
+	pctr_machine_get(&m);
+	return m.has_pmu;
+}
+
+#define NEEDS_NO_PMU()                                                        \
+	do {                                                                  \
+		if (has_pmu())                                                \
+			SKIP("this machine counts cycles: no event here "     \
+			     "that cannot be counted");                       \
+	} while (0)
+
+/* 1. one member of the list cannot be counted: the others are */
+TEST(unsupported_member_human)
+{
+	struct result r;
+
+	NEEDS_NO_PMU();
+	r = pctr("stat", "-e", "task-clock,cycles", "--", SELF, "touch", "10",
+		 NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "<not supported>");
+	ASSERT_CONTAINS(r.err, "no hardware performance counters");
+	ASSERT_CONTAINS(r.err, "task-clock (ns)");
+	ASSERT_CONTAINS(r.err, "command exit status 0");
+}
+
+TEST(unsupported_member_csv)
+{
+	static const char *check =
+		"import csv,sys\n"
+		"r={x['event']:x for x in csv.DictReader(sys.stdin)}\n"
+		"c=r['cycles']; t=r['task-clock']\n"
+		"ok=(c['value']=='' and c['note'].startswith('not supported: ')"
+		" and t['note']=='' and int(t['value'])>0)\n"
+		"print(1 if ok else 0)\n";
+	struct result r;
+
+	NEEDS_NO_PMU();
+	r = pctr("stat", "-x", ",", "-o", "-", "-e", "task-clock,cycles",
+		 "--", SELF, "touch", "10", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+TEST(unsupported_member_json)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"e={x['name']:x for x in d['events']}\n"
+		"c=e['cycles']; p=e['page-faults']\n"
+		"ok=(c['supported'] is False and len(c['not_supported'])>0 and"
+		" c['runs']==[] and c['stats']['n']==0 and"
+		" p['supported'] is True and p['not_supported'] is None and"
+		" p['runs'][0]['value']>=10)\n"
+		"print(1 if ok else 0)\n";
+	struct result r;
+
+	NEEDS_NO_PMU();
+	r = pctr("stat", "-j", "-o", "-", "-e", "page-faults,cycles", "--",
+		 SELF, "touch", "10", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+/* --strict, or nothing countable: the error of before, no counts */
+TEST(unsupported_strict_or_all)
+{
+	struct result r;
+
+	NEEDS_NO_PMU();
+	r = pctr("stat", "--strict", "-e", "task-clock,cycles", "--", SELF,
+		 "exit", "0", NULL);
+	ASSERT_EQ(r.status, 3);
+	ASSERT_CONTAINS(r.err, "cannot count 'cycles'");
+	ASSERT(!strstr(r.err, "task-clock"));
+	r = pctr("stat", "-e", "cycles,instructions", "--", SELF, "exit", "0",
+		 NULL);
+	ASSERT_EQ(r.status, 3);
+	ASSERT(!strstr(r.err, "<not supported>"));
+}
+
+/*
+ * 2. the interval rows add up to the total, exactly: the last, partial
+ * interval is printed too.  The command faults until it ends (250 naps of
+ * a millisecond or more, each followed by faults), so a missing last row
+ * would miss faults unless a 100 ms tick fell in the instant between its
+ * last faults and its exit.
+ */
+static const char *sum_csv =
+	"import csv,sys\n"
+	"rows=list(csv.DictReader(sys.stdin))\n"
+	"iv=[r for r in rows if r['kind']=='interval']\n"
+	"tot=[r for r in rows if r['kind']=='total'][0]\n"
+	"ok=(len(iv)>=2 and sum(int(r['value']) for r in iv)=="
+	"int(tot['value']) and iv[-1]['time_ns']==tot['time_ns'])\n"
+	"print(1 if ok else 0)\n";
+
+TEST(interval_rows_add_up_csv)
+{
+	struct result r = pctr("stat", "-I", "100", "-x", ",", "-o", "-", "-e",
+			       "page-faults", "--", SELF, "pace", "5000", "250",
+			       NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(sum_csv, r.out), 1);
+}
+
+TEST(interval_rows_add_up_json)
+{
+	static const char *check =
+		"import json,sys\n"
+		"lines=sys.stdin.read().splitlines()\n"
+		"iv=[json.loads(l) for l in lines[:-1]]\n"
+		"d=json.loads(lines[-1])\n"
+		"s=sum(x['events'][0]['value'] for x in iv)\n"
+		"ok=(len(iv)>=2 and d['schema']=='pctr-stat/1' and"
+		" all(x['schema']=='pctr-stat-interval/1' for x in iv) and"
+		" s==d['events'][0]['runs'][0]['value'] and"
+		" len(d['intervals'])==len(iv))\n"
+		"print(1 if ok else 0)\n";
+	struct result r = pctr("stat", "-I", "100", "-j", "-o", "-", "-e",
+			       "page-faults", "--", SELF, "pace", "5000", "250",
+			       NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+/* the human rows: the total is printed scaled, the rows too */
+TEST(interval_rows_add_up_human)
+{
+	static const char *check =
+		"import sys\n"
+		"s=0; tot=None\n"
+		"for l in sys.stdin:\n"
+		"  f=l.split()\n"
+		"  if len(f)>=3 and f[-1]=='page-faults' and f[0][0].isdigit():\n"
+		"    s+=int(f[1].replace(',',''))\n"
+		"  elif len(f)>=2 and f[0]=='page-faults':\n"
+		"    tot=int(f[1].replace(',',''))\n"
+		"print(1 if tot is not None and s==tot else 0)\n";
+	struct result r = pctr("stat", "-I", "100", "-o", "-", "-e",
+			       "page-faults", "--", SELF, "pace", "5000", "250",
+			       NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+/* 3. --json -I: the first interval can be read while the command runs */
+TEST(json_intervals_stream)
+{
+	char *argv[] = { (char *)pctr_path(), "stat", "-j", "-I", "50", "-o",
+			 "-", "-e", "task-clock", "--", SELF, "sleep", "3000",
+			 NULL };
+	static const char *check =
+		"import json,sys\n"
+		"d=json.loads(sys.stdin.readline())\n"
+		"print(d['time_ns'] if d['schema']=='pctr-stat-interval/1'"
+		" else 0)\n";
+	char o[64], e[64], *first = NULL;
+	pid_t pid = start(argv, NULL, o, e);
+	struct result r;
+	int st;
+
+	/* the first row is due after 50 ms; 2 s is ample on a busy machine */
+	for (int i = 0; i < 200 && !first; i++) {
+		char *s = slurp(o);
+
+		if (strchr(s, '\n'))
+			first = s;
+		else
+			usleep(10000);
+	}
+	ASSERT(first != NULL);
+	/* and the command (3 s) has not ended: nothing waited for its exit */
+	ASSERT_EQ(waitpid(pid, &st, WNOHANG), 0);
+	ASSERT(python_num(check, first) >= 50e6);
+	kill(pid, SIGINT);
+	r = finish(pid, o, e);
+	ASSERT_EQ(r.status, 128 + SIGINT);
+}
+
+/* 4. a report that cannot be written is an error, in every format */
+static void
+assert_write_error(struct result r)
+{
+	ASSERT_NE(r.status, 0);
+	ASSERT_CONTAINS(r.err, "cannot write the report to /dev/full");
+	ASSERT_CONTAINS(r.err, "No space left on device");
+}
+
+TEST(write_error_reported)
+{
+	assert_write_error(pctr("stat", "-o", "/dev/full", "-e", "task-clock",
+				"--", SELF, "exit", "0", NULL));
+	assert_write_error(pctr("stat", "-o", "/dev/full", "-j", "-e",
+				"task-clock", "--", SELF, "exit", "0", NULL));
+	assert_write_error(pctr("stat", "-o", "/dev/full", "-x", ",", "-e",
+				"task-clock", "--", SELF, "exit", "0", NULL));
+	assert_write_error(pctr("stat", "-o", "/dev/full", "-I", "20", "-j",
+				"-e", "task-clock", "--", SELF, "sleep", "100",
+				NULL));
+}
+
+/* 7. -d is perf's --detailed; the duration is --duration */
+TEST(dash_d_is_detailed)
+{
+	struct result r = pctr("stat", "-d", "-x", ",", "-o", "-", "--", SELF,
+			       "exit", "0", NULL);
+	char pid[32];
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT(csv_total(r.out, "task-clock") > 0);
+	if (!has_pmu())
+		ASSERT_CONTAINS(r.err, "nor the caches of -d");
+	else
+		ASSERT_CONTAINS(r.out, "L1-dcache-load");
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	r = pctr("stat", "-p", pid, "--duration", "0.05", "-e", "task-clock",
+		 NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "task-clock");
+	r = pctr("stat", "-d", "-e", "task-clock", "--", SELF, "exit", "0",
+		 NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "-d: adds to the default events");
+}
+
+TEST(cpu_list_deduplicated)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"print(1 if d['target']['cpus']==[0] and"
+		" [i['id'] for i in d['instances']]==[0] else 0)\n";
+	struct result r;
+
+	if (geteuid() != 0)
+		SKIP("counting a CPU needs root at perf_event_paranoid %d", 2);
+	r = pctr("stat", "-a", "-C", "0,0,0-0", "--per-thread", "-j", "-o",
+		 "-", "--duration", "0.05", "-e", "cpu-clock", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+}
+
+/* a process that is not there is the first and only thing said */
+TEST(no_such_process)
+{
+	struct result r = pctr("stat", "-p", "999999", NULL);
+
+	ASSERT_EQ(r.status, 1);
+	ASSERT(!strncmp(r.err, "pctr stat: no process 999999\n",
+			strlen(r.err) + 1));
+	r = pctr("stat", "-t", "999999", "-e", "task-clock", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT(!strcmp(r.err, "pctr stat: no thread 999999\n"));
+}
+
+/* pctr list PATTERN --json with no match: still a document, empty */
+TEST(list_json_no_match)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"print(1 if d['events']==[] and d['schema']=='pctr-list/1'"
+		" else 0)\n";
+	struct result r = pctr("list", "no-such-event-*", "--json", NULL);
+
+	ASSERT_EQ(r.status, 1);
+	ASSERT_EQ(python_num(check, r.out), 1);
+	ASSERT_CONTAINS(r.err, "no event matches");
+}
+
+/*
+ * 5. tracepoints by name.  tracefs is mounted here by root if it is not
+ * (and unmounted after); otherwise the test cannot look tracepoints up.
+ */
+static bool
+tracefs_ready(void)
+{
+	if (access("/sys/kernel/tracing/events", R_OK | X_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", R_OK | X_OK) == 0)
+		return false;
+	if (geteuid() != 0)
+		SKIP("tracefs is not mounted, and mounting it needs root");
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+		SKIP("tracefs cannot be mounted here: %s", strerror(errno));
+	return true;
+}
+
+static double
+getpid_calls(const char *n)
+{
+	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
+			       "syscalls:sys_enter_getpid", "--", SELF,
+			       "getpid", n, NULL);
+
+	ASSERT_EQ(r.status, 0);
+	return csv_total(r.out, "syscalls:sys_enter_getpid");
+}
+
+TEST(tracepoints_counted_and_listed)
+{
+	bool mounted = tracefs_ready();
+	struct result r;
+
+	/* each getpid(2) of the command is one sys_enter_getpid, exactly */
+	ASSERT_EQ(getpid_calls("1000") - getpid_calls("0"), 1000);
+	/* every switch away from the command is one sched_switch */
+	r = pctr("stat", "-x", ",", "-o", "-", "-e",
+		 "sched:sched_switch,context-switches", "--", SELF, "pace",
+		 "0", "50", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(csv_total(r.out, "sched:sched_switch") >= 50);
+	ASSERT_EQ(csv_total(r.out, "sched:sched_switch"),
+		  csv_total(r.out, "context-switches"));
+	r = pctr("list", "tracepoint", "sched:sched_sw*", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "  sched:sched_switch\n");
+	ASSERT(!strstr(r.out, "task-clock"));
+	if (mounted)
+		umount("/sys/kernel/tracing");
+}
+
+/* no tracefs under the root: said as such, not "no hardware PMU" */
+TEST(tracepoint_without_tracefs)
+{
+	struct result r;
+
+	setenv("PCTR_SYSFS_ROOT", "/nonexistent", 1);
+	r = pctr("stat", "-e", "sched:sched_switch", "--", SELF, "exit", "0",
+		 NULL);
+	ASSERT_EQ(r.status, 3);
+	ASSERT_CONTAINS(r.err, "tracefs is not mounted");
+	ASSERT(!strstr(r.err, "PMU"));
+	r = pctr("list", "tracepoint", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_CONTAINS(r.err, "no tracepoints: tracefs is not mounted");
+	unsetenv("PCTR_SYSFS_ROOT");
+}
+
+/* the perf event descriptors of process @pid */
+static int
+perf_fds_of(pid_t pid)
+{
+	char dir[64], path[320], link[64];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	ASSERT(d);
+	while ((de = readdir(d))) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len > 0) {
+			link[len] = '\0';
+			n += strstr(link, "perf_event") != NULL;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * pctr's descriptors while it counts a command that sleeps 1.5 s: one per
+ * event, and one reader per kernel group of two or more (the command's
+ * counters are inherited).  Taken after the first -I row (100 ms): the
+ * counters are open by then.
+ */
+static int
+fds_counting(const char *events)
+{
+	char *argv[] = { (char *)pctr_path(), "stat", "-I", "100", "-x", ",",
+			 "-o", "-", "-e", (char *)events, "--", SELF, "sleep",
+			 "1500", NULL };
+	char o[64], e[64];
+	pid_t pid = start(argv, NULL, o, e);
+	struct result r;
+	int n = -1;
+
+	for (int i = 0; i < 300 && n < 0; i++) {
+		if (strstr(slurp(o), "interval"))
+			n = perf_fds_of(pid);
+		else
+			usleep(10000);
+	}
+	r = finish(pid, o, e);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(csv_total(r.out, "page-faults") > 0, 1);
+	return n;
+}
+
+/* 6. perf's group syntax: each brace group is a kernel group of its own */
+TEST(brace_groups)
+{
+	ASSERT_EQ(fds_counting("task-clock,page-faults,cs,cpu-migrations"),
+		  4 + 1);
+	ASSERT_EQ(fds_counting("{task-clock,page-faults},{cs,cpu-migrations}"),
+		  4 + 2);
+	ASSERT_EQ(fds_counting("{task-clock},{page-faults},{cs},"
+			       "{cpu-migrations}"),
+		  4 + 0);
+	ASSERT_EQ(fds_counting("{task-clock,page-faults}"), 2 + 1);
+}
+
+/* the names print without braces, and a bad group is a clear error */
+TEST(brace_groups_output)
+{
+	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
+			       "{task-clock,page-faults},cs", "--", SELF,
+			       "touch", "10", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT(csv_total(r.out, "page-faults") >= 10);
+	/* present and a number (csv_total fails on a missing row) */
+	ASSERT(csv_total(r.out, "cs") >= 0);
+	ASSERT(!strchr(r.out, '{') && !strchr(r.out, '}'));
+	r = pctr("stat", "-e", "{task-clock,page-faults", "--", SELF, "exit",
+		 "0", NULL);
+	ASSERT_EQ(r.status, 3); /* as for any event list the library refuses */
+	ASSERT_CONTAINS(r.err, "'{' without its '}'");
+}
+
+/* a member not supported leaves the group; the others are still one */
+TEST(brace_group_with_unsupported)
+{
+	NEEDS_NO_PMU();
+	ASSERT_EQ(fds_counting("{task-clock,cycles,page-faults},cs"), 3 + 1);
+	ASSERT_EQ(fds_counting("{task-clock,cycles},{page-faults},cs"), 3 + 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	int h = pace_main(argc, argv);
+
+	if (h < 0)
+		h = helper_main(argc, argv);
+	if (h >= 0)
+		return h;
+	find_self(argv[0]);
+	return test_main(TESTS(
+		TEST_CASE(unsupported_member_human)
+		TEST_CASE(unsupported_member_csv)
+		TEST_CASE(unsupported_member_json)
+		TEST_CASE(unsupported_strict_or_all)
+		TEST_CASE(interval_rows_add_up_csv)
+		TEST_CASE(interval_rows_add_up_json)
+		TEST_CASE(interval_rows_add_up_human)
+		TEST_CASE(json_intervals_stream)
+		TEST_CASE(write_error_reported) TEST_CASE(dash_d_is_detailed)
+		TEST_CASE(cpu_list_deduplicated) TEST_CASE(no_such_process)
+		TEST_CASE(list_json_no_match)
+		TEST_CASE(tracepoints_counted_and_listed)
+		TEST_CASE(tracepoint_without_tracefs)
+		TEST_CASE(brace_groups) TEST_CASE(brace_groups_output)
+		TEST_CASE(brace_group_with_unsupported)));
+}
