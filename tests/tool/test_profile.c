@@ -340,7 +340,7 @@ TEST(attach_pid_tid_cpus)
 		 "--json", "-o", "-", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT(json_sum(r.out, "share", "f['name']=='hot'") > 0.85);
-	/* whole CPUs: other engineers' work too, but hot among it */
+	/* whole CPUs: other processes' work too, but hot among it */
 	r = pctr("profile", "-a", "-d", "0.5", "--sort", "comm,sym", "--json",
 		 "-o", "-", NULL);
 	ASSERT_EQ(r.status, 0);
