@@ -909,7 +909,8 @@ report(const struct opts *o, struct pctr_set *set, struct prof *p)
 		if (r == 0) {
 			size_t n;
 
-			qsort(t.r, t.n, sizeof(*t.r), cmp_row);
+			if (t.n) /* t.r is NULL when no sample came */
+				qsort(t.r, t.n, sizeof(*t.r), cmp_row);
 			n = shown(o, &t, p->ns);
 			if (o->json)
 				print_json(o, set, &t, n, p->ns, st.lost,

@@ -372,7 +372,8 @@ read_kallsyms(struct syms *s)
 	if (!nonzero)
 		return kernel_hidden(s, "/proc/kallsyms shows every address "
 					"as 0");
-	qsort(s->k, s->nk, sizeof(*s->k), cmp_ksym);
+	if (s->nk)
+		qsort(s->k, s->nk, sizeof(*s->k), cmp_ksym);
 }
 
 static void
