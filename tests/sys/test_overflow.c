@@ -361,7 +361,7 @@ TEST(pause_and_resume)
 {
 	struct pctr_set *set = overflow_set("page-faults:u", 1, 0, record, 0);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
-	uint64_t paused, total;
+	uint64_t paused, resumed, total;
 	int n;
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
@@ -373,18 +373,54 @@ TEST(pause_and_resume)
 	paused = count_of(set);
 	ASSERT_GE(paused, 150);
 	ASSERT_OK(pctr_overflow_resume(set, -1));
+	/*
+	 * A fault between that read and the resume (the resume's code paged
+	 * in, or under valgrind its translator's memory) is lost too: the
+	 * overflows lost are the count at the resume, which lies between
+	 * the reads just before and just after it.
+	 */
+	resumed = count_of(set);
 	touch_pages(100);
 	ASSERT_OK(pctr_set_disable(set));
 	total = count_of(set);
 	n = atomic_load(&nr_notes);
 	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
-	printf("# %llu faults: %llu lost while paused, %d notified after\n",
-	       (unsigned long long)total, (unsigned long long)st.lost, n);
+	printf("# %llu faults: %llu lost while paused (count %llu before "
+	       "the resume, %llu after), %d notified after\n",
+	       (unsigned long long)total, (unsigned long long)st.lost,
+	       (unsigned long long)paused, (unsigned long long)resumed, n);
 	ASSERT_UEQ(st.notified, n);
-	ASSERT_UEQ(st.lost, paused);
+	ASSERT_GE(st.lost, paused);
+	ASSERT_LE(st.lost, resumed);
 	ASSERT_UEQ(st.notified + st.lost, total);
 	ASSERT_GE(n, 100);
 	pctr_set_free(set);
+}
+
+/*
+ * A notification still pending when the last set using SIGIO is freed
+ * must not reach SIGIO's default action (which ends the program): the
+ * library discards it on the way back to the old action.  SIGIO blocked
+ * while overflows happen keeps one pending.
+ */
+TEST(pending_notification_at_free_is_discarded)
+{
+	struct pctr_set *set = overflow_set("page-faults:u", 1, 0, record, 0);
+	sigset_t io, pending;
+
+	sigemptyset(&io);
+	sigaddset(&io, SIGIO);
+	ASSERT_EQ(sigprocmask(SIG_BLOCK, &io, NULL), 0);
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_THREAD }));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(10);
+	ASSERT_EQ(sigpending(&pending), 0);
+	ASSERT(sigismember(&pending, SIGIO));
+	pctr_set_free(set);
+	ASSERT_EQ(sigpending(&pending), 0);
+	ASSERT(!sigismember(&pending, SIGIO));
+	ASSERT_EQ(sigprocmask(SIG_UNBLOCK, &io, NULL), 0);
 }
 
 /*
@@ -853,6 +889,7 @@ main(void)
 			       TEST_CASE(oneshot_and_rearm)
 			       TEST_CASE(pause_and_resume)
 			       TEST_CASE(software_event_period_is_the_period)
+			       TEST_CASE(pending_notification_at_free_is_discarded)
 			       TEST_CASE(eight_new_threads)
 			       TEST_CASE(foreign_signals_are_chained)
 			       TEST_CASE(bad_settings_are_refused)
