@@ -46,7 +46,7 @@ stat_loop(const char *const *args, uint64_t n, struct hw_run *r)
 
 #define CSV_HEADER                                                            \
 	"kind,run,time_ns,id,event,value,scaled,unit,enabled_ns,running_ns,"  \
-	"running_pct\n"
+	"running_pct,note\n"
 
 struct csv_row {
 	int run;
@@ -88,7 +88,7 @@ csv_totals(const char *csv, struct csv_row *rows, int max)
 		if (strncmp(line, "total,", 6))
 			continue;
 		ASSERT_LT(n, max);
-		/* total,RUN,TIME,ID,EVENT,VALUE,SCALED,UNIT,EN,RUN,PCT */
+		/* total,RUN,TIME,ID,EVENT,VALUE,SCALED,UNIT,EN,RUN,PCT,NOTE */
 		r->run = atoi(csv_field(line, 1, b, sizeof(b)));
 		csv_field(line, 4, r->event, sizeof(r->event));
 		r->value = strtoull(csv_field(line, 5, b, sizeof(b)), NULL, 10);
