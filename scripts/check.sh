@@ -37,11 +37,14 @@ setup() { # DIR ARGS...
 run_meson() { # NAME DIR EXTRA...
 	name=$1 dir=$2; shift 2
 	echo "== $name"
-	rm -f "$dir/meson-logs/check-$name.json"
+	rm -f "$dir/meson-logs/check-$name.json" "$dir/meson-logs/check-$name"-*.json
 	meson test -C "$dir" --list --no-rebuild "$@" >"$logs/$name.list" 2>/dev/null ||
 		rm -f "$logs/$name.list"
 	meson test -C "$dir" --logbase "check-$name" --print-errorlogs "$@" || status=1
-	cp "$dir/meson-logs/check-$name.json" "$logs/$name.json" 2>/dev/null
+	# with --wrapper, meson adds the wrapper's name: check-NAME-valgrind.json
+	for f in "$dir/meson-logs/check-$name.json" "$dir/meson-logs/check-$name"-*.json; do
+		[ -f "$f" ] && cp "$f" "$logs/$name.json" && break
+	done
 }
 
 fast() {

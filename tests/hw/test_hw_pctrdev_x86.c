@@ -168,10 +168,11 @@ check(int fd, const struct fn_case *fc)
 			continue;
 		}
 		if (fc->counts == 3) {
-			/* the ioctl's kernel side only, and ticks: none of
-			 * the loop (one read < 10k, 10k per 4 M) */
+			/* the reads' kernel side only, and ticks: none of
+			 * the loop (a read's two system calls < 2 x 12k, as
+			 * below; 10k per 4 M) */
 			ASSERT_GT(d, 0);
-			ASSERT_LT(d, 10000 + (2 * n / 4000000 + 1) * 10000);
+			ASSERT_LT(d, 2 * 12000 + (2 * n / 4000000 + 1) * 10000);
 			continue;
 		}
 		if (i == 0)
@@ -182,10 +183,18 @@ check(int fd, const struct fn_case *fc)
 			ASSERT_GT(d, 2 * n);
 			ASSERT_LT(d, 2 * n + 5000);
 		} else {
-			/* with the kernel: at least the loop, plus syscalls
-			 * and ticks (10k per 4 M instructions) */
+			/*
+			 * With the kernel: at least the loop, plus the
+			 * library's read on each side of it and ticks (10k
+			 * per 4 M instructions).  A read is two system calls
+			 * since the library checks that the descriptor is
+			 * still its own (PERF_EVENT_IOC_ID, then read(2)):
+			 * 20,939 instructions beyond the loop at N=1000 in
+			 * this guest, against under 10,000 with the read
+			 * alone; 12,000 a call leaves the ticks' room.
+			 */
 			ASSERT_GT(d, 2 * n + 1000);
-			ASSERT_LT(d, 2 * n + 10000 +
+			ASSERT_LT(d, 2 * n + 2 * 12000 +
 					     (2 * n / 4000000 + 1) * 10000);
 		}
 	}
