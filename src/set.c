@@ -721,6 +721,21 @@ sibling_refused(const struct how *how, int err)
 }
 
 /*
+ * A leader refused for a thread: ENODEV or EINVAL as well as ESRCH come
+ * back for a thread that is exiting (seen under load in
+ * tests/sys/test_churn.c); such a thread is gone, not a reason to fail.
+ */
+static int
+leader_refused(const struct how *how, int err)
+{
+	if (how->pid > 0 &&
+	    (err == -ENODEV || err == -EINVAL || err == -ESRCH) &&
+	    thread_exiting(how->pid))
+		return -ESRCH;
+	return err;
+}
+
+/*
  * The reader of an inherited group of two or more (struct pctr__group): a
  * dummy software event, which counts nothing and so joins any group, user
  * space only so that every perf_event_paranoid level allows it.
@@ -805,6 +820,8 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 			} else if (g < 0) {
 				fd = open_counter(set, e, p, -1, how, cpu);
 			}
+			if (fd < 0)
+				fd = leader_refused(how, fd);
 			if (fd < 0)
 				return open_error(set, &set->ev[e], how, cpu, fd);
 			if (g < 0) {
