@@ -273,14 +273,25 @@ TEST(pid_set_read_while_threads_exit)
 	int reads = N(5000);
 	uint64_t k0, k1;
 
+	uint64_t deadline;
+
 	read_on(set, &s);
 	s0 = s;
 	k0 = atomic_load(&ch->done);
-	for (int i = 0; i < reads; i++)
+	/*
+	 * At least READS reads, and on until more threads than churners
+	 * have come and gone (under valgrind the child is slow), for 30 s
+	 * at most: a churner that stops is a failure below.
+	 */
+	deadline = now_ns() + 30000000000ull;
+	for (int i = 0; i < reads ||
+			(atomic_load(&ch->done) <= k0 + CHURNERS &&
+			 now_ns() < deadline);
+	     i++)
 		read_on(set, &s);
 	k1 = atomic_load(&ch->done);
 	read_on(set, &s);
-	printf("# %d reads while %llu threads came and went\n", reads + 2,
+	printf("# %llu threads came and went while the set was read\n",
 	       (unsigned long long)(k1 - k0));
 	ASSERT_GT(k1, k0 + CHURNERS);
 	/* as above: at most one thread per churner was running at s0 */
