@@ -28,9 +28,18 @@ struct pctr_event_info {
 struct pctr__pfm_enc {
 	uint32_t type;
 	uint64_t config, config1, config2;
-	int exclude_user, exclude_kernel, exclude_hv;
+	uint32_t flags; /* PCTR_EVENT_* */
+	uint32_t precise;
 	char fstr[PCTR_NAME_MAX];
 };
+/* struct pctr_event.flags, from pctr.h */
+#define PCTR_EVENT_EXCLUDE_USER 0x01u
+#define PCTR_EVENT_EXCLUDE_KERNEL 0x02u
+#define PCTR_EVENT_EXCLUDE_HV 0x04u
+#define PCTR_EVENT_EXCLUDE_GUEST 0x08u
+#define PCTR_EVENT_EXCLUDE_HOST 0x10u
+#define PCTR_EVENT_PINNED 0x40u
+#define PCTR_EVENT_EXCLUSIVE 0x80u
 int pctr__error(int err, const char *fmt, ...);
 int pctr__has_pmu(void);
 
@@ -109,6 +118,39 @@ ready(void)
 	return init_status == PFM_SUCCESS ? 0 : -ENODEV;
 }
 
+/*
+ * What libpfm4's encoder wrote into the attr, every field of it: the
+ * event (type, config, config1, config2), the privilege levels (u, k, h),
+ * the virtualisation levels (mg, mh: exclude_guest by default), pinned,
+ * excl and precise.  Its period= and freq= are sampling settings, which
+ * an event does not carry: refused rather than dropped.
+ */
+static int
+from_attr(const char *spec, const struct perf_event_attr *attr,
+	  struct pctr__pfm_enc *enc)
+{
+	if (attr->sample_period || attr->freq)
+		return pctr__error(EINVAL, "event '%s': a sampling period or "
+					   "rate is not part of an event: "
+					   "drop period=/freq= and give it "
+					   "to pctr_set_sampling() (pctr "
+					   "profile -c or -F)",
+				   spec);
+	enc->type = attr->type;
+	enc->config = attr->config;
+	enc->config1 = attr->config1;
+	enc->config2 = attr->config2;
+	enc->precise = attr->precise_ip;
+	enc->flags = (attr->exclude_user ? PCTR_EVENT_EXCLUDE_USER : 0) |
+		     (attr->exclude_kernel ? PCTR_EVENT_EXCLUDE_KERNEL : 0) |
+		     (attr->exclude_hv ? PCTR_EVENT_EXCLUDE_HV : 0) |
+		     (attr->exclude_guest ? PCTR_EVENT_EXCLUDE_GUEST : 0) |
+		     (attr->exclude_host ? PCTR_EVENT_EXCLUDE_HOST : 0) |
+		     (attr->pinned ? PCTR_EVENT_PINNED : 0) |
+		     (attr->exclusive ? PCTR_EVENT_EXCLUSIVE : 0);
+	return 0;
+}
+
 int
 pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc)
 {
@@ -131,16 +173,9 @@ pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc)
 	if (r != PFM_SUCCESS)
 		return pctr__error(EINVAL, "event '%s': %s", spec,
 				   CALL(pfm_strerror)(r));
-	enc->type = attr.type;
-	enc->config = attr.config;
-	enc->config1 = attr.config1;
-	enc->config2 = attr.config2;
-	enc->exclude_user = attr.exclude_user;
-	enc->exclude_kernel = attr.exclude_kernel;
-	enc->exclude_hv = attr.exclude_hv;
 	snprintf(enc->fstr, sizeof(enc->fstr), "%s", fstr ? fstr : spec);
 	free(fstr);
-	return 0;
+	return from_attr(spec, &attr, enc);
 }
 
 static bool
