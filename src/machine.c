@@ -111,7 +111,7 @@ pctr__machine(void)
 	return &machine;
 }
 
-/* for pfm.c, which cannot include pctr.h next to libpfm4's headers */
+/* for pfm.c, which cannot include internal.h next to libpfm4's headers */
 int
 pctr__has_pmu(void)
 {

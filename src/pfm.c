@@ -3,7 +3,8 @@
  * pfm.c - CPU event tables through libpfm4.
  *
  * libpfm4 brings its own copy of struct perf_event_attr, so this file
- * includes only its headers and hands plain fields back to event.c.
+ * includes its headers and <pctr.h> (which brings no kernel header), not
+ * internal.h, and hands plain fields back to event.c.
  * LIBPFM_FORCE_PMU=<table> encodes for a CPU that is not this one; that is
  * how x86 encodings are tested on any host.
  */
@@ -16,15 +17,11 @@
 #include <string.h>
 #include <perfmon/pfmlib_perf_event.h>
 
-#define PCTR_NAME_MAX 128
+#include "pctr.h"
+
 #define PCTR_EXPORT __attribute__((visibility("default")))
 
 /* from internal.h, which cannot be included next to pfmlib */
-struct pctr_event_info {
-	const char *source;
-	const char *name;
-	const char *desc;
-};
 struct pctr__pfm_enc {
 	uint32_t type;
 	uint64_t config, config1, config2;
@@ -32,14 +29,6 @@ struct pctr__pfm_enc {
 	uint32_t precise;
 	char fstr[PCTR_NAME_MAX];
 };
-/* struct pctr_event.flags, from pctr.h */
-#define PCTR_EVENT_EXCLUDE_USER 0x01u
-#define PCTR_EVENT_EXCLUDE_KERNEL 0x02u
-#define PCTR_EVENT_EXCLUDE_HV 0x04u
-#define PCTR_EVENT_EXCLUDE_GUEST 0x08u
-#define PCTR_EVENT_EXCLUDE_HOST 0x10u
-#define PCTR_EVENT_PINNED 0x40u
-#define PCTR_EVENT_EXCLUSIVE 0x80u
 int pctr__error(int err, const char *fmt, ...);
 int pctr__has_pmu(void);
 
