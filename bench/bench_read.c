@@ -19,7 +19,8 @@
  * The events are software events, so that every method counts the same
  * thing on any Linux machine: task-clock, context-switches, page-faults...
  * cycled to reach K.  The raw groups copy the attributes pctr chose
- * (pctr_set_event()->attr), so both sides ask the kernel for the same.
+ * (pctr_event_attr() of pctr_set_event()), so both sides ask the kernel
+ * for the same.
  *
  * "bench_read -I METHOD -e K -n N" does N reads by one method and exits:
  * bench/run.sh runs it under callgrind at N and 2N to count the user-space
@@ -102,9 +103,10 @@ static void
 open_raw(const struct pctr_set *set, int k, int *fd, int group)
 {
 	for (int i = 0; i < k; i++) {
-		struct perf_event_attr a = pctr_set_event(set, i)->attr;
+		struct perf_event_attr a;
 
-		a.size = sizeof(a);
+		if (pctr_event_attr(pctr_set_event(set, i), &a, sizeof(a)) < 0)
+			exit(1);
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 				PERF_FORMAT_TOTAL_TIME_RUNNING;
 		if (group)

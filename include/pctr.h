@@ -13,6 +13,24 @@
  *    thread at a time.  Different sets may be used by different threads.
  *  - No PMU is a normal state: hardware events fail with -ENODEV, software
  *    events and the timestamp counter keep working.
+ *  - Structs that start with a size field (struct pctr_event,
+ *    pctr_machine, pctr_summary, pctr_region_config, pctr_overflow,
+ *    pctr_overflow_info, pctr_overflow_stats, pctr_sampling) can grow
+ *    without breaking programs built against an older version, by one rule
+ *    for all, as libpfm4's and perf_event_open(2)'s: the caller sets ->size
+ *    to sizeof the struct it was built with, before passing the struct in
+ *    or out.  Each struct has a published minimum, its size in version 0,
+ *    PCTR_<NAME>_SIZE_VER0 (on 64-bit Linux).  A smaller size fails with
+ *    -EINVAL; a larger one is accepted when the bytes past the library's
+ *    own struct are all zero (fields this library does not know, at their
+ *    defaults), else -E2BIG, as for one over 4096 bytes.  The library reads
+ *    or writes min(size, its sizeof) bytes and never touches the bytes past
+ *    the caller's size; a struct it fills gets ->size set to the number of
+ *    bytes it wrote.  Fields new in a later version are added at the end,
+ *    and their zero means what the earlier versions did.
+ *  - <pctr.h> includes no kernel header: kernel structs grow with the
+ *    kernel, so none is part of a public struct.  pctr_event_attr() fills
+ *    a struct perf_event_attr of the caller's size for those who want one.
  */
 #ifndef PCTR_H
 #define PCTR_H
@@ -21,7 +39,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-#include <linux/perf_event.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,25 +82,85 @@ const char *pctr_errname(int err);
 #define PCTR_NAME_MAX 128
 #define PCTR_MAX_PARTS 4
 
+/* struct pctr_event.flags: what the modifiers asked for */
+#define PCTR_EVENT_EXCLUDE_USER 0x01u /* not in user mode */
+#define PCTR_EVENT_EXCLUDE_KERNEL 0x02u /* not in kernel mode */
+#define PCTR_EVENT_EXCLUDE_HV 0x04u /* not in the hypervisor */
+#define PCTR_EVENT_EXCLUDE_GUEST 0x08u /* not while a guest runs (H) */
+#define PCTR_EVENT_EXCLUDE_HOST 0x10u /* only while a guest runs (G) */
+#define PCTR_EVENT_EXCLUDE_IDLE 0x20u /* not while the CPU idles */
+#define PCTR_EVENT_PINNED 0x40u /* always on a counter, or in error (D) */
+#define PCTR_EVENT_EXCLUSIVE 0x80u /* alone on the PMU (libpfm4's excl) */
+#define PCTR_EVENT_FLAGS 0xffu /* every flag this version knows */
+
+/* sizeof(struct pctr_event) in version 0, on 64-bit Linux */
+#define PCTR_EVENT_SIZE_VER0 256
+
 /**
- * struct pctr_event - one parsed event, ready for perf_event_open.
- * @size:     sizeof(struct pctr_event), set by pctr_event_parse()
- * @attr:     the kernel attributes (type, config, config1, exclude_*)
- * @name:     canonical name; parsing it again gives the same attributes
- * @nr_parts: how many kernel events count this one event (more than one
- *            on hybrid CPUs, where a generic event is opened once per core
- *            type and the parts are summed)
+ * struct pctr_event - one parsed event: what to ask perf_event_open for.
+ * @size:      set by the caller to sizeof(struct pctr_event) before
+ *             pctr_event_parse() or pctr_event_from_x86(); the size rule
+ *             at the top of this file
+ * @type:      PMU type (perf_event_attr.type: PERF_TYPE_* or a sysfs PMU's
+ *             "type")
+ * @flags:     PCTR_EVENT_* flags
+ * @config:    perf_event_attr.config, the PMU's event encoding
+ * @config1:   perf_event_attr.config1 (extra registers, e.g. offcore)
+ * @config2:   perf_event_attr.config2
+ * @config3:   perf_event_attr.config3 (kernel 6.3 on)
+ * @precise:   perf_event_attr.precise_ip, 0 .. 3 (the "p" modifiers)
+ * @nr_parts:  how many kernel events count this one event (more than one
+ *             on hybrid CPUs, where a generic event is opened once per
+ *             core type and the parts are summed)
  * @part_type: PMU type of each part (extended hardware type), 0 if unused
- * @hardware: 1 if the event needs a hardware PMU
+ * @hardware:  1 if the event needs a hardware PMU
+ * @name:      canonical name; parsing it again gives the same fields
+ * @reserved:  zero: room for fields of later versions, which keep the
+ *             struct's size.  pctr_set_add_event() refuses an event where
+ *             they are not zero (-E2BIG: it asks for what this version
+ *             does not know).
+ *
+ * Only fixed-width fields of the library's own: the same 256 bytes
+ * whichever kernel headers a program is built with.
  */
 struct pctr_event {
 	size_t size;
-	struct perf_event_attr attr;
-	char name[PCTR_NAME_MAX];
-	unsigned int nr_parts;
+	uint32_t type;
+	uint32_t flags;
+	uint64_t config;
+	uint64_t config1;
+	uint64_t config2;
+	uint64_t config3;
+	uint32_t precise;
+	uint32_t nr_parts;
 	uint32_t part_type[PCTR_MAX_PARTS];
-	int hardware;
+	int32_t hardware;
+	uint32_t reserved0;
+	char name[PCTR_NAME_MAX];
+	uint64_t reserved[6];
 };
+
+/**
+ * pctr_event_attr() - the kernel attributes that count @ev, as
+ * perf_event_open(2) takes them, for programs that open events themselves.
+ * @ev:        a parsed event
+ * @attr:      a struct perf_event_attr of the caller's <linux/perf_event.h>
+ * @attr_size: sizeof that struct
+ *
+ * Fills min(@attr_size, 136) bytes of @attr (136: through config3, the
+ * last field this version knows), and sets attr->size to that number;
+ * bytes past it are left alone.  Only what the event asks for is set
+ * (type, config..config3, exclude_*, pinned, exclusive, precise_ip); the
+ * read format, sampling, inherit and disabled are the caller's choice.
+ * For a hybrid event (@nr_parts > 1) this is part 0; part i puts
+ * @part_type[i] in the config's upper 32 bits (PERF_PMU_TYPE_SHIFT).
+ *
+ * Return: 0; -EINVAL if @attr_size is under 64 (PERF_ATTR_SIZE_VER0), if
+ * the event sets config2 (or config3) and @attr_size is too small to hold
+ * it (72, 136), or if @ev is malformed (pctr_strerror() says which).
+ * Thread-safe.
+ */
+int pctr_event_attr(const struct pctr_event *ev, void *attr, size_t attr_size);
 
 /**
  * pctr_event_parse() - parse an event specification.
@@ -96,11 +173,12 @@ struct pctr_event {
  *        "armv8_pmuv3_0/inst_retired/"), raw codes ("r01c0"), and the
  *        x86 counter function of the seeds ("fn:0x4300c0", see
  *        pctr_event_from_x86()).
- * @ev:   filled on success
+ * @ev:   filled on success; set @ev->size first (sizeof(struct pctr_event))
  *
  * Return: 0, -ENOENT for an unknown event (pctr_strerror() names the
- * closest known ones), -EINVAL for a malformed specification.
- * Thread-safe.
+ * closest known ones), -EINVAL for a malformed specification or a bad
+ * @ev->size, -E2BIG for an @ev->size over the library's with non-zero
+ * bytes past it.  On failure @ev is left as it was.  Thread-safe.
  */
 int pctr_event_parse(const char *spec, struct pctr_event *ev);
 
@@ -119,10 +197,11 @@ int pctr_event_parse(const char *spec, struct pctr_event *ev);
 /**
  * pctr_event_from_x86() - decode an x86 PerfEvtSel-style counter function.
  * @fn: event | umask << 8 | PCTR_FN_* flags | cmask << 24
- * @ev: filled with a PERF_TYPE_RAW event
+ * @ev: filled with a PERF_TYPE_RAW event; set @ev->size first
  *
  * Return: 0; -EINVAL if reserved bits are set, or if neither PCTR_FN_USR nor
- * PCTR_FN_OS is.  The function is decoded the same way on every host.
+ * PCTR_FN_OS is, or as pctr_event_parse() for @ev->size.  The function is
+ * decoded the same way on every host.
  */
 int pctr_event_from_x86(uint32_t fn, struct pctr_event *ev);
 
@@ -155,10 +234,12 @@ int pctr_event_list(int (*cb)(const struct pctr_event_info *info, void *arg),
  * ------------------------------------------------------------------------ */
 
 #define PCTR_MAX_PMUS 8
+#define PCTR_MACHINE_SIZE_VER0 344 /* sizeof(struct pctr_machine) in 0.x */
 
 /**
  * struct pctr_machine - what this machine offers, detected once.
- * @size:          sizeof(struct pctr_machine); set by the caller
+ * @size:          sizeof(struct pctr_machine); set by the caller (the size
+ *                 rule at the top of this file)
  * @has_pmu:       a hardware (core) PMU is present
  * @nr_pmus:       core PMUs found (2 on hybrid CPUs)
  * @pmu:           their sysfs names ("cpu", "cpu_core", "armv8_pmuv3_0")
@@ -187,6 +268,7 @@ struct pctr_machine {
 
 /**
  * pctr_machine_get() - describe this machine.  Thread-safe.
+ * Return: 0, or -EINVAL/-E2BIG for a bad @m->size.
  */
 int pctr_machine_get(struct pctr_machine *m);
 
@@ -269,7 +351,11 @@ int pctr_set_add(struct pctr_set *set, const char *spec);
 
 /**
  * pctr_set_add_event() - add an already parsed (or hand-made) event.
- * Return: the event's index or a negative errno.
+ * @ev: ->size set by the caller; an older caller's smaller struct is read
+ *      up to its size (the size rule at the top of this file)
+ * Return: the event's index or a negative errno (-EINVAL for bad flags,
+ * parts or size, -E2BIG for non-zero reserved fields or bytes past the
+ * library's struct).
  */
 int pctr_set_add_event(struct pctr_set *set, const struct pctr_event *ev);
 
@@ -301,7 +387,12 @@ int pctr_set_group(struct pctr_set *set, int first, int nr);
 int pctr_set_nr(const struct pctr_set *set);
 
 /**
- * pctr_set_event() - the event at @idx, or NULL.
+ * pctr_set_event() - the event at @idx, or NULL.  The library's own
+ * struct: ->size is sizeof(struct pctr_event) of the library, and a caller
+ * built against an older version reads only the fields it knows.  After
+ * pctr_set_open(), @flags shows PCTR_EVENT_EXCLUDE_KERNEL and _HV when
+ * the kernel allowed user mode only (perf_event_paranoid) and the event,
+ * which asked for no privilege level, is counted in user mode.
  */
 const struct pctr_event *pctr_set_event(const struct pctr_set *set, int idx);
 
@@ -506,6 +597,8 @@ struct pctr_stats;
 #define PCTR_STATS_TIME (-1) /* index of the elapsed time, in TSC ticks */
 #define PCTR_STATS_RATIO_MAX 8 /* events with per-interval pair ratios */
 
+#define PCTR_SUMMARY_SIZE_VER0 56 /* sizeof(struct pctr_summary) in 0.x */
+
 /* report formats, pctr_stats_write() and pctr_region_write() */
 #define PCTR_REPORT_TEXT 0
 #define PCTR_REPORT_CSV 1
@@ -513,7 +606,8 @@ struct pctr_stats;
 
 /**
  * struct pctr_summary - statistics of one series of intervals.
- * @size:   sizeof(struct pctr_summary); set by the caller
+ * @size:   sizeof(struct pctr_summary); set by the caller, who gets
+ *          min(size, the library's) bytes filled
  * @n:      number of intervals in the series
  * @total:  sum of the series; for a ratio series, the ratio of the totals
  * @min:    smallest value
@@ -705,10 +799,12 @@ int pctr_stats_write(const struct pctr_stats *st, FILE *f, int format,
 
 #define PCTR_REGION_MAX_DEPTH 32 /* regions open at once in one thread */
 #define PCTR_REGION_CALIBRATE 1000 /* default empty regions per thread */
+#define PCTR_REGION_CONFIG_SIZE_VER0 24 /* sizeof(pctr_region_config), 0.x */
 
 /**
  * struct pctr_region_config - how regions are measured.
- * @size:      sizeof(struct pctr_region_config); set by the caller
+ * @size:      sizeof(struct pctr_region_config); set by the caller (a
+ *             field past an older caller's size takes its default)
  * @events:    events to count; NULL: "task-clock".  $PCTR_EVENTS, when
  *             set, replaces it.
  * @keep:      intervals kept per region and thread for percentiles
@@ -813,7 +909,9 @@ int pctr_region_write_to(const char *dest);
 
 /**
  * struct pctr_overflow_info - one overflow.
- * @size:     sizeof(struct pctr_overflow_info)
+ * @size:     sizeof(struct pctr_overflow_info): the library's, in what it
+ *            passes to the callback; the caller's, in the first element
+ *            of pctr_overflow_decode()'s array
  * @event:    index of the event that overflowed
  * @instance: the set's instance whose counter overflowed
  * @tid:      the thread that was running when the counter overflowed
@@ -830,6 +928,8 @@ int pctr_region_write_to(const char *dest);
  * kernel's exit record), and a thread that reuses an exited thread's tid
  * starts again at 1.
  */
+#define PCTR_OVERFLOW_INFO_SIZE_VER0 64 /* sizeof(pctr_overflow_info), 0.x */
+
 struct pctr_overflow_info {
 	size_t size;
 	int event;
@@ -863,7 +963,7 @@ typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
 
 /**
  * struct pctr_overflow - how one event notifies its overflows.
- * @size:   sizeof(struct pctr_overflow)
+ * @size:   sizeof(struct pctr_overflow), set by the caller
  * @period: events between notifications, 1 .. 2^63 - 1; with PCTR_OVF_FREQ
  *          notifications per second, up to kernel.perf_event_max_sample_rate
  * @preset: instead of @period, the libcpc way: the counter starts at
@@ -880,6 +980,8 @@ typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
  *          SA_SIGINFO handler for @signo and calls pctr_overflow_decode().
  * @arg:    passed to @fn
  */
+#define PCTR_OVERFLOW_SIZE_VER0 48 /* sizeof(struct pctr_overflow) in 0.x */
+
 struct pctr_overflow {
 	size_t size;
 	uint64_t period;
@@ -912,7 +1014,9 @@ int pctr_set_overflow(struct pctr_set *set, int idx,
  * pctr_overflow_decode() - the overflows behind a signal, for programs
  * that handle the signal themselves (&struct pctr_overflow.fn NULL).
  * @si:   the siginfo_t the handler received
- * @info: filled with up to @max overflows
+ * @info: filled with up to @max overflows.  The caller sets @info[0].size
+ *        to sizeof(struct pctr_overflow_info): every element has that
+ *        size, and min(size, the library's) bytes of each are filled.
  * @max:  room in @info
  *
  * Async-signal-safe; call it from the handler.  One signal can stand for
@@ -920,7 +1024,10 @@ int pctr_set_overflow(struct pctr_set *set, int idx,
  * when it returns @max, call it again.
  *
  * Return: the number of overflows filled, 0 if the signal does not come
- * from an open set's counter, or -EINVAL.
+ * from an open set's counter, or -EINVAL (also for an @info[0].size under
+ * PCTR_OVERFLOW_INFO_SIZE_VER0) or -E2BIG (a larger @info[0].size with
+ * non-zero bytes past the library's struct).  Being async-signal-safe, it
+ * records no detail for pctr_strerror().
  */
 int pctr_overflow_decode(const siginfo_t *si, struct pctr_overflow_info *info,
 			 int max);
@@ -970,11 +1077,14 @@ int pctr_overflow_restart(struct pctr_set *set, const uint64_t *period,
 
 /**
  * struct pctr_overflow_stats - what became of the overflows of an event.
- * @size:     sizeof(struct pctr_overflow_stats)
+ * @size:     sizeof(struct pctr_overflow_stats), set by the caller, who
+ *            gets min(size, the library's) bytes filled
  * @notified: overflows handed to the program (callback, decode, or read
  *            from the sample buffer)
  * @lost:     overflows the kernel could not record (full buffer, paused)
  */
+#define PCTR_OVERFLOW_STATS_SIZE_VER0 24 /* sizeof(pctr_overflow_stats) */
+
 struct pctr_overflow_stats {
 	size_t size;
 	uint64_t notified;
@@ -1006,7 +1116,7 @@ int pctr_overflow_stats(const struct pctr_set *set, int idx,
 
 /**
  * struct pctr_sampling - how one event samples into a buffer.
- * @size:      sizeof(struct pctr_sampling)
+ * @size:      sizeof(struct pctr_sampling), set by the caller
  * @period:    events between samples, or with PCTR_SAMPLE_FREQ samples per
  *             second
  * @flags:     PCTR_SAMPLE_*
@@ -1015,6 +1125,8 @@ int pctr_overflow_stats(const struct pctr_set *set, int idx,
  *             samples and says how many (pctr_overflow_stats()).
  * @max_stack: deepest call chain kept; 0 means 127
  */
+#define PCTR_SAMPLING_SIZE_VER0 32 /* sizeof(struct pctr_sampling) in 0.x */
+
 struct pctr_sampling {
 	size_t size;
 	uint64_t period;

@@ -126,16 +126,16 @@ pctr__event_apply_modifiers(struct pctr_event *ev, const char *mods)
 			h = priv = true;
 			break;
 		case 'H':
-			ev->attr.exclude_guest = 1;
+			ev->flags |= PCTR_EVENT_EXCLUDE_GUEST;
 			break;
 		case 'G':
-			ev->attr.exclude_host = 1;
+			ev->flags |= PCTR_EVENT_EXCLUDE_HOST;
 			break;
 		case 'p':
 			precise++;
 			break;
 		case 'D':
-			ev->attr.pinned = 1;
+			ev->flags |= PCTR_EVENT_PINNED;
 			break;
 		default:
 			return pctr__error(EINVAL,
@@ -146,11 +146,14 @@ pctr__event_apply_modifiers(struct pctr_event *ev, const char *mods)
 	}
 	if (precise > 3)
 		return pctr__error(EINVAL, "at most 3 'p' modifiers");
-	ev->attr.precise_ip = precise;
+	ev->precise = (uint32_t)precise;
 	if (priv) {
-		ev->attr.exclude_user = !u;
-		ev->attr.exclude_kernel = !k;
-		ev->attr.exclude_hv = !h;
+		ev->flags &= ~(PCTR_EVENT_EXCLUDE_USER |
+			       PCTR_EVENT_EXCLUDE_KERNEL |
+			       PCTR_EVENT_EXCLUDE_HV);
+		ev->flags |= (u ? 0 : PCTR_EVENT_EXCLUDE_USER) |
+			     (k ? 0 : PCTR_EVENT_EXCLUDE_KERNEL) |
+			     (h ? 0 : PCTR_EVENT_EXCLUDE_HV);
 	}
 	return 0;
 }
@@ -160,7 +163,6 @@ event_init(struct pctr_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->size = sizeof(*ev);
-	ev->attr.size = sizeof(ev->attr);
 	ev->nr_parts = 1;
 }
 
@@ -170,8 +172,8 @@ expand_hybrid(struct pctr_event *ev)
 {
 	const struct pctr_machine *m = pctr__machine();
 
-	if (m->nr_pmus < 2 || (ev->attr.type != PERF_TYPE_HARDWARE &&
-			       ev->attr.type != PERF_TYPE_HW_CACHE))
+	if (m->nr_pmus < 2 || (ev->type != PERF_TYPE_HARDWARE &&
+			       ev->type != PERF_TYPE_HW_CACHE))
 		return;
 	ev->nr_parts = m->nr_pmus > PCTR_MAX_PARTS ? PCTR_MAX_PARTS
 						   : (unsigned)m->nr_pmus;
@@ -189,17 +191,17 @@ parse_named(const char *base, const char *mods, struct pctr_event *ev)
 		if (!strcasecmp(base, named_events[i].name))
 			break;
 	if (i < PCTR_ARRAY_SIZE(named_events)) {
-		ev->attr.type = named_events[i].type;
-		ev->attr.config = named_events[i].config;
+		ev->type = named_events[i].type;
+		ev->config = named_events[i].config;
 		snprintf(ev->name, sizeof(ev->name), "%s", named_events[i].name);
 	} else if (parse_cache(base, &config) == 0) {
-		ev->attr.type = PERF_TYPE_HW_CACHE;
-		ev->attr.config = config;
+		ev->type = PERF_TYPE_HW_CACHE;
+		ev->config = config;
 		snprintf(ev->name, sizeof(ev->name), "%s", base);
 	} else {
 		return -ENOENT;
 	}
-	ev->hardware = ev->attr.type != PERF_TYPE_SOFTWARE;
+	ev->hardware = ev->type != PERF_TYPE_SOFTWARE;
 	if (*mods)
 		snprintf(ev->name + strlen(ev->name),
 			 sizeof(ev->name) - strlen(ev->name), ":%s", mods);
@@ -216,11 +218,11 @@ parse_raw(const char *base, const char *mods, struct pctr_event *ev)
 	if (base[0] != 'r' || n < 2 || n > 17 ||
 	    strspn(base + 1, "0123456789abcdefABCDEF") != n - 1)
 		return -ENOENT;
-	ev->attr.type = PERF_TYPE_RAW;
-	ev->attr.config = strtoull(base + 1, &end, 16);
+	ev->type = PERF_TYPE_RAW;
+	ev->config = strtoull(base + 1, &end, 16);
 	ev->hardware = 1;
 	snprintf(ev->name, sizeof(ev->name), "r%llx%s%s",
-		 (unsigned long long)ev->attr.config, *mods ? ":" : "", mods);
+		 (unsigned long long)ev->config, *mods ? ":" : "", mods);
 	return pctr__event_apply_modifiers(ev, mods);
 }
 
@@ -238,13 +240,12 @@ parse_pfm(const char *spec, struct pctr_event *ev)
 	r = pctr__pfm_encode(buf, &enc);
 	if (r < 0)
 		return r;
-	ev->attr.type = enc.type;
-	ev->attr.config = enc.config;
-	ev->attr.config1 = enc.config1;
-	ev->attr.config2 = enc.config2;
-	ev->attr.exclude_user = enc.exclude_user;
-	ev->attr.exclude_kernel = enc.exclude_kernel;
-	ev->attr.exclude_hv = enc.exclude_hv;
+	ev->type = enc.type;
+	ev->config = enc.config;
+	ev->config1 = enc.config1;
+	ev->config2 = enc.config2;
+	ev->flags = enc.flags;
+	ev->precise = enc.precise;
 	ev->hardware = enc.type != PERF_TYPE_SOFTWARE &&
 		       enc.type != PERF_TYPE_TRACEPOINT;
 	snprintf(ev->name, sizeof(ev->name), "%s", enc.fstr);
@@ -310,8 +311,11 @@ unknown_event(const char *spec, const char *base)
 			   *sugg ? "?)" : "");
 }
 
-PCTR_EXPORT int
-pctr_event_parse(const char *spec, struct pctr_event *ev)
+static int x86_event(uint32_t fn, struct pctr_event *ev);
+
+/* pctr_event_parse() into the library's own full struct */
+int
+pctr__event_parse(const char *spec, struct pctr_event *ev)
 {
 	char base[PCTR_NAME_MAX];
 	const char *colon;
@@ -340,7 +344,7 @@ pctr_event_parse(const char *spec, struct pctr_event *ev)
 					   "bad counter function '%s': expected "
 					   "fn:HEX of at most 32 bits",
 					   spec);
-		return pctr_event_from_x86((uint32_t)fn, ev);
+		return x86_event((uint32_t)fn, ev);
 	}
 	if (strchr(spec, '/'))
 		return pctr__sysfs_parse(spec, ev);
@@ -371,11 +375,36 @@ pctr_event_parse(const char *spec, struct pctr_event *ev)
 	return unknown_event(spec, base);
 }
 
+#define EVENT_SIZED PCTR__SIZED(pctr_event, PCTR_EVENT_SIZE_VER0)
+
+/* Parse into the library's struct; the caller gets its size's worth. */
+PCTR_EXPORT int
+pctr_event_parse(const char *spec, struct pctr_event *ev)
+{
+	struct pctr_event full;
+	int r = pctr__struct_check(&EVENT_SIZED, ev);
+
+	if (r < 0)
+		return r;
+	r = pctr__event_parse(spec, &full);
+	return r < 0 ? r : pctr__struct_out(&EVENT_SIZED, ev, &full);
+}
+
 PCTR_EXPORT int
 pctr_event_from_x86(uint32_t fn, struct pctr_event *ev)
 {
-	if (!ev)
-		return pctr__error(EINVAL, "NULL event");
+	struct pctr_event full;
+	int r = pctr__struct_check(&EVENT_SIZED, ev);
+
+	if (r < 0)
+		return r;
+	r = x86_event(fn, &full);
+	return r < 0 ? r : pctr__struct_out(&EVENT_SIZED, ev, &full);
+}
+
+static int
+x86_event(uint32_t fn, struct pctr_event *ev)
+{
 	event_init(ev);
 	if (fn & PCTR_FN_RESERVED)
 		return pctr__error(EINVAL,
@@ -388,15 +417,117 @@ pctr_event_from_x86(uint32_t fn, struct pctr_event *ev)
 				   "counter function 0x%08x counts nothing: "
 				   "set user (0x%x) and/or kernel (0x%x) mode",
 				   fn, PCTR_FN_USR, PCTR_FN_OS);
-	ev->attr.type = PERF_TYPE_RAW;
+	ev->type = PERF_TYPE_RAW;
 	/* event, unit mask, edge, invert and counter mask keep their bits */
-	ev->attr.config = fn & (0xffu | 0xffu << 8 | PCTR_FN_EDGE |
-				PCTR_FN_INV | 0xffu << 24);
-	ev->attr.exclude_user = !(fn & PCTR_FN_USR);
-	ev->attr.exclude_kernel = !(fn & PCTR_FN_OS);
-	ev->attr.exclude_hv = 1;
+	ev->config = fn & (0xffu | 0xffu << 8 | PCTR_FN_EDGE | PCTR_FN_INV |
+			   0xffu << 24);
+	ev->flags = (fn & PCTR_FN_USR ? 0 : PCTR_EVENT_EXCLUDE_USER) |
+		    (fn & PCTR_FN_OS ? 0 : PCTR_EVENT_EXCLUDE_KERNEL) |
+		    PCTR_EVENT_EXCLUDE_HV;
 	ev->hardware = 1;
 	snprintf(ev->name, sizeof(ev->name), "fn:0x%x", fn);
+	return 0;
+}
+
+/* ---- to the kernel ------------------------------------------------------ */
+
+/*
+ * What an event given by a program may hold: the flags and precision this
+ * version knows, one to PCTR_MAX_PARTS parts, and zero in the reserved
+ * fields, which a later version's fields fill (-E2BIG, as for the bytes
+ * past a struct: the event asks for what this version cannot do).
+ */
+int
+pctr__event_check(const struct pctr_event *ev)
+{
+	if (ev->flags & ~PCTR_EVENT_FLAGS)
+		return pctr__error(EINVAL, "event '%.*s': unknown flags 0x%x",
+				   PCTR_NAME_MAX, ev->name,
+				   ev->flags & ~PCTR_EVENT_FLAGS);
+	if (ev->precise > 3)
+		return pctr__error(EINVAL, "event '%.*s': precise level %u, "
+					   "at most 3",
+				   PCTR_NAME_MAX, ev->name, ev->precise);
+	if (ev->nr_parts < 1 || ev->nr_parts > PCTR_MAX_PARTS)
+		return pctr__error(EINVAL, "event '%.*s' has %u parts",
+				   PCTR_NAME_MAX, ev->name, ev->nr_parts);
+	if (ev->reserved0 || memcmp(ev->reserved, (uint64_t[6]){ 0 },
+				    sizeof(ev->reserved)))
+		return pctr__error(E2BIG, "event '%.*s': its reserved fields "
+					  "are not zero (built for a newer "
+					  "libpctr?)",
+				   PCTR_NAME_MAX, ev->name);
+	return 0;
+}
+
+/* perf_event_attr's layout, by its published sizes (PERF_ATTR_SIZE_VER*) */
+#define ATTR_SIZE_VER0 64 /* through config1 */
+#define ATTR_SIZE_VER1 72 /* config2 */
+#define ATTR_CONFIG3 128 /* config3's offset, in VER8 (136, kernel 6.3) */
+
+/* the attr of @ev into the library's own, of @size bytes */
+void
+pctr__event_kattr(const struct pctr_event *ev, union pctr__attr *u,
+		  size_t size)
+{
+	struct perf_event_attr *a = &u->a;
+	unsigned int f = ev->flags;
+
+	memset(u, 0, sizeof(*u));
+	a->type = ev->type;
+	a->size = (uint32_t)size;
+	a->config = ev->config;
+	a->config1 = ev->config1;
+	a->config2 = ev->config2;
+	memcpy(u->raw + ATTR_CONFIG3, &ev->config3, sizeof(ev->config3));
+	a->precise_ip = ev->precise;
+	a->exclude_user = !!(f & PCTR_EVENT_EXCLUDE_USER);
+	a->exclude_kernel = !!(f & PCTR_EVENT_EXCLUDE_KERNEL);
+	a->exclude_hv = !!(f & PCTR_EVENT_EXCLUDE_HV);
+	a->exclude_guest = !!(f & PCTR_EVENT_EXCLUDE_GUEST);
+	a->exclude_host = !!(f & PCTR_EVENT_EXCLUDE_HOST);
+	a->exclude_idle = !!(f & PCTR_EVENT_EXCLUDE_IDLE);
+	a->pinned = !!(f & PCTR_EVENT_PINNED);
+	a->exclusive = !!(f & PCTR_EVENT_EXCLUSIVE);
+}
+
+/* the size the library opens @ev with: config3's only when it is used */
+size_t
+pctr__event_kattr_size(const struct pctr_event *ev)
+{
+	return ev->config3 || sizeof(struct perf_event_attr) > PCTR__ATTR_SIZE
+		       ? PCTR__ATTR_SIZE
+		       : sizeof(struct perf_event_attr);
+}
+
+PCTR_EXPORT int
+pctr_event_attr(const struct pctr_event *ev, void *attr, size_t attr_size)
+{
+	size_t n = attr_size < PCTR__ATTR_SIZE ? attr_size : PCTR__ATTR_SIZE;
+	struct pctr_event full;
+	union pctr__attr u;
+	int r = pctr__struct_in(&EVENT_SIZED, &full, ev);
+
+	if (r < 0 || (r = pctr__event_check(&full)) < 0)
+		return r;
+	if (!attr)
+		return pctr__error(EINVAL, "NULL struct perf_event_attr");
+	if (attr_size < ATTR_SIZE_VER0)
+		return pctr__error(EINVAL, "a struct perf_event_attr of %zu "
+					   "bytes: under PERF_ATTR_SIZE_VER0 "
+					   "(64)",
+				   attr_size);
+	if ((full.config2 && n < ATTR_SIZE_VER1) ||
+	    (full.config3 && n < PCTR__ATTR_SIZE))
+		return pctr__error(EINVAL, "event '%s' sets config%s, which a "
+					   "struct perf_event_attr of %zu "
+					   "bytes cannot hold (%d)",
+				   full.name, full.config3 ? "3" : "2",
+				   attr_size,
+				   full.config3 ? PCTR__ATTR_SIZE
+						: ATTR_SIZE_VER1);
+	pctr__event_kattr(&full, &u, n);
+	memcpy(attr, &u, n);
 	return 0;
 }
 

@@ -10,10 +10,30 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <linux/perf_event.h>
 #include "pctr.h"
 
 #define PCTR_EXPORT __attribute__((visibility("default")))
 #define PCTR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * struct.c: the size rule of the public structs (see the top of pctr.h).
+ * A sized struct type: its name for the error text (NULL: set no text,
+ * for async-signal-safe callers), published minimum and sizeof.
+ */
+struct pctr__sized {
+	const char *name;
+	size_t min;
+	size_t ours;
+};
+#define PCTR__SIZED(type, MIN) \
+	((const struct pctr__sized){ #type, MIN, sizeof(struct type) })
+/* bytes to read or write, min(->size, sizeof), or -EINVAL/-E2BIG */
+int pctr__struct_check(const struct pctr__sized *t, const void *p);
+/* check @src, and copy it into the library's full @dst, zero-extended */
+int pctr__struct_in(const struct pctr__sized *t, void *dst, const void *src);
+/* check @dst, and copy the library's full @src into as much as it holds */
+int pctr__struct_out(const struct pctr__sized *t, void *dst, const void *src);
 
 /* error.c: record the detail of a failure for pctr_strerror() */
 int pctr__error(int err, const char *fmt, ...)
@@ -51,7 +71,8 @@ int pctr__tracepoint_list(int (*cb)(const struct pctr_event_info *, void *),
 struct pctr__pfm_enc {
 	uint32_t type;
 	uint64_t config, config1, config2;
-	int exclude_user, exclude_kernel, exclude_hv;
+	uint32_t flags; /* PCTR_EVENT_* */
+	uint32_t precise;
 	char fstr[PCTR_NAME_MAX];
 };
 int pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc);
@@ -59,7 +80,24 @@ int pctr__pfm_list(int (*cb)(const struct pctr_event_info *, void *),
 		   void *arg);
 int pctr__pfm_missing(void);
 
+/*
+ * An event's kernel attributes as the library opens them.  The build's
+ * <linux/perf_event.h> may be older than the kernel and than what the
+ * library knows (config3, at offset 128, came with 6.3): the union leaves
+ * room for it, and pctr_event_attr() fills it by size as a caller's.
+ */
+#define PCTR__ATTR_SIZE 136 /* PERF_ATTR_SIZE_VER8: through config3 */
+union pctr__attr {
+	struct perf_event_attr a;
+	unsigned char raw[PCTR__ATTR_SIZE];
+};
+
 /* event.c */
+int pctr__event_parse(const char *spec, struct pctr_event *ev);
+int pctr__event_check(const struct pctr_event *ev);
+void pctr__event_kattr(const struct pctr_event *ev, union pctr__attr *u,
+		       size_t size);
+size_t pctr__event_kattr_size(const struct pctr_event *ev);
 int pctr__event_apply_modifiers(struct pctr_event *ev, const char *mods);
 void pctr__event_suggest(const char *name, char *out, size_t len);
 int pctr__event_table_list(int (*cb)(const struct pctr_event_info *, void *),
@@ -118,6 +156,8 @@ struct pctr_set {
 	int serial;
 	int nr_events;
 	struct pctr_event ev[PCTR_MAX_EVENTS];
+	/* ev's kernel attributes, with overflow.c's and sampling.c's settings */
+	union pctr__attr attr[PCTR_MAX_EVENTS];
 	int group_id[PCTR_MAX_EVENTS]; /* pctr_set_group(): 0 none, 1, 2... */
 	int nr_group_ids;
 

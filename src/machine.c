@@ -111,7 +111,7 @@ pctr__machine(void)
 	return &machine;
 }
 
-/* for pfm.c, which cannot include pctr.h next to libpfm4's headers */
+/* for pfm.c, which cannot include internal.h next to libpfm4's headers */
 int
 pctr__has_pmu(void)
 {
@@ -121,14 +121,14 @@ pctr__has_pmu(void)
 PCTR_EXPORT int
 pctr_machine_get(struct pctr_machine *m)
 {
-	size_t size;
+	const struct pctr__sized t = PCTR__SIZED(pctr_machine,
+						 PCTR_MACHINE_SIZE_VER0);
+	struct pctr_machine full;
+	int r = pctr__struct_check(&t, m);
 
-	if (!m || m->size == 0)
-		return pctr__error(EINVAL, "struct pctr_machine: set ->size");
-	size = m->size < sizeof(*m) ? m->size : sizeof(*m);
-	memcpy(m, pctr__machine(), size);
-	m->size = size;
-	if (size >= offsetof(struct pctr_machine, tsc_hz) + sizeof(m->tsc_hz))
-		m->tsc_hz = pctr_tsc_hz();
-	return 0;
+	if (r < 0)
+		return r;
+	full = *pctr__machine();
+	full.tsc_hz = pctr_tsc_hz();
+	return pctr__struct_out(&t, m, &full);
 }

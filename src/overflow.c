@@ -103,25 +103,25 @@ int
 pctr__ovf_probe(struct pctr_set *set, int idx)
 {
 	struct pctr_event *ev = &set->ev[idx];
-	struct perf_event_attr attr = ev->attr;
+	union pctr__attr u = set->attr[idx];
+	struct perf_event_attr *attr = &u.a;
 	int fd;
 
-	attr.size = sizeof(attr);
-	attr.disabled = 1;
+	attr->disabled = 1;
 	if (ev->part_type[0])
-		attr.config = (attr.config & PERF_HW_EVENT_MASK) |
-			      (uint64_t)ev->part_type[0] << PERF_PMU_TYPE_SHIFT;
-	fd = pctr__sys_perf_open(&attr, 0, -1, -1, 0);
+		attr->config = (attr->config & PERF_HW_EVENT_MASK) |
+			       (uint64_t)ev->part_type[0] << PERF_PMU_TYPE_SHIFT;
+	fd = pctr__sys_perf_open(attr, 0, -1, -1, 0);
 	if (fd == -EACCES || fd == -EPERM) {
-		attr.exclude_kernel = attr.exclude_hv = 1;
-		fd = pctr__sys_perf_open(&attr, 0, -1, -1, 0);
+		attr->exclude_kernel = attr->exclude_hv = 1;
+		fd = pctr__sys_perf_open(attr, 0, -1, -1, 0);
 	}
 	if (fd >= 0)
 		pctr__sys_close(fd);
 	if (fd == -EOPNOTSUPP) {
-		ev->attr.sample_period = 0;
-		ev->attr.sample_type = 0;
-		ev->attr.freq = 0;
+		set->attr[idx].a.sample_period = 0;
+		set->attr[idx].a.sample_type = 0;
+		set->attr[idx].a.freq = 0;
 		return pctr__error(EOPNOTSUPP,
 				   "cannot sample '%s': this PMU does not "
 				   "interrupt on counter overflow (ENOTSUP); "
@@ -132,14 +132,18 @@ pctr__ovf_probe(struct pctr_set *set, int idx)
 	return 0;
 }
 
+/* @uo, of the caller's size, into @o, and checked */
 static int
-check_overflow(const struct pctr_overflow *o, uint64_t *period)
+check_overflow(const struct pctr_overflow *uo, struct pctr_overflow *o,
+	       uint64_t *period)
 {
 	unsigned int known = PCTR_OVF_ONESHOT | PCTR_OVF_FREQ;
+	int r = pctr__struct_in(&PCTR__SIZED(pctr_overflow,
+					     PCTR_OVERFLOW_SIZE_VER0),
+				o, uo);
 
-	if (!o || o->size == 0 || o->size > sizeof(*o))
-		return pctr__error(EINVAL, "struct pctr_overflow: NULL or bad "
-					   "->size");
+	if (r < 0)
+		return r;
 	if (o->flags & ~known)
 		return pctr__error(EINVAL, "unknown overflow flags 0x%x",
 				   o->flags & ~known);
@@ -168,22 +172,23 @@ check_overflow(const struct pctr_overflow *o, uint64_t *period)
 
 PCTR_EXPORT int
 pctr_set_overflow(struct pctr_set *set, int idx,
-		  const struct pctr_overflow *o)
+		  const struct pctr_overflow *uo)
 {
+	struct pctr_overflow full, *o = &full;
 	struct perf_event_attr *attr;
 	struct pctr__ovf_event *ev;
 	uint64_t period = 0;
 	int r;
 
 	r = pctr__ovf_check_event(set, idx, "set an overflow");
-	if (r < 0 || (r = check_overflow(o, &period)) < 0)
+	if (r < 0 || (r = check_overflow(uo, o, &period)) < 0)
 		return r;
-	attr = &set->ev[idx].attr;
+	attr = &set->attr[idx].a;
 	r = pctr__ovf_set_period(attr, period, !!(o->flags & PCTR_OVF_FREQ));
 	if (r < 0)
 		return r;
 	attr->sample_type = PCTR__OVF_SAMPLE_TYPE |
-			    pctr__period_sample_type(&set->ev[idx]);
+			    pctr__period_sample_type(&set->ev[idx], attr);
 	attr->watermark = 0;
 	attr->wakeup_events = 1;
 	attr->task = 1; /* exit records free the threads' slots */
@@ -193,7 +198,7 @@ pctr_set_overflow(struct pctr_set *set, int idx,
 	ev = &set->ovf->ev[idx];
 	ev->mode = PCTR__MODE_SIGNAL;
 	ev->flags = o->flags;
-	pctr__fixed_period_init(ev, &set->ev[idx]);
+	pctr__fixed_period_init(ev, attr);
 	ev->signo = o->signo ? o->signo : SIGIO;
 	ev->fn = o->fn;
 	ev->arg = o->arg;
@@ -203,8 +208,11 @@ pctr_set_overflow(struct pctr_set *set, int idx,
 
 /* ---- delivery ----------------------------------------------------------- */
 
+/* the caller's array: elements of @stride bytes (its info[0].size) */
 struct fill_ctx {
-	struct pctr_overflow_info *info;
+	unsigned char *info;
+	size_t stride;
+	size_t copy; /* bytes of each element filled: min(stride, sizeof) */
 	int max;
 	int n;
 };
@@ -237,11 +245,14 @@ fill_one(struct pctr_set *set, struct pctr__ring *ring,
 	 const struct perf_event_header *h, void *arg)
 {
 	struct fill_ctx *ctx = arg;
+	struct pctr_overflow_info info;
 	struct pctr__rec r;
 
 	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
-	make_info(ring, &r, &ctx->info[ctx->n++]);
+	make_info(ring, &r, &info);
+	info.size = ctx->copy;
+	memcpy(ctx->info + (size_t)ctx->n++ * ctx->stride, &info, ctx->copy);
 	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
 	return ctx->n == ctx->max;
 }
@@ -331,10 +342,21 @@ PCTR_EXPORT int
 pctr_overflow_decode(const siginfo_t *si, struct pctr_overflow_info *info,
 		     int max)
 {
-	struct fill_ctx ctx = { info, max, 0 };
+	/* no name: async-signal-safe, so no detail for pctr_strerror() */
+	static const struct pctr__sized t = {
+		NULL, PCTR_OVERFLOW_INFO_SIZE_VER0,
+		sizeof(struct pctr_overflow_info)
+	};
+	struct fill_ctx ctx = { (unsigned char *)info, 0, 0, max, 0 };
+	int r;
 
 	if (!si || !info || max <= 0)
 		return -EINVAL;
+	r = pctr__struct_check(&t, info);
+	if (r < 0)
+		return r;
+	ctx.copy = (size_t)r;
+	ctx.stride = info->size;
 	return dispatch(si, fill_one, &ctx) < 0 ? 0 : ctx.n;
 }
 
@@ -444,7 +466,7 @@ static int
 arm_oneshot(struct pctr_set *set, int c)
 {
 	const struct pctr__ctr *ctr = &set->ctr[c];
-	uint64_t period = set->ev[ctr->event].attr.sample_period;
+	uint64_t period = set->attr[ctr->event].a.sample_period;
 	int inst = c / set->nr_ctr;
 	const struct pctr__group *g = &set->groups[inst * set->nr_ctr +
 						   ctr->group];
@@ -646,12 +668,12 @@ pctr__overflow_close(struct pctr_set *set)
 	for (int e = 0; e < set->nr_events; e++) {
 		if (o->ev[e].mode == PCTR__MODE_NONE)
 			continue;
-		set->ev[e].attr.sample_period = 0;
-		set->ev[e].attr.sample_type = 0;
-		set->ev[e].attr.freq = 0;
-		set->ev[e].attr.wakeup_events = 0;
-		set->ev[e].attr.watermark = 0;
-		set->ev[e].attr.task = 0;
+		set->attr[e].a.sample_period = 0;
+		set->attr[e].a.sample_type = 0;
+		set->attr[e].a.freq = 0;
+		set->attr[e].a.wakeup_events = 0;
+		set->attr[e].a.watermark = 0;
+		set->attr[e].a.task = 0;
 	}
 	free(o);
 	set->ovf = NULL;
@@ -778,19 +800,24 @@ PCTR_EXPORT int
 pctr_overflow_stats(const struct pctr_set *set, int idx,
 		    struct pctr_overflow_stats *st)
 {
-	if (!set || !st || st->size == 0 || st->size > sizeof(*st))
-		return pctr__error(EINVAL, "NULL set or statistics, or bad "
-					   "->size");
+	struct pctr_overflow_stats full = { .size = sizeof(full) };
+	const struct pctr__sized t = PCTR__SIZED(pctr_overflow_stats,
+						 PCTR_OVERFLOW_STATS_SIZE_VER0);
+	int r = pctr__struct_check(&t, st);
+
+	if (r < 0)
+		return r;
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
 	if (idx < -1 || idx >= set->nr_events)
 		return pctr__error(ERANGE, "event %d out of range", idx);
-	st->notified = st->lost = 0;
 	for (int e = 0; set->ovf && e < set->nr_events; e++) {
 		if (idx >= 0 && e != idx)
 			continue;
-		st->notified += atomic_load(&set->ovf->ev[e].notified);
-		st->lost += atomic_load(&set->ovf->ev[e].lost);
+		full.notified += atomic_load(&set->ovf->ev[e].notified);
+		full.lost += atomic_load(&set->ovf->ev[e].lost);
 	}
-	return 0;
+	return pctr__struct_out(&t, st, &full);
 }
 
 /* ---- restart (libcpc's cpc_set_restart(), served by the core) ---------- */
@@ -858,7 +885,7 @@ restart_counter(struct pctr_set *set, const struct pctr__ctr *ctr,
 		const uint64_t *period, const uint64_t *seen)
 {
 	struct pctr__ovf_event *ev = &set->ovf->ev[ctr->event];
-	uint64_t p = set->ev[ctr->event].attr.sample_period;
+	uint64_t p = set->attr[ctr->event].a.sample_period;
 	int r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_RESET, 0);
 
 	if (ev->mode != PCTR__MODE_SIGNAL || r < 0)

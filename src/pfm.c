@@ -3,7 +3,8 @@
  * pfm.c - CPU event tables through libpfm4.
  *
  * libpfm4 brings its own copy of struct perf_event_attr, so this file
- * includes only its headers and hands plain fields back to event.c.
+ * includes its headers and <pctr.h> (which brings no kernel header), not
+ * internal.h, and hands plain fields back to event.c.
  * LIBPFM_FORCE_PMU=<table> encodes for a CPU that is not this one; that is
  * how x86 encodings are tested on any host.
  */
@@ -16,19 +17,16 @@
 #include <string.h>
 #include <perfmon/pfmlib_perf_event.h>
 
-#define PCTR_NAME_MAX 128
+#include "pctr.h"
+
 #define PCTR_EXPORT __attribute__((visibility("default")))
 
 /* from internal.h, which cannot be included next to pfmlib */
-struct pctr_event_info {
-	const char *source;
-	const char *name;
-	const char *desc;
-};
 struct pctr__pfm_enc {
 	uint32_t type;
 	uint64_t config, config1, config2;
-	int exclude_user, exclude_kernel, exclude_hv;
+	uint32_t flags; /* PCTR_EVENT_* */
+	uint32_t precise;
 	char fstr[PCTR_NAME_MAX];
 };
 int pctr__error(int err, const char *fmt, ...);
@@ -109,6 +107,39 @@ ready(void)
 	return init_status == PFM_SUCCESS ? 0 : -ENODEV;
 }
 
+/*
+ * What libpfm4's encoder wrote into the attr, every field of it: the
+ * event (type, config, config1, config2), the privilege levels (u, k, h),
+ * the virtualisation levels (mg, mh: exclude_guest by default), pinned,
+ * excl and precise.  Its period= and freq= are sampling settings, which
+ * an event does not carry: refused rather than dropped.
+ */
+static int
+from_attr(const char *spec, const struct perf_event_attr *attr,
+	  struct pctr__pfm_enc *enc)
+{
+	if (attr->sample_period || attr->freq)
+		return pctr__error(EINVAL, "event '%s': a sampling period or "
+					   "rate is not part of an event: "
+					   "drop period=/freq= and give it "
+					   "to pctr_set_sampling() (pctr "
+					   "profile -c or -F)",
+				   spec);
+	enc->type = attr->type;
+	enc->config = attr->config;
+	enc->config1 = attr->config1;
+	enc->config2 = attr->config2;
+	enc->precise = attr->precise_ip;
+	enc->flags = (attr->exclude_user ? PCTR_EVENT_EXCLUDE_USER : 0) |
+		     (attr->exclude_kernel ? PCTR_EVENT_EXCLUDE_KERNEL : 0) |
+		     (attr->exclude_hv ? PCTR_EVENT_EXCLUDE_HV : 0) |
+		     (attr->exclude_guest ? PCTR_EVENT_EXCLUDE_GUEST : 0) |
+		     (attr->exclude_host ? PCTR_EVENT_EXCLUDE_HOST : 0) |
+		     (attr->pinned ? PCTR_EVENT_PINNED : 0) |
+		     (attr->exclusive ? PCTR_EVENT_EXCLUSIVE : 0);
+	return 0;
+}
+
 int
 pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc)
 {
@@ -131,16 +162,9 @@ pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc)
 	if (r != PFM_SUCCESS)
 		return pctr__error(EINVAL, "event '%s': %s", spec,
 				   CALL(pfm_strerror)(r));
-	enc->type = attr.type;
-	enc->config = attr.config;
-	enc->config1 = attr.config1;
-	enc->config2 = attr.config2;
-	enc->exclude_user = attr.exclude_user;
-	enc->exclude_kernel = attr.exclude_kernel;
-	enc->exclude_hv = attr.exclude_hv;
 	snprintf(enc->fstr, sizeof(enc->fstr), "%s", fstr ? fstr : spec);
 	free(fstr);
-	return 0;
+	return from_attr(spec, &attr, enc);
 }
 
 static bool

@@ -829,15 +829,10 @@ configure_locked(const struct pctr_region_config *cfg, const char *events,
 }
 
 static int
-check_config(const struct pctr_region_config *cfg, const char *events,
-	     const char *report)
+check_config(const char *events, const char *report)
 {
 	int r;
 
-	if (cfg && cfg->size != sizeof(*cfg))
-		return pctr__error(EINVAL, "struct pctr_region_config: ->size "
-					   "is %zu, expected %zu",
-				   cfg->size, sizeof(*cfg));
 	if (report && (r = check_report(report)) < 0)
 		return r;
 	if (strcmp(events, "off") && (r = check_events(events)) < 0)
@@ -845,17 +840,23 @@ check_config(const struct pctr_region_config *cfg, const char *events,
 	return 0;
 }
 
+#define CONFIG_SIZED \
+	PCTR__SIZED(pctr_region_config, PCTR_REGION_CONFIG_SIZE_VER0)
+
 PCTR_EXPORT int
-pctr_region_init(const struct pctr_region_config *cfg)
+pctr_region_init(const struct pctr_region_config *ucfg)
 {
 	const char *events = env("PCTR_EVENTS");
 	const char *report = env("PCTR_REPORT");
 	bool from_env = events != NULL;
+	struct pctr_region_config full, *cfg = ucfg ? &full : NULL;
 	int r;
 
+	if (ucfg && (r = pctr__struct_in(&CONFIG_SIZED, &full, ucfg)) < 0)
+		return r;
 	if (!events)
 		events = cfg && cfg->events ? cfg->events : "task-clock";
-	r = check_config(cfg, events, report);
+	r = check_config(events, report);
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(&reg.lock);

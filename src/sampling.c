@@ -28,7 +28,7 @@ static int
 open_carrier(struct pctr_set *set, int c)
 {
 	const struct perf_event_attr *main_attr =
-		&set->ev[set->ctr[c].event].attr;
+		&set->attr[set->ctr[c].event].a;
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_SOFTWARE,
@@ -133,7 +133,7 @@ pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 	ring->fd = set->ctr[c].fd;
 	ring->ctr = &set->ctr[c];
 	ring->event = set->ctr[c].event;
-	ring->sample_type = set->ev[ring->event].attr.sample_type;
+	ring->sample_type = set->attr[ring->event].a.sample_type;
 	atomic_flag_clear(&ring->busy);
 	return 0;
 }
@@ -233,17 +233,21 @@ pctr__ring_drain(struct pctr_set *set, struct pctr__ring *ring,
 	return n;
 }
 
+/* @ucfg, of the caller's size, into @cfg, and checked */
 static int
-check_sampling(const struct pctr_sampling *cfg, unsigned int *pages)
+check_sampling(const struct pctr_sampling *ucfg, struct pctr_sampling *cfg,
+	       unsigned int *pages)
 {
 	unsigned int known = PCTR_SAMPLE_TID | PCTR_SAMPLE_TIME |
 			     PCTR_SAMPLE_CALLCHAIN | PCTR_SAMPLE_FREQ |
 			     PCTR_SAMPLE_SIDEBAND |
 			     PCTR_SAMPLE_CALLCHAIN_KERNEL;
+	int r = pctr__struct_in(&PCTR__SIZED(pctr_sampling,
+					     PCTR_SAMPLING_SIZE_VER0),
+				cfg, ucfg);
 
-	if (!cfg || cfg->size == 0 || cfg->size > sizeof(*cfg))
-		return pctr__error(EINVAL, "struct pctr_sampling: NULL or bad "
-					   "->size");
+	if (r < 0)
+		return r;
 	if (cfg->flags & ~known)
 		return pctr__error(EINVAL, "unknown sampling flags 0x%x",
 				   cfg->flags & ~known);
@@ -294,22 +298,23 @@ pctr__ovf_set_period(struct perf_event_attr *attr, uint64_t period, int freq)
 
 PCTR_EXPORT int
 pctr_set_sampling(struct pctr_set *set, int idx,
-		  const struct pctr_sampling *cfg)
+		  const struct pctr_sampling *ucfg)
 {
+	struct pctr_sampling full, *cfg = &full;
 	struct perf_event_attr *attr;
 	struct pctr__overflow *o;
 	unsigned int pages = 0;
 	int r;
 
 	r = pctr__ovf_check_event(set, idx, "sample");
-	if (r < 0 || (r = check_sampling(cfg, &pages)) < 0)
+	if (r < 0 || (r = check_sampling(ucfg, cfg, &pages)) < 0)
 		return r;
-	attr = &set->ev[idx].attr;
+	attr = &set->attr[idx].a;
 	r = pctr__ovf_set_period(attr, cfg->period, !!(cfg->flags & PCTR_SAMPLE_FREQ));
 	if (r < 0)
 		return r;
 	attr->sample_type = PERF_SAMPLE_IP |
-			    pctr__period_sample_type(&set->ev[idx]);
+			    pctr__period_sample_type(&set->ev[idx], attr);
 	if (cfg->flags & PCTR_SAMPLE_TID)
 		attr->sample_type |= PERF_SAMPLE_TID;
 	if (cfg->flags & PCTR_SAMPLE_TIME)
@@ -339,7 +344,7 @@ pctr_set_sampling(struct pctr_set *set, int idx,
 	o->ev[idx].mode = PCTR__MODE_BUFFER;
 	o->ev[idx].flags = cfg->flags;
 	o->ev[idx].pages = pages;
-	pctr__fixed_period_init(&o->ev[idx], &set->ev[idx]);
+	pctr__fixed_period_init(&o->ev[idx], attr);
 	return 0;
 }
 

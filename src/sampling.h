@@ -67,25 +67,26 @@ struct pctr__ovf_event {
  * event sampled at a frequency keep it.
  */
 static inline uint64_t
-pctr__period_sample_type(const struct pctr_event *ev)
+pctr__period_sample_type(const struct pctr_event *ev,
+			 const struct perf_event_attr *a)
 {
-	uint32_t t = ev->attr.type;
-	uint64_t c = ev->attr.config;
+	uint32_t t = a->type;
+	uint64_t c = a->config;
 	bool hw = t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE ||
 		  t == PERF_TYPE_RAW || (t >= PERF_TYPE_MAX && ev->hardware);
 	bool clock = t == PERF_TYPE_SOFTWARE && (c == PERF_COUNT_SW_CPU_CLOCK ||
 						 c == PERF_COUNT_SW_TASK_CLOCK);
 
-	return hw || clock || ev->attr.freq ? PERF_SAMPLE_PERIOD : 0;
+	return hw || clock || a->freq ? PERF_SAMPLE_PERIOD : 0;
 }
 
 /* after pctr_set_overflow/_sampling configured @e's attr: 0 or the period */
 static inline void
-pctr__fixed_period_init(struct pctr__ovf_event *o, const struct pctr_event *e)
+pctr__fixed_period_init(struct pctr__ovf_event *o,
+			const struct perf_event_attr *a)
 {
-	atomic_store(&o->fixed_period, e->attr.sample_type & PERF_SAMPLE_PERIOD
-					       ? 0
-					       : e->attr.sample_period);
+	atomic_store(&o->fixed_period,
+		     a->sample_type & PERF_SAMPLE_PERIOD ? 0 : a->sample_period);
 }
 
 /*

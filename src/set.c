@@ -241,23 +241,25 @@ pctr_set_free(struct pctr_set *set)
 PCTR_EXPORT int
 pctr_set_add_event(struct pctr_set *set, const struct pctr_event *ev)
 {
+	int n, r;
+
 	if (!set || !ev)
 		return pctr__error(EINVAL, "NULL set or event");
 	if (set->open)
 		return pctr__error(EALREADY, "the set is already open: add "
 					     "events before pctr_set_open()");
-	if (ev->size != sizeof(*ev))
-		return pctr__error(EINVAL, "struct pctr_event: ->size is %zu, "
-					   "expected %zu",
-				   ev->size, sizeof(*ev));
-	if (ev->nr_parts < 1 || ev->nr_parts > PCTR_MAX_PARTS)
-		return pctr__error(EINVAL, "event '%s' has %u parts", ev->name,
-				   ev->nr_parts);
 	if (set->nr_events == PCTR_MAX_EVENTS)
 		return pctr__error(E2BIG, "a set holds at most %d events",
 				   PCTR_MAX_EVENTS);
-	set->ev[set->nr_events] = *ev;
-	set->group_id[set->nr_events] = 0;
+	n = set->nr_events;
+	r = pctr__struct_in(&PCTR__SIZED(pctr_event, PCTR_EVENT_SIZE_VER0),
+			    &set->ev[n], ev);
+	if (r < 0 || (r = pctr__event_check(&set->ev[n])) < 0)
+		return r;
+	set->ev[n].name[PCTR_NAME_MAX - 1] = '\0';
+	pctr__event_kattr(&set->ev[n], &set->attr[n],
+			  pctr__event_kattr_size(&set->ev[n]));
+	set->group_id[n] = 0;
 	return set->nr_events++;
 }
 
@@ -269,7 +271,7 @@ pctr_set_add(struct pctr_set *set, const char *spec)
 
 	if (!set)
 		return pctr__error(EINVAL, "NULL set");
-	r = pctr_event_parse(spec, &ev);
+	r = pctr__event_parse(spec, &ev);
 	return r < 0 ? r : pctr_set_add_event(set, &ev);
 }
 
@@ -529,8 +531,9 @@ permission_error(const struct pctr_event *ev, const struct how *how,
 		.event = ev->name,
 		.who = who,
 		.pid = how->pid,
-		.kernel = !ev->attr.exclude_kernel &&
-			  (ev->attr.exclude_user || ev->attr.exclude_hv),
+		.kernel = !(ev->flags & PCTR_EVENT_EXCLUDE_KERNEL) &&
+			  (ev->flags & (PCTR_EVENT_EXCLUDE_USER |
+					PCTR_EVENT_EXCLUDE_HV)),
 	};
 
 	return pctr__perm_error(-err, &p);
@@ -610,11 +613,13 @@ user_read_bit(void)
 }
 
 static void
-make_attr(const struct pctr_set *set, const struct pctr_event *ev, int part,
-	  bool leader, const struct how *how, struct perf_event_attr *attr)
+make_attr(const struct pctr_set *set, int e, int part, bool leader,
+	  const struct how *how, union pctr__attr *u)
 {
-	*attr = ev->attr;
-	attr->size = sizeof(*attr);
+	const struct pctr_event *ev = &set->ev[e];
+	struct perf_event_attr *attr = &u->a;
+
+	*u = set->attr[e];
 	if (ev->part_type[part])
 		attr->config = (attr->config & PERF_HW_EVENT_MASK) |
 			       (uint64_t)ev->part_type[part] << PERF_PMU_TYPE_SHIFT;
@@ -648,17 +653,21 @@ open_counter(struct pctr_set *set, int e, int part, int group_fd,
 	     const struct how *how, int cpu)
 {
 	struct pctr_event *ev = &set->ev[e];
-	struct perf_event_attr attr;
+	union pctr__attr u;
+	struct perf_event_attr *attr = &u.a;
 	int fd;
 
-	make_attr(set, ev, part, group_fd < 0, how, &attr);
-	fd = pctr__sys_perf_open(&attr, how->pid, cpu, group_fd, 0);
-	if ((fd == -EACCES || fd == -EPERM) && !attr.exclude_user &&
-	    !attr.exclude_kernel && !attr.exclude_hv) {
-		attr.exclude_kernel = attr.exclude_hv = 1;
-		fd = pctr__sys_perf_open(&attr, how->pid, cpu, group_fd, 0);
+	make_attr(set, e, part, group_fd < 0, how, &u);
+	fd = pctr__sys_perf_open(attr, how->pid, cpu, group_fd, 0);
+	if ((fd == -EACCES || fd == -EPERM) && !attr->exclude_user &&
+	    !attr->exclude_kernel && !attr->exclude_hv) {
+		attr->exclude_kernel = attr->exclude_hv = 1;
+		fd = pctr__sys_perf_open(attr, how->pid, cpu, group_fd, 0);
 		if (fd >= 0) {
-			ev->attr.exclude_kernel = ev->attr.exclude_hv = 1;
+			set->attr[e].a.exclude_kernel = 1;
+			set->attr[e].a.exclude_hv = 1;
+			ev->flags |= PCTR_EVENT_EXCLUDE_KERNEL |
+				     PCTR_EVENT_EXCLUDE_HV;
 			if (strlen(ev->name) + 3 < sizeof(ev->name))
 				strcat(ev->name, strchr(ev->name, '/') ? "u"
 					: strchr(ev->name, ':') ? "" : ":u");
@@ -858,7 +867,7 @@ static bool
 samples(const struct pctr_set *set)
 {
 	for (int e = 0; e < set->nr_events; e++)
-		if (set->ev[e].attr.sample_period)
+		if (set->attr[e].a.sample_period)
 			return true;
 	return false;
 }

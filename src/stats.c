@@ -187,8 +187,8 @@ pctr_stats_new(struct pctr_stats **stp, int nr_events, unsigned int keep)
 static bool
 is_cycles(const struct pctr_event *ev)
 {
-	return ev->attr.type == PERF_TYPE_HARDWARE &&
-	       (ev->attr.config & 0xffffffffu) == PERF_COUNT_HW_CPU_CYCLES;
+	return ev->type == PERF_TYPE_HARDWARE &&
+	       (ev->config & 0xffffffffu) == PERF_COUNT_HW_CPU_CYCLES;
 }
 
 PCTR_EXPORT int
@@ -535,6 +535,9 @@ pctr__stats_series(const struct pctr_stats *st, int idx)
 	return idx == PCTR_STATS_TIME ? &st->time : &st->ev[idx];
 }
 
+#define SUMMARY_SIZED PCTR__SIZED(pctr_summary, PCTR_SUMMARY_SIZE_VER0)
+
+/* the figures go into a struct of the library's, then the caller's size */
 static int
 check_out(const struct pctr_stats *st, int idx, bool time_ok,
 	  const struct pctr_summary *out)
@@ -543,17 +546,16 @@ check_out(const struct pctr_stats *st, int idx, bool time_ok,
 
 	if (r < 0)
 		return r;
-	if (!out || out->size != sizeof(*out))
-		return pctr__error(EINVAL, "struct pctr_summary: NULL or ->size "
-					   "not set to sizeof");
-	return 0;
+	return pctr__struct_check(&SUMMARY_SIZED, out);
 }
 
 PCTR_EXPORT int
-pctr_stats_get(const struct pctr_stats *st, int idx, struct pctr_summary *out)
+pctr_stats_get(const struct pctr_stats *st, int idx,
+	       struct pctr_summary *uout)
 {
+	struct pctr_summary full = { .size = sizeof(full) }, *out = &full;
 	const struct pctr__series *s;
-	int r = check_out(st, idx, true, out);
+	int r = check_out(st, idx, true, uout);
 
 	if (r < 0)
 		return r;
@@ -562,7 +564,7 @@ pctr_stats_get(const struct pctr_stats *st, int idx, struct pctr_summary *out)
 	out->min = s->w.n ? (double)s->min : 0.0;
 	out->max = s->w.n ? (double)s->max : 0.0;
 	out->mean = pctr__series_mean(s);
-	return 0;
+	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
 }
 
 static double
@@ -573,9 +575,10 @@ quotient(double num, double den)
 
 PCTR_EXPORT int
 pctr_stats_per_second(const struct pctr_stats *st, int idx,
-		      struct pctr_summary *out)
+		      struct pctr_summary *uout)
 {
-	int r = check_out(st, idx, false, out);
+	struct pctr_summary full = { .size = sizeof(full) }, *out = &full;
+	int r = check_out(st, idx, false, uout);
 	double sec;
 
 	if (r < 0)
@@ -583,14 +586,15 @@ pctr_stats_per_second(const struct pctr_stats *st, int idx,
 	sec = (double)st->time.total / (double)st->tsc_hz;
 	pctr__welford_summary(&st->per_sec[idx],
 			      quotient((double)st->ev[idx].total, sec), out);
-	return 0;
+	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
 }
 
 PCTR_EXPORT int
 pctr_stats_per_cycle(const struct pctr_stats *st, int idx,
-		     struct pctr_summary *out)
+		     struct pctr_summary *uout)
 {
-	int r = check_out(st, idx, false, out);
+	struct pctr_summary full = { .size = sizeof(full) }, *out = &full;
+	int r = check_out(st, idx, false, uout);
 
 	if (r < 0)
 		return r;
@@ -599,14 +603,15 @@ pctr_stats_per_cycle(const struct pctr_stats *st, int idx,
 		quotient((double)st->ev[idx].total,
 			 (double)pctr__stats_series(st, st->cycles)->total),
 		out);
-	return 0;
+	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
 }
 
 PCTR_EXPORT int
 pctr_stats_ratio(const struct pctr_stats *st, int num, int den,
-		 struct pctr_summary *out)
+		 struct pctr_summary *uout)
 {
-	int r = check_out(st, num, false, out);
+	struct pctr_summary full = { .size = sizeof(full) }, *out = &full;
+	int r = check_out(st, num, false, uout);
 
 	if (r < 0)
 		return r;
@@ -620,7 +625,7 @@ pctr_stats_ratio(const struct pctr_stats *st, int num, int den,
 			      quotient((double)st->ev[num].total,
 				       (double)st->ev[den].total),
 			      out);
-	return 0;
+	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
 }
 
 static int

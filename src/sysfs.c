@@ -89,16 +89,18 @@ static int
 apply_format(struct pctr_event *ev, const char *term, const char *fmt,
 	     uint64_t val)
 {
-	__u64 *field;
+	uint64_t *field;
 	const char *p;
 	unsigned int used = 0;
 
-	if (!strncmp(fmt, "config2:", 8))
-		field = &ev->attr.config2, p = fmt + 8;
+	if (!strncmp(fmt, "config3:", 8))
+		field = &ev->config3, p = fmt + 8;
+	else if (!strncmp(fmt, "config2:", 8))
+		field = &ev->config2, p = fmt + 8;
 	else if (!strncmp(fmt, "config1:", 8))
-		field = &ev->attr.config1, p = fmt + 8;
+		field = &ev->config1, p = fmt + 8;
 	else if (!strncmp(fmt, "config:", 7))
-		field = &ev->attr.config, p = fmt + 7;
+		field = &ev->config, p = fmt + 7;
 	else
 		return pctr__error(EINVAL, "unknown format '%s' for term '%s'",
 				   fmt, term);
@@ -157,10 +159,11 @@ apply_term(struct pctr_event *ev, const char *pmu, char *term, int depth)
 					   eq + 1, term);
 	}
 	if (!strcmp(term, "config") || !strcmp(term, "config1") ||
-	    !strcmp(term, "config2")) {
-		__u64 *f = term[6] == '1'   ? &ev->attr.config1
-			      : term[6] == '2' ? &ev->attr.config2
-					       : &ev->attr.config;
+	    !strcmp(term, "config2") || !strcmp(term, "config3")) {
+		uint64_t *f = term[6] == '1'   ? &ev->config1
+			      : term[6] == '2' ? &ev->config2
+			      : term[6] == '3' ? &ev->config3
+					       : &ev->config;
 		*f = val;
 		return 0;
 	}
@@ -243,7 +246,7 @@ pctr__sysfs_parse(const char *spec, struct pctr_event *ev)
 				   "or %s" DEVICES ")",
 				   pmu, pctr__sysfs_root());
 	}
-	ev->attr.type = type;
+	ev->type = type;
 	r = apply_terms(ev, pmu, terms, 0);
 	if (r < 0)
 		return r;
@@ -444,14 +447,14 @@ pctr__tracepoint_parse(const char *sys, const char *rest,
 				   pctr__tracefs_problem());
 	if (r < 0)
 		return r == -EINVAL ? r : -ENOENT;
-	ev->attr.type = PERF_TYPE_TRACEPOINT;
-	ev->attr.config = id;
+	ev->type = PERF_TYPE_TRACEPOINT;
+	ev->config = id;
 	/*
 	 * A tracepoint fires in the kernel.  exclude_hv (which means nothing
 	 * for it) marks the privilege levels as chosen, so that a set never
 	 * falls back to user mode only, where it would count nothing.
 	 */
-	ev->attr.exclude_hv = 1;
+	ev->flags |= PCTR_EVENT_EXCLUDE_HV;
 	snprintf(ev->name, sizeof(ev->name), "%s:%s%s%s", sys, name,
 		 *mods ? ":" : "", mods);
 	return pctr__event_apply_modifiers(ev, mods);

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include "pctr.h"
 #include "util.h"

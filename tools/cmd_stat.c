@@ -443,7 +443,7 @@ static const char *const detailed_defaults[] = {
 static int
 probe_spec(const char *spec)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 	int r = pctr_event_parse(spec, &ev);
 
 	return r < 0 ? r : probe_event(&ev);

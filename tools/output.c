@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 
 #include "pctr.h"
 #include "util.h"
@@ -293,8 +294,8 @@ report_free(struct stat_report *r)
 static bool
 is_event(const struct pctr_event *ev, uint32_t type, uint64_t config)
 {
-	return ev->attr.type == type &&
-	       (ev->attr.config & PERF_HW_EVENT_MASK) == config;
+	return ev->type == type &&
+	       (ev->config & PERF_HW_EVENT_MASK) == config;
 }
 
 static int

@@ -120,11 +120,13 @@ named_event(const char *spec, uint32_t fn, struct pctr_event *ev)
 
 	if (fn & FN_X86_ONLY)
 		return -EINVAL;
+	ev->size = sizeof(*ev);
 	r = pctr_event_parse(spec, ev);
 	if (r < 0)
 		return r;
-	ev->attr.exclude_user = !(fn & PCTR_FN_USR);
-	ev->attr.exclude_kernel = !(fn & PCTR_FN_OS);
+	ev->flags &= ~(PCTR_EVENT_EXCLUDE_USER | PCTR_EVENT_EXCLUDE_KERNEL);
+	ev->flags |= (fn & PCTR_FN_USR ? 0 : PCTR_EVENT_EXCLUDE_USER) |
+		     (fn & PCTR_FN_OS ? 0 : PCTR_EVENT_EXCLUDE_KERNEL);
 	return ev->hardware && !has_pmu ? -ENODEV : 0;
 }
 
@@ -134,6 +136,7 @@ pctr_bsd_fn_event(uint32_t fn, struct pctr_event *ev)
 	const struct map *m;
 
 	pthread_once(&once, init);
+	ev->size = sizeof(*ev);
 	if (fn & PCTR_FN_RESERVED)
 		return -EINVAL;
 	if (!(fn & (PCTR_FN_USR | PCTR_FN_OS)))

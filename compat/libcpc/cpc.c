@@ -438,6 +438,7 @@ cpc__resolve(const char *name, uint_t flags, int nattrs,
 	uint32_t fn;
 	int r;
 
+	ev->size = sizeof(*ev);
 	if (parse_code(name, &code)) {
 		r = x86_function(code, nattrs, attrs, &fn);
 		if (r == 0)
@@ -457,9 +458,12 @@ cpc__resolve(const char *name, uint_t flags, int nattrs,
 	if (ev->hardware && !(m && m->has_pmu))
 		return -ENODEV;
 	/* the request's flags decide the modes, whatever the name said */
-	ev->attr.exclude_user = !(flags & CPC_COUNT_USER);
-	ev->attr.exclude_kernel = !(flags & CPC_COUNT_SYSTEM);
-	ev->attr.exclude_hv = !(flags & CPC_COUNT_HV);
+	ev->flags &= ~(PCTR_EVENT_EXCLUDE_USER | PCTR_EVENT_EXCLUDE_KERNEL |
+		       PCTR_EVENT_EXCLUDE_HV);
+	ev->flags |=
+		(flags & CPC_COUNT_USER ? 0 : PCTR_EVENT_EXCLUDE_USER) |
+		(flags & CPC_COUNT_SYSTEM ? 0 : PCTR_EVENT_EXCLUDE_KERNEL) |
+		(flags & CPC_COUNT_HV ? 0 : PCTR_EVENT_EXCLUDE_HV);
 	return 0;
 }
 

@@ -188,7 +188,7 @@ make_selector(pmc_control_t *ctl, const char *pair, pmc_selector_t *sel)
 		return -1;
 	}
 	for (int i = 0; i < PMC_NCOUNTERS; i++) {
-		struct pctr_event pe;
+		struct pctr_event pe = { .size = sizeof(pe) };
 		unsigned int code;
 		int r;
 

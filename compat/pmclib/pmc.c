@@ -42,6 +42,7 @@ pmc__event(const pmc_selector_t *sel, int i, struct pctr_event *ev)
 	unsigned int fn = sel->fn[i];
 	int r;
 
+	ev->size = sizeof(*ev);
 	if (!sel->name[i][0] && !(fn & 0xff))
 		return 1;
 	if (!(fn & PCTR_FN_EN))
@@ -52,9 +53,14 @@ pmc__event(const pmc_selector_t *sel, int i, struct pctr_event *ev)
 	r = pctr_event_parse(sel->name[i], ev);
 	if (r == 0 && !strchr(sel->name[i], ':') &&
 	    !strchr(sel->name[i], '/')) {
-		ev->attr.exclude_user = !(fn & PCTR_FN_USR);
-		ev->attr.exclude_kernel = !(fn & PCTR_FN_OS);
-		ev->attr.exclude_hv = !(fn & PCTR_FN_OS);
+		ev->flags &= ~(PCTR_EVENT_EXCLUDE_USER |
+			       PCTR_EVENT_EXCLUDE_KERNEL |
+			       PCTR_EVENT_EXCLUDE_HV);
+		if (!(fn & PCTR_FN_USR))
+			ev->flags |= PCTR_EVENT_EXCLUDE_USER;
+		if (!(fn & PCTR_FN_OS))
+			ev->flags |= PCTR_EVENT_EXCLUDE_KERNEL |
+				     PCTR_EVENT_EXCLUDE_HV;
 	}
 	return r;
 }

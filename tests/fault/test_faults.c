@@ -19,6 +19,7 @@
 #include "fault.h"
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
+#include <linux/perf_event.h>
 #else
 #define RUNNING_ON_VALGRIND 0
 #endif
@@ -217,8 +218,10 @@ TEST(paranoid_refusal_falls_back_to_user_mode)
 	fault_arm(FAULT_PERF_OPEN, 2, EACCES, 1);
 	ASSERT_OK(pctr_set_open(set, &self));
 	ASSERT_STR_EQ(pctr_set_event(set, 1)->name, "page-faults:u");
-	ASSERT_EQ(pctr_set_event(set, 1)->attr.exclude_kernel, 1);
-	ASSERT_EQ(pctr_set_event(set, 0)->attr.exclude_kernel, 0);
+	ASSERT_HEX_EQ(pctr_set_event(set, 1)->flags & PCTR_EVENT_EXCLUDE_KERNEL,
+		      PCTR_EVENT_EXCLUDE_KERNEL);
+	ASSERT_HEX_EQ(pctr_set_event(set, 0)->flags & PCTR_EVENT_EXCLUDE_KERNEL,
+		      0);
 	pctr_set_free(set);
 	assert_released();
 }
@@ -260,7 +263,7 @@ new_mapped_set(void)
 	static const char *const names[] = { "task-clock", "page-faults",
 					     "context-switches" };
 	struct pctr_set *set;
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	ASSERT_OK(pctr_set_new(&set, 0));
 	for (int i = 0; i < 3; i++) {

@@ -33,7 +33,7 @@ TEST(null_arguments_everywhere)
 {
 	struct pctr_set *set;
 	struct pctr_sample s;
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 	struct pctr_count c = { 5, 7, 9 };
 	struct pctr_stats *st;
 	struct pctr_summary sum = { .size = sizeof(sum) };
@@ -221,7 +221,7 @@ TEST(indexes_out_of_range)
 TEST(bad_values)
 {
 	struct pctr_set *set;
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 	struct pctr_stats *st;
 	struct pctr_target t = { .type = PCTR_TARGET_CPU, .nr_cpus = 1,
 				 .cpus = (int[]){ 100000 } };

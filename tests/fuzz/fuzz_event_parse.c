@@ -23,7 +23,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 static void
 check_round_trip(const struct pctr_event *ev)
 {
-	struct pctr_event again;
+	struct pctr_event again = { .size = sizeof(again) };
 	int r = pctr_event_parse(ev->name, &again);
 
 	if (r < 0) {
@@ -31,13 +31,12 @@ check_round_trip(const struct pctr_event *ev)
 			pctr_strerror(r));
 		abort();
 	}
-	if (again.attr.type != ev->attr.type ||
-	    again.attr.config != ev->attr.config ||
-	    again.attr.config1 != ev->attr.config1 ||
-	    again.attr.config2 != ev->attr.config2 ||
-	    again.attr.exclude_user != ev->attr.exclude_user ||
-	    again.attr.exclude_kernel != ev->attr.exclude_kernel ||
-	    again.attr.exclude_hv != ev->attr.exclude_hv ||
+	if (again.type != ev->type ||
+	    again.config != ev->config ||
+	    again.config1 != ev->config1 ||
+	    again.config2 != ev->config2 ||
+	    again.config3 != ev->config3 || again.flags != ev->flags ||
+	    again.precise != ev->precise ||
 	    again.nr_parts != ev->nr_parts) {
 		fprintf(stderr, "'%s' parses to other attributes\n", ev->name);
 		abort();
@@ -48,7 +47,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *spec = fuzz_string(data, size, 512);
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 	int r = pctr_event_parse(spec, &ev);
 
 	if (r == 0) {

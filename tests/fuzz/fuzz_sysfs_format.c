@@ -99,7 +99,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					    "events/ev", "type" };
 	char *text = fuzz_string(data, size, 2048), *line[6] = { 0 };
 	char *p = text, spec[2200];
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 	int r;
 
 	for (int i = 0; i < 6; i++) {
@@ -121,7 +121,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	/* the library reads at most 31 bytes of "type" */
 	if (r == 0 && strlen(line[3]) < 31 &&
-	    ev.attr.type != strtoul(line[3], NULL, 10))
+	    ev.type != strtoul(line[3], NULL, 10))
 		abort();
 	free(text);
 	return 0;

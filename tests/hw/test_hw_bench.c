@@ -21,6 +21,7 @@
  */
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <linux/perf_event.h>
 
 #include "hw.h"
 
@@ -197,9 +198,10 @@ open_raw_group(struct pctr_set *set, int nev)
 	int fd[MAXK];
 
 	for (int i = 0; i < nev; i++) {
-		struct perf_event_attr a = pctr_set_event(set, i)->attr;
+		struct perf_event_attr a;
 
-		a.size = sizeof(a);
+		ASSERT_OK(pctr_event_attr(pctr_set_event(set, i), &a,
+					  sizeof(a)));
 		a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
 				PERF_FORMAT_TOTAL_TIME_ENABLED |
 				PERF_FORMAT_TOTAL_TIME_RUNNING;

@@ -37,9 +37,9 @@ TEST(group_path_exact)
 	set = hw_thread_set(PCTR_SET_NO_USER_READ, events);
 
 	ASSERT_EQ(pctr_set_nr(set), 3);
-	ASSERT_HEX_EQ(pctr_set_event(set, 0)->attr.config1 & 1, 0);
-	ASSERT_HEX_EQ(pctr_set_event(set, 1)->attr.config1 & 1, HW_LONG_BIT);
-	ASSERT_HEX_EQ(pctr_set_event(set, 2)->attr.config1 & 1, 0);
+	ASSERT_HEX_EQ(pctr_set_event(set, 0)->config1 & 1, 0);
+	ASSERT_HEX_EQ(pctr_set_event(set, 1)->config1 & 1, HW_LONG_BIT);
+	ASSERT_HEX_EQ(pctr_set_event(set, 2)->config1 & 1, 0);
 	hw_check_exact(set, HW_ALL_POINTS, PCTR_PATH_SYSCALL, c);
 	ASSERT_EQ(c[1], c[0]);
 	ASSERT_EQ(c[2], c[0]);
@@ -61,7 +61,8 @@ TEST(kernel_included)
 					     "instructions:u,instructions");
 	struct pctr_sample d;
 
-	ASSERT_EQ(pctr_set_event(set, 1)->attr.exclude_kernel, 0);
+	ASSERT_HEX_EQ(pctr_set_event(set, 1)->flags & PCTR_EVENT_EXCLUDE_KERNEL,
+		      0);
 	for (int i = 0; i < HW_SMALL_POINTS; i++) {
 		uint64_t n = hw_points[i].n, u, uk, bound;
 

@@ -108,7 +108,7 @@ TEST(cycles_exact)
 static void
 own_handler(int sig, siginfo_t *si, void *uc)
 {
-	struct pctr_overflow_info info[8];
+	struct pctr_overflow_info info[8] = { { .size = sizeof(info[0]) } };
 	int k;
 
 	(void)sig;

@@ -14,6 +14,7 @@
 #include <machine/pctr.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <linux/perf_event.h>
 
 #include "hw.h"
 

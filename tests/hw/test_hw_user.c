@@ -76,7 +76,8 @@ TEST(user_path_kernel_included)
 
 	hw_sysctl("kernel.perf_user_access", "1");
 	set = hw_thread_set(0, "instructions:u,instructions");
-	ASSERT_EQ(pctr_set_event(set, 1)->attr.exclude_kernel, 0);
+	ASSERT_HEX_EQ(pctr_set_event(set, 1)->flags & PCTR_EVENT_EXCLUDE_KERNEL,
+		      0);
 	for (int i = 0; i < HW_SMALL_POINTS; i++) {
 		uint64_t n = hw_points[i].n, u, uk;
 

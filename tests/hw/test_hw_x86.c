@@ -20,6 +20,7 @@
  */
 #include <sys/klog.h>
 #include <sys/syscall.h>
+#include <linux/perf_event.h>
 
 #include "hw.h"
 

@@ -35,6 +35,7 @@
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <linux/perf_event.h>
 
 #include "pctr.h"
 #include "test.h"
@@ -240,7 +241,7 @@ static uint64_t outside_ip[MAX_OUTSIDE];
 __attribute__((section("pctr_handler"))) static void
 user_handler(int sig, siginfo_t *si, void *uc)
 {
-	struct pctr_overflow_info info[4];
+	struct pctr_overflow_info info[4] = { { .size = sizeof(info[0]) } };
 	int n;
 
 	(void)sig;

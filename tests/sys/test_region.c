@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/syscall.h>
+#include <linux/perf_event.h>
 
 #include "test.h"
 #include "unit/json_flat.h"

@@ -56,7 +56,7 @@ other_thread(void *arg)
 
 TEST(detail_is_per_thread_and_per_errno)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 	const char *seen = NULL;
 	pthread_t t;
 

@@ -12,6 +12,9 @@
 
 #include "test.h"
 
+/* an exclusion flag of an event, as 0 or 1 */
+#define EXCL(ev, what) (!!((ev).flags & PCTR_EVENT_EXCLUDE_##what))
+
 static void
 use_machine(const char *name)
 {
@@ -121,7 +124,7 @@ check_rows(const struct row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct row *w = &rows[i];
-		struct pctr_event ev;
+		struct pctr_event ev = { .size = sizeof(ev) };
 		int r = pctr_event_parse(w->spec, &ev);
 
 		if (r != w->err)
@@ -129,18 +132,18 @@ check_rows(const struct row *rows, size_t n)
 				  w->line, w->spec, r, pctr_strerror(r), w->err);
 		if (r)
 			continue;
-		if (ev.attr.type != w->type || ev.attr.config != w->config ||
-		    ev.attr.config1 != w->config1 ||
-		    ev.attr.exclude_user != w->eu ||
-		    ev.attr.exclude_kernel != w->ek ||
-		    ev.attr.exclude_hv != w->eh || strcmp(ev.name, w->name))
+		if (ev.type != w->type || ev.config != w->config ||
+		    ev.config1 != w->config1 ||
+		    EXCL(ev, USER) != w->eu ||
+		    EXCL(ev, KERNEL) != w->ek ||
+		    EXCL(ev, HV) != w->eh || strcmp(ev.name, w->name))
 			TEST_FAIL("line %d: '%s' gave type %u config %#llx "
 				  "config1 %#llx excl u%d k%d h%d name '%s'",
-				  w->line, w->spec, ev.attr.type,
-				  (unsigned long long)ev.attr.config,
-				  (unsigned long long)ev.attr.config1,
-				  ev.attr.exclude_user, ev.attr.exclude_kernel,
-				  ev.attr.exclude_hv, ev.name);
+				  w->line, w->spec, ev.type,
+				  (unsigned long long)ev.config,
+				  (unsigned long long)ev.config1,
+				  EXCL(ev, USER), EXCL(ev, KERNEL),
+				  EXCL(ev, HV), ev.name);
 	}
 }
 
@@ -155,39 +158,45 @@ TEST(canonical_names_round_trip)
 {
 	use_machine("x86");
 	for (size_t i = 0; i < sizeof(x86_rows) / sizeof(x86_rows[0]); i++) {
-		struct pctr_event a, b;
+		struct pctr_event a = { .size = sizeof(a) };
+		struct pctr_event b = { .size = sizeof(b) };
+		char name[PCTR_NAME_MAX];
 
 		if (x86_rows[i].err)
 			continue;
 		ASSERT_OK(pctr_event_parse(x86_rows[i].spec, &a));
 		ASSERT_OK(pctr_event_parse(a.name, &b));
-		if (memcmp(&a.attr, &b.attr, sizeof(a.attr)))
+		/* every field but the name: the struct has no padding */
+		memcpy(name, a.name, sizeof(name));
+		memset(a.name, 0, sizeof(a.name));
+		memset(b.name, 0, sizeof(b.name));
+		if (memcmp(&a, &b, sizeof(a)))
 			TEST_FAIL("line %d: '%s' -> '%s' differs",
-				  x86_rows[i].line, x86_rows[i].spec, a.name);
+				  x86_rows[i].line, x86_rows[i].spec, name);
 	}
 }
 
 TEST(modifiers)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	use_machine("x86");
 	ASSERT_OK(pctr_event_parse("cycles:uppD", &ev));
-	ASSERT_EQ(ev.attr.precise_ip, 2);
-	ASSERT_EQ(ev.attr.pinned, 1);
-	ASSERT_EQ(ev.attr.exclude_kernel, 1);
+	ASSERT_EQ(ev.precise, 2);
+	ASSERT_EQ(!!(ev.flags & PCTR_EVENT_PINNED), 1);
+	ASSERT_EQ(EXCL(ev, KERNEL), 1);
 	ASSERT_OK(pctr_event_parse("instructions:H", &ev));
-	ASSERT_EQ(ev.attr.exclude_guest, 1);
-	ASSERT_EQ(ev.attr.exclude_kernel, 0);
+	ASSERT_EQ(EXCL(ev, GUEST), 1);
+	ASSERT_EQ(EXCL(ev, KERNEL), 0);
 	ASSERT_OK(pctr_event_parse("instructions:G", &ev));
-	ASSERT_EQ(ev.attr.exclude_host, 1);
+	ASSERT_EQ(EXCL(ev, HOST), 1);
 	ASSERT_EQ(pctr_event_parse("cycles:q", &ev), -EINVAL);
 	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "unknown modifier 'q'");
 }
 
 TEST(unknown_event_suggests)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	use_machine("x86");
 	ASSERT_EQ(pctr_event_parse("instrutions", &ev), -ENOENT);
@@ -202,7 +211,7 @@ TEST(unknown_event_suggests)
 TEST(too_long)
 {
 	char spec[300];
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	use_machine("x86");
 	memset(spec, 'a', sizeof(spec) - 1);
@@ -215,7 +224,7 @@ TEST(too_long)
 
 TEST(hardware_flag)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	use_machine("x86");
 	ASSERT_OK(pctr_event_parse("cycles", &ev));
@@ -232,7 +241,7 @@ TEST(hardware_flag)
 /* a generic event counts on both core types of a hybrid CPU */
 TEST(hybrid_generic_events_have_parts)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	use_machine("hybrid");
 	ASSERT_OK(pctr_event_parse("instructions:u", &ev));
@@ -245,33 +254,33 @@ TEST(hybrid_generic_events_have_parts)
 	ASSERT_EQ(ev.nr_parts, 1);
 	ASSERT_OK(pctr_event_parse("cpu_atom/event=0xc0/", &ev));
 	ASSERT_EQ(ev.nr_parts, 1);
-	ASSERT_EQ(ev.attr.type, 10);
+	ASSERT_EQ(ev.type, 10);
 	ASSERT_OK(pctr_event_parse("topdown-bad-spec", &ev));
 	ASSERT_STR_EQ(ev.name, "cpu_atom/topdown-bad-spec/");
 }
 
 TEST(arm64_named_events)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	use_machine("arm64");
 	ASSERT_OK(pctr_event_parse("armv8_pmuv3_0/inst_retired/", &ev));
-	ASSERT_EQ(ev.attr.type, 8);
-	ASSERT_HEX_EQ(ev.attr.config, 0x08);
+	ASSERT_EQ(ev.type, 8);
+	ASSERT_HEX_EQ(ev.config, 0x08);
 	ASSERT_OK(pctr_event_parse("armv8_pmuv3_0/inst_retired,long/u", &ev));
-	ASSERT_HEX_EQ(ev.attr.config1, 1);
-	ASSERT_EQ(ev.attr.exclude_kernel, 1);
+	ASSERT_HEX_EQ(ev.config1, 1);
+	ASSERT_EQ(EXCL(ev, KERNEL), 1);
 	ASSERT_OK(pctr_event_parse("inst_retired:u", &ev));
 	ASSERT_STR_EQ(ev.name, "armv8_pmuv3_0/inst_retired/u");
 	ASSERT_OK(pctr_event_parse("cpu_cycles", &ev));
-	ASSERT_HEX_EQ(ev.attr.config, 0x11);
+	ASSERT_HEX_EQ(ev.config, 0x11);
 	ASSERT_EQ(pctr_event_parse("inst_retird", &ev), -ENOENT);
 	ASSERT_CONTAINS(pctr_strerror(-ENOENT), "inst_retired");
 }
 
 TEST(no_pmu_machine)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 	struct pctr_machine m = { .size = sizeof(m) };
 
 	use_machine("nopmu");
@@ -301,13 +310,14 @@ TEST(machine_detection)
 	ASSERT_GT(m.tsc_hz, 0);
 	m.size = 0;
 	ASSERT_EQ(pctr_machine_get(&m), -EINVAL);
-	/* an older, smaller struct is filled up to its size only */
+	/* smaller than any version's struct: refused, by name */
 	struct {
 		size_t size;
 		int has_pmu;
 	} old = { sizeof(old), -1 };
-	ASSERT_OK(pctr_machine_get((struct pctr_machine *)&old));
-	ASSERT_EQ(old.has_pmu, 1);
+	ASSERT_EQ(pctr_machine_get((struct pctr_machine *)&old), -EINVAL);
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "struct pctr_machine");
+	ASSERT_EQ(old.has_pmu, -1);
 }
 
 struct listing {

@@ -44,7 +44,8 @@ make_machine(void)
 	put(PMU "format/umask", "config:8-15");
 	put(PMU "format/split", "config1:0-3,8-11,60-63");
 	put(PMU "format/flag", "config2:5");
-	put(PMU "format/broken", "config3:0-7");
+	put(PMU "format/broken", "config4:0-7");
+	put(PMU "format/late", "config3:0-3,60-63");
 	put(PMU "format/backwards", "config:9-2");
 	put(PMU "events/big", "event=0xabc");
 	put(PMU "events/loop", "loop");
@@ -62,26 +63,30 @@ cleanup(void)
 
 TEST(split_bit_ranges)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	make_machine();
 	/* 12-bit event: low 8 bits to 0-7, next 4 to 32-35 */
 	ASSERT_OK(pctr_event_parse("cpu/event=0xabc,umask=0x12/", &ev));
-	ASSERT_HEX_EQ(ev.attr.config, 0xa000012bcull);
+	ASSERT_HEX_EQ(ev.config, 0xa000012bcull);
 	ASSERT_OK(pctr_event_parse("cpu/split=0xfed/", &ev));
 	/* nibbles go to bits 0-3, 8-11 and 60-63 */
-	ASSERT_HEX_EQ(ev.attr.config1, 0xf000000000000e0dull);
+	ASSERT_HEX_EQ(ev.config1, 0xf000000000000e0dull);
 	ASSERT_EQ(pctr_event_parse("cpu/split=0x1fed/", &ev), -EINVAL);
 	ASSERT_OK(pctr_event_parse("cpu/flag/", &ev));
-	ASSERT_HEX_EQ(ev.attr.config2, 0x20);
+	ASSERT_HEX_EQ(ev.config2, 0x20);
 	ASSERT_OK(pctr_event_parse("cpu/big/", &ev));
-	ASSERT_HEX_EQ(ev.attr.config, 0xa000000bcull);
+	ASSERT_HEX_EQ(ev.config, 0xa000000bcull);
+	/* config3 (kernel 6.3) is a field of the event like the others */
+	ASSERT_OK(pctr_event_parse("cpu/late=0x5a/", &ev));
+	ASSERT_HEX_EQ(ev.config3, 0x500000000000000aull);
+	ASSERT_HEX_EQ(ev.config, 0);
 	cleanup();
 }
 
 TEST(values_that_do_not_fit)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	make_machine();
 	ASSERT_EQ(pctr_event_parse("cpu/umask=0x100/", &ev), -EINVAL);
@@ -96,7 +101,7 @@ TEST(values_that_do_not_fit)
 
 TEST(missing_and_recursive_terms)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	make_machine();
 	ASSERT_EQ(pctr_event_parse("cpu/nothing/", &ev), -ENOENT);

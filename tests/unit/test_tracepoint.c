@@ -9,8 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pctr.h>
+#include <linux/perf_event.h>
 
 #include "test.h"
+
+/* an exclusion flag of an event, as 0 or 1 */
+#define EXCL(ev, what) (!!((ev).flags & PCTR_EVENT_EXCLUDE_##what))
 
 static void
 use_fixture(const char *name)
@@ -26,42 +30,43 @@ use_fixture(const char *name)
 
 TEST(id_and_canonical_name)
 {
-	struct pctr_event ev, again;
+	struct pctr_event ev = { .size = sizeof(ev) };
+	struct pctr_event again = { .size = sizeof(again) };
 
 	use_fixture("tracefs");
 	ASSERT_OK(pctr_event_parse("sched:sched_switch", &ev));
-	ASSERT_EQ(ev.attr.type, PERF_TYPE_TRACEPOINT);
-	ASSERT_EQ(ev.attr.config, 316);
+	ASSERT_EQ(ev.type, PERF_TYPE_TRACEPOINT);
+	ASSERT_EQ(ev.config, 316);
 	ASSERT_EQ(ev.hardware, 0);
 	ASSERT_STR_EQ(ev.name, "sched:sched_switch");
 	/* no modifier: kernel and user both, never a user-only fallback */
-	ASSERT_EQ(ev.attr.exclude_kernel, 0);
-	ASSERT_EQ(ev.attr.exclude_user, 0);
-	ASSERT_EQ(ev.attr.exclude_hv, 1);
+	ASSERT_EQ(EXCL(ev, KERNEL), 0);
+	ASSERT_EQ(EXCL(ev, USER), 0);
+	ASSERT_EQ(EXCL(ev, HV), 1);
 	ASSERT_OK(pctr_event_parse(ev.name, &again));
-	ASSERT_EQ(again.attr.config, ev.attr.config);
+	ASSERT_EQ(again.config, ev.config);
 	ASSERT_OK(pctr_event_parse("syscalls:sys_enter_getpid", &ev));
-	ASSERT_EQ(ev.attr.config, 1234);
+	ASSERT_EQ(ev.config, 1234);
 }
 
 TEST(modifiers)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	use_fixture("tracefs");
 	ASSERT_OK(pctr_event_parse("sched:sched_wakeup:k", &ev));
-	ASSERT_EQ(ev.attr.config, 318);
-	ASSERT_EQ(ev.attr.exclude_kernel, 0);
-	ASSERT_EQ(ev.attr.exclude_user, 1);
+	ASSERT_EQ(ev.config, 318);
+	ASSERT_EQ(EXCL(ev, KERNEL), 0);
+	ASSERT_EQ(EXCL(ev, USER), 1);
 	ASSERT_STR_EQ(ev.name, "sched:sched_wakeup:k");
 	ASSERT_OK(pctr_event_parse("sched:sched_wakeup:u", &ev));
-	ASSERT_EQ(ev.attr.exclude_kernel, 1);
+	ASSERT_EQ(EXCL(ev, KERNEL), 1);
 	ASSERT_EQ(pctr_event_parse("sched:sched_wakeup:z", &ev), -EINVAL);
 }
 
 TEST(not_tracepoints)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	use_fixture("tracefs");
 	/* a directory without an id, a file, a name that is not a word */
@@ -76,22 +81,22 @@ TEST(not_tracepoints)
 		      "no such tracepoint"));
 	/* ordinary names still win */
 	ASSERT_OK(pctr_event_parse("task-clock:u", &ev));
-	ASSERT_EQ(ev.attr.type, PERF_TYPE_SOFTWARE);
+	ASSERT_EQ(ev.type, PERF_TYPE_SOFTWARE);
 }
 
 TEST(debugfs_place)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	use_fixture("debugtracing");
 	ASSERT_OK(pctr_event_parse("irq:irq_handler_entry", &ev));
-	ASSERT_EQ(ev.attr.config, 42);
+	ASSERT_EQ(ev.config, 42);
 	ASSERT_STR_EQ(ev.name, "irq:irq_handler_entry");
 }
 
 TEST(not_mounted_is_explained)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 	int r;
 
 	use_fixture("nopmu");

@@ -7,8 +7,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <pctr.h>
+#include <linux/perf_event.h>
 
 #include "test.h"
+
+/* an exclusion flag of an event, as 0 or 1 */
+#define EXCL(ev, what) (!!((ev).flags & PCTR_EVENT_EXCLUDE_##what))
 
 struct fn_row {
 	int line;
@@ -46,7 +50,7 @@ TEST(counter_function_decoding)
 {
 	for (size_t i = 0; i < sizeof(fn_rows) / sizeof(fn_rows[0]); i++) {
 		const struct fn_row *w = &fn_rows[i];
-		struct pctr_event ev;
+		struct pctr_event ev = { .size = sizeof(ev) };
 		int r = pctr_event_from_x86(w->fn, &ev);
 
 		if (r != w->err)
@@ -54,19 +58,19 @@ TEST(counter_function_decoding)
 				  w->fn, r, w->err);
 		if (r)
 			continue;
-		if (ev.attr.type != PERF_TYPE_RAW || ev.attr.config != w->config ||
-		    ev.attr.exclude_user != w->eu ||
-		    ev.attr.exclude_kernel != w->ek || !ev.attr.exclude_hv)
+		if (ev.type != PERF_TYPE_RAW || ev.config != w->config ||
+		    EXCL(ev, USER) != w->eu ||
+		    EXCL(ev, KERNEL) != w->ek || !EXCL(ev, HV))
 			TEST_FAIL("line %d: fn %#x gave config %#llx u%d k%d",
 				  w->line, w->fn,
-				  (unsigned long long)ev.attr.config,
-				  ev.attr.exclude_user, ev.attr.exclude_kernel);
+				  (unsigned long long)ev.config,
+				  EXCL(ev, USER), EXCL(ev, KERNEL));
 	}
 }
 
 TEST(reserved_bits_are_explained)
 {
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	ASSERT_EQ(pctr_event_from_x86(0x004b00c0, &ev), -EINVAL);
 	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "reserved");
@@ -106,7 +110,7 @@ check_pfm(const char *pmu)
 	setenv("LIBPFM_FORCE_PMU", pmu, 1);
 	for (size_t i = 0; i < sizeof(pfm_rows) / sizeof(pfm_rows[0]); i++) {
 		const struct pfm_row *w = &pfm_rows[i];
-		struct pctr_event ev;
+		struct pctr_event ev = { .size = sizeof(ev) };
 		int r;
 
 		if (strcmp(w->pmu, pmu))
@@ -117,21 +121,21 @@ check_pfm(const char *pmu)
 				  w->line, w->spec, r, pctr_strerror(r), w->err);
 		if (r)
 			continue;
-		if (ev.attr.type != PERF_TYPE_RAW ||
-		    (ev.attr.config & 0xffffffff) != w->config ||
-		    ev.attr.exclude_user != w->eu ||
-		    ev.attr.exclude_kernel != w->ek ||
+		if (ev.type != PERF_TYPE_RAW ||
+		    (ev.config & 0xffffffff) != w->config ||
+		    EXCL(ev, USER) != w->eu ||
+		    EXCL(ev, KERNEL) != w->ek ||
 		    strncmp(ev.name, w->name_prefix, strlen(w->name_prefix)))
 			TEST_FAIL("line %d: '%s' gave type %u config %#llx u%d "
 				  "k%d name '%s'",
-				  w->line, w->spec, ev.attr.type,
-				  (unsigned long long)ev.attr.config,
-				  ev.attr.exclude_user, ev.attr.exclude_kernel,
+				  w->line, w->spec, ev.type,
+				  (unsigned long long)ev.config,
+				  EXCL(ev, USER), EXCL(ev, KERNEL),
 				  ev.name);
 		/* the canonical name parses to the same attributes */
-		struct pctr_event again;
+		struct pctr_event again = { .size = sizeof(again) };
 		ASSERT_OK(pctr_event_parse(ev.name, &again));
-		ASSERT_HEX_EQ(again.attr.config, ev.attr.config);
+		ASSERT_HEX_EQ(again.config, ev.config);
 	}
 }
 
@@ -145,11 +149,41 @@ TEST(libpfm_amd_zen4_forced)
 	check_pfm("amd64_fam19h_zen4");
 }
 
+/* everything libpfm4's encoder sets reaches the event, or is refused */
+TEST(libpfm_fields_kept)
+{
+	struct pctr_event ev = { .size = sizeof(ev) };
+
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	/* libpfm4 excludes the guest unless told otherwise (mg=0, mh=1) */
+	ASSERT_OK(pctr_event_parse("INST_RETIRED.ANY_P", &ev));
+	ASSERT_EQ(EXCL(ev, GUEST), 1);
+	ASSERT_EQ(EXCL(ev, HOST), 0);
+	/* mg alone: the guest only (libpfm4 reads mh's presence, not value) */
+	ASSERT_OK(pctr_event_parse("INST_RETIRED:ANY_P:mg=1", &ev));
+	ASSERT_EQ(EXCL(ev, GUEST), 0);
+	ASSERT_EQ(EXCL(ev, HOST), 1);
+	ASSERT_OK(pctr_event_parse("INST_RETIRED:ANY_P:mg=1:mh=1", &ev));
+	ASSERT_EQ(EXCL(ev, GUEST), 0);
+	ASSERT_EQ(EXCL(ev, HOST), 0);
+	ASSERT_OK(pctr_event_parse("INST_RETIRED:ANY_P:excl=1", &ev));
+	ASSERT_HEX_EQ(ev.flags & PCTR_EVENT_EXCLUSIVE, PCTR_EVENT_EXCLUSIVE);
+	ASSERT_OK(pctr_event_parse("INST_RETIRED:PREC_DIST:precise=2", &ev));
+	ASSERT_EQ(ev.precise, 2);
+	/* a sampling period is not part of an event: said, not dropped */
+	ASSERT_EQ(pctr_event_parse("INST_RETIRED:ANY_P:period=1000", &ev),
+		  -EINVAL);
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "pctr_set_sampling()");
+	ASSERT_EQ(pctr_event_parse("INST_RETIRED:ANY_P:freq=100", &ev),
+		  -EINVAL);
+}
+
 int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(counter_function_decoding)
 			       TEST_CASE(reserved_bits_are_explained)
 			       TEST_CASE(libpfm_intel_skylake_forced)
-			       TEST_CASE(libpfm_amd_zen4_forced)));
+			       TEST_CASE(libpfm_amd_zen4_forced)
+			       TEST_CASE(libpfm_fields_kept)));
 }
