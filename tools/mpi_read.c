@@ -244,6 +244,7 @@ read_mpi(struct reader *rd, json_object *doc, long base)
 	return n;
 }
 
+
 static const char *
 schema_of(json_object *doc)
 {
@@ -254,62 +255,107 @@ schema_of(json_object *doc)
 	return s ? json_object_get_string(s) : "";
 }
 
-/*
- * The report's document: the pctr-stat/1 or pctr-mpi/1 value of the text,
- * which may be JSON Lines (pctr stat --json -I), whose interval lines come
- * first.  Anything after the document, or a value cut short, is an error.
- */
+/* one JSON value filling text[0 .. len) (json-c, strict), or NULL */
 static json_object *
-parse_doc(struct reader *rd, const char *text, size_t len)
+parse_value(struct reader *rd, const char *text, size_t len, size_t at)
 {
 	struct json_tokener *tok = json_tokener_new();
-	json_object *doc = NULL;
-	size_t at = 0;
+	json_object *v = NULL;
+	enum json_tokener_error e;
 
 	if (!tok)
 		return fail(rd, "out of memory"), NULL;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	while (at < len && !doc) {
+	if (len > 0)
+		v = json_tokener_parse_ex(tok, text, (int)len);
+	e = json_tokener_get_error(tok);
+	if (!v && len == 0)
+		fail(rd, "empty: no pctr-stat/1 or pctr-mpi/1 report in it");
+	else if (!v && e == json_tokener_continue)
+		fail(rd, "truncated JSON at byte %zu", at + len);
+	else if (!v)
+		fail(rd, "%s at byte %zu", json_tokener_error_desc(e),
+		     at + json_tokener_get_parse_end(tok));
+	json_tokener_free(tok);
+	return v;
+}
+
+static bool
+is_report(json_object *v)
+{
+	return !strcmp(schema_of(v), "pctr-stat/1") ||
+	       !strcmp(schema_of(v), "pctr-mpi/1");
+}
+
+/*
+ * JSON Lines of pctr stat --json -I: pctr-stat-interval/1 lines, then the
+ * pctr-stat/1 document on the last line.
+ */
+static json_object *
+parse_lines(struct reader *rd, const char *text, size_t len)
+{
+	size_t at = 0;
+
+	while (at < len) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len;
 		json_object *v;
 
-		while (at < len && strchr(" \t\r\n", text[at]))
+		if (end == at) {
 			at++;
-		if (at == len)
-			break;
-		v = json_tokener_parse_ex(tok, text + at, (int)(len - at));
-		if (!v) {
-			enum json_tokener_error e = json_tokener_get_error(tok);
+			continue;
+		}
+		v = parse_value(rd, text + at, end - at, at);
+		if (!v)
+			return NULL;
+		if (is_report(v) && strspn(text + end, " \t\r\n") == len - end)
+			return v;
+		if (strcmp(schema_of(v), "pctr-stat-interval/1")) {
+			json_object_put(v);
+			return fail(rd, "JSON Lines whose line at byte %zu is "
+					"not a pctr-stat-interval/1 value, nor "
+					"the last one's report", at), NULL;
+		}
+		json_object_put(v);
+		at = end + 1;
+	}
+	return fail(rd, "JSON Lines without a pctr-stat/1 report on the "
+			"last line"), NULL;
+}
 
-			fail(rd, "%s at byte %zu",
-			     e == json_tokener_continue ? "truncated JSON"
-			     : json_tokener_error_desc(e),
-			     at + json_tokener_get_parse_end(tok));
-			break;
-		}
-		at += json_tokener_get_parse_end(tok);
-		json_tokener_reset(tok);
-		if (!strcmp(schema_of(v), "pctr-stat/1") ||
-		    !strcmp(schema_of(v), "pctr-mpi/1"))
-			doc = v;
-		else if (!strcmp(schema_of(v), "pctr-stat-interval/1"))
-			json_object_put(v);
-		else {
-			json_object_put(v);
-			fail(rd, "not a pctr-stat/1 or pctr-mpi/1 report");
-			break;
-		}
-	}
-	while (doc && at < len && strchr(" \t\r\n", text[at]))
-		at++;
-	if (doc && at < len) {
+/*
+ * The report's document: the text is one pctr-stat/1 or pctr-mpi/1 value,
+ * or JSON Lines (pctr stat --json -I) whose first line is an interval.
+ * Anything after the document, or a value cut short, is an error.
+ */
+static json_object *
+parse_doc(struct reader *rd, const char *text, size_t len)
+{
+	const char *nl = memchr(text, '\n', len);
+	json_object *doc, *first;
+	char *why;
+
+	doc = parse_value(rd, text, len, 0);
+	if (doc && is_report(doc))
+		return doc;
+	if (doc) {
 		json_object_put(doc);
-		doc = NULL;
-		fail(rd, "more after the report, at byte %zu", at);
-	} else if (!doc && at >= len && !*rd->err) {
-		fail(rd, "no pctr-stat/1 or pctr-mpi/1 report in it");
+		return fail(rd, "not a pctr-stat/1 or pctr-mpi/1 report"), NULL;
 	}
-	json_tokener_free(tok);
-	return doc;
+	if (!nl)
+		return NULL;
+	why = strdup(rd->err);
+	first = parse_value(rd, text, nl - text, 0); /* its first line */
+	if (first && !strcmp(schema_of(first), "pctr-stat-interval/1")) {
+		json_object_put(first);
+		free(why);
+		return parse_lines(rd, text, len);
+	}
+	json_object_put(first);
+	if (why)
+		snprintf(rd->err, rd->errlen, "%s", why);
+	free(why);
+	return NULL;
 }
 
 void
