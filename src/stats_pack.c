@@ -328,8 +328,14 @@ get_names(struct cursor *c, struct pctr_stats *st)
 		const char *name = (const char *)c->r + c->at;
 		uint64_t flags;
 
-		if (memchr(name, '\0', PCTR_NAME_MAX) == NULL || !*name)
+		size_t len = strnlen(name, PCTR_NAME_MAX);
+
+		if (len == 0 || len == PCTR_NAME_MAX)
 			return bad("an event name is empty or not terminated");
+		/* NUL-padded: one pack for one set of statistics */
+		for (size_t k = len; k < PCTR_NAME_MAX; k++)
+			if (name[k])
+				return bad("an event name is not NUL-padded");
 		memcpy(st->name[i], name, PCTR_NAME_MAX);
 		c->at += PCTR_NAME_MAX;
 		flags = get_u64(c);

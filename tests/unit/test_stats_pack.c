@@ -283,6 +283,9 @@ TEST(unpack_refuses_bad_packs)
 	refused(b, len, "name");
 	b[64] = '\0';
 	refused(b, len, "name");
+	memcpy(b, buf, len);
+	b[64 + 100] = 'x'; /* after the NUL of "page-faults" */
+	refused(b, len, "NUL-padded");
 	free(b);
 	refused_patch(buf, len, 64 + 128, 2, false, "flags");
 	refused_patch(buf, len, ev0 + 24, 0x7ff8000000000000ull, false,
