@@ -24,10 +24,12 @@ usage(FILE *f)
 		   "       pctr profile [-e EVENT] [-c PERIOD | -F HZ] [-g] "
 		   "[-p PID | -t TID | -a [-C CPUS]] [--json | --folded] "
 		   "[-- COMMAND ...]\n"
+#ifdef PCTR_MPI
 		   "       pctr merge [--json] [--per-rank] FILE...\n"
 		   "       pctr mpirun [-n N] [--host LIST | --hostfile FILE] "
 		   "[--oversubscribe] [--mpirun-arg ARG]... [-e EVENTS] "
 		   "[--per-rank] [--json] -- PROGRAM ...\n"
+#endif
 		   "       pctr --version\n");
 }
 
