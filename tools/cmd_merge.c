@@ -130,11 +130,10 @@ origin(const struct mpi_rank *k)
 	return k->file ? k->file : k->host;
 }
 
+/* one line per event; then, per event, where its maximum was */
 static void
-print_text(FILE *f, struct mpi_report *r, bool per_rank)
+text_events(FILE *f, const struct mpi_report *r)
 {
-	fprintf(f, "%ld ranks, %d reported\n", r->size, r->nr_ranks);
-	print_missing(f, r);
 	fprintf(f, "%-32s %20s %20s %22s %20s %8s %10s\n", "event", "total",
 		"min", "mean", "max", "max_rank", "imbalance");
 	for (int e = 0; e < r->nr_events; e++) {
@@ -154,28 +153,40 @@ print_text(FILE *f, struct mpi_report *r, bool per_rank)
 					r->event[e], d.max_rank,
 					origin(&r->ranks[i]));
 	}
+}
+
+static void
+text_rank(FILE *f, const struct mpi_report *r, const struct mpi_rank *k)
+{
+	char st[16] = "?";
+	uint64_t v;
+
+	if (k->exit_status >= 0)
+		snprintf(st, sizeof(st), "%d", k->exit_status);
+	fprintf(f, "%-6ld %-24s %6s", k->rank, k->host, st);
+	for (int e = 0; e < r->nr_events; e++) {
+		if (rank_count(k, e, &v))
+			fprintf(f, " %20llu", (unsigned long long)v);
+		else
+			fprintf(f, " %20s", "-");
+	}
+	fputc('\n', f);
+}
+
+static void
+print_text(FILE *f, struct mpi_report *r, bool per_rank)
+{
+	fprintf(f, "%ld ranks, %d reported\n", r->size, r->nr_ranks);
+	print_missing(f, r);
+	text_events(f, r);
 	if (!per_rank)
 		return;
 	fprintf(f, "%-6s %-24s %6s", "rank", "host", "exit");
 	for (int e = 0; e < r->nr_events; e++)
 		fprintf(f, " %20s", r->event[e]);
 	fputc('\n', f);
-	for (int i = 0; i < r->nr_ranks; i++) {
-		const struct mpi_rank *k = &r->ranks[i];
-		char st[16] = "?";
-		uint64_t v;
-
-		if (k->exit_status >= 0)
-			snprintf(st, sizeof(st), "%d", k->exit_status);
-		fprintf(f, "%-6ld %-24s %6s", k->rank, k->host, st);
-		for (int e = 0; e < r->nr_events; e++) {
-			if (rank_count(k, e, &v))
-				fprintf(f, " %20llu", (unsigned long long)v);
-			else
-				fprintf(f, " %20s", "-");
-		}
-		fputc('\n', f);
-	}
+	for (int i = 0; i < r->nr_ranks; i++)
+		text_rank(f, r, &r->ranks[i]);
 }
 
 static void
@@ -290,7 +301,7 @@ mpi_rank_line(const struct mpi_report *r, int i)
 	return text;
 }
 
-/* ---- pctr merge ------------------------------------------------------------ */
+/* ---- pctr merge ----------------------------------------------------------- */
 
 static void
 usage(FILE *f)
@@ -301,7 +312,8 @@ usage(FILE *f)
 		   "reports into one\n"
 		   "  --json      write pctr-mpi/1\n"
 		   "  --per-rank  list every rank's counts too\n"
-		   "  -o FILE     write the report to FILE (default: stdout)\n");
+		   "  -o FILE     write the report to FILE (default: "
+		   "stdout)\n");
 }
 
 static char *

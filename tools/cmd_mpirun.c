@@ -173,8 +173,8 @@ parse_options(struct mpirun *m, int argc, char **argv)
 			m->out = optarg;
 		} else if (c == 'n' || (c >= OPT_HOST && c <= OPT_MPIRUN_ARG)) {
 			r = mpirun_option(m, c, &place);
-		} else if (c == 'e' || c == 'r' || c == 'd' || c == OPT_STRICT ||
-			   c == OPT_NO_MULTIPLEX) {
+		} else if (c == 'e' || c == 'r' || c == 'd' ||
+			   c == OPT_STRICT || c == OPT_NO_MULTIPLEX) {
 			r = stat_option(m, c);
 		} else {
 			r = -1;
@@ -375,7 +375,7 @@ launch(struct mpirun *m)
 	return st;
 }
 
-/* ---- a rank ---------------------------------------------------------------- */
+/* ---- a rank ------------------------------------------------------------- */
 
 static long
 env_long(const char *name, long dflt)

@@ -42,7 +42,8 @@ member(json_object *o, const char *key, json_type type)
 {
 	json_object *v;
 
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, type))
 		return NULL;
 	return v;
 }
@@ -196,7 +197,8 @@ mpi_counts(struct reader *rd, struct mpi_rank *k, json_object *counts,
 	{
 		uint64_t x;
 
-		if (count_of(v, &x) < 0 || !json_object_is_type(v, json_type_int))
+		if (!json_object_is_type(v, json_type_int) ||
+		    count_of(v, &x) < 0)
 			return fail(rd, "ranks[%zu].counts.%s is not a count",
 				    i, name);
 		if (add_count(rd->r, k, name, x) < 0)

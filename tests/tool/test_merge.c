@@ -171,7 +171,8 @@ TEST(reports_of_pctr_stat)
 		snprintf(path[i], sizeof(path[i]), "%s/stat%d.json", dir, i);
 		snprintf(n, sizeof(n), "%d", 100 * (i + 1));
 		r = pctr("stat", "--json", "-o", path[i], "-e",
-			 "page-faults,task-clock", "--", SELF, "touch", n, NULL);
+			 "page-faults,task-clock", "--", SELF, "touch", n,
+			 NULL);
 		ASSERT_EQ(r.status, 0);
 	}
 	snprintf(path[2], sizeof(path[2]), "%s/lines.json", dir);
@@ -183,7 +184,8 @@ TEST(reports_of_pctr_stat)
 	/* the counts are the reports' own, as python reads them */
 	ASSERT_STR_EQ(py("[k['counts']['page-faults'] == json.load(open(f))"
 			 "['events'][0]['runs'][0]['scaled'] for k, f in "
-			 "zip(d['ranks'][:2], [k['file'] for k in d['ranks']])]",
+			 "zip(d['ranks'][:2], "
+			 "[k['file'] for k in d['ranks']])]",
 			 r.out),
 		      "[True, True]\n");
 	ASSERT_STR_EQ(py("len(d['ranks']), d['ranks'][2]['counts'].keys() == "
@@ -277,12 +279,13 @@ main(int argc, char **argv)
 	find_self(argv[0]);
 	if (!mkdtemp(dir))
 		return 1;
-	st = test_main(TESTS(TEST_CASE(json_reduction_of_known_counts)
-			     TEST_CASE(text_report_names_the_maximum)
-			     TEST_CASE(runs_large_counts_unsupported_and_mpi_input)
-			     TEST_CASE(reports_of_pctr_stat)
-			     TEST_CASE(bad_reports_refused_by_name)
-			     TEST_CASE(usage_errors)));
+	st = test_main(TESTS(
+		TEST_CASE(json_reduction_of_known_counts)
+		TEST_CASE(text_report_names_the_maximum)
+		TEST_CASE(runs_large_counts_unsupported_and_mpi_input)
+		TEST_CASE(reports_of_pctr_stat)
+		TEST_CASE(bad_reports_refused_by_name)
+		TEST_CASE(usage_errors)));
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		st = 1;

@@ -377,7 +377,9 @@ exact_variance(const struct exact *e)
 {
 	unsigned __int128 num = e->n * e->sumsq - e->sum * e->sum;
 
-	return (double)num / ((double)(uint64_t)e->n * (double)(uint64_t)(e->n - 1));
+	double n = (double)(uint64_t)e->n;
+
+	return (double)num / (n * (n - 1));
 }
 
 /*
@@ -445,7 +447,8 @@ TEST(reduction_over_ranks_equals_one_pass)
 
 TEST(merge_refuses_other_events)
 {
-	struct pctr_stats *a = sample_stats(0, 3, 1), *b = sample_stats(0, 3, 2);
+	struct pctr_stats *a = sample_stats(0, 3, 1);
+	struct pctr_stats *b = sample_stats(0, 3, 2);
 
 	ASSERT_OK(pctr_stats_set_name(b, 2, "context-switches"));
 	ASSERT_EQ(pctr_stats_merge(a, b), -EINVAL);
