@@ -250,13 +250,24 @@ take_rank(struct mpi_report *r, const char *text, size_t len)
 	}
 }
 
+/*
+ * A rank's line starts with the tag, or follows the prefix that mpirun's
+ * --tag-output and --timestamp-output put before every line
+ * ("Mon Nov 23 20:15:25 2026[1,0]<stderr>:").
+ */
 static void
 one_line(struct mpi_report *r, const char *line, size_t len)
 {
+	static const char mark[] = "]<stderr>:" MPI_TAG;
+	const char *at = memmem(line, len, mark, strlen(mark));
 	size_t tag = strlen(MPI_TAG);
 
-	if (len >= tag && !memcmp(line, MPI_TAG, tag))
-		take_rank(r, line + tag, len - tag);
+	if (at)
+		at += strlen(mark) - tag;
+	else if (len >= tag && !memcmp(line, MPI_TAG, tag))
+		at = line;
+	if (at)
+		take_rank(r, at + tag, len - (at - line) - tag);
 	else
 		fwrite(line, 1, len, stderr);
 }

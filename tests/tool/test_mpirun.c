@@ -171,6 +171,27 @@ TEST(text_report_per_rank)
 }
 
 /*
+ * mpirun's own options reach it: with --tag-output every line it forwards
+ * is prefixed with the rank, the ranks' counts are still taken out.
+ */
+TEST(mpirun_arg_tag_output)
+{
+	char *argv[] = { (char *)pctr_path(), "mpirun", "-n", "4",
+			 "--oversubscribe", "--mpirun-arg", "--tag-output",
+			 "--json", "-o", report, "-e", "page-faults:u", "--",
+			 (char *)prog(), "1", NULL };
+	struct result r = run_in(argv, NULL);
+	char *json = keep(slurp(report));
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "[1,3]<stdout>:rank 3 touched 4 pages\n");
+	ASSERT_CONTAINS(r.err, "[1,2]<stderr>:rank 2: stderr passes through");
+	ASSERT(strstr(r.err, MPI_TAG_TEXT) == NULL);
+	ASSERT_EQ(py_num("len(d['ranks']) + 10 * len(d['missing'])", json),
+		  RANKS);
+}
+
+/*
  * A rank that exits 3: the job's status is 3 and that rank's counts are
  * there with its status.  mpirun then ends the job: a rank still running
  * may be killed before it reports, and is named missing; every rank is
@@ -281,6 +302,7 @@ main(int argc, char **argv)
 	close(fd);
 	st = test_main(TESTS(TEST_CASE(every_rank_counted_exactly)
 			     TEST_CASE(text_report_per_rank)
+			     TEST_CASE(mpirun_arg_tag_output)
 			     TEST_CASE(rank_exit_status_is_the_jobs)
 			     TEST_CASE(rank_killed_by_a_signal_still_counted)
 			     TEST_CASE(rank_that_never_reports_is_named)
