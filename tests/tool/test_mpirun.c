@@ -7,20 +7,19 @@
  *
  * Page faults are a software event, counted exactly.  A rank's count is
  * the pages it touches (mpi_pages: 500 * (rank + 1)) plus its process's
- * own start-up faults (the loader, libc, the stack), which a job whose
- * ranks touch no page measures, rank by rank; nothing else is allowed.
- * Start-up faults are fixed only without address-space randomisation: a
- * randomly placed stack, heap or library crosses page boundaries in
- * another place each run (measured here: 47 to 53 faults of a dynamic
- * program over 30 runs, 48 every time without it).  So the test switches
- * it off for itself with personality(2), which mpirun and its ranks
- * inherit; pctr is run as it is.
+ * own start-up faults, which a job whose ranks touch no page measures,
+ * rank by rank; nothing else is allowed.  mpi_pages is freestanding so
+ * that those are fixed (3 here: its text, its read-only data, its stack;
+ * mpi_pages.c says why a program with the C library varies).
+ *
+ * When a rank fails, Open MPI ends the job: the other ranks' programs may
+ * be killed part-way (SIGTERM, forwarded by their pctr stat), so only the
+ * ranks whose program exited 0 have a count known exactly; the others
+ * touched fewer pages, never more.
  *
  * Open MPI refuses to start as root unless told: the test environment
  * tells it (OMPI_ALLOW_RUN_AS_ROOT), when the tests run as root.
  */
-#include <sys/personality.h>
-
 #include "tool.h"
 
 #define RANKS 4
@@ -60,7 +59,8 @@ prog(void)
 	const char *p = getenv("MPI_PAGES");
 
 	if (!p)
-		SKIP("$MPI_PAGES is not set (run through meson test)");
+		SKIP("$MPI_PAGES is not set (run through meson test; built "
+		     "for x86-64 and arm64 only)");
 	if (!have_mpirun())
 		SKIP("Open MPI's mpirun is not installed (scripts/deps.sh "
 		     "check installs openmpi-bin)");
@@ -116,6 +116,21 @@ baseline(long *base)
 		ASSERT_GT(j.count[i], 0);
 		base[i] = j.count[i];
 	}
+}
+
+/*
+ * A rank of a job that another rank ended: exact if its program exited
+ * 0, otherwise (killed part-way) no more than its pages.
+ */
+static void
+check_other_rank(const struct job *j, const long *base, int i)
+{
+	long want = base[i] + PAGES * (i + 1);
+
+	if (j->exit[i] == 0)
+		ASSERT_EQ(j->count[i], want);
+	else
+		ASSERT_LE(j->count[i], want);
 }
 
 TEST(every_rank_counted_exactly)
@@ -214,7 +229,8 @@ TEST(rank_exit_status_is_the_jobs)
 			missing++;
 			continue;
 		}
-		ASSERT_EQ(j.count[i], base[i] + PAGES * (i + 1));
+		if (i != 2)
+			check_other_rank(&j, base, i);
 	}
 	ASSERT_EQ(py_num("len(d['missing'])", j.json), missing);
 }
@@ -249,7 +265,7 @@ TEST(rank_that_never_reports_is_named)
 		if (j.count[i] < 0)
 			continue;
 		reported++;
-		ASSERT_EQ(j.count[i], base[i] + PAGES * (i + 1));
+		check_other_rank(&j, base, i);
 	}
 	ASSERT_EQ(py_num("len(d['ranks'])", j.json), reported);
 	ASSERT_EQ(py_num("d['events']['page-faults:u']['ranks']", j.json),
@@ -293,9 +309,6 @@ main(int argc, char **argv)
 		setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
 		setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
 	}
-	if (personality(0xffffffff) == -1 ||
-	    personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE) == -1)
-		return 1;
 	fd = mkstemp(report);
 	if (fd < 0)
 		return 1;
