@@ -289,6 +289,16 @@ is_report(json_object *v)
 	       !strcmp(schema_of(v), "pctr-mpi/1");
 }
 
+/* only white space in text[0 .. len), which is not NUL-terminated */
+static bool
+blank(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", text[i]) || !text[i])
+			return false;
+	return true;
+}
+
 /*
  * JSON Lines of pctr stat --json -I: pctr-stat-interval/1 lines, then the
  * pctr-stat/1 document on the last line.
@@ -310,7 +320,7 @@ parse_lines(struct reader *rd, const char *text, size_t len)
 		v = parse_value(rd, text + at, end - at, at);
 		if (!v)
 			return NULL;
-		if (is_report(v) && strspn(text + end, " \t\r\n") == len - end)
+		if (is_report(v) && blank(text + end, len - end))
 			return v;
 		if (strcmp(schema_of(v), "pctr-stat-interval/1")) {
 			json_object_put(v);
