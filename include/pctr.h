@@ -891,6 +891,70 @@ int pctr_region_write(FILE *f, int format);
  */
 int pctr_region_write_to(const char *dest);
 
+/* ---- statistics across processes (src/stats_pack.c, src/region.c) ------ */
+
+/*
+ * What the ranks of a parallel job need to gather their statistics in one
+ * place: a byte form of struct pctr_stats that another process, on another
+ * host, rebuilds exactly (pctr_stats_merge() then reduces them), and the
+ * regions of this process, walked one by one.  See pctr_stats(3) and
+ * pctr_region(3).
+ */
+
+#define PCTR_STATS_PACK_VERSION 1 /* the layout pctr_stats_pack() writes */
+
+/**
+ * pctr_stats_pack() - write @st into @buf as a pack: a fixed little-endian
+ * layout ("PCTRSTAT", the version, the length, then every figure; doubles
+ * as IEEE-754 bit patterns, counts as uint64), the same bytes on every
+ * host.  Names, cycle basis, overhead and the kept intervals travel too.
+ * @buf: NULL to learn the size only
+ * @len: bytes available at @buf
+ *
+ * The size depends only on the number of events and of intervals kept for
+ * percentiles (none when the statistics were made with keep 0).
+ * Return: the pack's size in bytes, -EINVAL, -ENOSPC if @len is smaller.
+ */
+ssize_t pctr_stats_pack(const struct pctr_stats *st, void *buf, size_t len);
+
+/**
+ * pctr_stats_unpack() - new statistics from a pack of pctr_stats_pack(),
+ * made by this or any other host.  @len must be the pack's exact length.
+ * Nothing is read past @buf + @len; a pack that is truncated, has another
+ * magic, version or length, or figures that disagree (a minimum above its
+ * maximum, a non-finite mean) is refused.  The caller frees the result with
+ * pctr_stats_free().  Return: 0, -EINVAL, -ENOMEM.
+ */
+int pctr_stats_unpack(struct pctr_stats **stp, const void *buf, size_t len);
+
+/**
+ * struct pctr_regions - the regions of this process at one moment: each
+ * region with intervals, its name, its statistics merged over threads as
+ * pctr_region_stats() gives them, and how many threads entered it; the
+ * regions of the report pctr_region_write() would write, in the same order.
+ */
+struct pctr_regions;
+
+/**
+ * pctr_regions_get() - take the snapshot.  Thread-safe.  Return: 0,
+ * -ENOMEM.  With no region measured yet, an empty snapshot.
+ * pctr_regions_free() - free it; NULL is accepted.
+ */
+int pctr_regions_get(struct pctr_regions **rp);
+void pctr_regions_free(struct pctr_regions *r);
+
+/**
+ * pctr_regions_nr() - the number of regions in the snapshot.
+ * pctr_regions_name() - the name of region @i (0 .. nr - 1), or NULL.
+ * pctr_regions_stats() - its statistics (owned by the snapshot), or NULL.
+ * pctr_regions_threads() - the threads that entered it, or -ERANGE.
+ */
+int pctr_regions_nr(const struct pctr_regions *r);
+const char *pctr_regions_name(const struct pctr_regions *r, int i);
+const struct pctr_stats *pctr_regions_stats(const struct pctr_regions *r,
+					    int i);
+int pctr_regions_threads(const struct pctr_regions *r, int i);
+
 /* ---- overflow and sampling (src/overflow.c, src/sampling.c) ------------ */
 
 #include <signal.h> /* siginfo_t */

@@ -6,7 +6,8 @@
 set -e
 profile=${1:-build}
 
-pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev"
+# libjson-c-dev: pctr merge and pctr mpirun read reports with json-c
+pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev libjson-c-dev"
 # the Debian packages (debian/), lintian, and the chroot that tests them
 package="dpkg-dev debhelper fakeroot lintian debootstrap"
 # tests/hw/qemu/build.sh: Debian's QEMU source, patched, built for TCG only
@@ -15,7 +16,10 @@ case $profile in
 build) ;;
 check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
 	# objcopy: test_profile strips a copy of its workload
-	pkgs="$pkgs binutils abigail-tools man-db $qemu_build" ;;
+	pkgs="$pkgs binutils abigail-tools man-db $qemu_build"
+	# pctr mpirun's tests run Open MPI's mpirun; the MPI library's headers
+	# for what is built on MPI itself
+	pkgs="$pkgs openmpi-bin libopenmpi-dev" ;;
 package) pkgs="$pkgs $package" ;;
 qemu) pkgs="$qemu_build" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;

@@ -1128,3 +1128,105 @@ pctr_region_write_to(const char *dest)
 		r = pctr__error(EIO, "closing the report '%s' failed", path);
 	return r;
 }
+
+/* ---- the regions, one by one -------------------------------------------- */
+
+struct pctr_regions {
+	int nr;
+	char (*name)[PCTR_NAME_MAX];
+	struct pctr_stats **st;
+	int *threads;
+};
+
+PCTR_EXPORT void
+pctr_regions_free(struct pctr_regions *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->nr; i++)
+		pctr_stats_free(r->st[i]);
+	free(r->name);
+	free(r->st);
+	free(r->threads);
+	free(r);
+}
+
+/* every region with intervals, as write_locked() reports them */
+static int
+snapshot_locked(struct pctr_regions *r)
+{
+	int cap = reg.nr, e = 0;
+
+	r->name = calloc(cap ? cap : 1, sizeof(*r->name));
+	r->st = calloc(cap ? cap : 1, sizeof(*r->st));
+	r->threads = calloc(cap ? cap : 1, sizeof(*r->threads));
+	if (!r->name || !r->st || !r->threads)
+		return pctr__error(ENOMEM, "out of memory for a snapshot of "
+					   "%d regions",
+				   cap);
+	for (int id = CAL_ID + 1; e == 0 && id < reg.nr; id++) {
+		e = merged_locked(id, &r->st[r->nr], &r->threads[r->nr]);
+		if (e < 0 || !r->st[r->nr])
+			continue;
+		snprintf(r->name[r->nr++], PCTR_NAME_MAX, "%s", reg.name[id]);
+	}
+	return e;
+}
+
+PCTR_EXPORT int
+pctr_regions_get(struct pctr_regions **rp)
+{
+	struct pctr_regions *r;
+	int e;
+
+	if (!rp)
+		return pctr__error(EINVAL, "NULL snapshot pointer");
+	*rp = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return pctr__error(ENOMEM, "out of memory for a snapshot of "
+					   "the regions");
+	pthread_mutex_lock(&reg.lock);
+	e = snapshot_locked(r);
+	pthread_mutex_unlock(&reg.lock);
+	if (e < 0) {
+		pctr_regions_free(r);
+		return e;
+	}
+	*rp = r;
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_regions_nr(const struct pctr_regions *r)
+{
+	return r ? r->nr : pctr__error(EINVAL, "NULL snapshot");
+}
+
+static bool
+in_range(const struct pctr_regions *r, int i)
+{
+	return r && i >= 0 && i < r->nr;
+}
+
+PCTR_EXPORT const char *
+pctr_regions_name(const struct pctr_regions *r, int i)
+{
+	return in_range(r, i) ? r->name[i] : NULL;
+}
+
+PCTR_EXPORT const struct pctr_stats *
+pctr_regions_stats(const struct pctr_regions *r, int i)
+{
+	return in_range(r, i) ? r->st[i] : NULL;
+}
+
+PCTR_EXPORT int
+pctr_regions_threads(const struct pctr_regions *r, int i)
+{
+	if (!in_range(r, i))
+		return pctr__error(ERANGE, "no region %d in the snapshot (%d "
+					   "regions)",
+				   i, r ? r->nr : 0);
+	return r->threads[i];
+}

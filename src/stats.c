@@ -484,6 +484,32 @@ overhead_merge(struct pctr__series *dst, const struct pctr__series *src)
 		dst->overhead = src->overhead;
 }
 
+/*
+ * The same events in the same order, on the same cycle basis: statistics
+ * that come from elsewhere (another rank's pack) are matched by name, so
+ * that page faults are never added to task time.
+ */
+static int
+check_mergeable(const struct pctr_stats *dst, const struct pctr_stats *src)
+{
+	if (dst->nr != src->nr)
+		return pctr__error(EINVAL, "cannot merge statistics of %d "
+					   "events into statistics of %d",
+				   src->nr, dst->nr);
+	for (int i = 0; i < dst->nr; i++)
+		if (strcmp(dst->name[i], src->name[i]))
+			return pctr__error(EINVAL, "cannot merge statistics "
+						   "of '%s' into those of "
+						   "'%s' (event %d)",
+					   src->name[i], dst->name[i], i);
+	if (dst->cycles != src->cycles)
+		return pctr__error(EINVAL, "cannot merge statistics whose "
+					   "cycles are event %d into those "
+					   "whose cycles are event %d",
+				   src->cycles, dst->cycles);
+	return 0;
+}
+
 PCTR_EXPORT int
 pctr_stats_merge(struct pctr_stats *dst, const struct pctr_stats *src)
 {
@@ -491,11 +517,9 @@ pctr_stats_merge(struct pctr_stats *dst, const struct pctr_stats *src)
 
 	if (!dst || !src)
 		return pctr__error(EINVAL, "NULL statistics");
-	if (dst->nr != src->nr)
-		return pctr__error(EINVAL, "cannot merge statistics of %d "
-					   "events into statistics of %d",
-				   src->nr, dst->nr);
-	r = keep_merge(dst, src);
+	r = check_mergeable(dst, src);
+	if (r == 0)
+		r = keep_merge(dst, src);
 	if (r < 0)
 		return r;
 	series_merge(&dst->time, &src->time);

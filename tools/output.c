@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <unistd.h>
 
 #include "pctr.h"
 #include "util.h"
@@ -790,9 +791,20 @@ json_exit(struct json *j, const struct stat_report *r)
 	json_obj_end(j);
 }
 
+/* the host, for reports merged from many (pctr merge, pctr mpirun) */
+static const char *
+host_name(char *buf, size_t len)
+{
+	if (gethostname(buf, len - 1) < 0)
+		snprintf(buf, len, "?");
+	buf[len - 1] = '\0';
+	return buf;
+}
+
 static void
 print_json(FILE *f, const struct stat_report *r)
 {
+	char host[256];
 	struct json j;
 
 	json_begin(&j, f);
@@ -800,6 +812,7 @@ print_json(FILE *f, const struct stat_report *r)
 	json_obj(&j, NULL);
 	json_str(&j, "schema", "pctr-stat/1");
 	json_str(&j, "pctr_version", pctr_version());
+	json_str(&j, "host", host_name(host, sizeof(host)));
 	json_machine(&j, "machine", &r->machine);
 	json_target(&j, r);
 	json_arr(&j, "notes");

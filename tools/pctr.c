@@ -6,6 +6,8 @@
  *   pctr stat [OPTIONS] -- CMD   count a command (or -p PID, -a)
  *   pctr info                    what this machine offers, and why
  *   pctr profile -- CMD          where the samples fall
+ *   pctr merge FILE...           reports of many runs or hosts as one
+ *   pctr mpirun -n N -- CMD      count every rank of an Open MPI job
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +24,12 @@ usage(FILE *f)
 		   "       pctr profile [-e EVENT] [-c PERIOD | -F HZ] [-g] "
 		   "[-p PID | -t TID | -a [-C CPUS]] [--json | --folded] "
 		   "[-- COMMAND ...]\n"
+#ifdef PCTR_MPI
+		   "       pctr merge [--json] [--per-rank] FILE...\n"
+		   "       pctr mpirun [-n N] [--host LIST | --hostfile FILE] "
+		   "[--oversubscribe] [--mpirun-arg ARG]... [-e EVENTS] "
+		   "[--per-rank] [--json] -- PROGRAM ...\n"
+#endif
 		   "       pctr --version\n");
 }
 
@@ -40,6 +48,12 @@ main(int argc, char **argv)
 		return cmd_info(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "profile"))
 		return cmd_profile(argc - 1, argv + 1);
+#ifdef PCTR_MPI /* not in the static command of tests/hw */
+	if (!strcmp(argv[1], "merge"))
+		return cmd_merge(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "mpirun"))
+		return cmd_mpirun(argc - 1, argv + 1);
+#endif
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("pctr %s\n", pctr_version());
 		return 0;

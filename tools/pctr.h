@@ -16,5 +16,7 @@ int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_mpirun(int argc, char **argv);
 
 #endif

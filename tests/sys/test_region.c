@@ -417,6 +417,54 @@ TEST(sixteen_threads_sum_exactly)
 	free(text);
 }
 
+/*
+ * The walk sees what the report says: each region with intervals, in the
+ * report's order, with its threads and statistics; a region named but
+ * never entered is not there.  Each region's statistics survive a pack.
+ */
+TEST(regions_walk_as_reported)
+{
+	struct truth t[NTHREADS];
+	long intervals = 0, faults = 0;
+	struct pctr_regions *rs;
+	struct pctr_stats *back;
+	unsigned char buf[4096];
+	ssize_t len;
+
+	SKIP_UNDER_VALGRIND("(page faults of its own)");
+
+	ASSERT_OK(pctr_regions_get(&rs));
+	ASSERT_EQ(pctr_regions_nr(rs), 0);
+	pctr_regions_free(rs);
+	init_regions("page-faults", 0);
+	ASSERT_GE(pctr_region_id("named"), 1);
+	run_threads(t);
+	for (int i = 0; i < NTHREADS; i++) {
+		intervals += t[i].iterations;
+		faults += t[i].iterations * t[i].pages;
+	}
+	ASSERT_OK(pctr_regions_get(&rs));
+	ASSERT_EQ(pctr_regions_nr(rs), 2);
+	ASSERT_STR_EQ(pctr_regions_name(rs, 0), "all");
+	ASSERT_STR_EQ(pctr_regions_name(rs, 1), "touch");
+	ASSERT_EQ(pctr_regions_threads(rs, 0), NTHREADS);
+	ASSERT_EQ(pctr_regions_threads(rs, 1), NTHREADS);
+	ASSERT_EQ(get(pctr_regions_stats(rs, 0), 0).n, NTHREADS);
+	ASSERT_EQ(get(pctr_regions_stats(rs, 1), 0).n, intervals);
+	ASSERT_EQ(get(pctr_regions_stats(rs, 1), 0).total, faults);
+	ASSERT(pctr_regions_name(rs, 2) == NULL);
+	ASSERT(pctr_regions_stats(rs, -1) == NULL);
+	ASSERT_EQ(pctr_regions_threads(rs, 2), -ERANGE);
+	len = pctr_stats_pack(pctr_regions_stats(rs, 1), buf, sizeof(buf));
+	ASSERT_GT(len, 0);
+	ASSERT_OK(pctr_stats_unpack(&back, buf, len));
+	ASSERT_EQ(get(back, 0).total, faults);
+	ASSERT_STR_EQ(pctr_stats_name(back, 0), "page-faults");
+	pctr_stats_free(back);
+	pctr_regions_free(rs);
+	pctr_regions_free(NULL);
+}
+
 /* a thread that flushes is counted once, and its intervals once */
 TEST(flush_then_exit_counts_once)
 {
@@ -942,6 +990,7 @@ main(void)
 			       TEST_CASE(regions_nest_and_check_their_order)
 			       TEST_CASE(off_means_nothing_counted)
 			       TEST_CASE(sixteen_threads_sum_exactly)
+			       TEST_CASE(regions_walk_as_reported)
 			       TEST_CASE(flush_then_exit_counts_once)
 			       TEST_CASE(env_json_report_of_the_example)
 			       TEST_CASE(env_csv_report_of_the_example)

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pctr merge FILE... - reports of separate runs, hosts or ranks reduced to
+ * one: per event the total over ranks, the per-rank minimum, mean and
+ * maximum, the rank with the maximum and the imbalance (max / mean).
+ *
+ * A rank is one pctr-stat/1 report (its counts: each event's scaled count,
+ * summed over the report's runs), or one entry of a pctr-mpi/1 report.
+ * The reports are read by mpi_read.c (json-c); the output is written
+ * with the command's own JSON writer (util.h), only once every report has
+ * been read, so a bad report leaves nothing half-written.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi.h"
+#include "pctr.h"
+#include "util.h"
+
+void
+mpi_report_free(struct mpi_report *r)
+{
+	mpi_report_drop(r, 0);
+	free(r->ranks);
+	for (int i = 0; i < r->nr_events; i++)
+		free(r->event[i]);
+	free(r->event);
+}
+
+/* ---- reducing ----------------------------------------------------------- */
+
+struct reduced {
+	long n; /* ranks with a count */
+	uint64_t total, min, max;
+	long max_rank;
+	double mean;
+};
+
+static int
+by_rank(const void *a, const void *b)
+{
+	const struct mpi_rank *x = a, *y = b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static bool
+rank_count(const struct mpi_rank *k, int e, uint64_t *v)
+{
+	for (int i = 0; i < k->nr; i++) {
+		if (k->event[i] == e) {
+			*v = k->value[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* event @e over the ranks, in rank order: the first maximum wins */
+static struct reduced
+reduce(const struct mpi_report *r, int e)
+{
+	struct reduced d = { .max_rank = -1 };
+	uint64_t v;
+
+	for (int i = 0; i < r->nr_ranks; i++) {
+		if (!rank_count(&r->ranks[i], e, &v))
+			continue;
+		if (d.n == 0 || v < d.min)
+			d.min = v;
+		if (d.n == 0 || v > d.max) {
+			d.max = v;
+			d.max_rank = r->ranks[i].rank;
+		}
+		d.total += v;
+		d.n++;
+	}
+	d.mean = d.n ? (double)d.total / (double)d.n : 0.0;
+	return d;
+}
+
+long
+mpi_report_missing(struct mpi_report *r, long *out, long max)
+{
+	long n = 0;
+	int i = 0;
+
+	qsort(r->ranks, r->nr_ranks, sizeof(*r->ranks), by_rank);
+	for (long k = 0; k < r->size; k++) {
+		while (i < r->nr_ranks && r->ranks[i].rank < k)
+			i++;
+		if (i < r->nr_ranks && r->ranks[i].rank == k)
+			continue;
+		if (n < max)
+			out[n] = k;
+		n++;
+	}
+	return n;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+static double
+imbalance(const struct reduced *d)
+{
+	return d->mean > 0.0 ? (double)d->max / d->mean : NAN;
+}
+
+static void
+print_missing(FILE *f, struct mpi_report *r)
+{
+	long n = mpi_report_missing(r, NULL, 0), *m;
+
+	if (n == 0 || !(m = calloc(n, sizeof(*m))))
+		return;
+	mpi_report_missing(r, m, n);
+	fprintf(f, "missing ranks (no counts came back):");
+	for (long i = 0; i < n; i++)
+		fprintf(f, "%s%ld", i ? ", " : " ", m[i]);
+	fputc('\n', f);
+	free(m);
+}
+
+static const char *
+origin(const struct mpi_rank *k)
+{
+	return k->file ? k->file : k->host;
+}
+
+/* one line per event; then, per event, where its maximum was */
+static void
+text_events(FILE *f, const struct mpi_report *r)
+{
+	fprintf(f, "%-32s %20s %20s %22s %20s %8s %10s\n", "event", "total",
+		"min", "mean", "max", "max_rank", "imbalance");
+	for (int e = 0; e < r->nr_events; e++) {
+		struct reduced d = reduce(r, e);
+
+		fprintf(f, "%-32s %20llu %20llu %22.2f %20llu %8ld %10.4f\n",
+			r->event[e], (unsigned long long)d.total,
+			(unsigned long long)d.min, d.mean,
+			(unsigned long long)d.max, d.max_rank, imbalance(&d));
+	}
+	for (int e = 0; e < r->nr_events; e++) {
+		struct reduced d = reduce(r, e);
+
+		for (int i = 0; i < r->nr_ranks && d.n; i++)
+			if (r->ranks[i].rank == d.max_rank)
+				fprintf(f, "max of %s: rank %ld (%s)\n",
+					r->event[e], d.max_rank,
+					origin(&r->ranks[i]));
+	}
+}
+
+static void
+text_rank(FILE *f, const struct mpi_report *r, const struct mpi_rank *k)
+{
+	char st[16] = "?";
+	uint64_t v;
+
+	if (k->exit_status >= 0)
+		snprintf(st, sizeof(st), "%d", k->exit_status);
+	fprintf(f, "%-6ld %-24s %6s", k->rank, k->host, st);
+	for (int e = 0; e < r->nr_events; e++) {
+		if (rank_count(k, e, &v))
+			fprintf(f, " %20llu", (unsigned long long)v);
+		else
+			fprintf(f, " %20s", "-");
+	}
+	fputc('\n', f);
+}
+
+static void
+print_text(FILE *f, struct mpi_report *r, bool per_rank)
+{
+	fprintf(f, "%ld ranks, %d reported\n", r->size, r->nr_ranks);
+	print_missing(f, r);
+	text_events(f, r);
+	if (!per_rank)
+		return;
+	fprintf(f, "%-6s %-24s %6s", "rank", "host", "exit");
+	for (int e = 0; e < r->nr_events; e++)
+		fprintf(f, " %20s", r->event[e]);
+	fputc('\n', f);
+	for (int i = 0; i < r->nr_ranks; i++)
+		text_rank(f, r, &r->ranks[i]);
+}
+
+static void
+json_rank(struct json *j, const struct mpi_report *r,
+	  const struct mpi_rank *k)
+{
+	json_obj(j, NULL);
+	json_int(j, "rank", k->rank);
+	json_str(j, "host", k->host);
+	if (k->file)
+		json_str(j, "file", k->file);
+	if (k->exit_status >= 0)
+		json_int(j, "exit_status", k->exit_status);
+	else
+		json_null(j, "exit_status");
+	if (k->signal > 0)
+		json_int(j, "signal", k->signal);
+	else
+		json_null(j, "signal");
+	json_obj(j, "counts");
+	for (int i = 0; i < k->nr; i++)
+		json_uint(j, r->event[k->event[i]], k->value[i]);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+static void
+json_events(struct json *j, const struct mpi_report *r)
+{
+	json_obj(j, "events");
+	for (int e = 0; e < r->nr_events; e++) {
+		struct reduced d = reduce(r, e);
+
+		json_obj(j, r->event[e]);
+		json_int(j, "ranks", d.n);
+		json_uint(j, "total", d.total);
+		json_uint(j, "min", d.min);
+		json_num(j, "mean", d.mean);
+		json_uint(j, "max", d.max);
+		json_int(j, "max_rank", d.max_rank);
+		json_num(j, "imbalance", imbalance(&d));
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
+static void
+print_json(FILE *f, struct mpi_report *r)
+{
+	long n = mpi_report_missing(r, NULL, 0), *m = calloc(n + 1, sizeof(*m));
+	struct json j;
+
+	json_begin(&j, f);
+	json_obj(&j, NULL);
+	json_str(&j, "schema", "pctr-mpi/1");
+	json_str(&j, "pctr_version", pctr_version());
+	json_int(&j, "size", r->size);
+	json_arr(&j, "missing");
+	if (m)
+		mpi_report_missing(r, m, n);
+	for (long i = 0; m && i < n; i++)
+		json_int(&j, NULL, m[i]);
+	json_arr_end(&j);
+	if (r->has_exit) {
+		json_obj(&j, "exit");
+		json_int(&j, "status", r->exit_status);
+		json_obj_end(&j);
+	}
+	json_arr(&j, "ranks");
+	for (int i = 0; i < r->nr_ranks; i++)
+		json_rank(&j, r, &r->ranks[i]);
+	json_arr_end(&j);
+	json_events(&j, r);
+	json_obj_end(&j);
+	json_end(&j);
+	free(m);
+}
+
+void
+mpi_report_print(FILE *f, struct mpi_report *r, bool json, bool per_rank)
+{
+	if (json)
+		print_json(f, r);
+	else
+		print_text(f, r, per_rank);
+}
+
+char *
+mpi_rank_line(const struct mpi_report *r, int i)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct json j;
+
+	if (!f)
+		return NULL;
+	json_begin(&j, f);
+	j.compact = true;
+	json_obj(&j, NULL);
+	json_str(&j, "schema", "pctr-mpi/1");
+	json_int(&j, "size", r->size);
+	json_arr(&j, "ranks");
+	json_rank(&j, r, &r->ranks[i]);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	text[strcspn(text, "\n")] = '\0';
+	return text;
+}
+
+/* ---- pctr merge ----------------------------------------------------------- */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: pctr merge [--json] [--per-rank] [-o FILE] "
+		   "FILE...\n"
+		   "  reduce pctr-stat/1 (pctr stat --json) and pctr-mpi/1 "
+		   "reports into one\n"
+		   "  --json      write pctr-mpi/1\n"
+		   "  --per-rank  list every rank's counts too\n"
+		   "  -o FILE     write the report to FILE (default: "
+		   "stdout)\n");
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	char *buf = NULL;
+	size_t cap = 0;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	for (;;) {
+		char *b = cap - *len < 4096 ? realloc(buf, cap = 2 * cap + 4096)
+					    : buf;
+		size_t n;
+
+		if (!b)
+			break;
+		buf = b;
+		n = fread(buf + *len, 1, cap - *len, f);
+		*len += n;
+		if (n == 0) {
+			if (ferror(f) || !feof(f))
+				break;
+			if (f != stdin)
+				fclose(f);
+			return buf;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	free(buf);
+	return NULL;
+}
+
+static int
+read_files(struct mpi_report *r, char **files, int n)
+{
+	char err[512];
+
+	for (int i = 0; i < n; i++) {
+		size_t len;
+		char *text = slurp(files[i], &len);
+		long span;
+
+		if (!text) {
+			tool_err("cannot read '%s': %s", files[i],
+				 strerror(errno ? errno : EIO));
+			return 1;
+		}
+		span = mpi_report_read(r, text, len, files[i], r->size, err,
+				       sizeof(err));
+		free(text);
+		if (span < 0) {
+			tool_err("%s: %s", files[i], err);
+			return 1;
+		}
+		r->size += span;
+	}
+	return 0;
+}
+
+/* the report, whole, then to its file: nothing half-written on error */
+int
+mpi_report_write(struct mpi_report *r, const char *path, FILE *dflt,
+		 bool json, bool per_rank)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len), *f;
+	int bad;
+
+	if (!m)
+		return tool_err("out of memory"), 1;
+	mpi_report_print(m, r, json, per_rank);
+	if (fclose(m) != 0)
+		return tool_err("out of memory"), 1;
+	f = !path ? dflt : !strcmp(path, "-") ? stdout : fopen(path, "we");
+	if (!f) {
+		tool_err("-o: cannot write '%s': %s", path, strerror(errno));
+		free(text);
+		return 1;
+	}
+	bad = fwrite(text, 1, len, f) != len;
+	bad |= f == stdout || f == stderr ? fflush(f) != 0 : fclose(f) != 0;
+	free(text);
+	if (bad)
+		tool_err("cannot write the report: %s", strerror(errno));
+	return bad;
+}
+
+int
+cmd_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "per-rank", no_argument, NULL, 'R' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mpi_report r = { 0 };
+	bool json = false, per_rank = false;
+	const char *out = NULL;
+	int c, st;
+
+	tool_set_name("pctr merge");
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'R':
+			per_rank = true;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		tool_err("no report to merge");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	st = read_files(&r, argv + optind, argc - optind);
+	if (st == 0)
+		st = mpi_report_write(&r, out, stdout, json, per_rank);
+	mpi_report_free(&r);
+	return st;
+}

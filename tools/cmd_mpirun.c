@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pctr mpirun [-n N] [--host LIST | --hostfile FILE] [--oversubscribe]
+ *             [--mpirun-arg ARG]... [STAT OPTIONS] -- PROGRAM [ARGS]
+ *
+ * Runs Open MPI's mpirun with pctr stat around every rank, and reduces
+ * the ranks' counts as pctr merge does.  The counts come back through
+ * what mpirun already carries, with no file shared between hosts:
+ *
+ *   launcher:  mpirun ... PCTR mpirun --rank-wrapper STAT OPTIONS -- PROGRAM
+ *              with mpirun's standard error on a pipe
+ *   each rank: pctr stat --json -o MEMFD STAT OPTIONS -- PROGRAM, then one
+ *              line "@pctr-mpi/1 {pctr-mpi/1 of this rank}" on standard
+ *              error, written with one write(2)
+ *   launcher:  lines that start with the tag are the ranks' counts; every
+ *              other line goes to standard error unchanged, and the
+ *              program's standard output never passes through pctr
+ *
+ * mpirun forwards a rank's output in reads of up to 4 KiB and writes each
+ * read whole, so a line written at once, shorter than that, after the
+ * program has ended, arrives whole; a rank whose line never comes (it was
+ * killed, or its pctr stat failed) is named as missing, and the others are
+ * still reduced.  The exit status is mpirun's: the job's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mpi.h"
+#include "pctr.h"
+#include "util.h"
+
+#define MPIRUN "mpirun"
+
+struct mpirun {
+	char **mpi; /* mpirun's own arguments */
+	int nr_mpi;
+	char **stat; /* pctr stat's options, as given */
+	int nr_stat;
+	char **cmd;
+	bool json, per_rank;
+	const char *out;
+	long n; /* -n, 0 if not given */
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pctr mpirun [-n N] [--host LIST | --hostfile FILE] "
+		"[--oversubscribe]\n"
+		"                   [--mpirun-arg ARG]... [-e EVENTS] [-r N] "
+		"[-d] [--strict]\n"
+		"                   [--no-multiplex] [--per-rank] [--json] "
+		"[-o FILE] -- PROGRAM [ARGS]\n"
+		"  run Open MPI's mpirun with pctr stat around every rank, "
+		"and reduce the counts\n");
+}
+
+static int
+push(char ***v, int *n, const char *s)
+{
+	char **a = realloc(*v, (*n + 2) * sizeof(*a));
+
+	if (!a)
+		return -1;
+	a[(*n)++] = (char *)s;
+	a[*n] = NULL;
+	*v = a;
+	return 0;
+}
+
+enum {
+	OPT_HOST = 256,
+	OPT_HOSTFILE,
+	OPT_OVERSUB,
+	OPT_MPIRUN_ARG,
+	OPT_PER_RANK,
+	OPT_JSON,
+	OPT_STRICT,
+	OPT_NO_MULTIPLEX,
+};
+
+static const struct option long_options[] = {
+	{ "np", required_argument, NULL, 'n' },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "hostfile", required_argument, NULL, OPT_HOSTFILE },
+	{ "oversubscribe", no_argument, NULL, OPT_OVERSUB },
+	{ "mpirun-arg", required_argument, NULL, OPT_MPIRUN_ARG },
+	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "output", required_argument, NULL, 'o' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "detailed", no_argument, NULL, 'd' },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "no-multiplex", no_argument, NULL, OPT_NO_MULTIPLEX },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* mpirun's options: -n, --host, --hostfile, --oversubscribe, the rest */
+static int
+mpirun_option(struct mpirun *m, int c, bool *place)
+{
+	static const char *const flag[] = {
+		[OPT_HOST - OPT_HOST] = "--host",
+		[OPT_HOSTFILE - OPT_HOST] = "--hostfile",
+		[OPT_OVERSUB - OPT_HOST] = "--oversubscribe",
+	};
+
+	if (c == 'n') {
+		if (parse_long("-n", optarg, 1, INT_MAX, &m->n) < 0)
+			return -1;
+		return push(&m->mpi, &m->nr_mpi, "-n") ||
+		       push(&m->mpi, &m->nr_mpi, optarg);
+	}
+	if (c == OPT_MPIRUN_ARG)
+		return push(&m->mpi, &m->nr_mpi, optarg);
+	if ((c == OPT_HOST || c == OPT_HOSTFILE) && *place) {
+		tool_err("--host and --hostfile: give one of them");
+		return -1;
+	}
+	*place |= c != OPT_OVERSUB;
+	if (push(&m->mpi, &m->nr_mpi, flag[c - OPT_HOST]))
+		return -1;
+	return c == OPT_OVERSUB ? 0 : push(&m->mpi, &m->nr_mpi, optarg);
+}
+
+/* pctr stat's options, passed on as they were given */
+static int
+stat_option(struct mpirun *m, int c)
+{
+	switch (c) {
+	case 'e':
+		return push(&m->stat, &m->nr_stat, "-e") ||
+		       push(&m->stat, &m->nr_stat, optarg);
+	case 'r':
+		return push(&m->stat, &m->nr_stat, "-r") ||
+		       push(&m->stat, &m->nr_stat, optarg);
+	case 'd':
+		return push(&m->stat, &m->nr_stat, "-d");
+	case OPT_STRICT:
+		return push(&m->stat, &m->nr_stat, "--strict");
+	}
+	return push(&m->stat, &m->nr_stat, "--no-multiplex");
+}
+
+static int
+parse_options(struct mpirun *m, int argc, char **argv)
+{
+	bool place = false;
+	int c, r = 0;
+
+	while (r == 0 &&
+	       (c = getopt_long(argc, argv, "+n:o:e:r:dh", long_options,
+				NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			exit(0);
+		} else if (c == OPT_PER_RANK) {
+			m->per_rank = true;
+		} else if (c == OPT_JSON) {
+			m->json = true;
+		} else if (c == 'o') {
+			m->out = optarg;
+		} else if (c == 'n' || (c >= OPT_HOST && c <= OPT_MPIRUN_ARG)) {
+			r = mpirun_option(m, c, &place);
+		} else if (c == 'e' || c == 'r' || c == 'd' ||
+			   c == OPT_STRICT || c == OPT_NO_MULTIPLEX) {
+			r = stat_option(m, c);
+		} else {
+			r = -1;
+		}
+	}
+	if (r == 0 && optind == argc) {
+		tool_err("no program to run: pctr mpirun [OPTIONS] -- PROGRAM");
+		r = -1;
+	}
+	m->cmd = argv + optind;
+	if (r < 0)
+		usage(stderr);
+	return r < 0 ? EXIT_USAGE : 0;
+}
+
+/* ---- the launcher ------------------------------------------------------- */
+
+static char *
+self_path(void)
+{
+	char *p = realpath("/proc/self/exe", NULL);
+
+	if (!p)
+		tool_err("cannot find this program's path: %s",
+			 strerror(errno));
+	return p;
+}
+
+static char **
+mpirun_argv(const struct mpirun *m, char *self)
+{
+	char **v = NULL;
+	int n = 0, bad = push(&v, &n, MPIRUN);
+
+	for (int i = 0; i < m->nr_mpi; i++)
+		bad |= push(&v, &n, m->mpi[i]);
+	bad |= push(&v, &n, self) | push(&v, &n, "mpirun") |
+	       push(&v, &n, "--rank-wrapper");
+	for (int i = 0; i < m->nr_stat; i++)
+		bad |= push(&v, &n, m->stat[i]);
+	bad |= push(&v, &n, "--");
+	for (int i = 0; m->cmd[i]; i++)
+		bad |= push(&v, &n, m->cmd[i]);
+	if (!bad)
+		return v;
+	free(v);
+	return NULL;
+}
+
+/* a rank's line: its counts, unless that rank has reported already */
+static void
+take_rank(struct mpi_report *r, const char *text, size_t len)
+{
+	int had = r->nr_ranks;
+	char err[512];
+	long size = mpi_report_read(r, text, len, NULL, 0, err, sizeof(err));
+
+	if (size < 0) {
+		tool_err("a rank's counts could not be read: %s", err);
+		return;
+	}
+	if (size > r->size)
+		r->size = size;
+	for (int i = had; i < r->nr_ranks; i++) {
+		for (int k = 0; k < had; k++) {
+			if (r->ranks[k].rank != r->ranks[i].rank)
+				continue;
+			tool_err("rank %ld reported twice: the second report "
+				 "is left out", r->ranks[i].rank);
+			mpi_report_drop(r, had);
+			return;
+		}
+	}
+}
+
+/*
+ * A rank's line starts with the tag, or follows the prefix that mpirun's
+ * --tag-output and --timestamp-output put before every line
+ * ("Mon Nov 23 20:15:25 2026[1,0]<stderr>:").
+ */
+static void
+one_line(struct mpi_report *r, const char *line, size_t len)
+{
+	static const char mark[] = "]<stderr>:" MPI_TAG;
+	const char *at = memmem(line, len, mark, strlen(mark));
+	size_t tag = strlen(MPI_TAG);
+
+	if (at)
+		at += strlen(mark) - tag;
+	else if (len >= tag && !memcmp(line, MPI_TAG, tag))
+		at = line;
+	if (at)
+		take_rank(r, at + tag, len - (at - line) - tag);
+	else
+		fwrite(line, 1, len, stderr);
+}
+
+/* mpirun's standard error: ranks' lines taken, the rest passed on */
+static void
+sort_stderr(struct mpi_report *r, int fd)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+
+	for (;;) {
+		char *nl;
+
+		if (cap - len < 4096) {
+			char *b = realloc(buf, cap = 2 * cap + 8192);
+
+			if (!b)
+				break;
+			buf = b;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+		while ((nl = memchr(buf, '\n', len))) {
+			size_t l = nl - buf + 1;
+
+			one_line(r, buf, l);
+			memmove(buf, buf + l, len - l);
+			len -= l;
+		}
+		fflush(stderr);
+	}
+	if (len)
+		one_line(r, buf, len);
+	free(buf);
+}
+
+static int
+run_mpirun(char **argv, struct mpi_report *r)
+{
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		tool_err("pipe: %s", strerror(errno));
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDERR_FILENO);
+		execvp(argv[0], argv);
+		fprintf(stderr, "pctr mpirun: cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(EXIT_NOTFOUND);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		tool_err("fork: %s", strerror(errno));
+		return 1;
+	}
+	sort_stderr(r, p[0]);
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return wait_status_code(status);
+}
+
+static void
+say_missing(struct mpi_report *r)
+{
+	long n = mpi_report_missing(r, NULL, 0), m[16];
+
+	if (n == 0)
+		return;
+	mpi_report_missing(r, m, 16);
+	fflush(stdout);
+	fprintf(stderr, "pctr mpirun: no counts from %ld rank%s:", n,
+		n > 1 ? "s" : "");
+	for (long i = 0; i < n && i < 16; i++)
+		fprintf(stderr, " %ld", m[i]);
+	fprintf(stderr, "%s (killed, or its pctr stat failed: see above)\n",
+		n > 16 ? " ..." : "");
+}
+
+static int
+launch(struct mpirun *m)
+{
+	struct mpi_report r = { .size = m->n, .has_exit = true };
+	char *self = self_path(), **argv;
+	int st = 1;
+
+	if (!self)
+		return 1;
+	argv = mpirun_argv(m, self);
+	if (argv) {
+		/* the terminal's ^C reaches mpirun, which ends the job */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		st = run_mpirun(argv, &r);
+		r.exit_status = st;
+		say_missing(&r);
+		if (mpi_report_write(&r, m->out, stderr, m->json,
+				     m->per_rank) && st == 0)
+			st = 1;
+	}
+	mpi_report_free(&r);
+	free(argv);
+	free(self);
+	return st;
+}
+
+/* ---- a rank ------------------------------------------------------------- */
+
+static long
+env_long(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	long x;
+
+	if (!v || !*v)
+		return dflt;
+	x = strtol(v, &end, 10);
+	return *end || x < 0 ? dflt : x;
+}
+
+static char *
+read_fd(int fd, size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	*len = 0;
+	for (;;) {
+		if (cap - *len < 4096) {
+			char *b = realloc(buf, cap = 2 * cap + 8192);
+
+			if (!b)
+				break;
+			buf = b;
+		}
+		n = pread(fd, buf + *len, cap - *len, (off_t)*len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0 ? buf : (free(buf), NULL);
+		*len += n;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* the rank's counts as one tagged line on standard error, one write */
+static void
+send_counts(const char *json, size_t len)
+{
+	struct mpi_report r = { .size = env_long("OMPI_COMM_WORLD_SIZE", 1) };
+	long rank = env_long("OMPI_COMM_WORLD_RANK", 0);
+	char err[512], *line = NULL, *out;
+
+	if (mpi_report_read(&r, json, len, NULL, rank, err, sizeof(err)) < 0)
+		tool_err("rank %ld: its report could not be read: %s", rank,
+			 err);
+	else
+		line = mpi_rank_line(&r, 0);
+	if (line && asprintf(&out, "%s%s\n", MPI_TAG, line) > 0) {
+		if (write(STDERR_FILENO, out, strlen(out)) < 0)
+			tool_err("rank %ld: %s", rank, strerror(errno));
+		free(out);
+	}
+	free(line);
+	mpi_report_free(&r);
+}
+
+static char **
+stat_argv(char *self, const char *path, int argc, char **argv)
+{
+	char **v = NULL;
+	int n = 0, bad = push(&v, &n, self) | push(&v, &n, "stat") |
+			 push(&v, &n, "--json") | push(&v, &n, "-o") |
+			 push(&v, &n, path);
+
+	for (int i = 0; i < argc; i++)
+		bad |= push(&v, &n, argv[i]);
+	if (!bad)
+		return v;
+	free(v);
+	return NULL;
+}
+
+/*
+ * pctr stat writes its pctr-stat/1 report into a memory file of this
+ * process, reached through /proc/PID/fd (close-on-exec here, so that the
+ * program never holds it), then this process sends the counts.
+ */
+static int
+rank_wrapper(int argc, char **argv)
+{
+	int fd = memfd_create("pctr-rank", MFD_CLOEXEC), status, st;
+	char path[64], *self = self_path(), **v, *json;
+	size_t len;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	v = fd >= 0 && self ? stat_argv(self, path, argc, argv) : NULL;
+	if (!v) {
+		tool_err("cannot start pctr stat: %s", strerror(errno));
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		execv(self, v);
+		_exit(EXIT_NOTFOUND);
+	}
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	st = pid > 0 ? wait_status_code(status) : 1;
+	json = read_fd(fd, &len);
+	if (json && len)
+		send_counts(json, len);
+	free(json);
+	free(v);
+	free(self);
+	close(fd);
+	return st;
+}
+
+int
+cmd_mpirun(int argc, char **argv)
+{
+	struct mpirun m = { 0 };
+	int r;
+
+	tool_set_name("pctr mpirun");
+	if (argc > 1 && !strcmp(argv[1], "--rank-wrapper"))
+		return rank_wrapper(argc - 2, argv + 2);
+	r = parse_options(&m, argc, argv);
+	if (r == 0 && find_command(MPIRUN) < 0) {
+		tool_err("%s not found in PATH: pctr mpirun runs Open MPI's "
+			 "mpirun (Debian: apt-get install openmpi-bin)",
+			 MPIRUN);
+		r = EXIT_NOTFOUND;
+	}
+	if (r == 0)
+		r = launch(&m);
+	free(m.mpi);
+	free(m.stat);
+	return r;
+}

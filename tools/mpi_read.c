@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpi_read.c - the ranks of pctr-stat/1 and pctr-mpi/1 reports, read with
+ * json-c (strict: a report cut short, or followed by anything, is refused
+ * with the byte where it went wrong).  Apart from the writers of util.h,
+ * whose json_bool() json-c's headers name a type.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi.h"
+
+/* ---- reading ------------------------------------------------------------ */
+
+struct reader {
+	struct mpi_report *r;
+	const char *file;
+	char *err;
+	size_t errlen;
+};
+
+static int
+fail(struct reader *rd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int
+fail(struct reader *rd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rd->err, rd->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static json_object *
+member(json_object *o, const char *key, json_type type)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, type))
+		return NULL;
+	return v;
+}
+
+static int
+event_index(struct mpi_report *r, const char *name)
+{
+	char **ev;
+
+	for (int i = 0; i < r->nr_events; i++)
+		if (!strcmp(r->event[i], name))
+			return i;
+	ev = realloc(r->event, (r->nr_events + 1) * sizeof(*ev));
+	if (!ev)
+		return -1;
+	r->event = ev;
+	ev[r->nr_events] = strdup(name);
+	return ev[r->nr_events] ? r->nr_events++ : -1;
+}
+
+static struct mpi_rank *
+new_rank(struct reader *rd, long rank, const char *host)
+{
+	struct mpi_report *r = rd->r;
+	struct mpi_rank *k = realloc(r->ranks,
+				     (r->nr_ranks + 1) * sizeof(*k));
+
+	if (!k)
+		return NULL;
+	r->ranks = k;
+	k = &k[r->nr_ranks++];
+	*k = (struct mpi_rank){ .rank = rank, .exit_status = -1 };
+	k->host = strdup(host ? host : "?");
+	k->file = rd->file ? strdup(rd->file) : NULL;
+	return k->host && (k->file || !rd->file) ? k : NULL;
+}
+
+static int
+add_count(struct mpi_report *r, struct mpi_rank *k, const char *name,
+	  uint64_t v)
+{
+	int e = event_index(r, name);
+	int *ev = e < 0 ? NULL : realloc(k->event, (k->nr + 1) * sizeof(*ev));
+	uint64_t *val = ev ? realloc(k->value, (k->nr + 1) * sizeof(*val))
+			   : NULL;
+
+	if (ev)
+		k->event = ev;
+	if (!val)
+		return -1;
+	k->value = val;
+	for (int i = 0; i < k->nr; i++) {
+		if (k->event[i] == e) {
+			k->value[i] += v;
+			return 0;
+		}
+	}
+	k->event[k->nr] = e;
+	k->value[k->nr++] = v;
+	return 0;
+}
+
+/* a count: a JSON integer from 0 to 2^64 - 1, or a number rounded */
+static int
+count_of(json_object *v, uint64_t *out)
+{
+	double d;
+
+	if (json_object_is_type(v, json_type_int)) {
+		if (json_object_get_int64(v) < 0)
+			return -1;
+		*out = json_object_get_uint64(v);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_double))
+		return -1;
+	d = json_object_get_double(v);
+	if (!(d >= 0.0 && d < 18446744073709551616.0))
+		return -1;
+	*out = (uint64_t)llround(d);
+	return 0;
+}
+
+/* one event of a pctr-stat/1 report: its scaled counts, over the runs */
+static int
+stat_event(struct reader *rd, struct mpi_rank *k, json_object *ev, int i)
+{
+	json_object *name = member(ev, "name", json_type_string);
+	json_object *runs = member(ev, "runs", json_type_array);
+	json_object *sup = member(ev, "supported", json_type_boolean);
+	uint64_t sum = 0;
+
+	if (!name || !runs)
+		return fail(rd, "events[%d] has no \"name\" string or no "
+				"\"runs\" array", i);
+	if (sup && !json_object_get_boolean(sup))
+		return 0; /* not countable there: no count, not a zero */
+	for (size_t n = 0; n < json_object_array_length(runs); n++) {
+		json_object *run = json_object_array_get_idx(runs, n), *v;
+		uint64_t x;
+
+		if (!json_object_is_type(run, json_type_object) ||
+		    !json_object_object_get_ex(run, "scaled", &v) ||
+		    count_of(v, &x) < 0)
+			return fail(rd, "events[%d].runs[%zu].scaled is not a "
+					"count", i, n);
+		sum += x;
+	}
+	if (add_count(rd->r, k, json_object_get_string(name), sum) < 0)
+		return fail(rd, "out of memory");
+	return 0;
+}
+
+static void
+stat_exit(struct mpi_rank *k, json_object *doc)
+{
+	json_object *ex = member(doc, "exit", json_type_object), *v;
+
+	if (ex && (v = member(ex, "status", json_type_int)))
+		k->exit_status = json_object_get_int(v);
+	if (ex && (v = member(ex, "signal", json_type_int)))
+		k->signal = json_object_get_int(v);
+}
+
+static long
+read_stat(struct reader *rd, json_object *doc, long base)
+{
+	json_object *events = member(doc, "events", json_type_array);
+	json_object *host = member(doc, "host", json_type_string);
+	struct mpi_rank *k;
+
+	if (!events)
+		return fail(rd, "pctr-stat/1 report without an \"events\" "
+				"array");
+	k = new_rank(rd, base, host ? json_object_get_string(host) : NULL);
+	if (!k)
+		return fail(rd, "out of memory");
+	stat_exit(k, doc);
+	for (size_t i = 0; i < json_object_array_length(events); i++)
+		if (stat_event(rd, k, json_object_array_get_idx(events, i),
+			       (int)i) < 0)
+			return -1;
+	return 1;
+}
+
+static int
+mpi_counts(struct reader *rd, struct mpi_rank *k, json_object *counts,
+	   size_t i)
+{
+	json_object_object_foreach(counts, name, v)
+	{
+		uint64_t x;
+
+		if (!json_object_is_type(v, json_type_int) ||
+		    count_of(v, &x) < 0)
+			return fail(rd, "ranks[%zu].counts.%s is not a count",
+				    i, name);
+		if (add_count(rd->r, k, name, x) < 0)
+			return fail(rd, "out of memory");
+	}
+	return 0;
+}
+
+static int
+mpi_rank(struct reader *rd, json_object *o, size_t i, long base, long size)
+{
+	json_object *rank = member(o, "rank", json_type_int);
+	json_object *host = member(o, "host", json_type_string);
+	json_object *counts = member(o, "counts", json_type_object), *v;
+	struct mpi_rank *k;
+	long n = rank ? (long)json_object_get_int64(rank) : -1;
+
+	if (!counts || n < 0 || n >= size)
+		return fail(rd, "ranks[%zu] needs a \"rank\" from 0 to %ld and "
+				"a \"counts\" object", i, size - 1);
+	k = new_rank(rd, base + n, host ? json_object_get_string(host) : NULL);
+	if (!k)
+		return fail(rd, "out of memory");
+	if ((v = member(o, "exit_status", json_type_int)))
+		k->exit_status = json_object_get_int(v);
+	if ((v = member(o, "signal", json_type_int)))
+		k->signal = json_object_get_int(v);
+	return mpi_counts(rd, k, counts, i);
+}
+
+static long
+read_mpi(struct reader *rd, json_object *doc, long base)
+{
+	json_object *ranks = member(doc, "ranks", json_type_array);
+	json_object *size = member(doc, "size", json_type_int);
+	long n = size ? (long)json_object_get_int64(size) : -1;
+
+	if (!ranks || n < 1 || n > 1L << 30)
+		return fail(rd, "pctr-mpi/1 report without a \"ranks\" array "
+				"or a \"size\" from 1");
+	for (size_t i = 0; i < json_object_array_length(ranks); i++)
+		if (mpi_rank(rd, json_object_array_get_idx(ranks, i), i, base,
+			     n) < 0)
+			return -1;
+	return n;
+}
+
+
+static const char *
+schema_of(json_object *doc)
+{
+	json_object *s = json_object_is_type(doc, json_type_object)
+				 ? member(doc, "schema", json_type_string)
+				 : NULL;
+
+	return s ? json_object_get_string(s) : "";
+}
+
+/* one JSON value filling text[0 .. len) (json-c, strict), or NULL */
+static json_object *
+parse_value(struct reader *rd, const char *text, size_t len, size_t at)
+{
+	struct json_tokener *tok = json_tokener_new();
+	json_object *v = NULL;
+	enum json_tokener_error e;
+
+	if (!tok)
+		return fail(rd, "out of memory"), NULL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	if (len > 0)
+		v = json_tokener_parse_ex(tok, text, (int)len);
+	e = json_tokener_get_error(tok);
+	if (!v && len == 0)
+		fail(rd, "empty: no pctr-stat/1 or pctr-mpi/1 report in it");
+	else if (!v && e == json_tokener_continue)
+		fail(rd, "truncated JSON at byte %zu", at + len);
+	else if (!v)
+		fail(rd, "%s at byte %zu", json_tokener_error_desc(e),
+		     at + json_tokener_get_parse_end(tok));
+	json_tokener_free(tok);
+	return v;
+}
+
+static bool
+is_report(json_object *v)
+{
+	return !strcmp(schema_of(v), "pctr-stat/1") ||
+	       !strcmp(schema_of(v), "pctr-mpi/1");
+}
+
+/* only white space in text[0 .. len), which is not NUL-terminated */
+static bool
+blank(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", text[i]) || !text[i])
+			return false;
+	return true;
+}
+
+/*
+ * JSON Lines of pctr stat --json -I: pctr-stat-interval/1 lines, then the
+ * pctr-stat/1 document on the last line.
+ */
+static json_object *
+parse_lines(struct reader *rd, const char *text, size_t len)
+{
+	size_t at = 0;
+
+	while (at < len) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		json_object *v;
+
+		if (end == at) {
+			at++;
+			continue;
+		}
+		v = parse_value(rd, text + at, end - at, at);
+		if (!v)
+			return NULL;
+		if (is_report(v) && blank(text + end, len - end))
+			return v;
+		if (strcmp(schema_of(v), "pctr-stat-interval/1")) {
+			json_object_put(v);
+			return fail(rd, "JSON Lines whose line at byte %zu is "
+					"not a pctr-stat-interval/1 value, nor "
+					"the last one's report", at), NULL;
+		}
+		json_object_put(v);
+		at = end + 1;
+	}
+	return fail(rd, "JSON Lines without a pctr-stat/1 report on the "
+			"last line"), NULL;
+}
+
+/*
+ * The report's document: the text is one pctr-stat/1 or pctr-mpi/1 value,
+ * or JSON Lines (pctr stat --json -I) whose first line is an interval.
+ * Anything after the document, or a value cut short, is an error.
+ */
+static json_object *
+parse_doc(struct reader *rd, const char *text, size_t len)
+{
+	const char *nl = memchr(text, '\n', len);
+	json_object *doc, *first;
+	char *why;
+
+	doc = parse_value(rd, text, len, 0);
+	if (doc && is_report(doc))
+		return doc;
+	if (doc) {
+		json_object_put(doc);
+		return fail(rd, "not a pctr-stat/1 or pctr-mpi/1 report"), NULL;
+	}
+	if (!nl)
+		return NULL;
+	why = strdup(rd->err);
+	first = parse_value(rd, text, nl - text, 0); /* its first line */
+	if (first && !strcmp(schema_of(first), "pctr-stat-interval/1")) {
+		json_object_put(first);
+		free(why);
+		return parse_lines(rd, text, len);
+	}
+	json_object_put(first);
+	if (why)
+		snprintf(rd->err, rd->errlen, "%s", why);
+	free(why);
+	return NULL;
+}
+
+void
+mpi_report_drop(struct mpi_report *r, int keep)
+{
+	while (r->nr_ranks > keep) {
+		struct mpi_rank *k = &r->ranks[--r->nr_ranks];
+
+		free(k->host);
+		free(k->file);
+		free(k->event);
+		free(k->value);
+	}
+}
+
+long
+mpi_report_read(struct mpi_report *r, const char *text, size_t len,
+		const char *file, long base, char *err, size_t errlen)
+{
+	struct reader rd = { r, file, err, errlen };
+	int had = r->nr_ranks;
+	json_object *doc;
+	long n;
+
+	*err = '\0';
+	doc = parse_doc(&rd, text, len);
+	if (!doc)
+		return -1;
+	if (!strcmp(schema_of(doc), "pctr-stat/1"))
+		n = read_stat(&rd, doc, base);
+	else
+		n = read_mpi(&rd, doc, base);
+	json_object_put(doc);
+	if (n < 0)
+		mpi_report_drop(r, had);
+	return n;
+}
