@@ -167,7 +167,8 @@ struct pctr_set {
 	bool user_read; /* fast path offered */
 	bool last_user; /* last read took it for every event */
 	int nr_inst;
-	int *inst_id;
+	int *inst_id; /* thread or CPU of each instance */
+	int *inst_cpu; /* the CPU of each thread instance, or NULL: open_on() */
 	int nr_ctr; /* counters per instance */
 	struct pctr__ctr *ctr;
 	int *nr_groups; /* groups of each instance */
@@ -209,6 +210,9 @@ extern unsigned long pctr__forks;
  * back for a pipe or a file).  Return 0, or -EBADF with what happened.
  */
 int pctr__ctr_check(const struct pctr__ctr *c);
+int pctr__inst_range(const struct pctr_set *set, int i, int *lo, int *hi);
+struct perf_event_attr;
+void pctr__set_clock(const struct pctr_set *set, struct perf_event_attr *attr);
 
 /* read.c */
 int pctr__set_read_inst(struct pctr_set *set, int inst,

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sampling.h"
@@ -217,16 +218,55 @@ struct fill_ctx {
 	int n;
 };
 
-static void
-make_info(struct pctr__ring *ring, const struct pctr__rec *r,
-	  struct pctr_overflow_info *info)
+struct horizon_ctx {
+	struct pctr_set *set;
+	struct pctr__ring *ring;
+};
+
+/*
+ * The time up to which every ring sharing @ring's thread table has been
+ * read: the time of the last record read from a ring that holds more,
+ * the earliest such.  Records of one ring are in time order (one CPU
+ * writes it).  *@lost: whether records of the event were lost.
+ */
+static uint64_t
+horizon(void *arg, bool *lost)
 {
-	struct pctr__tid_slot *s = pctr__tid_slot(ring->tids, (pid_t)r->pid,
-						 (pid_t)r->tid);
+	struct horizon_ctx *h = arg;
+	uint64_t t = UINT64_MAX;
+
+	*lost = atomic_load(&h->set->ovf->ev[h->ring->event].lost) > 0;
+	for (int c = 0; c < h->set->ovf->nr_ring; c++) {
+		struct pctr__ring *x = &h->set->ovf->ring[c];
+		uint64_t last;
+
+		if (!x->pc || x->shared || x->tab != h->ring->tab)
+			continue;
+		last = atomic_load(&x->last_time);
+		if ((x == h->ring ||
+		     __atomic_load_n(&x->pc->data_head, __ATOMIC_ACQUIRE) !=
+			     x->pc->data_tail) &&
+		    last < t)
+			t = last;
+	}
+	return t;
+}
+
+static void
+make_info(struct pctr_set *set, struct pctr__ring *ring,
+	  const struct pctr__rec *r, struct pctr_overflow_info *info)
+{
+	struct horizon_ctx h = { set, ring };
+	struct pctr__tid_slot *s;
+
+	atomic_store(&ring->last_time, r->time);
+	pctr__tids_lock(ring);
+	s = pctr__tid_slot(ring->tab->tids, (pid_t)r->pid, (pid_t)r->tid,
+			   r->time, horizon, &h);
 
 	*info = (struct pctr_overflow_info){ .size = sizeof(*info),
 					     .event = ring->event,
-					     .instance = ring->instance,
+					     .instance = ring->pub,
 					     .tid = (pid_t)r->tid,
 					     .ip = r->ip,
 					     .period = r->period,
@@ -237,6 +277,7 @@ make_info(struct pctr__ring *ring, const struct pctr__rec *r,
 		info->seq = s->seq;
 		info->count = s->count;
 	}
+	pctr__tids_unlock(ring);
 }
 
 /* decode: fill the caller's array, stop when it is full */
@@ -250,7 +291,7 @@ fill_one(struct pctr_set *set, struct pctr__ring *ring,
 
 	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
-	make_info(ring, &r, &info);
+	make_info(set, ring, &r, &info);
 	info.size = ctx->copy;
 	memcpy(ctx->info + (size_t)ctx->n++ * ctx->stride, &info, ctx->copy);
 	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
@@ -268,7 +309,7 @@ call_one(struct pctr_set *set, struct pctr__ring *ring,
 
 	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
-	make_info(ring, &r, &info);
+	make_info(set, ring, &r, &info);
 	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
 	ev->fn(&info, ev->arg);
 	return 0;
@@ -282,7 +323,7 @@ find_ring(struct pctr_set *set, int fd)
 
 		if (ring->pc && ring->fd == fd &&
 		    set->ovf->ev[ring->event].mode == PCTR__MODE_SIGNAL)
-			return ring;
+			return ring->shared ? ring->shared : ring;
 	}
 	return NULL;
 }
@@ -490,8 +531,13 @@ open_signal_ring(struct pctr_set *set, struct pctr__ring *ring, int c)
 	struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
 	int r;
 
-	ring->tids = calloc(PCTR__TID_SLOTS, sizeof(*ring->tids));
-	if (!ring->tids)
+	/* a set spread over CPUs: the first instance's table for all */
+	ring->tab = set->inst_cpu ? &set->ovf->ring[c % set->nr_ctr] : ring;
+	if (ring->tab == ring) {
+		ring->tids = calloc(PCTR__TID_SLOTS, sizeof(*ring->tids));
+		atomic_flag_clear(&ring->tids_lock);
+	}
+	if (!ring->tab->tids)
 		return pctr__error(ENOMEM, "out of memory");
 	r = async_setup(ring, ev->signo, set->inst_id[ring->instance]);
 	if (r == 0 && (ev->flags & PCTR_OVF_ONESHOT))
@@ -553,6 +599,36 @@ check_targets(struct pctr_set *set)
 	return 0;
 }
 
+/*
+ * Every counter of a set with overflow signals timestamps its records
+ * with CLOCK_MONOTONIC, one clock for all CPUs: the per-thread tables
+ * order a thread's exit against its samples read from other CPUs' rings
+ * (sampling.h), and the kernel's default clock is per CPU.  The kernel
+ * wants one clock across a group and across the counters writing into one
+ * ring, so all of them, the set's dummies too.
+ */
+void
+pctr__set_clock(const struct pctr_set *set, struct perf_event_attr *attr)
+{
+	for (int e = 0; set->ovf && e < set->nr_events; e++)
+		if (set->ovf->ev[e].mode == PCTR__MODE_SIGNAL) {
+			attr->use_clockid = 1;
+			attr->clockid = CLOCK_MONOTONIC;
+			return;
+		}
+}
+
+/* the public index of internal instance @k (pctr__inst_range()) */
+static int
+public_instance(const struct pctr_set *set, int k)
+{
+	int n = 0;
+
+	for (int i = 1; i <= k; i++)
+		n += !set->inst_cpu || set->inst_id[i] != set->inst_id[i - 1];
+	return n;
+}
+
 static int
 open_rings(struct pctr_set *set)
 {
@@ -570,6 +646,7 @@ open_rings(struct pctr_set *set)
 		if (ev->mode == PCTR__MODE_NONE)
 			continue;
 		o->ring[c].instance = c / set->nr_ctr;
+		o->ring[c].pub = public_instance(set, c / set->nr_ctr);
 		r = pctr__ring_map(set, &o->ring[c], c, ev->pages);
 		signals |= ev->mode == PCTR__MODE_SIGNAL;
 		if (r == 0 && ev->mode == PCTR__MODE_BUFFER && !o->scratch &&
@@ -627,7 +704,7 @@ release_open(struct pctr_set *set)
 	}
 	for (int c = 0; c < o->nr_ring; c++) {
 		/* no more signals from this fd, whatever becomes of it */
-		if (o->ring[c].tids && !forked)
+		if (o->ring[c].tab && !forked)
 			fcntl(o->ring[c].fd, F_SETFL, 0);
 		pctr__ring_unmap(&o->ring[c], forked);
 		free(o->ring[c].tids);
@@ -871,7 +948,7 @@ restart_seen(struct pctr_set *set, int e)
 	for (int c = 0; c < set->ovf->nr_ring; c++) {
 		const struct pctr__ring *ring = &set->ovf->ring[c];
 
-		if (ring->pc && ring->event == e &&
+		if (ring->pc && !ring->shared && ring->event == e &&
 		    __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE) !=
 			    __atomic_load_n(&ring->pc->data_tail,
 					    __ATOMIC_ACQUIRE))

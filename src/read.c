@@ -306,6 +306,28 @@ check_readable(const struct pctr_set *set, const struct pctr_sample *s)
 	return 0;
 }
 
+/* the sum of instances [@lo, @hi) */
+static int
+read_insts(struct pctr_set *set, int lo, int hi, struct pctr_count *count)
+{
+	if (hi - lo == 1)
+		return pctr__set_read_inst(set, lo, count);
+	memset(count, 0, set->nr_events * sizeof(count[0]));
+	for (int i = lo; i < hi; i++) {
+		struct pctr_count one[PCTR_MAX_EVENTS];
+		int r = pctr__set_read_inst(set, i, one);
+
+		if (r < 0)
+			return r;
+		for (int e = 0; e < set->nr_events; e++) {
+			count[e].value += one[e].value;
+			count[e].enabled += one[e].enabled;
+			count[e].running += one[e].running;
+		}
+	}
+	return 0;
+}
+
 PCTR_EXPORT int
 pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 {
@@ -324,22 +346,7 @@ pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 	}
 	set->last_user = false;
 	s->path = PCTR_PATH_SYSCALL;
-	if (set->nr_inst == 1)
-		return pctr__set_read_inst(set, 0, s->count);
-	memset(s->count, 0, set->nr_events * sizeof(s->count[0]));
-	for (int i = 0; i < set->nr_inst; i++) {
-		struct pctr_count one[PCTR_MAX_EVENTS];
-
-		r = pctr__set_read_inst(set, i, one);
-		if (r < 0)
-			return r;
-		for (int e = 0; e < set->nr_events; e++) {
-			s->count[e].value += one[e].value;
-			s->count[e].enabled += one[e].enabled;
-			s->count[e].running += one[e].running;
-		}
-	}
-	return 0;
+	return read_insts(set, 0, set->nr_inst, s->count);
 }
 
 /* Counts only, every counter on the hardware: the cheapest read there is. */
@@ -393,17 +400,18 @@ pctr_set_read_values(struct pctr_set *set, uint64_t *values)
 PCTR_EXPORT int
 pctr_set_read_instance(struct pctr_set *set, int i, struct pctr_sample *s)
 {
-	int r = check_readable(set, s);
+	int r = check_readable(set, s), lo, hi, n;
 
 	if (r < 0)
 		return r;
-	if (i < 0 || i >= set->nr_inst)
+	n = pctr__inst_range(set, i, &lo, &hi);
+	if (i < 0 || i >= n)
 		return pctr__error(ERANGE, "instance %d out of range (0..%d)",
-				   i, set->nr_inst - 1);
+				   i, n - 1);
 	s->nr = set->nr_events;
 	s->tsc = pctr__arch_tsc(set->serial);
 	s->path = PCTR_PATH_SYSCALL;
-	return pctr__set_read_inst(set, i, s->count);
+	return read_insts(set, lo, hi, s->count);
 }
 
 PCTR_EXPORT int

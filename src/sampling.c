@@ -10,6 +10,11 @@
  * Counters inherited later by threads and children write where their
  * parent writes, so one ring gathers a counter and all its inheritors; the
  * sample's pid and tid say which task each record came from.
+ * Such counters are opened once per CPU (open_on() in set.c says why), and
+ * the ring is per CPU too: the first thread's counter on a CPU gets a
+ * carrier, the other threads' counters on that CPU write into it (the
+ * kernel lets counters of any task send their records to a ring bound to
+ * the same CPU), and their pctr__ring only points at it (->shared).
  * Counters that are not inherited map their ring themselves (map_own()).
  */
 #include <errno.h>
@@ -41,8 +46,11 @@ open_carrier(struct pctr_set *set, int c)
 	};
 	int inst = c / set->nr_ctr;
 	pid_t pid = set->target == PCTR_TARGET_CPU ? -1 : set->inst_id[inst];
-	int cpu = set->target == PCTR_TARGET_CPU ? set->inst_id[inst] : -1;
+	int cpu = set->target == PCTR_TARGET_CPU ? set->inst_id[inst]
+		  : set->inst_cpu		 ? set->inst_cpu[inst]
+						 : -1;
 
+	pctr__set_clock(set, &attr);
 	return pctr__sys_perf_open(&attr, pid, cpu, -1, 0);
 }
 
@@ -110,6 +118,41 @@ map_carrier(struct pctr_set *set, struct pctr__ring *ring, int c, size_t len,
 	return 0;
 }
 
+/* the ring of an earlier thread's same counter on the same CPU, if any */
+static struct pctr__ring *
+cpu_ring(struct pctr_set *set, int c)
+{
+	int cpu = set->inst_cpu ? set->inst_cpu[c / set->nr_ctr] : -1;
+
+	for (int j = c % set->nr_ctr; cpu >= 0 && j < c; j += set->nr_ctr) {
+		struct pctr__ring *r = &set->ovf->ring[j];
+
+		if (r->pc && !r->shared && set->inst_cpu[j / set->nr_ctr] == cpu)
+			return r;
+	}
+	return NULL;
+}
+
+static int
+share_ring(struct pctr_set *set, struct pctr__ring *ring, int c,
+	   struct pctr__ring *to)
+{
+	int r = pctr__sys_ioctl(set->ctr[c].fd, PERF_EVENT_IOC_SET_OUTPUT,
+				to->carrier);
+
+	if (r < 0)
+		return pctr__error(-r, "cannot send the samples of '%s' to "
+					"their CPU's buffer: %s",
+				   set->ev[set->ctr[c].event].name,
+				   strerror(-r));
+	ring->shared = to;
+	ring->pc = to->pc;
+	ring->data = to->data;
+	ring->size = to->size;
+	ring->map_len = to->map_len;
+	return 0;
+}
+
 int
 pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 	       unsigned int pages)
@@ -118,18 +161,23 @@ pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 	size_t len = (size_t)(1 + pages) * page;
 	bool inherit = set->target == PCTR_TARGET_PROCESS ||
 		       set->target == PCTR_TARGET_PID;
+	struct pctr__ring *to = inherit ? cpu_ring(set, c) : NULL;
 	void *p = NULL;
 	int r;
 
 	ring->carrier = -1;
-	r = inherit ? map_carrier(set, ring, c, len, &p)
-		    : map_own(set, c, len, &p);
+	ring->shared = NULL;
+	r = to	      ? share_ring(set, ring, c, to)
+	    : inherit ? map_carrier(set, ring, c, len, &p)
+		      : map_own(set, c, len, &p);
 	if (r < 0)
 		return r;
-	ring->pc = p;
-	ring->data = (unsigned char *)p + page;
-	ring->size = (uint64_t)pages * page;
-	ring->map_len = len;
+	if (!to) {
+		ring->pc = p;
+		ring->data = (unsigned char *)p + page;
+		ring->size = (uint64_t)pages * page;
+		ring->map_len = len;
+	}
 	ring->fd = set->ctr[c].fd;
 	ring->ctr = &set->ctr[c];
 	ring->event = set->ctr[c].event;
@@ -148,6 +196,10 @@ pctr__ring_unmap(struct pctr__ring *ring, bool forked)
 {
 	if (!ring->pc)
 		return;
+	if (ring->shared) {
+		ring->pc = NULL;
+		return;
+	}
 	if (!forked)
 		munmap(ring->pc, ring->map_len);
 	if (ring->carrier >= 0)
@@ -162,9 +214,15 @@ static void
 forget_exited(struct pctr__ring *ring, const struct perf_event_header *h)
 {
 	const uint32_t *p = (const uint32_t *)(h + 1);
+	uint64_t time;
 
-	if (ring->tids && h->size >= sizeof(*h) + 4 * sizeof(uint32_t))
-		pctr__tid_forget(ring->tids, (pid_t)p[2]);
+	if (!ring->tab || h->size < sizeof(*h) + 6 * sizeof(uint32_t))
+		return;
+	memcpy(&time, p + 4, sizeof(time));
+	atomic_store(&ring->last_time, time);
+	pctr__tids_lock(ring);
+	pctr__tid_exited(ring->tab->tids, (pid_t)p[2], time);
+	pctr__tids_unlock(ring);
 }
 
 static uint64_t
@@ -426,7 +484,7 @@ deliver_side(struct pctr__ring *ring, const struct perf_event_header *h,
 	     const struct read_ctx *ctx)
 {
 	struct pctr_sample_record rec = { .event = ring->event,
-					  .instance = ring->instance,
+					  .instance = ring->pub,
 					  .ppid = -1,
 					  .ptid = -1 };
 
@@ -449,7 +507,7 @@ deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 {
 	const struct read_ctx *ctx = arg;
 	struct pctr_sample_record rec = { .event = ring->event,
-					  .instance = ring->instance,
+					  .instance = ring->pub,
 					  .pid = -1,
 					  .tid = -1 };
 	struct pctr__rec r;
@@ -514,8 +572,8 @@ pctr_sampling_read(struct pctr_set *set,
 	for (int i = 0; i < set->ovf->nr_ring; i++) {
 		struct pctr__ring *ring = &set->ovf->ring[i];
 
-		if (ring->pc && set->ovf->ev[ring->event].mode ==
-					PCTR__MODE_BUFFER)
+		if (ring->pc && !ring->shared &&
+		    set->ovf->ev[ring->event].mode == PCTR__MODE_BUFFER)
 			n += pctr__ring_drain(set, ring, set->ovf->scratch,
 					      PCTR__RECORD_MAX, deliver_record,
 					      &ctx);

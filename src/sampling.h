@@ -21,6 +21,7 @@
 #define PCTR_SAMPLING_H
 
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -91,15 +92,19 @@ pctr__fixed_period_init(struct pctr__ovf_event *o,
 
 /*
  * Per-thread running count and sequence, for struct pctr_overflow_info: an
- * open-addressing table (linear probing) per ring, touched only by the
- * ring's one reader.  A slot is given back when the kernel reports that
- * its thread exited: signal-mode counters have attr.task set, so every
- * thread counting on the ring's counter or its inherited copies writes a
- * PERF_RECORD_EXIT into the ring as it exits, after its last sample
- * (perf_event_exit_task_context()).  Tids are reused (pid_max may be
- * 32768), and a reused tid starts again at seq 1.  When exit records were
- * lost with a full ring and the table fills, threads that no longer exist
- * are swept out (tgkill(pid, tid, 0) fails with ESRCH).
+ * open-addressing table (linear probing) per counter, under a lock: the
+ * rings of a set spread over CPUs (open_on()) share their counter's table,
+ * a thread's records landing in the ring of whichever CPU it ran on, each
+ * ring with a reader of its own.  The kernel reports that a thread exited:
+ * signal-mode counters have attr.task set, so every thread counting on the
+ * counter or its inherited copies writes a PERF_RECORD_EXIT as it exits,
+ * after its last sample (perf_event_exit_task_context()).  That record may
+ * be read before the thread's last samples in another CPU's ring, so it
+ * only marks the slot with its time: a later sample of that tid is a new
+ * thread (tids are reused, pid_max may be 32768) and starts again at seq 1.
+ * When the table fills, slots of threads that exited, or no longer exist
+ * (tgkill(pid, tid, 0) fails with ESRCH: exit records lost with a full
+ * ring), are swept out.
  */
 #define PCTR__TID_SLOTS 256
 struct pctr__tid_slot {
@@ -107,6 +112,7 @@ struct pctr__tid_slot {
 	pid_t pid;
 	uint64_t seq;
 	uint64_t count;
+	uint64_t exit_time; /* of its PERF_RECORD_EXIT, 0 while it runs */
 };
 
 /* one counter's ring buffer */
@@ -116,14 +122,20 @@ struct pctr__ring {
 	uint64_t size; /* data area, a power of two */
 	size_t map_len;
 	int carrier; /* the dummy event that owns the ring, or -1 */
+	struct pctr__ring *shared; /* the ring this counter writes into, if
+				      another's (a CPU's ring: open_on()) */
 	struct pctr__ctr *ctr;
 	int fd; /* the counter that writes into it */
 	int event;
-	int instance;
+	int instance; /* internal (set->inst_id) */
+	int pub; /* public (pctr_set_instance_id()) */
 	uint64_t sample_type;
 	atomic_flag busy; /* one reader at a time */
 	atomic_int reader; /* the reader's tid while it holds busy, or 0 */
-	struct pctr__tid_slot *tids; /* signal mode only */
+	struct pctr__tid_slot *tids; /* signal mode only: the table it owns */
+	struct pctr__ring *tab; /* the ring whose table and lock it uses */
+	atomic_flag tids_lock;
+	_Atomic uint64_t last_time; /* of the last record read, signal mode */
 };
 
 struct pctr__overflow {
@@ -282,28 +294,42 @@ pctr__tid_clear(struct pctr__tid_slot *tab, unsigned int i)
 	memset(&tab[i], 0, sizeof(tab[i]));
 }
 
-/* @tid exited: its slot is free again */
+/* @tid exited at @time (never 0: the kernel's clock) */
 static inline void
-pctr__tid_forget(struct pctr__tid_slot *tab, pid_t tid)
+pctr__tid_exited(struct pctr__tid_slot *tab, pid_t tid, uint64_t time)
 {
 	for (unsigned int n = 0, i = pctr__tid_home(tid);
 	     n < PCTR__TID_SLOTS && tab[i].tid; n++, i = (i + 1) % PCTR__TID_SLOTS)
 		if (tab[i].tid == tid) {
-			pctr__tid_clear(tab, i);
+			tab[i].exit_time = time ? time : 1;
 			return;
 		}
 }
 
-/* a full table: drop the threads that no longer exist */
+/*
+ * A thread that exited before @horizon, the time up to which every ring
+ * of the counter has been read: none of its samples is left to read.
+ * Once records were lost (@lost), exit records may have been: then also a
+ * thread that no longer exists.  (Without losses such a thread's exit
+ * record is still to be read, and maybe samples of it before that.)
+ */
+static inline bool
+pctr__tid_gone(const struct pctr__tid_slot *s, uint64_t horizon, bool lost)
+{
+	if (s->exit_time)
+		return s->exit_time <= horizon;
+	return lost && syscall(SYS_tgkill, s->pid, s->tid, 0) < 0 &&
+	       errno == ESRCH;
+}
+
+/* a full table: drop the threads that are gone */
 static inline int
-pctr__tid_sweep(struct pctr__tid_slot *tab)
+pctr__tid_sweep(struct pctr__tid_slot *tab, uint64_t horizon, bool lost)
 {
 	int freed = 0;
 
 	for (unsigned int i = 0; i < PCTR__TID_SLOTS; i++)
-		while (tab[i].tid &&
-		       syscall(SYS_tgkill, tab[i].pid, tab[i].tid, 0) < 0 &&
-		       errno == ESRCH) {
+		while (tab[i].tid && pctr__tid_gone(&tab[i], horizon, lost)) {
 			pctr__tid_clear(tab, i);
 			freed++;
 		}
@@ -321,7 +347,7 @@ pctr__tid_find(struct pctr__tid_slot *tab, pid_t pid, pid_t tid)
 		if (s->tid == tid)
 			return s;
 		if (s->tid == 0) {
-			*s = (struct pctr__tid_slot){ tid, pid, 0, 0 };
+			*s = (struct pctr__tid_slot){ tid, pid, 0, 0, 0 };
 			return s;
 		}
 		i = (i + 1) % PCTR__TID_SLOTS;
@@ -330,20 +356,52 @@ pctr__tid_find(struct pctr__tid_slot *tab, pid_t pid, pid_t tid)
 }
 
 /*
- * The running count and sequence number of @tid (of process @pid) in a
- * ring (signal mode); NULL only while more than PCTR__TID_SLOTS threads
- * that exist share the ring.  Async-signal-safe; errno is kept.
+ * The running count and sequence number of @tid (of process @pid) for a
+ * sample at @time (signal mode); NULL only while more than
+ * PCTR__TID_SLOTS threads that exist share the counter.  A sample after
+ * the tid's exit record is a new thread's.  @horizon(@ctx, &lost) is
+ * only asked when the table is full (pctr__tid_gone()).  Called with the
+ * table's lock held; async-signal-safe; errno is kept.
  */
 static inline struct pctr__tid_slot *
-pctr__tid_slot(struct pctr__tid_slot *tab, pid_t pid, pid_t tid)
+pctr__tid_slot(struct pctr__tid_slot *tab, pid_t pid, pid_t tid,
+	       uint64_t time, uint64_t (*horizon)(void *ctx, bool *lost),
+	       void *ctx)
 {
 	struct pctr__tid_slot *s = pctr__tid_find(tab, pid, tid);
 	int saved = errno;
+	bool lost = false;
 
-	if (!s && pctr__tid_sweep(tab) > 0)
-		s = pctr__tid_find(tab, pid, tid);
+	if (!s) {
+		uint64_t h = horizon(ctx, &lost);
+
+		if (pctr__tid_sweep(tab, h, lost) > 0)
+			s = pctr__tid_find(tab, pid, tid);
+	}
 	errno = saved;
+	if (s && s->exit_time && time > s->exit_time)
+		*s = (struct pctr__tid_slot){ tid, pid, 0, 0, 0 };
 	return s;
+}
+
+/*
+ * The table's lock.  Its holders are the readers of the counter's rings,
+ * each in the library's signal handler for the counter's signal: that
+ * signal is blocked while the handler runs, so a holder is never
+ * interrupted by another wanting it, and waits only for other threads.
+ */
+static inline void
+pctr__tids_lock(struct pctr__ring *ring)
+{
+	while (atomic_flag_test_and_set_explicit(&ring->tab->tids_lock,
+						 memory_order_acquire))
+		sched_yield();
+}
+
+static inline void
+pctr__tids_unlock(struct pctr__ring *ring)
+{
+	atomic_flag_clear_explicit(&ring->tab->tids_lock, memory_order_release);
 }
 
 /* sampling.c: ring buffers */

@@ -198,6 +198,7 @@ close_all(struct pctr_set *set)
 	}
 	free(set->ctr);
 	free(set->inst_id);
+	free(set->inst_cpu);
 	free(set->nr_groups);
 	free(set->groups);
 	free(set->member);
@@ -205,6 +206,7 @@ close_all(struct pctr_set *set)
 	free(set->base);
 	set->ctr = NULL;
 	set->inst_id = NULL;
+	set->inst_cpu = NULL;
 	set->nr_groups = NULL;
 	set->groups = NULL;
 	set->member = NULL;
@@ -641,6 +643,7 @@ make_attr(const struct pctr_set *set, int e, int part, bool leader,
 		attr->pinned = 1;
 	if (how->user_read && ev->hardware)
 		attr->config1 |= user_read_bit();
+	pctr__set_clock(set, attr);
 }
 
 /*
@@ -763,6 +766,7 @@ open_reader(struct pctr_set *set, int inst, int g, const struct how *how,
 
 	if (grp->nr < 2)
 		return 0;
+	pctr__set_clock(set, &attr);
 	for (int c = 0; c < set->nr_ctr; c++)
 		if (set->ctr[inst * set->nr_ctr + c].fd == grp->leader_fd)
 			e = set->ctr[inst * set->nr_ctr + c].event;
@@ -953,22 +957,70 @@ alloc_open(struct pctr_set *set, int nr_inst)
 	return 0;
 }
 
+/*
+ * Inherited counters that sample write their records into their parent's
+ * ring buffer from whatever CPU the inheriting thread runs on, and the
+ * kernel's ring is written with CPU-local operations (perf_output_begin()
+ * and perf_output_put_handle() use local_t): two CPUs writing one ring at
+ * once can leave its published head stuck for good, every later record
+ * written past it and never seen, not even as lost
+ * (tests/repro/repro_shared_ring_head).  So a set that samples threads it
+ * inherits into opens each thread once per online CPU, as perf record
+ * does; each counter counts only while its thread runs on its CPU, and the
+ * rings are per CPU (sampling.c).  @ids becomes thread x CPU, the thread
+ * ids repeated, consecutive, and *cpus their CPUs.
+ */
+static int
+spread_over_cpus(int **ids, int **cpus, int *nr)
+{
+	struct pctr_target all = { .type = PCTR_TARGET_CPU };
+	int *cpu = NULL, ncpu = 0, *id, *c;
+	int r = list_cpus(&all, &cpu, &ncpu);
+
+	id = r < 0 ? NULL : calloc((size_t)*nr * ncpu + 1, sizeof(int));
+	c = r < 0 ? NULL : calloc((size_t)*nr * ncpu + 1, sizeof(int));
+	if (r == 0 && (!id || !c))
+		r = pctr__error(ENOMEM, "out of memory opening a set");
+	for (int i = 0; r == 0 && i < *nr * ncpu; i++) {
+		id[i] = (*ids)[i / ncpu];
+		c[i] = cpu[i % ncpu];
+	}
+	free(cpu);
+	if (r < 0) {
+		free(id);
+		free(c);
+		return r;
+	}
+	free(*ids);
+	*ids = id;
+	*cpus = c;
+	*nr *= ncpu;
+	return 0;
+}
+
 static int
 open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	bool cpu_target)
 {
-	int r, opened = 0;
+	int r = 0, opened = 0, *cpus = NULL;
 	struct how start = *base;
 
 	start.open_enabled = !base->enable_on_exec && !samples(set);
 	base = &start;
 	set->forks = pctr__forks;
 	set->inherit = base->inherit;
+	if (base->inherit && samples(set))
+		r = spread_over_cpus(&ids, &cpus, &nr);
+	if (r < 0) {
+		free(ids);
+		return r;
+	}
 	r = alloc_open(set, nr);
 	set->inst_id = ids;
+	set->inst_cpu = cpus;
 	for (int i = 0; r == 0 && i < nr; i++) {
 		struct how how = *base;
-		int cpu = cpu_target ? ids[i] : -1;
+		int cpu = cpu_target ? ids[i] : cpus ? cpus[i] : -1;
 
 		if (!cpu_target && how.pid != 0)
 			how.pid = ids[i];
@@ -988,6 +1040,8 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 		}
 		if (r == 0)
 			r = finish_instance(set, opened, how.user_read);
+		if (cpus)
+			cpus[opened] = cpus[i];
 		set->inst_id[opened++] = ids[i];
 	}
 	if (r == 0 && opened == 0)
@@ -1252,25 +1306,57 @@ pctr_set_reset(struct pctr_set *set)
 	return 0;
 }
 
+/*
+ * Public instances are the threads or CPUs.  A set spread over CPUs
+ * (spread_over_cpus()) has one internal instance per thread and CPU, a
+ * thread's consecutive: public instance @i is internal [*lo, *hi).
+ * Return: the number of public instances.
+ */
+int
+pctr__inst_range(const struct pctr_set *set, int i, int *lo, int *hi)
+{
+	int n = 0;
+
+	*lo = *hi = 0;
+	for (int k = 0; k < set->nr_inst; k++) {
+		if (set->inst_cpu && k > 0 &&
+		    set->inst_id[k] == set->inst_id[k - 1]) {
+			*hi += n - 1 == i;
+			continue;
+		}
+		if (n++ == i) {
+			*lo = k;
+			*hi = k + 1;
+		}
+	}
+	return n;
+}
+
 PCTR_EXPORT int
 pctr_set_nr_instances(const struct pctr_set *set)
 {
+	int lo, hi;
+
 	if (!set)
 		return pctr__error(EINVAL, "NULL set");
-	return set->open ? set->nr_inst : pctr__error(EBADFD, "not open");
+	return set->open ? pctr__inst_range(set, -1, &lo, &hi)
+			 : pctr__error(EBADFD, "not open");
 }
 
 PCTR_EXPORT int
 pctr_set_instance_id(const struct pctr_set *set, int i)
 {
+	int lo, hi, n;
+
 	if (!set)
 		return pctr__error(EINVAL, "NULL set");
 	if (!set->open)
 		return pctr__error(EBADFD, "the set is not open");
-	if (i < 0 || i >= set->nr_inst)
+	n = pctr__inst_range(set, i, &lo, &hi);
+	if (i < 0 || i >= n)
 		return pctr__error(ERANGE, "instance %d out of range (0..%d)",
-				   i, set->nr_inst - 1);
-	return set->inst_id[i];
+				   i, n - 1);
+	return set->inst_id[lo];
 }
 
 PCTR_EXPORT int

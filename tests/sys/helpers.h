@@ -140,23 +140,27 @@ spin_user_ns(uint64_t ns)
  * hiccups, so the library is held to the kernel's figure rather than to
  * the arithmetic one.
  */
+#define REF_MAX_CPUS 64
 struct ref_sampler {
-	int fd, carrier;
-	void *ring;
+	int nr; /* rings: 1, or one per CPU */
+	int fd[REF_MAX_CPUS];
+	void *ring[REF_MAX_CPUS];
 	size_t len;
 };
 
 static inline int
-ref_perf_open(struct perf_event_attr *a)
+ref_perf_open(struct perf_event_attr *a, int cpu)
 {
-	return (int)syscall(SYS_perf_event_open, a, 0, -1, -1,
+	return (int)syscall(SYS_perf_event_open, a, 0, cpu, -1,
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
 /*
- * @inherit: follow the threads created later, as PCTR_TARGET_PROCESS does
- * (their samples go to the ring of a dummy event: the kernel maps no ring
- * on an inherited per-task counter).
+ * @inherit: follow the threads created later, as PCTR_TARGET_PROCESS does,
+ * and as perf record does: one counter and ring per CPU.  (The kernel
+ * maps no ring on an inherited counter of every CPU, and one shared
+ * through PERF_EVENT_IOC_SET_OUTPUT is written by several CPUs at once and
+ * can stop publishing: tests/repro/repro_shared_ring_head.)
  */
 static inline void
 ref_open(struct ref_sampler *r, uint64_t period, int inherit)
@@ -167,46 +171,47 @@ ref_open(struct ref_sampler *r, uint64_t period, int inherit)
 		.exclude_hv = 1, .sample_period = period,
 		.sample_type = PERF_SAMPLE_IP, .inherit = !!inherit,
 	};
-	struct perf_event_attr d = {
-		.size = sizeof(d), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
 
 	r->len = 65 * (size_t)sysconf(_SC_PAGESIZE);
-	r->fd = ref_perf_open(&a);
-	r->carrier = inherit ? ref_perf_open(&d) : r->fd;
-	if (r->fd < 0 || r->carrier < 0)
+	r->nr = inherit ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	if (r->nr > REF_MAX_CPUS)
 		abort();
-	r->ring = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       r->carrier, 0);
-	if (r->ring == MAP_FAILED ||
-	    (inherit && ioctl(r->fd, PERF_EVENT_IOC_SET_OUTPUT, r->carrier)))
-		abort();
+	for (int i = 0; i < r->nr; i++) {
+		r->fd[i] = ref_perf_open(&a, inherit ? i : -1);
+		if (r->fd[i] < 0)
+			abort();
+		r->ring[i] = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
+				  MAP_SHARED, r->fd[i], 0);
+		if (r->ring[i] == MAP_FAILED)
+			abort();
+	}
 }
 
 /* stop it and count its samples (64 pages hold 16384 of them) */
 static inline uint64_t
 ref_close(struct ref_sampler *r)
 {
-	struct perf_event_mmap_page *pc = r->ring;
-	unsigned char *data = (unsigned char *)r->ring + sysconf(_SC_PAGESIZE);
 	uint64_t size = r->len - sysconf(_SC_PAGESIZE), n = 0;
-	uint64_t head, tail;
 
-	ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
-	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	for (tail = pc->data_tail; tail < head;) {
-		struct perf_event_header h;
+	for (int i = 0; i < r->nr; i++)
+		ioctl(r->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; i < r->nr; i++) {
+		struct perf_event_mmap_page *pc = r->ring[i];
+		unsigned char *data = (unsigned char *)pc +
+				      sysconf(_SC_PAGESIZE);
+		uint64_t head = __atomic_load_n(&pc->data_head,
+						__ATOMIC_ACQUIRE);
 
-		memcpy(&h, data + tail % size, sizeof(h));
-		n += h.type == PERF_RECORD_SAMPLE;
-		tail += h.size ? h.size : head - tail;
+		for (uint64_t tail = pc->data_tail; tail < head;) {
+			struct perf_event_header h;
+
+			memcpy(&h, data + tail % size, sizeof(h));
+			n += h.type == PERF_RECORD_SAMPLE;
+			tail += h.size ? h.size : head - tail;
+		}
+		munmap(r->ring[i], r->len);
+		close(r->fd[i]);
 	}
-	munmap(r->ring, r->len);
-	if (r->carrier != r->fd)
-		close(r->carrier);
-	close(r->fd);
 	return n;
 }
 

@@ -571,13 +571,22 @@ TEST(eight_new_threads)
  */
 #define NR_WAVE 4
 #define NR_WAVES 80
+/*
+ * Work per thread: on a process the counters are per thread and CPU (the
+ * kernel's rings are written by one CPU each: set.c, open_on()), so a
+ * thread's periods run separately on each CPU it visits.  6 periods on
+ * 2 CPUs leave at least 3 on one of them, and so at least 2 whole periods
+ * there, each one a notification unless its timer fires while the thread
+ * is in the kernel (thread start and exit).
+ */
+#define WAVE_PERIODS 6
 static pid_t wave_tid[NR_WAVE * NR_WAVES];
 
 static void *
 wave_main(void *arg)
 {
 	wave_tid[(intptr_t)arg] = gettid();
-	spin(3 * PERIOD_NS);
+	spin(WAVE_PERIODS * PERIOD_NS);
 	return NULL;
 }
 
@@ -654,8 +663,8 @@ TEST(slots_of_exited_threads_are_reused)
 	       atomic_load(&nr_notes), NR_WAVE * NR_WAVES, late, silent,
 	       reused);
 	/*
-	 * 3 ms of user-mode work at 1 ms: every thread is notified (a
-	 * thread's first period starts at its creation)
+	 * WAVE_PERIODS ms of user-mode work at 1 ms: every thread is
+	 * notified (a thread's first period starts at its creation)
 	 */
 	ASSERT_EQ(silent, 0);
 	ASSERT_EQ(late, NR_WAVE * NR_WAVES - 256);

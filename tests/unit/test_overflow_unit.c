@@ -194,24 +194,33 @@ TEST(lost_record)
 	ASSERT_UEQ(pctr__lost_parse(h), 0);
 }
 
+/* every ring read to the end */
+static uint64_t
+all_read(void *ctx, bool *lost)
+{
+	(void)ctx;
+	*lost = true;
+	return UINT64_MAX;
+}
+
 TEST(tid_table_fills_and_finds)
 {
 	static struct pctr__tid_slot tab[PCTR__TID_SLOTS];
 	pid_t pid = getpid();
 
 	for (int t = 1; t <= PCTR__TID_SLOTS; t++) {
-		struct pctr__tid_slot *s = pctr__tid_slot(tab, pid, t * 1000);
+		struct pctr__tid_slot *s = pctr__tid_slot(tab, pid, t * 1000, 0, all_read, NULL);
 
 		ASSERT(s != NULL);
 		s->seq = t;
 	}
 	for (int t = 1; t <= PCTR__TID_SLOTS; t++)
-		ASSERT_UEQ(pctr__tid_slot(tab, pid, t * 1000)->seq, t);
+		ASSERT_UEQ(pctr__tid_slot(tab, pid, t * 1000, 0, all_read, NULL)->seq, t);
 	/* full of threads that do not exist: swept out for a new one */
 	errno = 1234;
-	ASSERT(pctr__tid_slot(tab, pid, 7) != NULL);
+	ASSERT(pctr__tid_slot(tab, pid, 7, 0, all_read, NULL) != NULL);
 	ASSERT_EQ(errno, 1234);
-	ASSERT_UEQ(pctr__tid_slot(tab, pid, 7)->seq, 0);
+	ASSERT_UEQ(pctr__tid_slot(tab, pid, 7, 0, all_read, NULL)->seq, 0);
 	for (int i = 0; i < PCTR__TID_SLOTS; i++)
 		ASSERT(tab[i].tid == 0 || tab[i].tid == 7);
 }
@@ -222,8 +231,48 @@ TEST(tid_table_keeps_live_threads)
 	static struct pctr__tid_slot tab[PCTR__TID_SLOTS];
 
 	for (int i = 0; i < PCTR__TID_SLOTS; i++)
-		tab[i] = (struct pctr__tid_slot){ gettid(), getpid(), 1, 1 };
-	ASSERT(pctr__tid_slot(tab, getpid(), 7) == NULL);
+		tab[i] = (struct pctr__tid_slot){ gettid(), getpid(), 1, 1, 0 };
+	ASSERT(pctr__tid_slot(tab, getpid(), 7, 0, all_read, NULL) == NULL);
+}
+
+/* what a sweep does to a thread that exited */
+static void
+forget(struct pctr__tid_slot *tab, pid_t tid)
+{
+	for (unsigned int i = 0; i < PCTR__TID_SLOTS; i++)
+		if (tab[i].tid == tid)
+			pctr__tid_clear(tab, i);
+}
+
+/*
+ * A thread's exit record may be read before its last samples (they can be
+ * in another CPU's ring): samples up to the exit's time are still the old
+ * thread's, a later one is a new thread on the reused tid, and a full
+ * table sweeps out the threads that exited even while their tid exists.
+ */
+TEST(tid_table_exit_marks)
+{
+	static struct pctr__tid_slot tab[PCTR__TID_SLOTS];
+	pid_t pid = getpid(), me = gettid();
+
+	pctr__tid_slot(tab, pid, me, 100, all_read, NULL)->seq = 5;
+	pctr__tid_exited(tab, me, 200);
+	ASSERT_UEQ(pctr__tid_slot(tab, pid, me, 150, all_read, NULL)->seq, 5);
+	ASSERT_UEQ(pctr__tid_slot(tab, pid, me, 200, all_read, NULL)->seq, 5);
+	ASSERT_UEQ(pctr__tid_slot(tab, pid, me, 201, all_read, NULL)->seq, 0);
+	ASSERT_UEQ(pctr__tid_slot(tab, pid, me, 202, all_read, NULL)->exit_time, 0);
+	pctr__tid_exited(tab, me, 300);
+	for (int t = 1; t < PCTR__TID_SLOTS; t++)
+		tab[(pctr__tid_home(me) + t) % PCTR__TID_SLOTS] =
+			(struct pctr__tid_slot){ me + t, pid, 1, 1, 0 };
+	/*
+	 * read up to 299: the exit at 300 may still have samples to read;
+	 * threads that no longer exist but left no exit record only go
+	 * once records were lost
+	 */
+	ASSERT_EQ(pctr__tid_sweep(tab, 299, false), 0);
+	ASSERT_EQ(pctr__tid_sweep(tab, 299, true), PCTR__TID_SLOTS - 1);
+	ASSERT_EQ(pctr__tid_sweep(tab, 300, false), 1);
 }
 
 /*
@@ -244,11 +293,11 @@ TEST(tid_table_forgets_exited_threads)
 		pid_t tid = 1 + rand() % 4095;
 
 		if (seq[tid] && rand() % 2) {
-			pctr__tid_forget(tab, tid);
+			forget(tab, tid);
 			seq[tid] = 0;
 			live--;
 		} else if (seq[tid] || live < PCTR__TID_SLOTS - 8) {
-			struct pctr__tid_slot *s = pctr__tid_slot(tab, pid, tid);
+			struct pctr__tid_slot *s = pctr__tid_slot(tab, pid, tid, 0, all_read, NULL);
 
 			ASSERT(s != NULL);
 			ASSERT_UEQ(s->seq, seq[tid]);
@@ -277,5 +326,6 @@ main(void)
 			       TEST_CASE(lost_record)
 			       TEST_CASE(tid_table_fills_and_finds)
 			       TEST_CASE(tid_table_keeps_live_threads)
+			       TEST_CASE(tid_table_exit_marks)
 			       TEST_CASE(tid_table_forgets_exited_threads)));
 }
