@@ -618,6 +618,21 @@ pctr__set_clock(const struct pctr_set *set, struct perf_event_attr *attr)
 		}
 }
 
+/*
+ * A signal-mode ring holds the records between two signals: one page for
+ * a counter's own (pctr_set_overflow()).  A set spread over CPUs has one
+ * ring per CPU for all the threads that run there, whose signals go to
+ * the threads that opened it, so eight: 36 KiB per CPU and counter, well
+ * within kernel.perf_event_mlock_kb, which is per CPU.
+ */
+static unsigned int
+ring_pages(const struct pctr_set *set, const struct pctr__ovf_event *ev)
+{
+	if (set->inst_cpu && ev->mode == PCTR__MODE_SIGNAL && ev->pages < 8)
+		return 8;
+	return ev->pages;
+}
+
 /* the public index of internal instance @k (pctr__inst_range()) */
 static int
 public_instance(const struct pctr_set *set, int k)
@@ -647,7 +662,7 @@ open_rings(struct pctr_set *set)
 			continue;
 		o->ring[c].instance = c / set->nr_ctr;
 		o->ring[c].pub = public_instance(set, c / set->nr_ctr);
-		r = pctr__ring_map(set, &o->ring[c], c, ev->pages);
+		r = pctr__ring_map(set, &o->ring[c], c, ring_pages(set, ev));
 		signals |= ev->mode == PCTR__MODE_SIGNAL;
 		if (r == 0 && ev->mode == PCTR__MODE_BUFFER && !o->scratch &&
 		    !(o->scratch = malloc(PCTR__RECORD_MAX)))

@@ -3,11 +3,11 @@
  * repro_task_clock_inherit - how many samples an inherited task-clock:u counter
  * gives, with plain perf_event_open and nothing of libpctr.
  *
- * The layout is the library's for PCTR_TARGET_PROCESS: one task-clock
- * counter on this process with inherit = 1, so that threads created later
- * count on inherited copies, sending its samples with
- * PERF_EVENT_IOC_SET_OUTPUT to the ring of a dummy event (the kernel does
- * not map a ring on an inherited per-task counter).  Eight threads then
+ * The layout is the library's for PCTR_TARGET_PROCESS, and perf record's:
+ * one task-clock counter on this process per CPU with inherit = 1, so that
+ * threads created later count on inherited copies, each with its own ring
+ * (one ring written by several CPUs stops publishing:
+ * repro_shared_ring_head).  Eight threads then
  * burn CPU time on two CPUs, in two ways:
  *
  *  (a) a calibrated loop of pure user-mode work (a fixed number of
@@ -119,9 +119,9 @@ worker(void *arg)
 }
 
 static int
-perf_open(struct perf_event_attr *a)
+perf_open(struct perf_event_attr *a, int cpu)
 {
-	return (int)syscall(SYS_perf_event_open, a, 0, -1, -1,
+	return (int)syscall(SYS_perf_event_open, a, 0, cpu, -1,
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -129,7 +129,8 @@ struct round {
 	uint64_t samples, lost, cpu_ns;
 };
 
-static struct perf_event_mmap_page *signal_ring;
+#define MAX_CPUS 64
+static struct perf_event_mmap_page *volatile signal_ring[MAX_CPUS];
 static struct round *signal_round;
 static void drain(struct perf_event_mmap_page *pc, struct round *r);
 
@@ -138,8 +139,17 @@ static void
 on_sigio(int sig)
 {
 	(void)sig;
-	if (signal_ring)
-		drain(signal_ring, signal_round);
+	for (int i = 0; i < MAX_CPUS; i++)
+		if (signal_ring[i])
+			drain(signal_ring[i], signal_round);
+}
+
+static void
+stop_signals(void)
+{
+	signal(SIGIO, SIG_IGN);
+	for (int i = 0; i < MAX_CPUS; i++)
+		signal_ring[i] = NULL;
 }
 
 /* a signal per sample (wakeup_events = 1) to this thread */
@@ -193,48 +203,51 @@ run_round(int spin_kind, struct round *r)
 		.sample_period = period_ns,
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
 	};
-	struct perf_event_attr dummy = {
-		.size = sizeof(dummy), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
 	long page = sysconf(_SC_PAGESIZE);
 	size_t len = (size_t)(1 + DATA_PAGES) * page;
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), fd[MAX_CPUS];
 	pthread_t th[NR_THREADS];
-	int fd, carrier;
-	void *p;
+	void *p[MAX_CPUS];
 
 	memset(r, 0, sizeof(*r));
 	syscall_spin = spin_kind == 1;
 	clk.wakeup_events = spin_kind == 2;
-	fd = perf_open(&clk);
-	carrier = perf_open(&dummy);
-	if (fd < 0 || carrier < 0)
+	if (ncpu > MAX_CPUS)
 		return -1;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, carrier, 0);
-	if (p == MAP_FAILED || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, carrier))
-		return -1;
-	if (spin_kind == 2) {
-		signal_round = r;
-		signal_ring = p;
-		if (route_signals(fd))
+	signal_round = r;
+	for (int i = 0; i < ncpu; i++) {
+		fd[i] = perf_open(&clk, i);
+		if (fd[i] < 0)
 			return -1;
+		p[i] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd[i], 0);
+		if (p[i] == MAP_FAILED)
+			return -1;
+		if (spin_kind == 2 && route_signals(fd[i]))
+			return -1;
+		if (spin_kind == 2)
+			signal_ring[i] = p[i];
 	}
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < ncpu; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
 	for (int i = 0; i < NR_THREADS; i++)
 		pthread_create(&th[i], NULL, worker, NULL);
 	for (int i = 0; i < NR_THREADS; i++)
 		pthread_join(th[i], NULL);
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	signal(SIGIO, SIG_IGN);
-	signal_ring = NULL;
-	/* the threads' counts came back to this counter as they exited */
-	if (read(fd, &r->cpu_ns, sizeof(r->cpu_ns)) != sizeof(r->cpu_ns))
-		return -1;
-	drain(p, r);
-	munmap(p, len);
-	close(fd);
-	close(carrier);
+	for (int i = 0; i < ncpu; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	stop_signals();
+	for (int i = 0; i < ncpu; i++) {
+		uint64_t ns;
+
+		/* the threads' counts came back as they exited */
+		if (read(fd[i], &ns, sizeof(ns)) != sizeof(ns))
+			return -1;
+		r->cpu_ns += ns;
+		drain(p[i], r);
+		munmap(p[i], len);
+		close(fd[i]);
+	}
 	return 0;
 }
 
@@ -260,14 +273,14 @@ run_self(int signals, struct round *r)
 	void *p;
 
 	memset(r, 0, sizeof(*r));
-	fd = perf_open(&clk);
+	fd = perf_open(&clk, -1);
 	if (fd < 0)
 		return -1;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -1;
 	signal_round = r;
-	signal_ring = p;
+	signal_ring[0] = p;
 	if (signals && route_signals(fd))
 		return -1;
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -281,8 +294,7 @@ run_self(int signals, struct round *r)
 	sys_us = (u1.ru_stime.tv_sec - u0.ru_stime.tv_sec) * 1000000ull +
 		 u1.ru_stime.tv_usec - u0.ru_stime.tv_usec;
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	signal(SIGIO, SIG_IGN);
-	signal_ring = NULL;
+	stop_signals();
 	whole_periods = t0 / period_ns;
 	if (read(fd, &r->cpu_ns, sizeof(r->cpu_ns)) != sizeof(r->cpu_ns))
 		return -1;

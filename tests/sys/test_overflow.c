@@ -635,6 +635,7 @@ TEST(slots_of_exited_threads_are_reused)
 	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
 					    record, 0);
 	int late = 0, silent = 0, reused = 0;
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_PROCESS }));
@@ -649,6 +650,7 @@ TEST(slots_of_exited_threads_are_reused)
 			pthread_join(th[i], NULL);
 	}
 	ASSERT_OK(pctr_set_disable(set));
+	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
 	ASSERT_LT(atomic_load(&nr_notes), MAX_NOTES);
 	for (int t = 0; t < NR_WAVE * NR_WAVES; t++) {
 		int k, uses = tid_uses(wave_tid[t]);
@@ -658,10 +660,11 @@ TEST(slots_of_exited_threads_are_reused)
 		late += t >= 256 && k > 0;
 		reused += uses > 1;
 	}
-	printf("# %d notifications; threads 257 to %d: %d notified; %d "
-	       "threads without any; %d threads on a reused tid\n",
-	       atomic_load(&nr_notes), NR_WAVE * NR_WAVES, late, silent,
-	       reused);
+	printf("# %d notifications, %llu lost; threads 257 to %d: %d "
+	       "notified; %d threads without any; %d threads on a reused "
+	       "tid\n",
+	       atomic_load(&nr_notes), (unsigned long long)st.lost,
+	       NR_WAVE * NR_WAVES, late, silent, reused);
 	/*
 	 * WAVE_PERIODS ms of user-mode work at 1 ms: every thread is
 	 * notified (a thread's first period starts at its creation)
