@@ -225,38 +225,51 @@ forget_exited(struct pctr__ring *ring, const struct perf_event_header *h)
 	pctr__tids_unlock(ring);
 }
 
+/*
+ * The record at *@tail: handed to @fn, *@tail moved past it.  Return
+ * @fn's non-zero value to stop, else 0.
+ */
+static int
+ring_step(struct pctr_set *set, struct pctr__ring *ring, unsigned char *buf,
+	  size_t len, pctr__rec_fn fn, void *arg, int *n, uint64_t *tail,
+	  uint64_t head)
+{
+	struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
+	bool sideband = ev->mode == PCTR__MODE_BUFFER &&
+			(ev->flags & PCTR_SAMPLE_SIDEBAND);
+	const struct perf_event_header *h;
+	size_t sz = pctr__ring_record(ring->data, ring->size, *tail, head, buf,
+				      len, &h);
+	int stop = 0;
+
+	if (!sz) {
+		*tail = head;
+		return 0;
+	}
+	if (h && h->type == PERF_RECORD_LOST)
+		atomic_fetch_add(&ev->lost, pctr__lost_parse(h));
+	if (h && h->type == PERF_RECORD_EXIT)
+		forget_exited(ring, h);
+	if (h && h->type == PERF_RECORD_SAMPLE) {
+		stop = fn(set, ring, h, arg);
+		(*n)++;
+	} else if (h && sideband) {
+		stop = fn(set, ring, h, arg);
+	}
+	*tail += sz;
+	return stop;
+}
+
 static uint64_t
 ring_pass(struct pctr_set *set, struct pctr__ring *ring, unsigned char *buf,
 	  size_t len, pctr__rec_fn fn, void *arg, int *n)
 {
-	struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
 	uint64_t tail = ring->pc->data_tail;
 	uint64_t head = __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);
-	bool sideband = ev->mode == PCTR__MODE_BUFFER &&
-			(ev->flags & PCTR_SAMPLE_SIDEBAND);
 	int stop = 0;
 
-	while (tail != head && !stop) {
-		const struct perf_event_header *h;
-		size_t sz = pctr__ring_record(ring->data, ring->size, tail, head,
-					      buf, len, &h);
-
-		if (!sz) {
-			tail = head;
-			break;
-		}
-		if (h && h->type == PERF_RECORD_LOST)
-			atomic_fetch_add(&ev->lost, pctr__lost_parse(h));
-		if (h && h->type == PERF_RECORD_EXIT)
-			forget_exited(ring, h);
-		if (h && h->type == PERF_RECORD_SAMPLE) {
-			stop = fn(set, ring, h, arg);
-			(*n)++;
-		} else if (h && sideband) {
-			stop = fn(set, ring, h, arg);
-		}
-		tail += sz;
-	}
+	while (tail != head && !stop)
+		stop = ring_step(set, ring, buf, len, fn, arg, n, &tail, head);
 	__atomic_store_n(&ring->pc->data_tail, tail, __ATOMIC_RELEASE);
 	return stop ? UINT64_MAX : tail;
 }
@@ -375,7 +388,8 @@ pctr_set_sampling(struct pctr_set *set, int idx,
 			    pctr__period_sample_type(&set->ev[idx], attr);
 	if (cfg->flags & PCTR_SAMPLE_TID)
 		attr->sample_type |= PERF_SAMPLE_TID;
-	if (cfg->flags & PCTR_SAMPLE_TIME)
+	/* side-band records are ordered with the samples by time */
+	if (cfg->flags & (PCTR_SAMPLE_TIME | PCTR_SAMPLE_SIDEBAND))
 		attr->sample_type |= PERF_SAMPLE_TIME;
 	if (cfg->flags & PCTR_SAMPLE_CALLCHAIN) {
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
@@ -480,8 +494,8 @@ side_parse(const struct perf_event_header *h, uint64_t sample_type,
 }
 
 static int
-deliver_side(struct pctr__ring *ring, const struct perf_event_header *h,
-	     const struct read_ctx *ctx)
+deliver_side(struct pctr_set *set, struct pctr__ring *ring,
+	     const struct perf_event_header *h, const struct read_ctx *ctx)
 {
 	struct pctr_sample_record rec = { .event = ring->event,
 					  .instance = ring->pub,
@@ -498,6 +512,9 @@ deliver_side(struct pctr__ring *ring, const struct perf_event_header *h,
 		return 0;
 	if (side_parse(h, ring->sample_type, &rec) < 0)
 		return 0;
+	/* side-band sets carry the time for their order (ring_time()) */
+	if (!(set->ovf->ev[ring->event].flags & PCTR_SAMPLE_TIME))
+		rec.time = 0;
 	return ctx->cb(&rec, ctx->arg);
 }
 
@@ -515,7 +532,7 @@ deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 	uint32_t n = 0;
 
 	if (h->type != PERF_RECORD_SAMPLE)
-		return deliver_side(ring, h, ctx);
+		return deliver_side(set, ring, h, ctx);
 	rec.ppid = rec.ptid = -1;
 	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
@@ -529,7 +546,8 @@ deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 		if (r.chain[i] < (uint64_t)PERF_CONTEXT_MAX)
 			chain[n++] = r.chain[i];
 	rec.ip = r.ip;
-	rec.time = r.time;
+	if (set->ovf->ev[ring->event].flags & PCTR_SAMPLE_TIME)
+		rec.time = r.time;
 	rec.period = r.period;
 	rec.user = r.user;
 	rec.nr_callchain = n;
@@ -557,6 +575,115 @@ check_buffered(struct pctr_set *set)
 	return 0;
 }
 
+/* @n bytes of the ring at @at, across its end */
+static void
+ring_peek(const struct pctr__ring *ring, uint64_t at, void *out, size_t n)
+{
+	uint64_t off = at & (ring->size - 1);
+	size_t first = ring->size - off < n ? ring->size - off : n;
+
+	memcpy(out, ring->data + off, first);
+	memcpy((unsigned char *)out + first, ring->data, n - first);
+}
+
+/*
+ * The time of the record at @at: a sample's PERF_SAMPLE_TIME follows its
+ * IP and TID; a side-band record's ends its sample_id (TID, TIME).  0 for
+ * a record without one (lost records without sample_id_all): it goes first.
+ */
+static uint64_t
+ring_time(const struct pctr__ring *ring, uint64_t at)
+{
+	struct perf_event_header h;
+	uint64_t t = 0, off;
+
+	ring_peek(ring, at, &h, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE)
+		off = sizeof(h) +
+		      (ring->sample_type & PERF_SAMPLE_IP ? 8 : 0) +
+		      (ring->sample_type & PERF_SAMPLE_TID ? 8 : 0);
+	else if (h.type == PERF_RECORD_MMAP2 || h.type == PERF_RECORD_COMM ||
+		 h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_EXIT)
+		off = h.size - 8;
+	else
+		return 0;
+	if (off + 8 <= h.size)
+		ring_peek(ring, at + off, &t, sizeof(t));
+	return t;
+}
+
+/*
+ * The rings of a set spread over CPUs (open_on()), read as one: record by
+ * record, the earliest first, so that a child's records come after the
+ * fork that made it and a moved thread's in its order.  Each ring is in
+ * time order already (one CPU writes it).  The rings whose reader is busy
+ * elsewhere are left to it.
+ */
+static int
+read_merged(struct pctr_set *set, struct read_ctx *ctx)
+{
+	struct pctr__overflow *o = set->ovf;
+	uint64_t tail[o->nr_ring], head[o->nr_ring];
+	bool held[o->nr_ring];
+	int n = 0, stop = 0;
+
+	for (int i = 0; i < o->nr_ring; i++) {
+		struct pctr__ring *ring = &o->ring[i];
+
+		held[i] = ring->pc && !ring->shared &&
+			  o->ev[ring->event].mode == PCTR__MODE_BUFFER &&
+			  !atomic_flag_test_and_set(&ring->busy);
+		if (!held[i])
+			continue;
+		atomic_store(&ring->reader, gettid());
+		tail[i] = ring->pc->data_tail;
+		head[i] = __atomic_load_n(&ring->pc->data_head,
+					  __ATOMIC_ACQUIRE);
+	}
+	while (!stop) {
+		int best = -1;
+		uint64_t bt = 0;
+
+		for (int i = 0; i < o->nr_ring; i++) {
+			uint64_t t;
+
+			if (!held[i] || tail[i] == head[i])
+				continue;
+			t = ring_time(&o->ring[i], tail[i]);
+			if (best < 0 || t < bt) {
+				best = i;
+				bt = t;
+			}
+		}
+		if (best < 0)
+			break;
+		stop = ring_step(set, &o->ring[best], o->scratch,
+				 PCTR__RECORD_MAX, deliver_record, ctx, &n,
+				 &tail[best], head[best]);
+	}
+	for (int i = 0; i < o->nr_ring; i++) {
+		if (!held[i])
+			continue;
+		__atomic_store_n(&o->ring[i].pc->data_tail, tail[i],
+				 __ATOMIC_RELEASE);
+		atomic_store(&o->ring[i].reader, 0);
+		atomic_flag_clear(&o->ring[i].busy);
+	}
+	return n;
+}
+
+static bool
+merge_rings(const struct pctr_set *set)
+{
+	for (int i = 0; set->inst_cpu && i < set->ovf->nr_ring; i++) {
+		const struct pctr__ring *ring = &set->ovf->ring[i];
+
+		if (ring->pc && !(ring->sample_type & PERF_SAMPLE_TIME))
+			return false;
+	}
+	return set->inst_cpu;
+}
+
 PCTR_EXPORT int
 pctr_sampling_read(struct pctr_set *set,
 		   int (*cb)(const struct pctr_sample_record *rec, void *arg),
@@ -569,6 +696,8 @@ pctr_sampling_read(struct pctr_set *set,
 		return r;
 	if (!cb)
 		return pctr__error(EINVAL, "NULL callback");
+	if (merge_rings(set))
+		return read_merged(set, &ctx);
 	for (int i = 0; i < set->ovf->nr_ring; i++) {
 		struct pctr__ring *ring = &set->ovf->ring[i];
 

@@ -413,35 +413,72 @@ TEST(bad_settings_are_refused)
 }
 
 /* what the side-band records of a command's tree said */
+/*
+ * The records of the child are kept by kind and pid, and matched to the
+ * fork once all are read: the fork is written into the ring of the CPU
+ * the parent ran on, the child's records into the rings of the CPUs it
+ * ran on, and one read goes ring by ring.
+ */
+#define SIDE_MAX 64
 struct side {
 	pid_t top, child;
 	int samples, others; /* others: kind != SAMPLE without the flag */
 	int fork_of_top, exec_true, mmap_libc, exit_child, exit_top;
+	int nr;
+	uint64_t last; /* time of the last record of this read */
+	int backwards; /* records earlier than the one before, in a read */
+	struct {
+		int what; /* 1 exec of true, 2 libc mapped, 3 exit */
+		pid_t pid;
+	} rec[SIDE_MAX];
 };
+
+static void
+side_keep(struct side *s, int what, pid_t pid)
+{
+	if (s->nr < SIDE_MAX) {
+		s->rec[s->nr].what = what;
+		s->rec[s->nr++].pid = pid;
+	}
+}
 
 static int
 side_record(const struct pctr_sample_record *r, void *arg)
 {
 	struct side *s = arg;
 
+	s->backwards += r->time < s->last;
+	s->last = r->time;
 	if (r->kind == PCTR_REC_SAMPLE) {
 		s->samples++;
 	} else if (r->kind == PCTR_REC_FORK && r->ppid == s->top &&
 		   r->pid != r->ppid) {
 		s->fork_of_top++;
 		s->child = r->pid;
-	} else if (r->kind == PCTR_REC_COMM && r->exec && s->child &&
-		   r->pid == s->child && !strcmp(r->name, "true")) {
-		s->exec_true++;
-	} else if (r->kind == PCTR_REC_MMAP && r->pid == s->child &&
-		   strstr(r->name, "libc.so") && r->len > 0 &&
-		   (r->prot & PROT_EXEC)) {
-		s->mmap_libc++;
+	} else if (r->kind == PCTR_REC_COMM && r->exec &&
+		   !strcmp(r->name, "true")) {
+		side_keep(s, 1, r->pid);
+	} else if (r->kind == PCTR_REC_MMAP && strstr(r->name, "libc.so") &&
+		   r->len > 0 && (r->prot & PROT_EXEC)) {
+		side_keep(s, 2, r->pid);
 	} else if (r->kind == PCTR_REC_EXIT) {
-		s->exit_child += s->child && r->pid == s->child;
+		side_keep(s, 3, r->pid);
 		s->exit_top += r->pid == s->top;
 	}
 	return 0;
+}
+
+/* what the child did, once every record is read */
+static void
+side_match(struct side *s)
+{
+	for (int i = 0; s->child && i < s->nr; i++) {
+		if (s->rec[i].pid != s->child)
+			continue;
+		s->exec_true += s->rec[i].what == 1;
+		s->mmap_libc += s->rec[i].what == 2;
+		s->exit_child += s->rec[i].what == 3;
+	}
 }
 
 static void
@@ -461,23 +498,27 @@ run_side(unsigned int flags, struct side *s)
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		r = pctr_sampling_wait(set, 50);
 		ASSERT(r >= 0 || r == -ESRCH);
+		s->last = 0;
 		ASSERT((r = pctr_sampling_read(set, side_record, s)) >= 0);
 		n += r;
 		if (r == -ESRCH)
 			ASSERT(waitpid(pid, &status, 0) == pid);
 	}
+	s->last = 0;
 	ASSERT((r = pctr_sampling_read(set, side_record, s)) >= 0);
 	n += r;
 	/* the return value counts samples only */
 	ASSERT_EQ(n, s->samples);
+	ASSERT_LT(s->nr, SIDE_MAX);
+	side_match(s);
 	pctr_set_free(set);
 }
 
 /*
  * PCTR_SAMPLE_SIDEBAND: the sh of the command forks a child that execs
  * true, which maps libc; both exit.  Every record comes, from the
- * counter's inherited copies too.  (Records of tasks on two CPUs may be a
- * little out of time order, as the kernel wrote them: not checked.)
+ * counter's inherited copies too, each read in time order across the
+ * CPUs' buffers.
  * Without the flag, the same tree gives samples only.
  */
 TEST(sideband_records)
@@ -488,6 +529,8 @@ TEST(sideband_records)
 	printf("# %d samples; fork %d, exec %d, libc %d, exits %d %d\n",
 	       s.samples, s.fork_of_top, s.exec_true, s.mmap_libc,
 	       s.exit_child, s.exit_top);
+	/* a read hands over the CPUs' buffers merged in time order */
+	ASSERT_EQ(s.backwards, 0);
 	ASSERT_EQ(s.fork_of_top, 1);
 	ASSERT_EQ(s.exec_true, 1);
 	ASSERT_GE(s.mmap_libc, 1);
