@@ -782,7 +782,7 @@ open_reader(struct pctr_set *set, int inst, int g, const struct how *how,
 }
 
 static int
-open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
+open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
 {
 	struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
 	struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
@@ -865,6 +865,36 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 					       "%s", strerror(-r));
 	}
 	return 0;
+}
+
+/*
+ * Open one instance's groups.  Counters inherited by the threads a thread
+ * creates put cloned contexts in those threads, and the kernel swaps a
+ * thread's context with an equivalent clone's when one follows the other
+ * on a CPU (perf_event_context_sched_out()): a group's leader opened on
+ * the thread may then sit in the context a child now has, and its next
+ * member, opened on the thread, is refused (EINVAL, group leader in
+ * another context; or ENODEV).  A counter that is not inherited, in the
+ * thread's context while the groups are opened, makes the children's
+ * contexts no clones, and so never swapped: a dummy that counts nothing,
+ * closed once the groups are whole (tests/repro/repro_sibling_enodev).
+ */
+static int
+open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int guard = -1, r;
+
+	if (how->inherit && how->pid > 0 && set->nr_ctr > 1)
+		guard = pctr__sys_perf_open(&attr, how->pid, cpu, -1, 0);
+	r = open_groups(set, inst, how, cpu);
+	if (guard >= 0)
+		pctr__sys_close(guard);
+	return r;
 }
 
 static bool

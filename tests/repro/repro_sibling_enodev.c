@@ -21,6 +21,8 @@
  * thread is nowhere near exiting (PF_EXITING clear in /proc/TID/stat).  A
  * leader and sibling opened afresh right away mostly succeed.  (Asserted:
  * refusals happen, the thread is alive at each; the figures are printed.)
+ * With a dummy counter that is not inherited on the thread meanwhile, a
+ * fresh leader and sibling always open (guarded_case() says why).
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -204,16 +206,72 @@ live_thread_case(int n)
 	return leader >= 0 && refused[0] + refused[1] > 0 && !dead;
 }
 
+/*
+ * The refusals come from the kernel swapping the thread's context with a
+ * clone's (the threads it creates inherit the leader) when they follow
+ * each other on a CPU: the leader is then in the child's context, and a
+ * sibling opened on the thread finds another context.  With a counter that
+ * is not inherited in the thread's context, the children's contexts are
+ * no clones and never swapped: every fresh leader and sibling open.
+ */
+static int
+guarded_case(int n)
+{
+	struct perf_event_attr d = {
+		.size = sizeof(d), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	long ok_pairs = 0, tries = 500, dead = 0;
+	pthread_t t;
+	int t_id;
+
+	atomic_store(&stop, 0);
+	atomic_store(&churner_tid, 0);
+	pthread_create(&t, NULL, churner, NULL);
+	while (!atomic_load(&churner_tid))
+		usleep(100);
+	t_id = atomic_load(&churner_tid);
+	for (long i = 0; i < tries; i++) {
+		int g = (int)syscall(SYS_perf_event_open, &d, t_id, -1, -1,
+				     PERF_FLAG_FD_CLOEXEC);
+		int l = open_counter(PERF_COUNT_SW_TASK_CLOCK, t_id, -1, 1);
+		int s2 = l < 0 ? l
+			       : open_counter(PERF_COUNT_SW_PAGE_FAULTS, t_id,
+					      l, 1);
+
+		ok_pairs += g >= 0 && s2 >= 0;
+		dead += s2 < 0 && exiting(t_id);
+		if (s2 >= 0)
+			close(s2);
+		if (l >= 0)
+			close(l);
+		if (g >= 0)
+			close(g);
+		usleep(200);
+	}
+	atomic_store(&stop, 1);
+	pthread_join(t, NULL);
+	printf("# live thread creating threads, a dummy that is not inherited "
+	       "on it meanwhile: fresh leader and sibling opened %ld of %ld "
+	       "times\n", ok_pairs, tries);
+	printf("%s %d - with a counter that is not inherited in its context, "
+	       "none is refused\n", ok_pairs == tries && !dead ? "ok" : "not ok",
+	       n);
+	return ok_pairs == tries;
+}
+
 int
 main(void)
 {
 	int ok = 1;
 
-	printf("TAP version 13\n1..3\n");
+	printf("TAP version 13\n1..4\n");
 	for (int inherit = 0; inherit < 2; inherit++) {
 		one_case(0, inherit, 0);
 		ok &= one_case(inherit + 1, inherit, 1);
 	}
 	ok &= live_thread_case(3);
+	ok &= guarded_case(4);
 	return ok ? 0 : 1;
 }
