@@ -101,18 +101,31 @@ static const struct {
 
 /*
  * every errno at every perf_event_open of a set, on one or more threads:
- * per thread, the 3 counters and, for an inherited set, the group's reader
+ * per thread, the 3 counters and, for an inherited set, first a guard
+ * (open_instance() in src/set.c), last the group's reader.  A guard that
+ * cannot open is done without: the set opens.
  */
 static void
 open_fails_everywhere(const struct pctr_target *t, int nr_threads)
 {
-	int per = t == &process ? 4 : 3;
+	int per = t == &process ? 5 : 3;
 
 	for (size_t i = 0; i < sizeof(open_errors) / sizeof(open_errors[0]); i++) {
 		for (int nth = 1; nth <= nr_threads * per; nth++) {
 			struct pctr_set *set = new_set(0);
 			int err = open_errors[i].err;
 
+			fault_arm(FAULT_PERF_OPEN, nth, err, 1);
+			if (t == &process && (nth - 1) % per == 0) {
+				ASSERT_OK(pctr_set_open(set, t));
+				ASSERT_EQ(fault_injected(FAULT_PERF_OPEN), 1);
+				ASSERT_EQ(pctr_set_nr_instances(set),
+					  nr_threads);
+				fault_reset();
+				pctr_set_free(set);
+				assert_released();
+				continue;
+			}
 			fault_arm(FAULT_PERF_OPEN, nth, err, -1);
 			if (err == ESRCH && t == &process && nth > per) {
 				/* threads that exit while the set opens */
@@ -161,7 +174,7 @@ TEST(perf_event_open_fails_on_a_later_thread)
 	pthread_barrier_wait(&park);
 	base_fds = count_fds();
 	base_maps = count_maps();
-	/* 4 threads x (3 events + the group's reader) */
+	/* 4 threads x (the guard, 3 events, the group's reader) */
 	open_fails_everywhere(&process, 4);
 	pthread_barrier_wait(&park);
 	for (int i = 0; i < 3; i++)
@@ -182,11 +195,11 @@ TEST(refused_sibling_of_a_live_thread_is_opened_again)
 		struct pctr_set *set = new_set(0);
 
 		/* the second counter of the first thread, once */
-		fault_arm(FAULT_PERF_OPEN, 2, errs[i], 1);
+		fault_arm(FAULT_PERF_OPEN, 3, errs[i], 1);
 		ASSERT_OK(pctr_set_open(set, &process));
 		ASSERT_EQ(fault_injected(FAULT_PERF_OPEN), 1);
-		/* the thread's 4 opens, then 4 again */
-		ASSERT_EQ(fault_calls(FAULT_PERF_OPEN), 2 + 4);
+		/* the guard and two counters, then the thread's 5 opens */
+		ASSERT_EQ(fault_calls(FAULT_PERF_OPEN), 3 + 5);
 		ASSERT_EQ(pctr_set_nr_instances(set), 1);
 		fault_reset();
 		pctr_set_free(set);
