@@ -269,7 +269,7 @@ static int
 usable(const char *pctr_name)
 {
 	const struct pctr_machine *m = cpc__machine();
-	struct pctr_event ev;
+	struct pctr_event ev = { .size = sizeof(ev) };
 
 	if (pctr_event_parse(pctr_name, &ev) < 0)
 		return 0;
