@@ -140,6 +140,33 @@ from_attr(const char *spec, const struct perf_event_attr *attr,
 	return 0;
 }
 
+/*
+ * libpfm4 names the guest and host modifiers in its full name by value
+ * (":mg=0:mh=1" for its default, the host only), but reads them back by
+ * presence: that name, parsed again, counts the guest too, so it would not
+ * be canonical.  The modifiers are written again the way they are read:
+ * none for the default, ":mg=1" for the guest only, ":mg=1:mh=1" for both.
+ */
+static void
+guest_host_name(char *fstr, size_t len, const struct perf_event_attr *attr)
+{
+	static const char *const mods[] = { ":mg=0", ":mg=1", ":mh=0",
+					     ":mh=1" };
+	size_t end;
+
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		char *p = strstr(fstr, mods[i]);
+		size_t n = strlen(mods[i]);
+
+		if (p && (p[n] == ':' || p[n] == '\0'))
+			memmove(p, p + n, strlen(p + n) + 1);
+	}
+	end = strlen(fstr);
+	if (!attr->exclude_guest)
+		snprintf(fstr + end, len - end, "%s",
+			 attr->exclude_host ? ":mg=1" : ":mg=1:mh=1");
+}
+
 int
 pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc)
 {
@@ -164,6 +191,7 @@ pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc)
 				   CALL(pfm_strerror)(r));
 	snprintf(enc->fstr, sizeof(enc->fstr), "%s", fstr ? fstr : spec);
 	free(fstr);
+	guest_host_name(enc->fstr, sizeof(enc->fstr), &attr);
 	return from_attr(spec, &attr, enc);
 }
 
