@@ -156,6 +156,9 @@ ref_perf_open(struct perf_event_attr *a, int cpu)
 }
 
 /*
+ * Opened right after pctr_set_enable() and closed right before
+ * pctr_set_disable(), so that it samples within the set's window and not
+ * the library's own enable and disable (slow under ASan and valgrind).
  * @inherit: follow the threads created later, as PCTR_TARGET_PROCESS does,
  * and as perf record does: one counter and ring per CPU.  (The kernel
  * maps no ring on an inherited counter of every CPU, and one shared

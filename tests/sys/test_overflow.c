@@ -121,11 +121,11 @@ TEST(rate_and_pc)
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
-	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
+	ref_open(&ref, PERIOD_NS, 0);
 	spin(300 * PERIOD_NS);
-	ASSERT_OK(pctr_set_disable(set));
 	kernel = ref_close(&ref);
+	ASSERT_OK(pctr_set_disable(set));
 	count = count_of(set);
 	n = atomic_load(&nr_notes);
 	expect = count / PERIOD_NS;
@@ -211,11 +211,11 @@ TEST(preset_is_a_period)
 	ASSERT_OK(pctr_set_overflow(set, 0, &o));
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
-	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
+	ref_open(&ref, PERIOD_NS, 0);
 	spin(100 * PERIOD_NS);
-	ASSERT_OK(pctr_set_disable(set));
 	kernel = ref_close(&ref);
+	ASSERT_OK(pctr_set_disable(set));
 	count = count_of(set);
 	n = atomic_load(&nr_notes);
 	ASSERT_RATE(n, kernel);
@@ -305,15 +305,17 @@ TEST(signal_of_users_choice)
 					    NULL, sig);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	struct ref_sampler ref;
+	uint64_t kernel;
 
 	ASSERT(sigaction(sig, &sa, NULL) == 0);
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
-	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
+	ref_open(&ref, PERIOD_NS, 0);
 	spin(100 * PERIOD_NS);
+	kernel = ref_close(&ref);
 	ASSERT_OK(pctr_set_disable(set));
-	ASSERT_RATE(atomic_load(&decoded), ref_close(&ref));
+	ASSERT_RATE(atomic_load(&decoded), kernel);
 	ASSERT_EQ(atomic_load(&decoded_bad), 0);
 	check_outside_pcs();
 	ASSERT_OK(pctr_overflow_stats(set, -1, &st));
@@ -509,15 +511,15 @@ TEST(eight_new_threads)
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_PROCESS }));
-	ref_open(&ref, PERIOD_NS, 1);
 	ASSERT_OK(pctr_set_enable(set));
+	ref_open(&ref, PERIOD_NS, 1);
 	for (intptr_t i = 0; i < NR_THREADS; i++)
 		ASSERT(pthread_create(&th[i], NULL, thread_main,
 				      (void *)i) == 0);
 	for (int i = 0; i < NR_THREADS; i++)
 		pthread_join(th[i], NULL);
-	ASSERT_OK(pctr_set_disable(set));
 	kernel = ref_close(&ref);
+	ASSERT_OK(pctr_set_disable(set));
 	n = atomic_load(&nr_notes);
 	ASSERT_LE(n, MAX_NOTES);
 	for (int i = 0; i < n; i++) {

@@ -146,11 +146,11 @@ TEST(samples_in_buffer)
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
-	ref_open(&ref, PERIOD_NS, 0);
 	ASSERT_OK(pctr_set_enable(set));
+	ref_open(&ref, PERIOD_NS, 0);
 	spin(200 * PERIOD_NS);
-	ASSERT_OK(pctr_set_disable(set));
 	kernel = ref_close(&ref);
+	ASSERT_OK(pctr_set_disable(set));
 	ASSERT_OK(pctr_set_read(set, &s));
 	ASSERT_EQ(pctr_sampling_read(set, count_record, &t), t.n);
 	expect = s.count[0].value / PERIOD_NS;
@@ -311,8 +311,8 @@ TEST(eight_new_threads)
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_PROCESS }));
-	ref_open(&ref, PERIOD_NS, 1);
 	ASSERT_OK(pctr_set_enable(set));
+	ref_open(&ref, PERIOD_NS, 1);
 	for (intptr_t i = 0; i < NR_THREADS; i++)
 		ASSERT(pthread_create(&th[i], NULL, thread_main,
 				      (void *)i) == 0);
@@ -326,8 +326,8 @@ TEST(eight_new_threads)
 	}
 	for (int i = 0; i < NR_THREADS; i++)
 		pthread_join(th[i], NULL);
-	ASSERT_OK(pctr_set_disable(set));
 	kernel = ref_close(&ref);
+	ASSERT_OK(pctr_set_disable(set));
 	pctr_sampling_read(set, count_record, &t);
 	ASSERT_EQ(t.other_pid, 0);
 	for (int i = 0; i < NR_THREADS; i++) {
