@@ -13,11 +13,12 @@
  * reproducer under tests/repro/): the case is listed with
  * TEST_TODO(fn, "why") and asserts the defect's own signature with
  * ASSERT_KNOWN(cond).  Only a failed ASSERT_KNOWN gives
- * "not ok N - fn # TODO why", an expected failure; any other assertion, a
- * crash or a timeout is a plain "not ok", and a pass is
- * "ok N - fn # TODO why", which scripts/summary.py (and meson) count as a
- * failure: the defect is gone and the TODO must go.  An ASSERT_KNOWN that
- * fails in a case not listed as TEST_TODO is a plain failure too.
+ * "not ok N - fn # TODO why", which names the defect but is still a
+ * failure for scripts/summary.py (make check does not pass around it);
+ * any other assertion, a crash or a timeout is a plain "not ok", and a
+ * pass is "ok N - fn # TODO why", a failure too: the defect is gone and the
+ * TODO must go.  An ASSERT_KNOWN that fails in a case not listed as
+ * TEST_TODO is a plain failure too.
  */
 #ifndef PCTR_TEST_H
 #define PCTR_TEST_H

@@ -3,8 +3,8 @@
  * test_runner.c - tests/test.h itself: the TAP line each way a case can
  * end, above all for a case listed with TEST_TODO.  "# TODO" may only come
  * from a failed ASSERT_KNOWN; a crash, a timeout or another assertion in
- * such a case is a plain "not ok", and a pass is "ok ... # TODO", which
- * the summary counts as a failure.
+ * such a case is a plain "not ok", and a pass is "ok ... # TODO".  The
+ * summary counts every one of them as a failure (tests/unit/test_summary.py).
  *
  * Each case runs inner cases through test_run_one() with stdout sent to a
  * temporary file and compares the line it printed.
