@@ -211,6 +211,7 @@ extern unsigned long pctr__forks;
  */
 int pctr__ctr_check(const struct pctr__ctr *c);
 int pctr__inst_range(const struct pctr_set *set, int i, int *lo, int *hi);
+int pctr__inst_public(const struct pctr_set *set, int k);
 struct perf_event_attr;
 void pctr__set_clock(const struct pctr_set *set, struct perf_event_attr *attr);
 

@@ -633,17 +633,6 @@ ring_pages(const struct pctr_set *set, const struct pctr__ovf_event *ev)
 	return ev->pages;
 }
 
-/* the public index of internal instance @k (pctr__inst_range()) */
-static int
-public_instance(const struct pctr_set *set, int k)
-{
-	int n = 0;
-
-	for (int i = 1; i <= k; i++)
-		n += !set->inst_cpu || set->inst_id[i] != set->inst_id[i - 1];
-	return n;
-}
-
 static int
 open_rings(struct pctr_set *set)
 {
@@ -661,7 +650,7 @@ open_rings(struct pctr_set *set)
 		if (ev->mode == PCTR__MODE_NONE)
 			continue;
 		o->ring[c].instance = c / set->nr_ctr;
-		o->ring[c].pub = public_instance(set, c / set->nr_ctr);
+		o->ring[c].pub = pctr__inst_public(set, c / set->nr_ctr);
 		r = pctr__ring_map(set, &o->ring[c], c, ring_pages(set, ev));
 		signals |= ev->mode == PCTR__MODE_SIGNAL;
 		if (r == 0 && ev->mode == PCTR__MODE_BUFFER && !o->scratch &&

@@ -623,7 +623,7 @@ static int
 read_merged(struct pctr_set *set, struct read_ctx *ctx)
 {
 	struct pctr__overflow *o = set->ovf;
-	uint64_t tail[o->nr_ring], head[o->nr_ring];
+	uint64_t tail[o->nr_ring], head[o->nr_ring], next[o->nr_ring];
 	bool held[o->nr_ring];
 	int n = 0, stop = 0;
 
@@ -639,27 +639,23 @@ read_merged(struct pctr_set *set, struct read_ctx *ctx)
 		tail[i] = ring->pc->data_tail;
 		head[i] = __atomic_load_n(&ring->pc->data_head,
 					  __ATOMIC_ACQUIRE);
+		if (tail[i] != head[i])
+			next[i] = ring_time(ring, tail[i]);
 	}
 	while (!stop) {
 		int best = -1;
-		uint64_t bt = 0;
 
-		for (int i = 0; i < o->nr_ring; i++) {
-			uint64_t t;
-
-			if (!held[i] || tail[i] == head[i])
-				continue;
-			t = ring_time(&o->ring[i], tail[i]);
-			if (best < 0 || t < bt) {
+		for (int i = 0; i < o->nr_ring; i++)
+			if (held[i] && tail[i] != head[i] &&
+			    (best < 0 || next[i] < next[best]))
 				best = i;
-				bt = t;
-			}
-		}
 		if (best < 0)
 			break;
 		stop = ring_step(set, &o->ring[best], o->scratch,
 				 PCTR__RECORD_MAX, deliver_record, ctx, &n,
 				 &tail[best], head[best]);
+		if (tail[best] != head[best])
+			next[best] = ring_time(&o->ring[best], tail[best]);
 	}
 	for (int i = 0; i < o->nr_ring; i++) {
 		if (!held[i])

@@ -1362,6 +1362,17 @@ pctr__inst_range(const struct pctr_set *set, int i, int *lo, int *hi)
 	return n;
 }
 
+/* the public index of internal instance @k: pctr__inst_range()'s inverse */
+int
+pctr__inst_public(const struct pctr_set *set, int k)
+{
+	int n = 0;
+
+	for (int i = 1; i <= k; i++)
+		n += !set->inst_cpu || set->inst_id[i] != set->inst_id[i - 1];
+	return n;
+}
+
 PCTR_EXPORT int
 pctr_set_nr_instances(const struct pctr_set *set)
 {

@@ -542,7 +542,12 @@ assert_overflow_rate(void)
 {
 	printf("# %d signals, %d whole periods of counted CPU time\n",
 	       (int)nr_emt, ovf_expected);
-	ASSERT_GE(ovf_expected, OVF_EXPECTED / 2);
+	/*
+	 * The work was sized from the fastest of three calibration runs, so
+	 * it takes at least OVF_EXPECTED + 1/2 periods unless the CPU got
+	 * faster since; 10% is room for that, not for a short run.
+	 */
+	ASSERT_GE(ovf_expected, OVF_EXPECTED * 9 / 10);
 	ASSERT_GE((int)nr_emt * 100, ovf_expected * 95);
 	ASSERT_LE((int)nr_emt, ovf_expected + 1);
 }
