@@ -34,14 +34,32 @@
 struct churn {
 	atomic_int stop;
 	atomic_int started;
-	atomic_ulong done; /* short threads joined, all PAGES touched */
+	atomic_ulong done; /* short threads gone, all PAGES touched */
 };
 
 static void *
 short_thread(void *arg)
 {
+	*(pid_t *)arg = gettid();
 	touch_pages(PAGES);
 	return arg;
+}
+
+/*
+ * Whether thread @tid of this process is still there.  pthread_join()
+ * returns once the kernel has cleared the thread's tid, in exit_mm(),
+ * which Linux 6.1's do_exit() runs before perf_event_exit_task() adds the
+ * thread's counts to the counters they were inherited from: only once the
+ * thread is released (gone from /proc, after both) are its page faults
+ * sure to be in a read of the set.
+ */
+static int
+thread_present(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
+	return access(path, F_OK) == 0;
 }
 
 static void *
@@ -52,9 +70,12 @@ churner(void *arg)
 	atomic_fetch_add(&ch->started, 1);
 	while (!atomic_load(&ch->stop)) {
 		pthread_t t;
+		pid_t tid = 0;
 
-		ASSERT_EQ(pthread_create(&t, NULL, short_thread, NULL), 0);
+		ASSERT_EQ(pthread_create(&t, NULL, short_thread, &tid), 0);
 		ASSERT_EQ(pthread_join(t, NULL), 0);
+		while (thread_present(tid))
+			sched_yield();
 		atomic_fetch_add(&ch->done, 1);
 	}
 	return NULL;
