@@ -23,11 +23,16 @@
 #ifndef PCTR_TEST_H
 #define PCTR_TEST_H
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -187,6 +192,46 @@ struct test_case {
 	} while (0)
 
 /* the TAP line of a finished case; 1 if it counts as a failure */
+/*
+ * Run @fn in a child whose seccomp filter kills it at any system call but
+ * exit (not seccomp's strict mode, which also takes the TSC away): 0 when
+ * @fn made none, the signal that killed the child when it did, -1 when the
+ * child could not be set up.
+ */
+static inline int
+test_run_without_syscalls(void (*fn)(void))
+{
+	struct sock_filter only_exit[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { sizeof(only_exit) / sizeof(only_exit[0]),
+				   only_exit };
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+			_exit(2);
+		fn();
+		syscall(SYS_exit, 0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
 static inline int
 test_report(const struct test_case *t, int n, int status)
 {

@@ -31,13 +31,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <linux/perf_event.h>
 
@@ -730,46 +724,30 @@ TEST(free_from_own_callback_is_refused)
  * The spin helper makes no system call, which the rate bounds rely on (a
  * loop that polls the CPU clock spends 91% of its time in the kernel,
  * where a :u sampler has no sample): a child whose seccomp filter kills
- * it at any system call but exit spins 100 ms, and exits.  (Not strict
- * mode: that also takes away the TSC the spin reads.  And not
- * getrusage()'s split between user and system time: it goes by the
+ * it at any system call but exit spins 100 ms, and exits
+ * (test_run_without_syscalls(), test.h).  (Not getrusage()'s split between user and system time: it goes by the
  * scheduler's tick, and charges the interrupts taken meanwhile as system
  * time, 5.5% under a loaded suite here.)
  */
+static void
+spin_both_ways(void)
+{
+	struct spin_seen seen;
+
+	spin(50 * PERIOD_NS);
+	spin_user_ns_seen(50 * PERIOD_NS, &seen);
+}
+
 TEST(spin_helper_makes_no_system_call)
 {
 	SKIP_UNDER_VALGRIND("(valgrind's core makes system calls of its own "
 			    "in the thread)");
-	struct sock_filter only_exit[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	};
-	struct sock_fprog prog = { sizeof(only_exit) / sizeof(only_exit[0]),
-				   only_exit };
-	struct spin_seen seen;
-	int status;
-	pid_t pid;
+	int r = test_run_without_syscalls(spin_both_ways);
 
-	fflush(stdout);
-	pid = fork();
-	ASSERT(pid >= 0);
-	if (pid == 0) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
-			_exit(2);
-		spin(50 * PERIOD_NS);
-		spin_user_ns_seen(50 * PERIOD_NS, &seen);
-		syscall(SYS_exit, 0);
-	}
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
+	if (r > 0)
 		TEST_FAIL("the spin made a system call: killed by signal %d",
-			  WTERMSIG(status));
-	ASSERT(WIFEXITED(status));
-	ASSERT_EQ(WEXITSTATUS(status), 0);
+			  r);
+	ASSERT_EQ(r, 0);
 }
 
 /* signals that are not ours reach the handler that was there before */
@@ -900,6 +878,7 @@ TEST(failed_open_keeps_sampling)
 				   .flags = PCTR_OVF_ONESHOT, .fn = record };
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	struct pctr_set *set;
+	struct spin_seen seen;
 	int n, in_work = 0;
 
 	ASSERT_OK(pctr_set_new(&set, 0));
@@ -912,16 +891,20 @@ TEST(failed_open_keeps_sampling)
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
 	ASSERT_OK(pctr_set_enable(set));
-	spin(30 * PERIOD_NS);
+	spin_user_ns_seen(100 * PERIOD_NS, &seen);
 	ASSERT_OK(pctr_set_disable(set));
 	n = pctr_sampling_read(set, count_sample, &in_work);
-	printf("# %d samples, %d in spin() on this thread; %d notifications\n",
-	       n, in_work, atomic_load(&nr_notes));
+	printf("# %d samples, %d in spin() on this thread; %d notifications; "
+	       "the spin seen running %llu periods\n", n, in_work,
+	       atomic_load(&nr_notes),
+	       (unsigned long long)((seen.wall_ns - seen.gap_ns) / PERIOD_NS));
 	/*
-	 * 30 ms of CPU at one sample per ms: at least 20 of them, in spin()
-	 * but for one or two that fall in the other event's notification
+	 * One sample per period of the time the spin was seen running, at
+	 * the kernel's rate (ASSERT_SELF_RATE(), helpers.h: this thread takes
+	 * the other event's one notification), in spin() but for one or two
+	 * that fall in that notification.
 	 */
-	ASSERT_GE(n, 20);
+	ASSERT_SELF_RATE(n, seen, PERIOD_NS);
 	ASSERT_GE(in_work, n - 2);
 	ASSERT_EQ(atomic_load(&nr_notes), 1);
 	ASSERT_EQ(notes[0].event, 1);
