@@ -291,18 +291,19 @@ ref_close(struct ref_sampler *r)
 }
 
 /*
- * The notifications @n of a set that signals its own thread, over a spin
- * that saw itself running @seen (spin_user_ns_seen()): at least 95% of the
- * whole periods of that time.  The kernel's own figure for that layout on
- * plain perf_event_open, asserted by tests/repro/repro_task_clock_inherit
- * (mode e).  Not the whole periods of the set's count: a host that stops
- * the VM's CPU unreported leaves task-clock counting and no timer firing
- * (the repro prints such stalls).  Not a sampler beside the set either:
- * the delivery of the set's signals is kernel time, where a :u sampler has
- * no sample, and the two timers, of one period, drift in and out of phase
- * (mode f prints both).
+ * The samples or notifications @n of a set on the calling thread (which
+ * may take the set's signals) over a spin that saw itself running @seen
+ * (spin_user_ns_seen()): at least 95% of the whole periods of that time.
+ * The kernel's own figure for that layout on plain perf_event_open,
+ * asserted by tests/repro/repro_task_clock_inherit (modes d and e).  Not
+ * the whole periods of the set's count: a host that stops the VM's CPU
+ * unreported leaves task-clock counting and no timer firing.  Not a
+ * sampler beside a set that signals the thread either: the delivery of
+ * the set's signals is kernel time, where a :u sampler has no sample, and
+ * the two timers, of one period, drift in and out of phase (mode f prints
+ * both).
  */
-#define ASSERT_SELF_RATE(n, seen, period)                                     \
+#define ASSERT_SEEN_RATE(n, seen, period)                                     \
 	ASSERT_GE((long long)(n) * 100,                                       \
 		  (long long)(((seen).wall_ns - (seen).gap_ns) / (period)) * 95)
 

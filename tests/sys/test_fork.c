@@ -7,7 +7,7 @@
  *
  * The parent's notifications are checked at the kernel's rate before and
  * after the child: 95% of the whole periods its work was seen running
- * (helpers.h, ASSERT_SELF_RATE()).
+ * (helpers.h, ASSERT_SEEN_RATE()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,7 +76,7 @@ count_of(struct pctr_set *set)
 /*
  * Notifications over @periods of user-mode work, checked for the rate
  * against the time the spin saw itself running (helpers.h,
- * ASSERT_SELF_RATE()), and the
+ * ASSERT_SEEN_RATE()), and the
  * count against the thread's CPU time: the set counted the work.
  */
 static void
@@ -97,7 +97,7 @@ check_rate(struct pctr_set *set, int periods, const char *when)
 	       (unsigned long long)((seen.wall_ns - seen.gap_ns) / PERIOD_NS),
 	       (unsigned long long)seen.gaps, seen.gap_ns / 1e6,
 	       (unsigned long long)(t / PERIOD_NS));
-	ASSERT_SELF_RATE(n, seen, PERIOD_NS);
+	ASSERT_SEEN_RATE(n, seen, PERIOD_NS);
 	/*
 	 * The count leaves out the thread's time in the kernel, the
 	 * signals' delivery (the count was 99% to 107% of the thread's CPU

@@ -15,7 +15,7 @@
  * asserted there: at least 95% of the whole periods of the time the work
  * was seen running (the host may stop the VM's CPU without telling it:
  * task-clock counts that time, but no timer fires in it).  A set that
- * signals its own thread is held to that figure (ASSERT_SELF_RATE(),
+ * signals its own thread is held to that figure (ASSERT_SEEN_RATE(),
  * helpers.h; the repro's mode e).  A set that signals another thread (eight_new_threads) is held to
  * 95% of what a plain perf_event_open sampler of the same threads beside
  * it got meanwhile (ref_open(), helpers.h; this file's one use of the
@@ -137,7 +137,7 @@ TEST(rate_and_pc)
 	n = atomic_load(&nr_notes);
 	expect = count / PERIOD_NS;
 	print_seen(n, count, &seen);
-	ASSERT_SELF_RATE(n, seen, PERIOD_NS);
+	ASSERT_SEEN_RATE(n, seen, PERIOD_NS);
 	/* one per whole period at most (+1: the clocks' rounding) */
 	ASSERT_LE(n, expect + 1);
 	/*
@@ -193,7 +193,7 @@ TEST(counts_stay_exact)
 	 */
 	print_seen(n, count, &seen);
 	ASSERT_GE(count, last);
-	ASSERT_SELF_RATE(n, seen, PERIOD_NS);
+	ASSERT_SEEN_RATE(n, seen, PERIOD_NS);
 	pctr_set_free(set);
 }
 
@@ -219,7 +219,7 @@ TEST(preset_is_a_period)
 	count = count_of(set);
 	n = atomic_load(&nr_notes);
 	print_seen(n, count, &seen);
-	ASSERT_SELF_RATE(n, seen, PERIOD_NS);
+	ASSERT_SEEN_RATE(n, seen, PERIOD_NS);
 	ASSERT_LE(n, count / PERIOD_NS + 1);
 	ASSERT_UEQ(notes[0].period, PERIOD_NS);
 	pctr_set_free(set);
@@ -314,7 +314,7 @@ TEST(signal_of_users_choice)
 	spin_user_ns_seen(100 * PERIOD_NS, &seen);
 	ASSERT_OK(pctr_set_disable(set));
 	print_seen(atomic_load(&decoded), count_of(set), &seen);
-	ASSERT_SELF_RATE(atomic_load(&decoded), seen, PERIOD_NS);
+	ASSERT_SEEN_RATE(atomic_load(&decoded), seen, PERIOD_NS);
 	ASSERT_EQ(atomic_load(&decoded_bad), 0);
 	check_outside_pcs();
 	ASSERT_OK(pctr_overflow_stats(set, -1, &st));
@@ -900,11 +900,11 @@ TEST(failed_open_keeps_sampling)
 	       (unsigned long long)((seen.wall_ns - seen.gap_ns) / PERIOD_NS));
 	/*
 	 * One sample per period of the time the spin was seen running, at
-	 * the kernel's rate (ASSERT_SELF_RATE(), helpers.h: this thread takes
+	 * the kernel's rate (ASSERT_SEEN_RATE(), helpers.h: this thread takes
 	 * the other event's one notification), in spin() but for one or two
 	 * that fall in that notification.
 	 */
-	ASSERT_SELF_RATE(n, seen, PERIOD_NS);
+	ASSERT_SEEN_RATE(n, seen, PERIOD_NS);
 	ASSERT_GE(in_work, n - 2);
 	ASSERT_EQ(atomic_load(&nr_notes), 1);
 	ASSERT_EQ(notes[0].event, 1);

@@ -44,10 +44,12 @@ extern const char __start_pctr_caller[], __stop_pctr_caller[];
  * frame pointers goes from the loop's PC to the return address its caller
  * saved, skipping that caller.
  */
+static struct spin_seen framed_seen;
+
 __attribute__((noinline)) static void
 spin_framed(uint64_t ns)
 {
-	spin(ns);
+	spin_user_ns_seen(ns, &framed_seen);
 	__asm__ volatile("" ::: "memory"); /* not a tail call */
 }
 
@@ -368,12 +370,14 @@ TEST(callchains)
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
 	ASSERT_OK(pctr_set_enable(set));
-	call_spin(50 * PERIOD_NS);
+	call_spin(100 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
 	pctr_sampling_read(set, count_record, &t);
-	printf("# %d samples, %d through call_spin()\n", t.n,
-	       t.chains_through_caller);
-	ASSERT_GT(t.n, 30);
+	printf("# %d samples, %d through call_spin(); the spin seen running "
+	       "%llu periods\n", t.n, t.chains_through_caller,
+	       (unsigned long long)((framed_seen.wall_ns - framed_seen.gap_ns) /
+				    PERIOD_NS));
+	ASSERT_SEEN_RATE(t.n, framed_seen, PERIOD_NS);
 	/* frame pointers may be absent: the kernel's user unwinder needs them */
 	ASSERT_GE(t.chains_through_caller, t.n * 9 / 10);
 	pctr_set_free(set);
