@@ -173,6 +173,7 @@ struct pctr_set {
 	struct pctr__ctr *ctr;
 	int *nr_groups; /* groups of each instance */
 	struct pctr__group *groups; /* [inst * nr_ctr + g] */
+	struct pctr__ctr *guard; /* [inst]: fd -1 if none (open_instance) */
 	int *member; /* [inst * nr_ctr + k]: counter index c, by group */
 	uint64_t *buf; /* group read buffer */
 	size_t buf_len;

@@ -177,6 +177,7 @@ ctr_identify(struct pctr__ctr *c)
 static void
 close_instance(struct pctr_set *set, int inst)
 {
+	ctr_close(&set->guard[inst]);
 	for (int c = 0; c < set->nr_ctr; c++) {
 		ctr_close(&set->ctr[inst * set->nr_ctr + c]);
 		ctr_close(&set->groups[inst * set->nr_ctr + c].reader);
@@ -196,7 +197,10 @@ close_all(struct pctr_set *set)
 		if (set->groups)
 			ctr_close(&set->groups[i].reader);
 	}
+	for (int i = 0; set->guard && i < set->nr_inst; i++)
+		ctr_close(&set->guard[i]);
 	free(set->ctr);
+	free(set->guard);
 	free(set->inst_id);
 	free(set->inst_cpu);
 	free(set->nr_groups);
@@ -209,6 +213,7 @@ close_all(struct pctr_set *set)
 	set->inst_cpu = NULL;
 	set->nr_groups = NULL;
 	set->groups = NULL;
+	set->guard = NULL;
 	set->member = NULL;
 	set->buf = NULL;
 	set->base = NULL;
@@ -871,13 +876,17 @@ open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
  * Open one instance's groups.  Counters inherited by the threads a thread
  * creates put cloned contexts in those threads, and the kernel swaps a
  * thread's context with an equivalent clone's when one follows the other
- * on a CPU (perf_event_context_sched_out()): a group's leader opened on
- * the thread may then sit in the context a child now has, and its next
- * member, opened on the thread, is refused (EINVAL, group leader in
- * another context; or ENODEV).  A counter that is not inherited, in the
- * thread's context while the groups are opened, makes the children's
- * contexts no clones, and so never swapped: a dummy that counts nothing,
- * closed once the groups are whole (tests/repro/repro_sibling_enodev).
+ * on a CPU (perf_event_context_sched_out()).  Two things then go wrong: a
+ * group's leader opened on the thread may sit in the context a child now
+ * has, and its next member, opened on the thread, is refused (EINVAL,
+ * group leader in another context; or ENODEV:
+ * tests/repro/repro_sibling_enodev); and the page faults of threads the
+ * thread creates later are lost, never counted, when a child that had its
+ * context exits (tests/repro/repro_inherit_swap_loss).  A counter that is
+ * not inherited, in the thread's context, makes the children's contexts
+ * no clones, and so never swapped: a dummy that counts nothing, the
+ * instance's guard, held as long as the set is open.  A guard the kernel
+ * refuses is done without: the set still counts.
  */
 static int
 open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
@@ -887,14 +896,13 @@ open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
 		.config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	int guard = -1, r;
+	struct pctr__ctr *guard = &set->guard[inst];
 
 	if (how->inherit && how->pid > 0 && set->nr_ctr > 1)
-		guard = pctr__sys_perf_open(&attr, how->pid, cpu, -1, 0);
-	r = open_groups(set, inst, how, cpu);
-	if (guard >= 0)
-		pctr__sys_close(guard);
-	return r;
+		guard->fd = pctr__sys_perf_open(&attr, how->pid, cpu, -1, 0);
+	if (guard->fd < 0)
+		guard->fd = -1;
+	return open_groups(set, inst, how, cpu);
 }
 
 static bool
@@ -943,6 +951,12 @@ finish_instance(struct pctr_set *set, int inst, bool user_read)
 		if (r < 0)
 			return r;
 	}
+	if (set->guard[inst].fd >= 0) {
+		int r = ctr_identify(&set->guard[inst]);
+
+		if (r < 0)
+			return r;
+	}
 	for (int c = 0; c < set->nr_ctr; c++) {
 		int r = ctr_identify(&ctr[c]);
 
@@ -972,6 +986,9 @@ alloc_open(struct pctr_set *set, int nr_inst)
 		set->ctr[i].fd = -1;
 	set->nr_groups = calloc(nr_inst, sizeof(int));
 	set->groups = calloc((size_t)nr_inst * maxg, sizeof(*set->groups));
+	set->guard = calloc(nr_inst, sizeof(*set->guard));
+	for (int i = 0; set->guard && i < nr_inst; i++)
+		set->guard[i].fd = -1;
 	set->member = calloc((size_t)nr_inst * nc, sizeof(int));
 	set->base = calloc((size_t)nr_inst * set->nr_events,
 			   sizeof(*set->base));
@@ -981,8 +998,8 @@ alloc_open(struct pctr_set *set, int nr_inst)
 	 * counter and of a reader */
 	set->buf_len = (3 + 2 * ((size_t)nc + 1)) * sizeof(uint64_t);
 	set->buf = malloc(set->buf_len);
-	if (!set->ctr || !set->nr_groups || !set->groups || !set->member ||
-	    !set->base || !set->buf)
+	if (!set->ctr || !set->nr_groups || !set->groups || !set->guard ||
+	    !set->member || !set->base || !set->buf)
 		return pctr__error(ENOMEM, "out of memory opening a set");
 	return 0;
 }
