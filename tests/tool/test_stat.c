@@ -197,7 +197,8 @@ TEST(repeat_uncertainty_csv)
 		"    abs((hi-lo)/2-2.776445*sem)<=tol and\n"
 		"    float(s['median'])==st.median(v) and\n"
 		"    s['p5']=='' and s['p95']=='' and\n"
-		"    all(r['stderr']=='' for r in rows if r['kind']=='total'))\n"
+		"    all(r['stderr']=='' for r in rows\n"
+		"        if r['kind']=='total'))\n"
 		"print(1 if ok else 0)\n";
 	struct result r = pctr("stat", "-r", "5", "-x", ",", "-o", "-", "-e",
 			       "page-faults", "--", SELF, "touch", "2000",

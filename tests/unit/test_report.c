@@ -161,9 +161,9 @@ csv_split(const char *line, char f[][128], int max)
 }
 
 static const char *const csv_head[] = {
-	"region", "threads", "event", "measure", "n",   "total", "min",
-	"mean",	  "max",     "stddev", "p50",	"p90", "p99",	"overhead",
-	"stderr", "ci95_low", "ci95_high"
+	"region", "threads", "event",	 "measure",  "n",	  "total",
+	"min",	  "mean",    "max",	 "stddev",   "p50",	  "p90",
+	"p99",	  "overhead", "stderr", "ci95_low", "ci95_high"
 };
 
 TEST(csv_parses_back)
