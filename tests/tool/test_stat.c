@@ -141,71 +141,71 @@ TEST(repeat_statistics)
 }
 
 /*
- * -r 5 on a program that touches 2000 pages: each mean's standard error
- * and 95% interval in JSON and CSV equal an independent computation from
- * the runs' own counts (t(0.975, 4) = 2.776445, from the published
- * table; the library interpolates nothing at df 4), the median is the
- * runs' median, and no 5th/95th percentile is made of 5 runs.
+ * The statistics object against an independent computation from the runs'
+ * own values v: mean, standard error, the interval mean -/+ t * stderr
+ * with t(0.975, 4) = 2.776445 from the published table (5 runs; the
+ * library interpolates nothing at df 4), the median, and no 5th/95th
+ * percentile of 5 runs.  row() reads CSV's "stats" row as that object.
  */
-TEST(repeat_uncertainty_json)
+static const char uncertainty_py[] =
+	"import json,csv,sys,math,statistics as st\n"
+	"def ok(s,v):\n"
+	"  m=st.mean(v); se=st.stdev(v)/math.sqrt(len(v))\n"
+	"  lo,hi=s['ci95']; h=2.776445*se\n"
+	"  tol=1e-9*max(1,abs(m))\n"
+	"  return (len(v)==5 and s['n']==5 and s['stderr']>=0 and\n"
+	"    abs(s['mean']-m)<=tol and abs(s['stderr']-se)<=tol and\n"
+	"    lo<=s['mean']<=hi and\n"
+	"    abs((hi-lo)/2-2.776445*s['stderr'])<=tol and\n"
+	"    abs(lo-(m-h))<=tol and abs(hi-(m+h))<=tol and\n"
+	"    s['median']==st.median(v) and\n"
+	"    s['p5'] is None and s['p95'] is None)\n"
+	"def row(r):\n"
+	"  f=lambda k: None if r[k]=='' else float(r[k])\n"
+	"  return {'n':int(r['n']),'mean':f('mean'),'stderr':f('stderr'),\n"
+	"    'ci95':[f('ci95_low'),f('ci95_high')],'median':f('median'),\n"
+	"    'p5':f('p5'),'p95':f('p95')}\n";
+
+/* pctr stat -r 5 FORMAT of a program touching 2000 pages, then @check */
+static void
+repeat_touch(const char *format, const char *check)
 {
-	static const char *check =
-		"import json,sys,math,statistics as st\n"
-		"d=json.load(sys.stdin)\n"
-		"def ok(s,v):\n"
-		"  m=st.mean(v); se=st.stdev(v)/math.sqrt(len(v))\n"
-		"  lo,hi=s['ci95']; h=2.776445*se\n"
-		"  tol=1e-9*max(1,abs(m))\n"
-		"  return (s['n']==len(v) and s['stderr']>=0 and\n"
-		"    abs(s['stderr']-se)<=tol and lo<=s['mean']<=hi and\n"
-		"    abs((hi-lo)/2-2.776445*s['stderr'])<=tol and\n"
-		"    abs(lo-(m-h))<=tol and abs(hi-(m+h))<=tol and\n"
-		"    s['median']==st.median(v) and\n"
-		"    s['p5'] is None and s['p95'] is None)\n"
-		"e=d['events'][0]\n"
-		"v=[r['scaled'] for r in e['runs']]\n"
-		"el=d['elapsed_ns']['values']\n"
-		"rate=[a/(b/1e9) for a,b in zip(v,el)]\n"
-		"print(1 if d['runs']==5 and min(v)>=2000 and\n"
-		"  ok(e['stats'],v) and ok(d['elapsed_ns'],el) and\n"
-		"  ok(e['per_second'],rate) else 0)\n";
-	struct result r = pctr("stat", "-r", "5", "--json", "-o", "-", "-e",
+	char script[4096];
+	struct result r = pctr("stat", "-r", "5", format, "-o", "-", "-e",
 			       "page-faults", "--", SELF, "touch", "2000",
 			       NULL);
 
+	snprintf(script, sizeof(script), "%s%s", uncertainty_py, check);
 	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ(python_num(check, r.out), 1);
+	ASSERT_EQ(python_num(script, r.out), 1);
 }
 
-/* the same figures on CSV's "stats" row, against the "total" rows */
+/* JSON: the event's count and rate, and the elapsed time */
+TEST(repeat_uncertainty_json)
+{
+	repeat_touch("--json",
+		     "d=json.load(sys.stdin)\n"
+		     "e=d['events'][0]\n"
+		     "v=[r['scaled'] for r in e['runs']]\n"
+		     "el=d['elapsed_ns']['values']\n"
+		     "rate=[a/(b/1e9) for a,b in zip(v,el)]\n"
+		     "print(1 if d['runs']==5 and min(v)>=2000 and\n"
+		     "  ok(e['stats'],v) and ok(d['elapsed_ns'],el) and\n"
+		     "  ok(e['per_second'],rate) else 0)\n");
+}
+
+/* CSV: the "stats" row against the "total" rows */
 TEST(repeat_uncertainty_csv)
 {
-	static const char *check =
-		"import csv,sys,math,statistics as st\n"
-		"rows=list(csv.DictReader(sys.stdin))\n"
-		"v=[float(r['scaled']) for r in rows if r['kind']=='total']\n"
-		"s=[r for r in rows if r['kind']=='stats']\n"
-		"ok=len(v)==5 and len(s)==1\n"
-		"if ok:\n"
-		"  s=s[0]; m=st.mean(v); se=st.stdev(v)/math.sqrt(5)\n"
-		"  lo,hi=float(s['ci95_low']),float(s['ci95_high'])\n"
-		"  mean,sem=float(s['mean']),float(s['stderr'])\n"
-		"  tol=1e-9*max(1,m)\n"
-		"  ok=(s['event']=='page-faults' and s['run']=='5' and\n"
-		"    s['n']=='5' and sem>=0 and lo<=mean<=hi and\n"
-		"    abs(mean-m)<=tol and abs(sem-se)<=tol and\n"
-		"    abs((hi-lo)/2-2.776445*sem)<=tol and\n"
-		"    float(s['median'])==st.median(v) and\n"
-		"    s['p5']=='' and s['p95']=='' and\n"
-		"    all(r['stderr']=='' for r in rows\n"
-		"        if r['kind']=='total'))\n"
-		"print(1 if ok else 0)\n";
-	struct result r = pctr("stat", "-r", "5", "-x", ",", "-o", "-", "-e",
-			       "page-faults", "--", SELF, "touch", "2000",
-			       NULL);
-
-	ASSERT_EQ(r.status, 0);
-	ASSERT_EQ(python_num(check, r.out), 1);
+	repeat_touch("-x,",
+		     "rows=list(csv.DictReader(sys.stdin))\n"
+		     "v=[float(r['scaled']) for r in rows\n"
+		     "   if r['kind']=='total']\n"
+		     "s=[r for r in rows if r['kind']=='stats']\n"
+		     "print(1 if len(s)==1 and s[0]['run']=='5' and\n"
+		     "  s[0]['event']=='page-faults' and ok(row(s[0]),v) and\n"
+		     "  all(r['stderr']=='' for r in rows\n"
+		     "      if r['kind']=='total') else 0)\n");
 }
 
 /*
