@@ -512,7 +512,7 @@ elapsed_stats(const struct stat_report *r, enum elapsed_unit unit)
 /* ---- the stat report: for people ---------------------------------------- */
 
 #define NUMW 15
-#define RSEW 14 /* "( +- 12.34% )" */
+#define RSEW 15 /* " ( +- 12.34% )" */
 #define NOT_SUPPORTED "<not supported>"
 
 static int
