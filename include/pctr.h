@@ -598,6 +598,7 @@ struct pctr_stats;
 #define PCTR_STATS_RATIO_MAX 8 /* events with per-interval pair ratios */
 
 #define PCTR_SUMMARY_SIZE_VER0 56 /* sizeof(struct pctr_summary) in 0.x */
+#define PCTR_SUMMARY_SIZE_VER1 80 /* + std_error, ci95_low, ci95_high */
 
 /* report formats, pctr_stats_write() and pctr_region_write() */
 #define PCTR_REPORT_TEXT 0
@@ -614,8 +615,13 @@ struct pctr_stats;
  * @mean:   arithmetic mean
  * @max:    largest value
  * @stddev: sample standard deviation (divisor n - 1); 0 when n < 2
+ * @std_error: standard error of the mean, stddev / sqrt(n); NaN when n < 2
+ * @ci95_low:  the 95% confidence interval of the mean by Student's t,
+ * @ci95_high: mean -/+ t(0.975, n - 1) * std_error; NaN when n < 2, where
+ *             one value says nothing of the spread (pctr_stats(3))
  *
- * With n = 0 every figure is 0.
+ * With n = 0 every figure but the last three is 0.  A caller built with
+ * PCTR_SUMMARY_SIZE_VER0 gets the first seven members, as before.
  */
 struct pctr_summary {
 	size_t size;
@@ -625,7 +631,35 @@ struct pctr_summary {
 	double mean;
 	double max;
 	double stddev;
+	double std_error;
+	double ci95_low;
+	double ci95_high;
 };
+
+/**
+ * pctr_t975() - Student's t quantile t(0.975, @df), the factor of a
+ * two-sided 95% confidence interval with @df degrees of freedom: exact to
+ * 6 digits for @df 1..30, 40, 60 and 120 (a table), interpolated linearly
+ * in 1 / @df between them and towards the normal limit 1.959964 beyond,
+ * within 6e-5 of the exact quantile everywhere.  NaN for @df 0.
+ */
+double pctr_t975(uint64_t df);
+
+/**
+ * pctr_values_summary() - the statistics of @n values, as pctr_stats_get()
+ * gives them for intervals: @out->total is their sum.  Values that are not
+ * finite (NaN: a rate over no time) are left out of every figure and of n.
+ * Return: 0, -EINVAL (NULL @x with @n > 0, NULL @out, bad @out->size).
+ */
+int pctr_values_summary(const double *x, size_t n, struct pctr_summary *out);
+
+/**
+ * pctr_values_percentile() - the @p-th percentile (0 <= @p <= 100) of the
+ * finite ones of @n values, interpolated linearly between the closest
+ * ranks as pctr_stats_percentile() does.  Return: 0, -ENODATA (no finite
+ * value), -EINVAL, -ENOMEM (it sorts a copy).
+ */
+int pctr_values_percentile(const double *x, size_t n, double p, double *out);
 
 /**
  * pctr_stats_new() - create empty statistics for @nr_events events.

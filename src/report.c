@@ -54,6 +54,36 @@ text_row_u(FILE *f, const char *label, const char *n, uint64_t ticks,
 	fputc('\n', f);
 }
 
+/*
+ * The spread of the counts and the uncertainty of their means: standard
+ * deviation, standard error, and the half-width of the 95% interval (the
+ * mean is within +/- that of the true mean; "-" with fewer than 2
+ * intervals).
+ */
+static void
+text_spread(FILE *f, const struct pctr_stats *st)
+{
+	static const char *const label[] = { "std.dev.", "std.error",
+					     "95% CI +/-" };
+
+	for (int k = 0; k < 3; k++) {
+		fprintf(f, "%-22s", label[k]);
+		for (int i = PCTR_STATS_TIME; i < st->nr; i++) {
+			struct pctr_summary s = { .size = sizeof(s) };
+			double x;
+
+			pctr_stats_get(st, i, &s);
+			x = k == 0 ? s.stddev : k == 1 ? s.std_error
+						: s.ci95_high - s.mean;
+			if (isfinite(x))
+				fprintf(f, "%s" COL ".2f", i < 0 ? "" : " ", x);
+			else
+				fprintf(f, "%s" COL "s", i < 0 ? "" : " ", "-");
+		}
+		fputc('\n', f);
+	}
+}
+
 static void
 text_counts(FILE *f, const struct pctr_stats *st)
 {
@@ -92,16 +122,7 @@ text_counts(FILE *f, const struct pctr_stats *st)
 			fputc('\n', f);
 		}
 	}
-	fprintf(f, "%-12s%10s" COL ".2f", "std.dev.", "",
-		st->time.w.n > 1 ? sqrt(st->time.w.m2 / (st->time.w.n - 1))
-				 : 0.0);
-	for (int i = 0; i < st->nr; i++) {
-		struct pctr_summary s = { .size = sizeof(s) };
-
-		pctr_stats_get(st, i, &s);
-		fprintf(f, " " COL ".2f", s.stddev);
-	}
-	fputc('\n', f);
+	text_spread(f, st);
 }
 
 static void
@@ -271,16 +292,22 @@ csv_row(FILE *f, const char *region, int threads, const char *event,
 	csv_num(f, s->n > 1 ? s->stddev : NAN);
 }
 
+/* percentiles and overhead (counts only), then the mean's uncertainty */
 static void
-csv_tail(FILE *f, const struct pctr_stats *st, int idx, bool counts)
+csv_tail(FILE *f, const struct pctr_stats *st, int idx, bool counts,
+	 const struct pctr_summary *s)
 {
 	for (size_t k = 0; k < PCTR_ARRAY_SIZE(pct); k++)
 		csv_num(f, counts ? percentile(st, idx, pct[k]) : NAN);
 	if (counts)
-		fprintf(f, ",%llu\n", (unsigned long long)
+		fprintf(f, ",%llu", (unsigned long long)
 				pctr__stats_series(st, idx)->overhead);
 	else
-		fputs(",\n", f);
+		fputc(',', f);
+	csv_num(f, s->std_error);
+	csv_num(f, s->ci95_low);
+	csv_num(f, s->ci95_high);
+	fputc('\n', f);
 }
 
 static void
@@ -291,15 +318,15 @@ csv_event(FILE *f, const struct pctr_stats *st, const char *name, int threads,
 
 	pctr_stats_get(st, i, &s);
 	csv_row(f, name, threads, pctr_stats_name(st, i), "count", &s);
-	csv_tail(f, st, i, true);
+	csv_tail(f, st, i, true, &s);
 	if (i == PCTR_STATS_TIME)
 		return;
 	pctr_stats_per_second(st, i, &s);
 	csv_row(f, name, threads, st->name[i], "per_second", &s);
-	csv_tail(f, st, i, false);
+	csv_tail(f, st, i, false, &s);
 	pctr_stats_per_cycle(st, i, &s);
 	csv_row(f, name, threads, st->name[i], "per_cycle", &s);
-	csv_tail(f, st, i, false);
+	csv_tail(f, st, i, false, &s);
 }
 
 static void
@@ -318,7 +345,7 @@ csv_block(FILE *f, const struct pctr_stats *st, const char *name, int threads)
 			snprintf(pair, sizeof(pair), "%s/%s", st->name[n],
 				 st->name[d]);
 			csv_row(f, name, threads, pair, "ratio", &s);
-			csv_tail(f, st, n, false);
+			csv_tail(f, st, n, false, &s);
 		}
 	}
 }
@@ -368,6 +395,24 @@ json_stats(FILE *f, const struct pctr_summary *s, double scale)
 	json_num(f, "max", s->n ? s->max * scale : NAN);
 	fputs(", ", f);
 	json_num(f, "stddev", s->n > 1 ? s->stddev * scale : NAN);
+	fputs(", ", f);
+	json_num(f, "stderr", s->std_error * scale);
+	fputs(", \"ci95\": ", f);
+	if (isfinite(s->ci95_low))
+		fprintf(f, "[%.17g, %.17g]", s->ci95_low * scale,
+			s->ci95_high * scale);
+	else
+		fputs("null", f);
+}
+
+/* the median of a count's statistics object, where intervals were kept */
+static void
+json_median(FILE *f, const struct pctr_stats *st, int idx)
+{
+	if (has_percentiles(st)) {
+		fputs(", ", f);
+		json_num(f, "median", percentile(st, idx, 50.0));
+	}
 }
 
 static void
@@ -396,6 +441,7 @@ json_time(FILE *f, const struct pctr_stats *st)
 	pctr_stats_get(st, PCTR_STATS_TIME, &s);
 	fputs("      \"tsc_ticks\": {", f);
 	json_stats(f, &s, 1.0);
+	json_median(f, st, PCTR_STATS_TIME);
 	fprintf(f, ", \"overhead\": %llu, ",
 		(unsigned long long)st->time.overhead);
 	json_percentiles(f, st, PCTR_STATS_TIME);
@@ -418,6 +464,7 @@ json_event(FILE *f, const struct pctr_stats *st, int i)
 		(unsigned long long)st->ev[i].overhead);
 	pctr_stats_get(st, i, &s);
 	json_stats(f, &s, 1.0);
+	json_median(f, st, i);
 	fputs("},\n         ", f);
 	json_percentiles(f, st, i);
 	fputs(",\n         \"per_second\": {", f);
@@ -532,7 +579,7 @@ pctr__report_begin(FILE *f, int format, const struct pctr_stats *st)
 		return 0;
 	case PCTR_REPORT_CSV:
 		fputs("region,threads,event,measure,n,total,min,mean,max,"
-		      "stddev,p50,p90,p99,overhead\n",
+		      "stddev,p50,p90,p99,overhead,stderr,ci95_low,ci95_high\n",
 		      f);
 		return 0;
 	case PCTR_REPORT_JSON:
@@ -592,7 +639,7 @@ pctr__report_not_counted(FILE *f, int format, const char *event,
 		csv_str(f, event);
 		fputc(',', f);
 		csv_str(f, measure);
-		fputs(",,,,,,,,,,\n", f);
+		fputs(",,,,,,,,,,,,,\n", f);
 		break;
 	case PCTR_REPORT_JSON:
 		fputs(first ? "  ],\n  \"not_counted\": [\n" : ",\n", f);

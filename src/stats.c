@@ -55,6 +55,28 @@ pctr__welford_merge(struct pctr__welford *dst, const struct pctr__welford *src)
 	dst->n += src->n;
 }
 
+/*
+ * The uncertainty of the mean from n, mean and stddev: its standard error
+ * s / sqrt(n) and the interval mean -/+ t(0.975, n - 1) * s / sqrt(n),
+ * which holds the true mean in 95% of experiments when the values are
+ * independent and roughly normal (Student 1908).  One value has no spread
+ * to estimate: NaN, never a made-up 0.
+ */
+void
+pctr__summary_interval(struct pctr_summary *out)
+{
+	double half;
+
+	if (out->n < 2) {
+		out->std_error = out->ci95_low = out->ci95_high = NAN;
+		return;
+	}
+	out->std_error = out->stddev / sqrt((double)out->n);
+	half = pctr_t975(out->n - 1) * out->std_error;
+	out->ci95_low = out->mean - half;
+	out->ci95_high = out->mean + half;
+}
+
 void
 pctr__welford_summary(const struct pctr__welford *w, double total,
 		      struct pctr_summary *out)
@@ -65,6 +87,7 @@ pctr__welford_summary(const struct pctr__welford *w, double total,
 	out->max = w->n ? w->max : 0.0;
 	out->mean = w->n ? w->mean : 0.0;
 	out->stddev = w->n > 1 ? sqrt(w->m2 / (double)(w->n - 1)) : 0.0;
+	pctr__summary_interval(out);
 }
 
 /* b - a of two counts, as a double, without losing the sign */
@@ -588,7 +611,31 @@ pctr_stats_get(const struct pctr_stats *st, int idx,
 	out->min = s->w.n ? (double)s->min : 0.0;
 	out->max = s->w.n ? (double)s->max : 0.0;
 	out->mean = pctr__series_mean(s);
+	pctr__summary_interval(out);
 	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
+}
+
+PCTR_EXPORT int
+pctr_values_summary(const double *x, size_t n, struct pctr_summary *uout)
+{
+	struct pctr_summary full = { .size = sizeof(full) };
+	struct pctr__welford w = { 0 };
+	double total = 0.0;
+	int r;
+
+	if (!x && n)
+		return pctr__error(EINVAL, "NULL values");
+	r = pctr__struct_check(&SUMMARY_SIZED, uout);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			continue;
+		pctr__welford_add(&w, x[i]);
+		total += x[i];
+	}
+	pctr__welford_summary(&w, total, &full);
+	return pctr__struct_out(&SUMMARY_SIZED, uout, &full);
 }
 
 static double
@@ -660,35 +707,72 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int
+check_percentile(double p, const double *out)
+{
+	if (!out || !(p >= 0.0 && p <= 100.0))
+		return pctr__error(EINVAL, "percentile %g is not in 0..100", p);
+	return 0;
+}
+
+/*
+ * The finite ones of @m values, sorted in a copy, interpolated linearly
+ * between the closest ranks: rank p / 100 * (m - 1), counted from 0.
+ */
+static int
+percentile_of(const double *x, size_t m, double p, double *out)
+{
+	double *v, rank;
+	size_t lo, k = 0;
+
+	v = malloc((m ? m : 1) * sizeof(*v));
+	if (!v)
+		return pctr__error(ENOMEM, "out of memory for percentiles");
+	for (size_t i = 0; i < m; i++)
+		if (isfinite(x[i]))
+			v[k++] = x[i];
+	if (k == 0) {
+		free(v);
+		return pctr__error(ENODATA, "no values for a percentile");
+	}
+	qsort(v, k, sizeof(*v), cmp_double);
+	rank = p / 100.0 * (double)(k - 1);
+	lo = (size_t)rank;
+	*out = lo + 1 < k ? v[lo] + (rank - (double)lo) * (v[lo + 1] - v[lo])
+			  : v[lo];
+	free(v);
+	return 0;
+}
+
 PCTR_EXPORT int
 pctr_stats_percentile(const struct pctr_stats *st, int idx, double p,
 		      double *out)
 {
 	uint64_t m;
-	double *v, rank;
-	size_t lo;
 	int r = check_index(st, idx, true);
 
+	if (r == 0)
+		r = check_percentile(p, out);
 	if (r < 0)
 		return r;
-	if (!out || !(p >= 0.0 && p <= 100.0))
-		return pctr__error(EINVAL, "percentile %g is not in 0..100", p);
 	m = st->seen < st->keep ? st->seen : st->keep;
 	if (m == 0)
 		return pctr__error(ENODATA, "no intervals kept for percentiles "
 					    "(create the statistics with "
 					    "keep > 0)");
-	v = malloc(m * sizeof(*v));
-	if (!v)
-		return pctr__error(ENOMEM, "out of memory for percentiles");
-	memcpy(v, kept_row(st, idx + 1, 0), m * sizeof(*v));
-	qsort(v, m, sizeof(*v), cmp_double);
-	rank = p / 100.0 * (double)(m - 1);
-	lo = (size_t)rank;
-	*out = lo + 1 < m ? v[lo] + (rank - (double)lo) * (v[lo + 1] - v[lo])
-			  : v[lo];
-	free(v);
-	return 0;
+	return percentile_of(kept_row(st, idx + 1, 0), m, p, out);
+}
+
+PCTR_EXPORT int
+pctr_values_percentile(const double *x, size_t n, double p, double *out)
+{
+	int r = check_percentile(p, out);
+
+	if (r < 0)
+		return r;
+	if (!x && n)
+		return pctr__error(EINVAL, "NULL values");
+	return percentile_of(x, n, p, out);
 }
 
 /* ---- overhead ------------------------------------------------------- */

@@ -54,6 +54,7 @@ struct pctr_stats {
 void pctr__welford_add(struct pctr__welford *w, double x);
 void pctr__welford_merge(struct pctr__welford *dst,
 			 const struct pctr__welford *src);
+void pctr__summary_interval(struct pctr_summary *out);
 void pctr__welford_summary(const struct pctr__welford *w, double total,
 			   struct pctr_summary *out);
 double pctr__series_mean(const struct pctr__series *s);

@@ -342,30 +342,91 @@ run_cycles(const struct stat_report *r, int run)
 	return (double)r->runs[run].tsc_ticks;
 }
 
+/*
+ * Statistics of one figure over the runs, by the library's engine
+ * (pctr_values_summary(): mean, spread, standard error, 95% interval),
+ * with the median and, from PCT_MIN_RUNS runs, the 5th and 95th
+ * percentiles: with fewer, they would be the extreme runs themselves.
+ * A run without the figure (a rate over no time) is NaN, and left out.
+ */
+#define PCT_MIN_RUNS 20
+
+struct figures {
+	struct pctr_summary s;
+	double median, p5, p95;
+};
+
+static double
+pct_of(const double *x, int n, double p)
+{
+	double v;
+
+	return pctr_values_percentile(x, (size_t)n, p, &v) < 0 ? NAN : v;
+}
+
+static void
+figures_of(const double *x, int n, struct figures *f)
+{
+	f->s = (struct pctr_summary){ .size = sizeof(f->s) };
+	if (pctr_values_summary(x, (size_t)n, &f->s) < 0)
+		f->s = (struct pctr_summary){ .std_error = NAN,
+					      .ci95_low = NAN,
+					      .ci95_high = NAN };
+	f->median = f->s.n ? pct_of(x, n, 50.0) : NAN;
+	f->p5 = f->s.n >= PCT_MIN_RUNS ? pct_of(x, n, 5.0) : NAN;
+	f->p95 = f->s.n >= PCT_MIN_RUNS ? pct_of(x, n, 95.0) : NAN;
+}
+
+/* room for one figure per run: NULL (said once) when memory is short */
+static double *
+per_run(const struct stat_report *r, int figures)
+{
+	double *x = calloc((size_t)r->nr_runs * figures + 1, sizeof(*x));
+
+	if (!x)
+		tool_err("out of memory for the statistics of %d runs",
+			 r->nr_runs);
+	return x;
+}
+
 /* per-run figures of one event, gathered */
 struct event_stats {
-	struct acc count, per_sec, per_cycle, running;
+	struct figures count, per_sec, per_cycle, running;
 };
 
 static void
-event_stats(const struct stat_report *r, int e, struct event_stats *s)
+event_values(const struct stat_report *r, int e, double *x)
 {
-	acc_init(&s->count);
-	acc_init(&s->per_sec);
-	acc_init(&s->per_cycle);
-	acc_init(&s->running);
-	for (int i = 0; !r->err[e] && i < r->nr_runs; i++) {
+	int n = r->nr_runs;
+
+	for (int i = 0; i < n; i++) {
 		const struct pctr_count *c = &r->runs[i].count[e];
 		double v = pctr_count_scaled(c), sec, cyc;
 
 		sec = (double)r->runs[i].elapsed_ns / 1e9;
 		cyc = run_cycles(r, i);
-		acc_add(&s->count, v);
-		acc_add(&s->per_sec, sec > 0 ? v / sec : NAN);
-		acc_add(&s->per_cycle, cyc > 0 ? v / cyc : NAN);
-		if (c->enabled)
-			acc_add(&s->running, running_pct(c));
+		x[i] = v;
+		x[n + i] = sec > 0 ? v / sec : NAN;
+		x[2 * n + i] = cyc > 0 ? v / cyc : NAN;
+		x[3 * n + i] = c->enabled ? running_pct(c) : NAN;
 	}
+}
+
+static void
+event_stats(const struct stat_report *r, int e, struct event_stats *s)
+{
+	int n = r->err[e] ? 0 : r->nr_runs;
+	double *x = per_run(r, 4);
+
+	if (!x)
+		n = 0;
+	else if (n)
+		event_values(r, e, x);
+	figures_of(x, n, &s->count);
+	figures_of(x ? x + n : NULL, n, &s->per_sec);
+	figures_of(x ? x + 2 * n : NULL, n, &s->per_cycle);
+	figures_of(x ? x + 3 * n : NULL, n, &s->running);
+	free(x);
 }
 
 /*
@@ -398,49 +459,67 @@ static const struct metric metrics[] = {
 	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, -1, 0 },
 };
 
-/* the per-run values of metric @m into @a; false if it does not apply */
+/* metric @m of run @i: NaN where its denominator is 0 */
+static double
+metric_value(const struct stat_report *r, int i, int num, int den)
+{
+	const struct stat_run *run = &r->runs[i];
+	double n = pctr_count_scaled(&run->count[num]);
+	double d = den < 0 ? (double)run->elapsed_ns
+			   : pctr_count_scaled(&run->count[den]);
+
+	return d > 0 ? n / d : NAN;
+}
+
+/* the statistics of metric @m into @f; false if it does not apply */
 static bool
 metric_stats(const struct stat_report *r, const struct metric *m,
-	     struct acc *a, int *num, int *den)
+	     struct figures *f, int *num, int *den)
 {
+	double *x;
+
 	*num = find_event(r, m->ntype, m->nconf);
 	*den = m->dtype < 0 ? -1 : find_event(r, (uint32_t)m->dtype, m->dconf);
 	if (*num < 0 || (m->dtype >= 0 && *den < 0) || r->nr_runs == 0)
 		return false;
-	acc_init(a);
-	for (int i = 0; i < r->nr_runs; i++) {
-		const struct stat_run *run = &r->runs[i];
-		double n = pctr_count_scaled(&run->count[*num]);
-		double d = *den < 0 ? (double)run->elapsed_ns
-				    : pctr_count_scaled(&run->count[*den]);
-
-		acc_add(a, d > 0 ? n / d : NAN);
-	}
+	x = per_run(r, 1);
+	for (int i = 0; x && i < r->nr_runs; i++)
+		x[i] = metric_value(r, i, *num, *den);
+	figures_of(x, x ? r->nr_runs : 0, f);
+	free(x);
 	return true;
 }
 
-static struct acc
-elapsed_stats(const struct stat_report *r, bool tsc)
-{
-	struct acc a;
+/* elapsed time per run: in nanoseconds, TSC ticks, or seconds (@unit) */
+enum elapsed_unit { ELAPSED_NS, ELAPSED_TSC, ELAPSED_SEC };
 
-	acc_init(&a);
-	for (int i = 0; i < r->nr_runs; i++)
-		acc_add(&a, tsc ? (double)r->runs[i].tsc_ticks
-				: (double)r->runs[i].elapsed_ns);
-	return a;
+static struct figures
+elapsed_stats(const struct stat_report *r, enum elapsed_unit unit)
+{
+	double *x = per_run(r, 1);
+	struct figures f;
+
+	for (int i = 0; x && i < r->nr_runs; i++)
+		x[i] = unit == ELAPSED_TSC ? (double)r->runs[i].tsc_ticks
+		       : unit == ELAPSED_NS
+			       ? (double)r->runs[i].elapsed_ns
+			       : (double)r->runs[i].elapsed_ns / 1e9;
+	figures_of(x, x ? r->nr_runs : 0, &f);
+	free(x);
+	return f;
 }
 
 /* ---- the stat report: for people ---------------------------------------- */
 
 #define NUMW 15
+#define RSEW 15 /* " ( +- 12.34% )" */
 #define NOT_SUPPORTED "<not supported>"
 
 static int
 name_width(const struct stat_report *r)
 {
 	int w = 20;
-	struct acc a;
+	struct figures a;
 	int num, den;
 
 	for (int e = 0; e < r->nr_events; e++) {
@@ -490,8 +569,9 @@ print_header(FILE *f, const struct stat_report *r, int w, bool stats)
 	fprintf(f, ":\n\n %-*s%*s", w, "event", NUMW,
 		stats ? "mean" : "count");
 	if (stats)
-		fprintf(f, "%*s%*s%*s", NUMW, "min", NUMW, "max", NUMW,
-			"stddev");
+		fprintf(f, "%*s%*s%*s%*s%*s%*s", NUMW, "+- 95% CI", RSEW,
+			"(+- stderr) ", NUMW, "median", NUMW, "min", NUMW,
+			"max", NUMW, "stddev");
 	fprintf(f, "%*s%*s%9s\n", NUMW, "per second", NUMW,
 		cycles_event(r) >= 0 ? "per cycle" : "per TSC tick",
 		"running");
@@ -499,17 +579,46 @@ print_header(FILE *f, const struct stat_report *r, int w, bool stats)
 
 static void
 print_running(FILE *f, const struct stat_report *r, int e,
-	      const struct acc *run)
+	      const struct figures *run)
 {
 	char pct[32];
 
-	if (run->n == 0)
+	if (run->s.n == 0)
 		snprintf(pct, sizeof(pct), "-");
 	else if (r->nr_runs && r->runs[r->nr_runs - 1].count[e].running == 0)
 		snprintf(pct, sizeof(pct), "never");
 	else
-		snprintf(pct, sizeof(pct), "%.1f%%", run->mean);
+		snprintf(pct, sizeof(pct), "%.1f%%", run->s.mean);
 	fprintf(f, "%9s", pct);
+}
+
+/*
+ * The statistics columns over runs: the mean's 95% interval as
+ * "+- half-width", its standard error relative to the mean as perf
+ * writes it, "( +- 1.23% )", then median, min, max, stddev.  "-" where a
+ * figure needs more runs.
+ */
+static void
+print_figures(FILE *f, const struct figures *fg, int decimals)
+{
+	double half = fg->s.ci95_high - fg->s.mean, rse = NAN;
+	char b[64], c[64];
+
+	if (fg->s.n && fg->s.mean != 0.0)
+		rse = 100.0 * fg->s.std_error / fabs(fg->s.mean);
+	snprintf(c, sizeof(c), "+- %s", fmt_group(b, sizeof(b), half,
+						   decimals));
+	fprintf(f, "%*s", NUMW, isfinite(half) ? c : "-");
+	snprintf(c, sizeof(c), "( +- %.2f%% )", rse);
+	fprintf(f, "%*s", RSEW, isfinite(rse) ? c : "- ");
+	fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), fg->median, decimals));
+	fprintf(f, "%*s", NUMW,
+		fmt_group(b, sizeof(b), fg->s.n ? fg->s.min : NAN, decimals));
+	fprintf(f, "%*s", NUMW,
+		fmt_group(b, sizeof(b), fg->s.n ? fg->s.max : NAN, decimals));
+	fprintf(f, "%*s", NUMW,
+		fmt_group(b, sizeof(b), fg->s.n > 1 ? fg->s.stddev : NAN,
+			  decimals));
 }
 
 static void
@@ -528,52 +637,42 @@ print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 		return;
 	}
 	fprintf(f, " %-*s%*s", w, name, NUMW,
-		fmt_group(b, sizeof(b), s.count.mean, stats ? 1 : 0));
-	if (stats) {
-		fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), s.count.min, 0));
-		fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), s.count.max, 0));
-		fprintf(f, "%*s", NUMW,
-			fmt_group(b, sizeof(b), acc_stddev(&s.count), 1));
-	}
-	fprintf(f, "%*s", NUMW, fmt_si(b, sizeof(b), s.per_sec.mean));
-	snprintf(b, sizeof(b), "%.4g", s.per_cycle.mean);
-	fprintf(f, "%*s", NUMW, isfinite(s.per_cycle.mean) ? b : "-");
+		fmt_group(b, sizeof(b), s.count.s.n ? s.count.s.mean : NAN,
+			  stats ? 1 : 0));
+	if (stats)
+		print_figures(f, &s.count, 1);
+	fprintf(f, "%*s", NUMW,
+		fmt_si(b, sizeof(b), s.per_sec.s.n ? s.per_sec.s.mean : NAN));
+	snprintf(b, sizeof(b), "%.4g", s.per_cycle.s.mean);
+	fprintf(f, "%*s", NUMW, s.per_cycle.s.n ? b : "-");
 	print_running(f, r, e, &s.running);
 	fputc('\n', f);
 }
 
 static void
-print_stat_line(FILE *f, const char *name, int w, const struct acc *a,
+print_stat_line(FILE *f, const char *name, int w, const struct figures *a,
 		bool stats, int decimals)
 {
 	char b[64];
 
 	fprintf(f, " %-*s%*s", w, name, NUMW,
-		fmt_group(b, sizeof(b), a->mean, decimals));
-	if (stats) {
-		fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), a->min, decimals));
-		fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), a->max, decimals));
-		fprintf(f, "%*s", NUMW,
-			fmt_group(b, sizeof(b), acc_stddev(a), decimals));
-	}
+		fmt_group(b, sizeof(b), a->s.n ? a->s.mean : NAN, decimals));
+	if (stats)
+		print_figures(f, a, decimals);
 	fputc('\n', f);
 }
 
 static void
 print_metrics(FILE *f, const struct stat_report *r, int w, bool stats)
 {
-	struct acc a, el;
+	struct figures a, el;
 	int num, den;
 
 	fputc('\n', f);
 	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
 		if (metric_stats(r, &metrics[i], &a, &num, &den))
 			print_stat_line(f, metrics[i].desc, w, &a, stats, 4);
-	el = elapsed_stats(r, false);
-	el.mean /= 1e9;
-	el.min /= 1e9;
-	el.max /= 1e9;
-	el.m2 /= 1e18;
+	el = elapsed_stats(r, ELAPSED_SEC);
 	print_stat_line(f, "seconds elapsed", w, &el, stats, 6);
 }
 
@@ -622,14 +721,29 @@ print_human(FILE *f, const struct stat_report *r)
 
 /* ---- the stat report: JSON ---------------------------------------------- */
 
+/* the statistics object (doc/json-schema.md) */
 static void
-json_acc(struct json *j, const struct acc *a)
+json_figures(struct json *j, const struct figures *a)
 {
-	json_int(j, "n", a->n);
-	json_num(j, "min", a->n ? a->min : NAN);
-	json_num(j, "mean", a->n ? a->mean : NAN);
-	json_num(j, "max", a->n ? a->max : NAN);
-	json_num(j, "stddev", acc_stddev(a));
+	const struct pctr_summary *s = &a->s;
+
+	json_int(j, "n", (long long)s->n);
+	json_num(j, "min", s->n ? s->min : NAN);
+	json_num(j, "mean", s->n ? s->mean : NAN);
+	json_num(j, "max", s->n ? s->max : NAN);
+	json_num(j, "stddev", s->n > 1 ? s->stddev : NAN);
+	json_num(j, "stderr", s->std_error);
+	if (isfinite(s->ci95_low)) {
+		json_arr(j, "ci95");
+		json_num(j, NULL, s->ci95_low);
+		json_num(j, NULL, s->ci95_high);
+		json_arr_end(j);
+	} else {
+		json_null(j, "ci95");
+	}
+	json_num(j, "median", a->median);
+	json_num(j, "p5", a->p5);
+	json_num(j, "p95", a->p95);
 }
 
 static void
@@ -671,7 +785,7 @@ json_target(struct json *j, const struct stat_report *r)
 static void
 json_time(struct json *j, const struct stat_report *r, bool tsc)
 {
-	struct acc a = elapsed_stats(r, tsc);
+	struct figures a = elapsed_stats(r, tsc ? ELAPSED_TSC : ELAPSED_NS);
 
 	json_obj(j, tsc ? "tsc_ticks" : "elapsed_ns");
 	json_arr(j, "values");
@@ -679,7 +793,7 @@ json_time(struct json *j, const struct stat_report *r, bool tsc)
 		json_uint(j, NULL, tsc ? r->runs[i].tsc_ticks
 				       : r->runs[i].elapsed_ns);
 	json_arr_end(j);
-	json_acc(j, &a);
+	json_figures(j, &a);
 	json_obj_end(j);
 }
 
@@ -703,15 +817,15 @@ json_event(struct json *j, const struct stat_report *r, int e)
 		json_count(j, &r->runs[i].count[e]);
 	json_arr_end(j);
 	json_obj(j, "stats");
-	json_acc(j, &s.count);
+	json_figures(j, &s.count);
 	json_obj_end(j);
-	json_num(j, "running_pct", s.running.n ? s.running.mean : NAN);
+	json_num(j, "running_pct", s.running.s.n ? s.running.s.mean : NAN);
 	json_obj(j, "per_second");
-	json_acc(j, &s.per_sec);
+	json_figures(j, &s.per_sec);
 	json_obj_end(j);
 	json_obj(j, "per_cycle");
 	json_str(j, "basis", cycles_event(r) >= 0 ? "cycles" : "tsc");
-	json_acc(j, &s.per_cycle);
+	json_figures(j, &s.per_cycle);
 	json_obj_end(j);
 	json_obj_end(j);
 }
@@ -720,7 +834,7 @@ static void
 json_metric(struct json *j, const struct stat_report *r,
 	    const struct metric *m)
 {
-	struct acc a;
+	struct figures a;
 	int num, den;
 
 	if (!metric_stats(r, m, &a, &num, &den))
@@ -731,16 +845,10 @@ json_metric(struct json *j, const struct stat_report *r,
 	json_str(j, "numerator", r->ev[num].name);
 	json_str(j, "denominator", den < 0 ? "elapsed" : r->ev[den].name);
 	json_arr(j, "values");
-	for (int i = 0; i < r->nr_runs; i++) {
-		const struct stat_run *run = &r->runs[i];
-		double d = den < 0 ? (double)run->elapsed_ns
-				   : pctr_count_scaled(&run->count[den]);
-
-		json_num(j, NULL, d > 0 ? pctr_count_scaled(&run->count[num]) / d
-					: NAN);
-	}
+	for (int i = 0; i < r->nr_runs; i++)
+		json_num(j, NULL, metric_value(r, i, num, den));
 	json_arr_end(j);
-	json_acc(j, &a);
+	json_figures(j, &a);
 	json_obj_end(j);
 }
 
@@ -849,7 +957,43 @@ static const char *const csv_columns[] = {
 	"kind",	    "run",    "time_ns", "id",	       "event",      "value",
 	"scaled",   "unit",   "enabled_ns", "running_ns", "running_pct",
 	"note",
+	/* statistics over the runs, on "stats" rows only */
+	"n", "mean", "stddev", "stderr", "ci95_low", "ci95_high", "median",
+	"p5", "p95",
 };
+
+#define CSV_STATS 9 /* the columns from "n" on */
+
+static void
+csv_number(FILE *f, const struct stat_report *r, const char *fmt, double v)
+{
+	char b[64];
+
+	snprintf(b, sizeof(b), fmt, v);
+	csv_field(f, r->sep, false, isfinite(v) ? b : "");
+}
+
+/* the statistics columns: empty for a row of one run (@a NULL) */
+static void
+csv_figures(FILE *f, const struct stat_report *r, const struct figures *a)
+{
+	const struct pctr_summary *s = a ? &a->s : NULL;
+
+	if (!a) {
+		for (int k = 0; k < CSV_STATS; k++)
+			csv_field(f, r->sep, false, "");
+		return;
+	}
+	csv_number(f, r, "%.0f", (double)s->n);
+	csv_number(f, r, "%.15g", s->n ? s->mean : NAN);
+	csv_number(f, r, "%.15g", s->n > 1 ? s->stddev : NAN);
+	csv_number(f, r, "%.15g", s->std_error);
+	csv_number(f, r, "%.15g", s->ci95_low);
+	csv_number(f, r, "%.15g", s->ci95_high);
+	csv_number(f, r, "%.15g", a->median);
+	csv_number(f, r, "%.15g", a->p5);
+	csv_number(f, r, "%.15g", a->p95);
+}
 
 void
 report_csv_header(FILE *f, const struct stat_report *r)
@@ -874,6 +1018,7 @@ csv_unsupported(FILE *f, const struct stat_report *r, int e)
 	snprintf(note, sizeof(note), "not supported: %s",
 		 pctr_strerror(r->err[e]));
 	csv_field(f, r->sep, false, note);
+	csv_figures(f, r, NULL);
 	fputc('\n', f);
 }
 
@@ -906,6 +1051,36 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 	snprintf(b, sizeof(b), "%.2f", pct);
 	csv_field(f, r->sep, false, isfinite(pct) ? b : "");
 	csv_field(f, r->sep, false, "");
+	csv_figures(f, r, NULL);
+	fputc('\n', f);
+}
+
+/*
+ * One "stats" row per counted event after the runs' rows (with -r or
+ * more than one run): the statistics of its scaled counts over the runs;
+ * running_pct is their mean.
+ */
+static void
+csv_stats_row(FILE *f, const struct stat_report *r, int e)
+{
+	struct event_stats s;
+	char b[32];
+
+	event_stats(r, e, &s);
+	csv_field(f, r->sep, true, "stats");
+	snprintf(b, sizeof(b), "%d", r->nr_runs);
+	csv_field(f, r->sep, false, b);
+	csv_field(f, r->sep, false, ""); /* time_ns */
+	csv_field(f, r->sep, false, ""); /* id */
+	csv_field(f, r->sep, false, r->ev[e].name);
+	csv_field(f, r->sep, false, ""); /* value */
+	csv_field(f, r->sep, false, ""); /* scaled */
+	csv_field(f, r->sep, false, event_unit(&r->ev[e]));
+	csv_field(f, r->sep, false, ""); /* enabled_ns */
+	csv_field(f, r->sep, false, ""); /* running_ns */
+	csv_number(f, r, "%.2f", s.running.s.n ? s.running.s.mean : NAN);
+	csv_field(f, r->sep, false, ""); /* note */
+	csv_figures(f, r, &s.count);
 	fputc('\n', f);
 }
 
@@ -922,6 +1097,10 @@ print_csv(FILE *f, const struct stat_report *r)
 			csv_row(f, r, "total", i + 1, t, "", e,
 				&r->runs[i].count[e]);
 	}
+	for (int e = 0; (r->repeated || r->nr_runs > 1) && e < r->nr_events;
+	     e++)
+		if (!r->err[e])
+			csv_stats_row(f, r, e);
 	for (int i = 0; r->per_thread && i < r->nr_instances; i++) {
 		snprintf(id, sizeof(id), "%d", r->instances[i].id);
 		for (int e = 0; e < r->nr_events; e++)

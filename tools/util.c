@@ -226,39 +226,3 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- statistics --------------------------------------------------------- */
-
-void
-acc_init(struct acc *a)
-{
-	a->n = 0;
-	a->mean = a->m2 = 0.0;
-	a->min = INFINITY;
-	a->max = -INFINITY;
-}
-
-/*
- * Welford: the mean moves by delta / n and m2 gathers delta * (x - new
- * mean), so no large sums of squares are ever subtracted from each other.
- */
-void
-acc_add(struct acc *a, double x)
-{
-	double delta = x - a->mean;
-
-	a->n++;
-	a->mean += delta / (double)a->n;
-	a->m2 += delta * (x - a->mean);
-	if (x < a->min)
-		a->min = x;
-	if (x > a->max)
-		a->max = x;
-}
-
-double
-acc_stddev(const struct acc *a)
-{
-	if (a->n < 2)
-		return NAN;
-	return sqrt(a->m2 / (double)(a->n - 1));
-}

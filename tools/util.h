@@ -44,19 +44,6 @@ int wait_status_code(int status);
 /* monotonic clock, nanoseconds */
 uint64_t now_ns(void);
 
-/* ---- statistics (util.c) ---------------------------------------------- */
-
-/* Welford's running mean and variance: stable for large, close values. */
-struct acc {
-	long n;
-	double mean, m2, min, max;
-};
-
-void acc_init(struct acc *a);
-void acc_add(struct acc *a, double x);
-/* sample standard deviation (divisor n - 1); NAN for fewer than 2 values */
-double acc_stddev(const struct acc *a);
-
 /* ---- number formatting (output.c) ------------------------------------- */
 
 /* 1234567 -> "1,234,567"; fractions kept to @decimals places */

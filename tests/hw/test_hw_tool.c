@@ -46,7 +46,8 @@ stat_loop(const char *const *args, uint64_t n, struct hw_run *r)
 
 #define CSV_HEADER                                                            \
 	"kind,run,time_ns,id,event,value,scaled,unit,enabled_ns,running_ns,"  \
-	"running_pct,note\n"
+	"running_pct,note,n,mean,stddev,stderr,ci95_low,ci95_high,median,"    \
+	"p5,p95\n"
 
 struct csv_row {
 	int run;
@@ -230,6 +231,9 @@ TEST(stat_repeat_stddev_zero)
 	ASSERT(json_number_after(r.out, ev, "mean") == (double)c);
 	ASSERT(json_number_after(r.out, ev, "max") == (double)c);
 	ASSERT(json_number_after(r.out, ev, "stddev") == 0);
+	/* no spread: the mean is known exactly, its interval is the mean */
+	ASSERT(json_number_after(r.out, ev, "stderr") == 0);
+	ASSERT(json_number_after(r.out, ev, "median") == (double)c);
 }
 
 /* an event this PMU lacks: refused, nothing on stdout */

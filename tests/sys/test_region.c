@@ -622,18 +622,22 @@ TEST(env_csv_report_of_the_example)
 	snprintf(dest, sizeof(dest), "csv:%s", file);
 	text = run_example("page-faults", dest, file);
 	ASSERT(!strncmp(text, "region,threads,event,measure,n,total,min,mean,"
-			      "max,stddev,p50,p90,p99,overhead\n",
-			74));
+			      "max,stddev,p50,p90,p99,overhead,stderr,"
+			      "ci95_low,ci95_high\n",
+			104));
 	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 		int commas = 0;
 
 		for (char *c = line; *c; c++)
 			commas += *c == ',';
-		ASSERT_EQ(commas, 13);
+		ASSERT_EQ(commas, 16);
 		rows++;
-		if (!strncmp(line, "touch,3,page-faults,count,21,105,5,5,5,0,",
-			     41))
-			touch_rows++;
+		if (strncmp(line, "touch,3,page-faults,count,21,105,5,5,5,0,",
+			    41))
+			continue;
+		/* 5 faults every time: standard error 0, the interval 5..5 */
+		ASSERT(!strcmp(line + strlen(line) - 6, ",0,5,5"));
+		touch_rows++;
 	}
 	ASSERT_EQ(touch_rows, 1);
 	/* three regions of 1 event: ticks, count, per_second, per_cycle */
@@ -700,7 +704,7 @@ TEST(unopenable_event_named_once_rest_counted_csv)
 	ASSERT_CONTAINS(text, "\ntouch,3,page-faults,count,21,105,5,5,5,0,");
 	/* the reason in the measure column, the row as wide as the others */
 	ASSERT_CONTAINS(text, "\n,0," BAD ",not counted: " BAD_WHY
-			      ",,,,,,,,,,\n");
+			      ",,,,,,,,,,,,,\n");
 	ASSERT(!strstr(text, "touch,3," BAD));
 	free(text);
 	free(err);

@@ -12,6 +12,7 @@
  * the zeros left alone) and one with a non-zero byte there (-E2BIG).
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -55,20 +56,25 @@ guard_intact(const unsigned char *buf, size_t size)
 typedef int (*out_fn)(void *out);
 
 /*
- * A struct the library fills: @ver0 is its published minimum and its
+ * A struct the library fills: @ver0 is its published minimum, @cur its
  * size in this version (so a newer caller's bytes start there).
  */
 static void
-check_out(const char *name, size_t ver0, out_fn call)
+check_out_grown(const char *name, size_t ver0, size_t cur, out_fn call)
 {
 	static _Alignas(16) unsigned char buf[1024 + EXTRA + GUARD];
 	size_t size;
 
-	/* an older caller's struct, at the minimum */
+	/* an older caller's struct, at the minimum: nothing past it written */
 	ASSERT_OK(call(guarded(buf, ver0)));
 	guard_intact(buf, ver0);
 	memcpy(&size, buf, sizeof(size));
 	ASSERT_UEQ(size, ver0);
+	/* this version's own size: all of it filled */
+	ASSERT_OK(call(guarded(buf, cur)));
+	guard_intact(buf, cur);
+	memcpy(&size, buf, sizeof(size));
+	ASSERT_UEQ(size, cur);
 	/* smaller than any version's: refused by name, nothing written */
 	ASSERT_EQ(call(guarded(buf, ver0 - 8)), -EINVAL);
 	ASSERT_CONTAINS(pctr_strerror(-EINVAL), name);
@@ -76,21 +82,28 @@ check_out(const char *name, size_t ver0, out_fn call)
 		ASSERT_HEX_EQ(buf[i], 0xee);
 	guard_intact(buf, ver0 - 8);
 	/* a newer caller's, its own fields at zero: filled up to ours */
-	guarded(buf, ver0 + EXTRA);
-	memset(buf + ver0, 0, EXTRA);
+	guarded(buf, cur + EXTRA);
+	memset(buf + cur, 0, EXTRA);
 	ASSERT_OK(call(buf));
 	memcpy(&size, buf, sizeof(size));
-	ASSERT_UEQ(size, ver0);
-	for (size_t i = ver0; i < ver0 + EXTRA; i++)
+	ASSERT_UEQ(size, cur);
+	for (size_t i = cur; i < cur + EXTRA; i++)
 		ASSERT_HEX_EQ(buf[i], 0);
-	guard_intact(buf, ver0 + EXTRA);
+	guard_intact(buf, cur + EXTRA);
 	/* a newer caller asking for something this library does not know */
-	guarded(buf, ver0 + EXTRA);
-	memset(buf + ver0, 0, EXTRA);
-	buf[ver0 + EXTRA - 1] = 1;
+	guarded(buf, cur + EXTRA);
+	memset(buf + cur, 0, EXTRA);
+	buf[cur + EXTRA - 1] = 1;
 	ASSERT_EQ(call(buf), -E2BIG);
 	ASSERT_CONTAINS(pctr_strerror(-E2BIG), name);
-	guard_intact(buf, ver0 + EXTRA);
+	guard_intact(buf, cur + EXTRA);
+}
+
+/* a struct that has not grown since version 0 */
+static void
+check_out(const char *name, size_t ver0, out_fn call)
+{
+	check_out_grown(name, ver0, ver0, call);
 }
 
 typedef int (*in_fn)(const void *in);
@@ -269,13 +282,26 @@ ratio(void *out)
 	return pctr_stats_ratio(stats, 0, 1, out);
 }
 
+static int
+values(void *out)
+{
+	static const double x[] = { 1, 2, NAN, 3 };
+
+	return pctr_values_summary(x, 4, out);
+}
+
+#define SUMMARY_OUT(fn)                                                  \
+	check_out_grown("struct pctr_summary", PCTR_SUMMARY_SIZE_VER0,   \
+			PCTR_SUMMARY_SIZE_VER1, fn)
+
 TEST(stats_summaries)
 {
 	stats_make();
-	check_out("struct pctr_summary", PCTR_SUMMARY_SIZE_VER0, get);
-	check_out("struct pctr_summary", PCTR_SUMMARY_SIZE_VER0, per_second);
-	check_out("struct pctr_summary", PCTR_SUMMARY_SIZE_VER0, per_cycle);
-	check_out("struct pctr_summary", PCTR_SUMMARY_SIZE_VER0, ratio);
+	SUMMARY_OUT(get);
+	SUMMARY_OUT(per_second);
+	SUMMARY_OUT(per_cycle);
+	SUMMARY_OUT(ratio);
+	SUMMARY_OUT(values);
 	pctr_stats_free(stats);
 }
 

@@ -140,6 +140,117 @@ TEST(repeat_statistics)
 	ASSERT_EQ(python_num(check, r.out), 1);
 }
 
+/*
+ * The statistics object against an independent computation from the runs'
+ * own values v: mean, standard error, the interval mean -/+ t * stderr
+ * with t(0.975, 4) = 2.776445 from the published table (5 runs; the
+ * library interpolates nothing at df 4), the median, and no 5th/95th
+ * percentile of 5 runs.  row() reads CSV's "stats" row as that object.
+ */
+static const char uncertainty_py[] =
+	"import json,csv,sys,math,statistics as st\n"
+	"def ok(s,v):\n"
+	"  m=st.mean(v); se=st.stdev(v)/math.sqrt(len(v))\n"
+	"  lo,hi=s['ci95']; h=2.776445*se\n"
+	"  tol=1e-9*max(1,abs(m))\n"
+	"  return (len(v)==5 and s['n']==5 and s['stderr']>=0 and\n"
+	"    abs(s['mean']-m)<=tol and abs(s['stderr']-se)<=tol and\n"
+	"    lo<=s['mean']<=hi and\n"
+	"    abs((hi-lo)/2-2.776445*s['stderr'])<=tol and\n"
+	"    abs(lo-(m-h))<=tol and abs(hi-(m+h))<=tol and\n"
+	"    s['median']==st.median(v) and\n"
+	"    s['p5'] is None and s['p95'] is None)\n"
+	"def row(r):\n"
+	"  f=lambda k: None if r[k]=='' else float(r[k])\n"
+	"  return {'n':int(r['n']),'mean':f('mean'),'stderr':f('stderr'),\n"
+	"    'ci95':[f('ci95_low'),f('ci95_high')],'median':f('median'),\n"
+	"    'p5':f('p5'),'p95':f('p95')}\n";
+
+/* pctr stat -r 5 FORMAT of a program touching 2000 pages, then @check */
+static void
+repeat_touch(const char *format, const char *check)
+{
+	char script[4096];
+	struct result r = pctr("stat", "-r", "5", format, "-o", "-", "-e",
+			       "page-faults", "--", SELF, "touch", "2000",
+			       NULL);
+
+	snprintf(script, sizeof(script), "%s%s", uncertainty_py, check);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(script, r.out), 1);
+}
+
+/* JSON: the event's count and rate, and the elapsed time */
+TEST(repeat_uncertainty_json)
+{
+	repeat_touch("--json",
+		     "d=json.load(sys.stdin)\n"
+		     "e=d['events'][0]\n"
+		     "v=[r['scaled'] for r in e['runs']]\n"
+		     "el=d['elapsed_ns']['values']\n"
+		     "rate=[a/(b/1e9) for a,b in zip(v,el)]\n"
+		     "print(1 if d['runs']==5 and min(v)>=2000 and\n"
+		     "  ok(e['stats'],v) and ok(d['elapsed_ns'],el) and\n"
+		     "  ok(e['per_second'],rate) else 0)\n");
+}
+
+/* CSV: the "stats" row against the "total" rows */
+TEST(repeat_uncertainty_csv)
+{
+	repeat_touch("-x,",
+		     "rows=list(csv.DictReader(sys.stdin))\n"
+		     "v=[float(r['scaled']) for r in rows\n"
+		     "   if r['kind']=='total']\n"
+		     "s=[r for r in rows if r['kind']=='stats']\n"
+		     "print(1 if len(s)==1 and s[0]['run']=='5' and\n"
+		     "  s[0]['event']=='page-faults' and ok(row(s[0]),v) and\n"
+		     "  all(r['stderr']=='' for r in rows\n"
+		     "      if r['kind']=='total') else 0)\n");
+}
+
+/*
+ * -r 20: the 5th and 95th percentiles appear, interpolated between ranks
+ * as Python's statistics.quantiles(method='inclusive') does; one run has
+ * no interval (null, empty, "-"), and text shows "+-" and perf's "( +-
+ * x% )" with more.
+ */
+TEST(repeat_percentiles_and_one_run)
+{
+	static const char *check =
+		"import json,sys,statistics as st\n"
+		"d=json.load(sys.stdin)\n"
+		"s=d['events'][0]['stats']\n"
+		"v=[r['scaled'] for r in d['events'][0]['runs']]\n"
+		"q=st.quantiles(v,n=20,method='inclusive')\n"
+		"print(1 if len(v)==20 and abs(s['p5']-q[0])<=1e-9*q[0] and\n"
+		"  abs(s['p95']-q[-1])<=1e-9*q[-1] and\n"
+		"  s['median']==st.median(v) else 0)\n";
+	static const char *one =
+		"import json,sys\n"
+		"s=json.load(sys.stdin)['events'][0]['stats']\n"
+		"print(1 if s['n']==1 and s['stderr'] is None and\n"
+		"  s['ci95'] is None and s['median']==s['mean'] else 0)\n";
+	struct result r = pctr("stat", "-r", "20", "--json", "-o", "-", "-e",
+			       "page-faults", "--", SELF, "touch", "100",
+			       NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+	r = pctr("stat", "-r", "1", "--json", "-o", "-", "-e", "page-faults",
+		 "--", SELF, "touch", "100", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(one, r.out), 1);
+	r = pctr("stat", "-r", "3", "-o", "-", "-e", "page-faults", "--", SELF,
+		 "touch", "100", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "+- 95% CI");
+	ASSERT_CONTAINS(r.out, "% )");
+	r = pctr("stat", "-r", "1", "-o", "-", "-e", "page-faults", "--", SELF,
+		 "touch", "100", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(!strstr(r.out, "% )"));
+}
+
 /* -I 100 over 550 ms: five interval rows, 100 ms apart, adding up */
 TEST(interval_rows)
 {
@@ -359,7 +470,11 @@ main(int argc, char **argv)
 		TEST_CASE(exit_status_passed)
 		TEST_CASE(signal_death_is_128_plus_n)
 		TEST_CASE(sigterm_forwarded) TEST_CASE(output_file_separate)
-		TEST_CASE(repeat_statistics) TEST_CASE(interval_rows)
+		TEST_CASE(repeat_statistics)
+		TEST_CASE(repeat_uncertainty_json)
+		TEST_CASE(repeat_uncertainty_csv)
+		TEST_CASE(repeat_percentiles_and_one_run)
+		TEST_CASE(interval_rows)
 		TEST_CASE(json_document) TEST_CASE(csv_rows)
 		TEST_CASE(attach_pid) TEST_CASE(attach_ends_with_process)
 		TEST_CASE(all_cpus_as_root) TEST_CASE(unknown_event)

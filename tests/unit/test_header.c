@@ -45,9 +45,14 @@ TEST(event_layout)
 
 TEST(version_0_sizes)
 {
-	/* each published minimum is the struct's size today (version 0) */
+	/*
+	 * each published minimum is the struct's size today (version 0),
+	 * but for pctr_summary, grown once: version 0 ends at stddev
+	 */
 	ASSERT_EQ(sizeof(struct pctr_machine), PCTR_MACHINE_SIZE_VER0);
-	ASSERT_EQ(sizeof(struct pctr_summary), PCTR_SUMMARY_SIZE_VER0);
+	ASSERT_EQ(offsetof(struct pctr_summary, std_error),
+		  PCTR_SUMMARY_SIZE_VER0);
+	ASSERT_EQ(sizeof(struct pctr_summary), PCTR_SUMMARY_SIZE_VER1);
 	ASSERT_EQ(sizeof(struct pctr_region_config),
 		  PCTR_REGION_CONFIG_SIZE_VER0);
 	ASSERT_EQ(sizeof(struct pctr_overflow), PCTR_OVERFLOW_SIZE_VER0);

@@ -92,6 +92,18 @@ TEST(text_has_the_seed_layout)
 		  3);
 	ASSERT_DBL_NEAR(x, sqrt(6.0 / 3.0), 0.005);
 	ASSERT_DBL_NEAR(y, 0, 0);
+	/*
+	 * ticks 107, 107, 108, 110: s = sqrt(2), se = s / 2 = 0.7071068,
+	 * t(0.975, 3) = 3.182446, half-width 2.250329; event 0 never varies
+	 */
+	ASSERT_EQ(sscanf(line_of(t, "std.error"), "%lf %lf %lf", &x, &y, &z),
+		  3);
+	ASSERT_DBL_NEAR(x, 0.7071068, 0.005);
+	ASSERT_DBL_NEAR(y, 0, 0);
+	ASSERT_EQ(sscanf(line_of(t, "95% CI +/-"), "%lf %lf %lf", &x, &y, &z),
+		  3);
+	ASSERT_DBL_NEAR(x, 2.250329, 0.005);
+	ASSERT_DBL_NEAR(z, 0, 0);
 	ASSERT_EQ(sscanf(line_of(t, "overhead"), "%llu %llu %llu", &a, &b, &c),
 		  3);
 	ASSERT_EQ(a * 100 + b * 10 + c, 934);
@@ -149,22 +161,23 @@ csv_split(const char *line, char f[][128], int max)
 }
 
 static const char *const csv_head[] = {
-	"region", "threads", "event", "measure", "n",   "total", "min",
-	"mean",	  "max",     "stddev", "p50",	"p90", "p99",	"overhead"
+	"region", "threads", "event",	 "measure",  "n",	  "total",
+	"min",	  "mean",    "max",	 "stddev",   "p50",	  "p90",
+	"p99",	  "overhead", "stderr", "ci95_low", "ci95_high"
 };
 
 TEST(csv_parses_back)
 {
 	struct pctr_stats *st = seed_stats(0);
-	char *t = report(st, PCTR_REPORT_CSV), f[16][128];
+	char *t = report(st, PCTR_REPORT_CSV), f[20][128];
 	int rows = 0, found = 0;
 
-	ASSERT_EQ(csv_split(t, f, 16), 14);
-	for (int i = 0; i < 14; i++)
+	ASSERT_EQ(csv_split(t, f, 20), 17);
+	for (int i = 0; i < 17; i++)
 		ASSERT_STR_EQ(f[i], csv_head[i]);
 	for (const char *l = strchr(t, '\n') + 1; *l;
 	     l = strchr(l, '\n') + 1, rows++) {
-		ASSERT_EQ(csv_split(l, f, 16), 14);
+		ASSERT_EQ(csv_split(l, f, 20), 17);
 		ASSERT_STR_EQ(f[0], "loop");
 		if (!strcmp(f[2], "uops, \"retired\"") &&
 		    !strcmp(f[3], "count")) {
@@ -175,11 +188,19 @@ TEST(csv_parses_back)
 			ASSERT_STR_EQ(f[9], "0");
 			ASSERT_STR_EQ(f[10], ""); /* nothing kept */
 			ASSERT_STR_EQ(f[13], "4");
+			/* no spread: se 0, the interval is the mean */
+			ASSERT_STR_EQ(f[14], "0");
+			ASSERT_STR_EQ(f[15], "92");
+			ASSERT_STR_EQ(f[16], "92");
 			found++;
 		}
 		if (!strcmp(f[2], "tsc_ticks")) {
 			ASSERT_STR_EQ(f[5], "432");
 			ASSERT_DBL_NEAR(atof(f[7]), 108, 1e-9);
+			/* as in the text report: 108 -/+ 2.250329 */
+			ASSERT_DBL_NEAR(atof(f[14]), 0.7071068, 1e-6);
+			ASSERT_DBL_NEAR(atof(f[15]), 108 - 2.250329, 1e-6);
+			ASSERT_DBL_NEAR(atof(f[16]), 108 + 2.250329, 1e-6);
 			found++;
 		}
 		if (!strcmp(f[3], "ratio") && !strncmp(f[2], "inst", 4)) {
@@ -222,6 +243,23 @@ TEST(json_parses_back)
 	ASSERT_STR_EQ(jget("regions[0].intervals"), "4");
 	ASSERT_STR_EQ(jget("regions[0].tsc_ticks.total"), "432");
 	ASSERT_STR_EQ(jget("regions[0].tsc_ticks.overhead"), "9");
+	/* 108 -/+ 2.250329 ticks (see the text report); median of 107, 107,
+	 * 108, 110 */
+	ASSERT_DBL_NEAR(atof(jget("regions[0].tsc_ticks.stderr")), 0.7071068,
+			1e-6);
+	ASSERT_DBL_NEAR(atof(jget("regions[0].tsc_ticks.ci95[0]")),
+			108 - 2.250329, 1e-6);
+	ASSERT_DBL_NEAR(atof(jget("regions[0].tsc_ticks.ci95[1]")),
+			108 + 2.250329, 1e-6);
+	ASSERT_DBL_NEAR(atof(jget("regions[0].tsc_ticks.median")), 107.5, 0);
+	ASSERT_DBL_NEAR(atof(jget("regions[0].elapsed_ns.ci95[1]")) /
+				atof(jget("regions[0].elapsed_ns.mean")),
+			(108 + 2.250329) / 108, 1e-6);
+	ASSERT_STR_EQ(jget("regions[0].events[1].stats.stderr"), "0");
+	ASSERT_DBL_NEAR(atof(jget("regions[0].events[1].stats.ci95[0]")), 92,
+			0);
+	ASSERT_DBL_NEAR(atof(jget("regions[0].events[1].stats.median")), 92,
+			0);
 	ASSERT_STR_EQ(jget("regions[0].events[1].name"), "uops, \"retired\"");
 	ASSERT_STR_EQ(jget("regions[0].events[1].total"), "368");
 	ASSERT_STR_EQ(jget("regions[0].events[1].overhead"), "4");
@@ -252,11 +290,15 @@ TEST(json_and_csv_say_null_for_undefined)
 	t = report(st, PCTR_REPORT_JSON);
 	ASSERT_EQ(json_flatten(t, flat, sizeof(flat)), 0);
 	ASSERT_STR_EQ(jget("regions[0].events[0].stats.stddev"), "null");
+	ASSERT_STR_EQ(jget("regions[0].events[0].stats.stderr"), "null");
+	ASSERT_STR_EQ(jget("regions[0].events[0].stats.ci95"), "null");
+	ASSERT(!json_get(flat, "regions[0].events[0].stats.median", buf,
+			 sizeof(buf)));
 	ASSERT_STR_EQ(jget("regions[0].events[0].percentiles"), "null");
 	ASSERT(!json_get(flat, "regions[0].ratios[0].n", buf, sizeof(buf)));
 	free(t);
 	t = report(st, PCTR_REPORT_CSV);
-	ASSERT_CONTAINS(t, "loop,0,event 0,count,1,5,5,5,5,,,,,0\n");
+	ASSERT_CONTAINS(t, "loop,0,event 0,count,1,5,5,5,5,,,,,0,,,\n");
 	free(t);
 	pctr_stats_free(st);
 }

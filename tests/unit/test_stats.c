@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
+#include <string.h>
 #include <pctr.h>
 
 #include "test.h"
@@ -71,6 +73,210 @@ TEST(welford_against_hand_values)
 		ASSERT_DBL_NEAR(s.stddev, welford_rows[r].sd, 1e-6);
 		pctr_stats_free(st);
 	}
+}
+
+/*
+ * Student's t quantile t(0.975, df) against published tables (Fisher and
+ * Yates, any statistics text: 3 decimals) and, between the table's rows,
+ * against the exact quantile (the inverse of the regularized incomplete
+ * beta function, computed to 30 digits outside this project, 6 decimals).
+ * The bound 6e-5 is the accuracy student_t.c states for the interpolation.
+ */
+static const struct {
+	int line;
+	uint64_t df;
+	double t, eps;
+} t975_rows[] = {
+	{ __LINE__, 1, 12.706, 5e-4 },	 { __LINE__, 2, 4.303, 5e-4 },
+	{ __LINE__, 5, 2.571, 5e-4 },	 { __LINE__, 10, 2.228, 5e-4 },
+	{ __LINE__, 30, 2.042, 5e-4 },	 { __LINE__, 100, 1.984, 5e-4 },
+	{ __LINE__, 1000, 1.962, 5e-4 }, { __LINE__, 4, 2.776445, 1e-6 },
+	{ __LINE__, 34, 2.032245, 6e-5 }, { __LINE__, 35, 2.030108, 6e-5 },
+	{ __LINE__, 50, 2.008559, 6e-5 }, { __LINE__, 100, 1.983972, 6e-5 },
+	{ __LINE__, 250, 1.969498, 6e-5 }, { __LINE__, 1000, 1.962339, 6e-5 },
+	{ __LINE__, 1000000000, 1.959964, 1e-6 },
+};
+
+TEST(t975_against_published_tables)
+{
+	for (size_t r = 0; r < sizeof(t975_rows) / sizeof(t975_rows[0]); r++) {
+		fprintf(stderr, "# row at line %d\n", t975_rows[r].line);
+		ASSERT_DBL_NEAR(pctr_t975(t975_rows[r].df), t975_rows[r].t,
+				t975_rows[r].eps);
+	}
+	ASSERT_NE(isnan(pctr_t975(0)), 0);
+	/* the quantile falls as df grows, never below the normal limit */
+	for (uint64_t df = 1; df < 5000; df++) {
+		ASSERT_GT(pctr_t975(df), pctr_t975(df + 1));
+		ASSERT_GT(pctr_t975(df), 1.959964);
+	}
+}
+
+/*
+ * Each row: values, and their standard error and 95% interval worked out
+ * by hand: se = s / sqrt(n), half-width = t(0.975, n - 1) * se.
+ */
+static const struct {
+	int line;
+	int n;
+	double x[8];
+	double se, lo, hi;
+} interval_rows[] = {
+	/* mean 3, s = sqrt(2.5) = 1.5811388, se = 0.7071068, t(4) = 2.776445,
+	 * half-width 1.963243 */
+	{ __LINE__, 5, { 1, 2, 3, 4, 5 }, 0.7071068, 1.036757, 4.963243 },
+	/* mean 5, s = 7.0710678, se = 5, t(1) = 12.706205, half 63.531025 */
+	{ __LINE__, 2, { 0, 10 }, 5, -58.531025, 68.531025 },
+	/* no spread: se 0, the interval is the mean */
+	{ __LINE__, 4, { 7, 7, 7, 7 }, 0, 7, 7 },
+	/* mean 1e9 + 10, s = 5.4772256, se = 2.7386128, t(3) = 3.182446,
+	 * half 8.715487 */
+	{ __LINE__, 4, { 1e9 + 4, 1e9 + 7, 1e9 + 13, 1e9 + 16 }, 2.7386128,
+	  1e9 + 1.284513, 1e9 + 18.715487 },
+};
+
+TEST(interval_against_hand_values)
+{
+	for (size_t r = 0; r < sizeof(interval_rows) / sizeof(interval_rows[0]);
+	     r++) {
+		struct pctr_stats *st = one_event(interval_rows[r].x,
+						  interval_rows[r].n, 0);
+		struct pctr_summary s = get(st, 0), v = { .size = sizeof(v) };
+
+		fprintf(stderr, "# row at line %d\n", interval_rows[r].line);
+		ASSERT_DBL_NEAR(s.std_error, interval_rows[r].se, 1e-6);
+		ASSERT_DBL_NEAR(s.ci95_low, interval_rows[r].lo, 1e-6);
+		ASSERT_DBL_NEAR(s.ci95_high, interval_rows[r].hi, 1e-6);
+		/* the same values as an array: the same figures */
+		ASSERT_OK(pctr_values_summary(interval_rows[r].x,
+					      interval_rows[r].n, &v));
+		ASSERT_EQ(v.n, interval_rows[r].n);
+		ASSERT_DBL_NEAR(v.mean, s.mean, 1e-6);
+		ASSERT_DBL_NEAR(v.std_error, interval_rows[r].se, 1e-6);
+		ASSERT_DBL_NEAR(v.ci95_low, interval_rows[r].lo, 1e-6);
+		ASSERT_DBL_NEAR(v.ci95_high, interval_rows[r].hi, 1e-6);
+		pctr_stats_free(st);
+	}
+}
+
+/* one value or none: no spread to estimate, so no interval (NaN) */
+TEST(interval_needs_two_values)
+{
+	static const double one[] = { 42 };
+	struct pctr_stats *st = one_event(one, 0, 0);
+	struct pctr_summary s = get(st, 0);
+
+	ASSERT_EQ(s.n, 0);
+	ASSERT_EQ(s.mean, 0.0);
+	ASSERT_NE(isnan(s.std_error), 0);
+	ASSERT_NE(isnan(s.ci95_low), 0);
+	ASSERT_NE(isnan(s.ci95_high), 0);
+	pctr_stats_free(st);
+	st = one_event(one, 1, 0);
+	s = get(st, 0);
+	ASSERT_EQ(s.n, 1);
+	ASSERT_EQ(s.mean, 42.0);
+	ASSERT_EQ(s.stddev, 0.0);
+	ASSERT_NE(isnan(s.std_error), 0);
+	ASSERT_NE(isnan(s.ci95_low), 0);
+	ASSERT_NE(isnan(s.ci95_high), 0);
+	s = (struct pctr_summary){ .size = sizeof(s) };
+	ASSERT_OK(pctr_stats_per_second(st, 0, &s));
+	ASSERT_NE(isnan(s.ci95_high), 0);
+	pctr_stats_free(st);
+}
+
+/* rates and ratios carry their intervals too: 10, 20, 30 per 1000 ticks */
+TEST(interval_of_derived_series)
+{
+	static const double x[] = { 10, 20, 30 };
+	struct pctr_stats *st = one_event(x, 3, 0);
+	struct pctr_summary s = { .size = sizeof(s) };
+
+	/* per cycle (tsc basis): 0.01, 0.02, 0.03: mean 0.02, s 0.01,
+	 * se 0.0057735, t(2) 4.302653, half 0.0248414 */
+	ASSERT_OK(pctr_stats_per_cycle(st, 0, &s));
+	ASSERT_DBL_NEAR(s.std_error, 0.0057735, 1e-7);
+	ASSERT_DBL_NEAR(s.ci95_low, 0.02 - 0.0248414, 1e-7);
+	ASSERT_DBL_NEAR(s.ci95_high, 0.02 + 0.0248414, 1e-7);
+	pctr_stats_free(st);
+}
+
+/* NaN values (a rate over no time) are left out; bad input is refused */
+TEST(values_summary_and_percentile)
+{
+	static const double x[] = { 5, 1, NAN, 3, 2, 4 };
+	struct pctr_summary s = { .size = sizeof(s) };
+	double p;
+
+	ASSERT_OK(pctr_values_summary(x, 6, &s));
+	ASSERT_EQ(s.n, 5);
+	ASSERT_DBL_NEAR(s.total, 15, 1e-12);
+	ASSERT_DBL_NEAR(s.mean, 3, 1e-12);
+	ASSERT_DBL_NEAR(s.min, 1, 0);
+	ASSERT_DBL_NEAR(s.max, 5, 0);
+	ASSERT_DBL_NEAR(s.ci95_low, 1.036757, 1e-6);
+	/* sorted 1 2 3 4 5: rank p / 100 * 4 */
+	ASSERT_OK(pctr_values_percentile(x, 6, 50, &p));
+	ASSERT_DBL_NEAR(p, 3, 0);
+	ASSERT_OK(pctr_values_percentile(x, 6, 25, &p));
+	ASSERT_DBL_NEAR(p, 2, 0);
+	ASSERT_OK(pctr_values_percentile(x, 6, 90, &p));
+	ASSERT_DBL_NEAR(p, 4.6, 1e-12);
+	ASSERT_OK(pctr_values_percentile(x, 6, 100, &p));
+	ASSERT_DBL_NEAR(p, 5, 0);
+	ASSERT_EQ(pctr_values_percentile(x, 6, 101, &p), -EINVAL);
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "0..100");
+	ASSERT_EQ(pctr_values_percentile(x + 2, 1, 50, &p), -ENODATA);
+	ASSERT_EQ(pctr_values_percentile(NULL, 3, 50, &p), -EINVAL);
+	ASSERT_EQ(pctr_values_percentile(x, 6, 50, NULL), -EINVAL);
+	ASSERT_EQ(pctr_values_summary(NULL, 3, &s), -EINVAL);
+	ASSERT_EQ(pctr_values_summary(x, 3, NULL), -EINVAL);
+	ASSERT_OK(pctr_values_summary(NULL, 0, &s));
+	ASSERT_EQ(s.n, 0);
+	ASSERT_NE(isnan(s.std_error), 0);
+}
+
+/*
+ * A program built before the interval existed: its struct ends at stddev
+ * and its size is PCTR_SUMMARY_SIZE_VER0.  It gets its seven members and
+ * not one byte past them.
+ */
+struct summary_v0 {
+	size_t size;
+	uint64_t n;
+	double total, min, mean, max, stddev;
+	unsigned char after[24];
+};
+
+TEST(version_0_callers_get_version_0)
+{
+	static const double x[] = { 1, 2, 3, 4, 5 };
+	struct pctr_stats *st = one_event(x, 5, 0);
+	struct summary_v0 old;
+
+	_Static_assert(offsetof(struct summary_v0, after) ==
+			       PCTR_SUMMARY_SIZE_VER0,
+		       "version 0's layout");
+	memset(&old, 0x5a, sizeof(old));
+	old.size = PCTR_SUMMARY_SIZE_VER0;
+	ASSERT_OK(pctr_stats_get(st, 0, (struct pctr_summary *)&old));
+	ASSERT_UEQ(old.size, PCTR_SUMMARY_SIZE_VER0);
+	ASSERT_EQ(old.n, 5);
+	ASSERT_DBL_NEAR(old.mean, 3, 1e-12);
+	ASSERT_DBL_NEAR(old.stddev, 1.5811388, 1e-6);
+	for (size_t i = 0; i < sizeof(old.after); i++)
+		ASSERT_HEX_EQ(old.after[i], 0x5a);
+	memset(&old, 0x5a, sizeof(old));
+	old.size = PCTR_SUMMARY_SIZE_VER0;
+	ASSERT_OK(pctr_values_summary(x, 5, (struct pctr_summary *)&old));
+	ASSERT_DBL_NEAR(old.mean, 3, 1e-12);
+	for (size_t i = 0; i < sizeof(old.after); i++)
+		ASSERT_HEX_EQ(old.after[i], 0x5a);
+	old.size = PCTR_SUMMARY_SIZE_VER0 - 8;
+	ASSERT_EQ(pctr_stats_get(st, 0, (struct pctr_summary *)&old),
+		  -EINVAL);
+	pctr_stats_free(st);
 }
 
 TEST(integer_totals_are_exact)
@@ -358,6 +564,12 @@ int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(welford_against_hand_values)
+			       TEST_CASE(t975_against_published_tables)
+			       TEST_CASE(interval_against_hand_values)
+			       TEST_CASE(interval_needs_two_values)
+			       TEST_CASE(interval_of_derived_series)
+			       TEST_CASE(values_summary_and_percentile)
+			       TEST_CASE(version_0_callers_get_version_0)
 			       TEST_CASE(integer_totals_are_exact)
 			       TEST_CASE(add_subtracts_overhead_and_clamps)
 			       TEST_CASE(add_scales_multiplexed_intervals)
