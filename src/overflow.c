@@ -298,6 +298,15 @@ fill_one(struct pctr_set *set, struct pctr__ring *ring,
 	return ctx->n == ctx->max;
 }
 
+/* decode: whether the caller's array has room for another record */
+static int
+fill_room(void *arg)
+{
+	const struct fill_ctx *ctx = arg;
+
+	return ctx->n < ctx->max;
+}
+
 /* the library's handler: call the event's callback */
 static int
 call_one(struct pctr_set *set, struct pctr__ring *ring,
@@ -329,11 +338,50 @@ find_ring(struct pctr_set *set, int fd)
 }
 
 /*
- * Find the set and ring behind a signal's si_fd and drain it with @fn.
- * Return the number of records, or -1 if no open set owns that fd.
+ * Signals of one kind to one thread merge while pending, across rings
+ * too: a ring whose signal came while another ring's was pending on the
+ * same thread is named by no si_fd, and its records would wait for its
+ * next signal, which may never come (a process set has a ring per thread
+ * and CPU, several of them signalling its main thread: a thread's last
+ * notifications stayed in one).  So after the ring of si_fd, the handler
+ * drains every other ring of the set that signals this thread with this
+ * signal and has records, while @room (NULL: always) says there is room.
  */
 static int
-dispatch(const siginfo_t *si, pctr__rec_fn fn, void *arg)
+drain_merged(struct pctr_set *set, const struct pctr__ring *done, int signo,
+	     unsigned char *buf, pctr__rec_fn fn, void *arg,
+	     int (*room)(void *))
+{
+	pid_t self = 0;
+	int n = 0;
+
+	for (int i = 0; i < set->ovf->nr_ring && (!room || room(arg)); i++) {
+		struct pctr__ring *r = &set->ovf->ring[i];
+		struct pctr__ring *rd = r->shared ? r->shared : r;
+		const struct pctr__ovf_event *ev = &set->ovf->ev[r->event];
+
+		if (!r->pc || rd == done || ev->mode != PCTR__MODE_SIGNAL ||
+		    ev->signo != signo ||
+		    __atomic_load_n(&rd->pc->data_head, __ATOMIC_ACQUIRE) ==
+			    rd->pc->data_tail)
+			continue;
+		if (!self)
+			self = gettid();
+		if (set->inst_id[r->instance] == self)
+			n += pctr__ring_drain(set, rd, buf, SIGNAL_RECORD_MAX,
+					      fn, arg);
+	}
+	return n;
+}
+
+/*
+ * Find the set and ring behind a signal's si_fd and drain it with @fn,
+ * and the rings whose signals merged with it (drain_merged()).  Return the
+ * number of records, or -1 if no open set owns that fd.
+ */
+static int
+dispatch(const siginfo_t *si, pctr__rec_fn fn, void *arg,
+	 int (*room)(void *))
 {
 	unsigned char buf[SIGNAL_RECORD_MAX];
 	int n = -1;
@@ -353,6 +401,9 @@ dispatch(const siginfo_t *si, pctr__rec_fn fn, void *arg)
 		if (ring)
 			n = pctr__ring_drain(set, ring, buf, sizeof(buf), fn,
 					     arg);
+		if (ring && (!room || room(arg)))
+			n += drain_merged(set, ring, si->si_signo, buf, fn, arg,
+					  room);
 		atomic_fetch_sub(&registry_users[i], 1);
 	}
 	return n;
@@ -374,7 +425,7 @@ handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 
-	if (dispatch(si, call_one, NULL) < 0)
+	if (dispatch(si, call_one, NULL, NULL) < 0)
 		chain(sig, si, uc);
 	errno = saved;
 }
@@ -398,7 +449,7 @@ pctr_overflow_decode(const siginfo_t *si, struct pctr_overflow_info *info,
 		return r;
 	ctx.copy = (size_t)r;
 	ctx.stride = info->size;
-	return dispatch(si, fill_one, &ctx) < 0 ? 0 : ctx.n;
+	return dispatch(si, fill_one, &ctx, fill_room) < 0 ? 0 : ctx.n;
 }
 
 /* ---- opening and closing ------------------------------------------------ */

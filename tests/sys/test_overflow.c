@@ -30,6 +30,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -686,6 +687,76 @@ TEST(slots_of_exited_threads_are_reused)
 }
 
 /*
+ * Rings whose signals merge: a process set has a ring per CPU, and each
+ * signals the main thread.  With the signal blocked there while a thread
+ * on each CPU overflows, both rings' signals are pending on the main
+ * thread at once and merge into one, which names one ring's fd: its
+ * handler must drain the other ring too (drain_merged(), overflow.c),
+ * or that thread's notifications wait for a signal that never comes.
+ */
+struct pinned {
+	int cpu;
+	pid_t tid;
+	struct spin_seen seen;
+};
+
+static void *
+pinned_main(void *arg)
+{
+	struct pinned *p = arg;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(p->cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) != 0)
+		abort();
+	p->tid = gettid();
+	spin_user_ns_seen(100 * PERIOD_NS, &p->seen);
+	return NULL;
+}
+
+TEST(merged_signals_drain_every_ring)
+{
+	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
+					    record, 0);
+	struct pinned p[2] = { { .cpu = 0 }, { .cpu = 1 } };
+	pthread_t th[2];
+	sigset_t io, old;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("one CPU: one ring");
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_PROCESS }));
+	ASSERT_OK(pctr_set_enable(set));
+	sigemptyset(&io);
+	sigaddset(&io, SIGIO);
+	ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &io, &old), 0);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, pinned_main, &p[i]), 0);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(pthread_join(th[i], NULL), 0);
+	ASSERT_EQ(atomic_load(&nr_notes), 0); /* all pending, merged */
+	/* the one merged signal is delivered here */
+	ASSERT_EQ(pthread_sigmask(SIG_SETMASK, &old, NULL), 0);
+	ASSERT_OK(pctr_set_disable(set));
+	for (int i = 0; i < 2; i++) {
+		int n = 0;
+
+		for (int k = 0; k < atomic_load(&nr_notes) && k < MAX_NOTES;
+		     k++)
+			n += notes[k].tid == p[i].tid;
+		printf("# the thread on CPU %d: %d notifications; seen "
+		       "running %llu periods\n", p[i].cpu, n,
+		       (unsigned long long)((p[i].seen.wall_ns -
+					     p[i].seen.gap_ns) /
+					    PERIOD_NS));
+		/* its periods ran on one CPU, so into one ring */
+		ASSERT_SEEN_RATE(n, p[i].seen, PERIOD_NS);
+	}
+	pctr_set_free(set);
+}
+
+/*
  * Freeing a set from its own callback would wait for that callback to
  * return: pctr_set_destroy() refuses with -EDEADLK and pctr_set_free()
  * does nothing; both return at once.  After the callback, it frees.
@@ -932,5 +1003,6 @@ main(void)
 			       TEST_CASE(notified_plus_lost_is_every_overflow)
 			       TEST_CASE(slots_of_exited_threads_are_reused)
 			       TEST_CASE(free_from_own_callback_is_refused)
-			       TEST_CASE(spin_helper_makes_no_system_call)));
+			       TEST_CASE(spin_helper_makes_no_system_call)
+			       TEST_CASE(merged_signals_drain_every_ring)));
 }
