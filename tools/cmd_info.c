@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "pctr.h"
+#include "tool.h"
 #include "util.h"
 
 #define EVENT_SOURCES "/sys/bus/event_source/devices"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pctr.h"
+#include "tool.h"
 #include "util.h"
 
 struct entry {

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "mpi.h"
-#include "pctr.h"
+#include "tool.h"
 #include "util.h"
 
 void

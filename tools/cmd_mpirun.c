@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "mpi.h"
-#include "pctr.h"
+#include "tool.h"
 #include "util.h"
 
 #define MPIRUN "mpirun"

@@ -32,7 +32,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "pctr.h"
+#include "tool.h"
 #include "symbols.h"
 #include "util.h"
 

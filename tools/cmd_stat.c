@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pctr.h"
+#include "tool.h"
 #include "util.h"
 
 extern char **environ;

@@ -10,7 +10,7 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
-#include "pctr.h"
+#include "tool.h"
 #include "util.h"
 
 /* ---- numbers ------------------------------------------------------------ */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pctr.h"
+#include "tool.h"
 
 static void
 usage(FILE *f)

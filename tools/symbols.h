@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "pctr.h"
+#include "tool.h"
 
 struct syms;
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pctr.h"
+#include "tool.h"
 #include "util.h"
 
 static const char *tool_name = "pctr";

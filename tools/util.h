@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "pctr.h"
+#include "tool.h"
 
 /* ---- messages (util.c) ------------------------------------------------ */
 
@@ -19,7 +19,7 @@
 void tool_set_name(const char *name);
 void tool_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* exit status for a negative errno of the library (tools/pctr.h) */
+/* exit status for a negative errno of the library (tools/tool.h) */
 int tool_exit_status(int err);
 
 /*

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tools/pctr.h - what the pctr command's files share. */
+/* tools/tool.h - what the pctr command's files share. */
 #ifndef PCTR_TOOL_H
 #define PCTR_TOOL_H
 
