@@ -71,6 +71,16 @@ const char *pctr_version(void);
 const char *pctr_strerror(int err);
 
 /**
+ * pctr_strerror_r() - pctr_strerror()'s text, copied into @buf: a copy that
+ * outlives the next failing call (to keep, log later, or hand to another
+ * thread).  At most @len - 1 bytes and a NUL; a longer text is cut short.
+ * Return: the length of the whole text, as snprintf() counts it (so a
+ * return >= @len means it was cut), or -EINVAL for a NULL @buf with @len
+ * above 0.  @len 0 only measures.
+ */
+int pctr_strerror_r(int err, char *buf, size_t len);
+
+/**
  * pctr_errname() - the symbolic name of an errno ("ENODEV"), or "E?".
  */
 const char *pctr_errname(int err);

@@ -133,6 +133,14 @@ permission_message(int err)
 	return general;
 }
 
+PCTR_EXPORT int
+pctr_strerror_r(int err, char *buf, size_t len)
+{
+	if (!buf && len > 0)
+		return -EINVAL;
+	return snprintf(buf, len, "%s", pctr_strerror(err));
+}
+
 PCTR_EXPORT const char *
 pctr_strerror(int err)
 {

@@ -18,6 +18,24 @@ TEST(names)
 	ASSERT_STR_EQ(pctr_errname(-12345), "E?");
 }
 
+/* a copy of the text, cut short and NUL-terminated, with its length */
+TEST(strerror_r_copies)
+{
+	const char *msg = pctr_strerror(-EMFILE);
+	char buf[256], small[8];
+	int len = (int)strlen(msg);
+
+	ASSERT_EQ(pctr_strerror_r(-EMFILE, buf, sizeof(buf)), len);
+	ASSERT_STR_EQ(buf, msg);
+	ASSERT_EQ(pctr_strerror_r(-EMFILE, small, sizeof(small)), len);
+	ASSERT_EQ(strlen(small), sizeof(small) - 1);
+	ASSERT_EQ(memcmp(small, msg, sizeof(small) - 1), 0);
+	ASSERT_EQ(pctr_strerror_r(-EMFILE, NULL, 0), len);
+	ASSERT_EQ(pctr_strerror_r(-EMFILE, NULL, 1), -EINVAL);
+	ASSERT_EQ(pctr_strerror_r(0, buf, sizeof(buf)), 7);
+	ASSERT_STR_EQ(buf, "success");
+}
+
 TEST(general_messages_say_what_to_do)
 {
 	ASSERT_CONTAINS(pctr_strerror(-ENODEV), "software events");
@@ -76,7 +94,7 @@ TEST(detail_is_per_thread_and_per_errno)
 int
 main(void)
 {
-	return test_main(TESTS(TEST_CASE(names)
+	return test_main(TESTS(TEST_CASE(names) TEST_CASE(strerror_r_copies)
 			       TEST_CASE(general_messages_say_what_to_do)
 			       TEST_CASE(permission_message_names_the_knob)
 			       TEST_CASE(detail_is_per_thread_and_per_errno)));
