@@ -78,10 +78,10 @@ asan() {
 	setup "$ASAN_BUILD" -Db_sanitize=address,undefined -Db_lundef=false \
 		-Dbuildtype=debug || { status=1; return; }
 	# verify_asan_link_order=0: tests that build legacy programs the way a
-	# user would link them against these instrumented libraries
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0 \
+	# user would link them against these instrumented libraries.
 	# no-asan: a reproducer whose kernel race the instrumentation hides
 	# (tests/repro/meson.build says which and why)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		run_meson asan "$ASAN_BUILD" $suites --no-suite no-asan
 }

@@ -13,7 +13,9 @@ DIR (default build/check-logs) holds, for each stage check.sh ran:
 
 The "fast" stage is split into one tier per meson suite (unit, sys,
 compat, tool, repro); every other stage is one tier.  Prints the failed
-cases, then one line per tier, then "N passed, N failed, N skipped".
+cases and the reasons their programs gave (assertion
+messages, a sanitizer's verdict: the lines a CI log's tail must keep),
+then one line per tier, then "N passed, N failed, N skipped".
 
 How a case counts:
   ok                      passed
@@ -62,6 +64,7 @@ class Tier:
         self.programs = 0     # test programs (or TAP streams) seen
         self.why = ''         # skipped as a whole, or did not run: why
         self.problems = []    # one line per failed case
+        self.reasons = []     # what the failed programs said, in order
 
     def fail(self, what):
         self.failed += 1
@@ -205,6 +208,22 @@ def count_program(name, t, tier):
     if res not in ('OK', 'SKIP') and tier.failed == before:
         tier.fail('%s: %s after all its cases passed, exit status %s' %
                   (prog, res, t.get('returncode')))
+    if tier.failed > before:
+        tier.reasons += reasons(prog, out + '\n' + (t.get('stderr') or ''))
+
+
+# what a failing program says about why: tests/test.h's "# FILE:LINE: ..."
+# assertion lines, a sanitizer's or valgrind's verdict
+REASON = re.compile(r'^# [\w./-]+\.[ch]:\d+: |ERROR: \w+Sanitizer|'
+                    r'runtime error:|^==\d+== (?:Invalid|Conditional|'
+                    r'\d+ bytes in)|TIMEOUT|timed out', re.I)
+
+
+def reasons(prog, text, most=6):
+    found = [ln.strip() for ln in text.splitlines() if REASON.search(ln)]
+    cut = ['  %s: ... and %d more' % (prog, len(found) - most)] \
+        if len(found) > most else []
+    return ['  %s: %s' % (prog, ln[:300]) for ln in found[:most]] + cut
 
 
 def tier_of_stage(tier):
@@ -251,6 +270,8 @@ def main(argv):
     for tier in tiers.values():
         for p in tier.problems:
             print('FAILED %s: %s' % (tier.name, p))
+        for r in tier.reasons:
+            print(r)
     for tier in tiers.values():
         print(tier.line())
         total[0] += tier.passed

@@ -212,6 +212,27 @@ def case_output_that_only_looks_like_tap(d):
     expect_counts(tier(lines, 'tool'), 1, 1, 0)
 
 
+def case_reasons_are_printed(d):
+    # a CI log keeps only its tail: the assertion lines and a sanitizer's
+    # verdict of the failed programs come with the summary, a passing
+    # program's comments do not
+    meson_log(d, 'asan', [
+        ('pctr:sys / test_fork', 'FAIL', 1,
+         '1..2\nok 1 - a\n# tests/sys/test_fork.c:256: 90 < 95\n'
+         'not ok 2 - b\n'),
+        ('pctr:sys / test_ok', 'OK', 0, '1..1\n# x.c:1: fine\nok 1 - a\n'),
+        ('pctr:sys / test_leak', 'FAIL', 1,
+         '1..1\nok 1 - a\n==1==ERROR: LeakSanitizer: detected leaks\n'),
+    ])
+    rc, lines = run(d, 'asan')
+    assert rc == 1, lines
+    assert '  test_fork: # tests/sys/test_fork.c:256: 90 < 95' in lines, lines
+    assert any('test_leak: ==1==ERROR: LeakSanitizer' in ln
+               for ln in lines), lines
+    assert not any('fine' in ln for ln in lines), lines
+    expect_counts(tier(lines, 'asan'), 3, 2, 0)
+
+
 def case_nothing_at_all_fails(d):
     meson_log(d, 'fast', [])
     rc, lines = run(d, 'unit')
