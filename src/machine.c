@@ -71,9 +71,8 @@ user_access_knob(const struct pctr_machine *m)
 	char path[512];
 	long v;
 
-	if (!strcmp(PCTR_ARCH_NAME, "aarch64"))
-		return pctr__read_int_file("/proc/sys/kernel/perf_user_access",
-					   &v) == 0
+	if (PCTR_ARCH_USER_ACCESS_SYSCTL)
+		return pctr__read_int_file(PCTR_ARCH_USER_ACCESS_SYSCTL, &v) == 0
 			       ? (int)v
 			       : -1;
 	for (int i = 0; i < m->nr_pmus; i++) {

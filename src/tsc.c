@@ -3,7 +3,8 @@
  * tsc.c - the timestamp counter and its frequency.
  *
  * The frequency comes, in order of trust, from the kernel's own conversion
- * in a perf mmap page (what it uses to extrapolate enabled/running), from
+ * in a perf mmap page (what it uses to extrapolate enabled/running; only
+ * where that page's clock is this counter, PCTR_ARCH_TSC_IS_PERF_CLOCK), from
  * the CPU (CPUID 0x15, a hypervisor's timing leaf; arm64 CNTFRQ_EL0), or
  * from a 20 ms calibration against CLOCK_MONOTONIC_RAW.
  */
@@ -104,7 +105,8 @@ calibrate(void)
 static void
 detect(void)
 {
-	tsc_hz = from_kernel();
+	if (PCTR_ARCH_TSC_IS_PERF_CLOCK)
+		tsc_hz = from_kernel();
 	if (!tsc_hz)
 		tsc_hz = pctr__arch_tsc_hz_hint();
 	if (!tsc_hz)

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* arch/x86_64/arch.h - rdtsc, rdpmc and cpuid, inlined into the read path. */
-#ifndef PCTR_ARCH_H
-#define PCTR_ARCH_H
+/* arch/x86_64/arch_tsc.h - rdtsc, and the TSC's frequency from cpuid. */
+#ifndef PCTR_ARCH_TSC_H
+#define PCTR_ARCH_TSC_H
 
 #include <stdint.h>
 
-#define PCTR_ARCH_NAME "x86_64"
-#define PCTR_ARCH_USER_READ 1
+#include "arch_cpu.h"
+
+/* the perf mmap page's time_mult and time_shift convert TSC ticks */
+#define PCTR_ARCH_TSC_IS_PERF_CLOCK 1
 
 static inline uint64_t
 pctr__arch_tsc(int serial)
@@ -21,25 +23,6 @@ pctr__arch_tsc(int serial)
 		__asm__ volatile("lfence" ::: "memory");
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return lo | (uint64_t)hi << 32;
-}
-
-/* @hw is the mmap page's index minus one: the rdpmc counter number. */
-/* always inlined: the read path must not pay a call per counter */
-static inline __attribute__((always_inline)) uint64_t
-pctr__arch_read_pmc(uint32_t hw)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(hw));
-	return lo | (uint64_t)hi << 32;
-}
-
-static inline void
-pctr__arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
-{
-	__asm__ volatile("cpuid"
-			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
-			 : "a"(leaf), "c"(sub));
 }
 
 /* The TSC's frequency as the CPU states it, 0 if it does not. */
@@ -76,15 +59,6 @@ pctr__arch_tsc_invariant(void)
 		return -1;
 	pctr__arch_cpuid(0x80000007, 0, r);
 	return (r[3] >> 8) & 1;
-}
-
-static inline int
-pctr__arch_virtualized(void)
-{
-	uint32_t r[4];
-
-	pctr__arch_cpuid(1, 0, r);
-	return (r[2] >> 31) & 1;
 }
 
 #endif

@@ -1,29 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arch/aarch64/arch.h - the virtual counter and PMU register reads.
+ * arch/aarch64/arch_pmc.h - PMU register reads, inlined into the read path.
  *
  * The mmap page's index is 1..31 for event counter PMEVCNTR<index-1>_EL0
  * and 32 for the cycle counter PMCCNTR_EL0.  mrs encodes the register in
  * the instruction, hence the switch.
  */
-#ifndef PCTR_ARCH_H
-#define PCTR_ARCH_H
+#ifndef PCTR_ARCH_PMC_H
+#define PCTR_ARCH_PMC_H
 
 #include <stdint.h>
 
-#define PCTR_ARCH_NAME "aarch64"
 #define PCTR_ARCH_USER_READ 1
-
-static inline uint64_t
-pctr__arch_tsc(int serial)
-{
-	uint64_t v;
-
-	if (serial != PCTR_SERIAL_NONE)
-		__asm__ volatile("isb" ::: "memory");
-	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
-	return v;
-}
+/* one switch for the whole system (Linux 6.2+) */
+#define PCTR_ARCH_USER_ACCESS_SYSCTL "/proc/sys/kernel/perf_user_access"
 
 #define PCTR__MRS_EVCNTR(n)                                                    \
 	case n:                                                                \
@@ -74,27 +64,6 @@ pctr__arch_read_pmc(uint32_t hw)
 		break;
 	}
 	return v;
-}
-
-static inline uint64_t
-pctr__arch_tsc_hz_hint(void)
-{
-	uint64_t f;
-
-	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
-	return f;
-}
-
-static inline int
-pctr__arch_tsc_invariant(void)
-{
-	return 1; /* the generic timer runs at a fixed frequency */
-}
-
-static inline int
-pctr__arch_virtualized(void)
-{
-	return -1;
 }
 
 #endif

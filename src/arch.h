@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arch.h - what the core asks of an architecture.
+ *
+ * Each of the three headers below is looked up first in arch/<arch>/ and
+ * then in arch/generic/ (the build puts the directories on the include
+ * path in that order, src/meson.build), so a port overrides what it has
+ * and inherits the rest, as musl's arch/ directories do.  The build names
+ * the architecture: PCTR_ARCH_NAME.
+ *
+ * arch_tsc.h   pctr__arch_tsc(serial): the timestamp counter, after the
+ *              fence @serial asks for (PCTR_SERIAL_*);
+ *              pctr__arch_tsc_hz_hint(): its frequency as the CPU states
+ *              it, 0 if it does not; pctr__arch_tsc_invariant(): 1, 0, -1
+ *              (unknown); PCTR_ARCH_TSC_IS_PERF_CLOCK: 1 if the perf mmap
+ *              page's time_mult and time_shift convert this counter (then
+ *              the kernel's conversion gives its frequency, src/tsc.c).
+ * arch_pmc.h   PCTR_ARCH_USER_READ: 1 if counters are read in user mode
+ *              by the mmap page's index; pctr__arch_read_pmc(index - 1);
+ *              PCTR_ARCH_USER_ACCESS_SYSCTL: the path of the system-wide
+ *              switch for those reads, or NULL when each PMU's sysfs
+ *              directory has its own "rdpmc" (src/machine.c).
+ * arch_cpu.h   pctr__arch_virtualized(): 1, 0, -1 (the CPU does not say).
+ *
+ * generic: no user-mode counter reads, CLOCK_MONOTONIC_RAW in nanoseconds
+ * as the "TSC".  x86_64: rdtsc, rdpmc, cpuid.  aarch64: CNTVCT_EL0 and the
+ * PMU's registers.
+ */
+#ifndef PCTR_ARCH_CONTRACT_H
+#define PCTR_ARCH_CONTRACT_H
+
+#ifndef PCTR_ARCH_NAME
+#error "the build names the architecture: -DPCTR_ARCH_NAME=\"...\""
+#endif
+
+#include "arch_tsc.h"
+#include "arch_pmc.h"
+#include "arch_cpu.h"
+
+#endif
