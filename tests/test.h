@@ -69,10 +69,19 @@ struct test_case {
 	const char *name;
 	void (*fn)(void);
 	const char *todo; /* the known defect this case meets, or NULL */
+	unsigned int timeout; /* seconds; 0: TEST_DEFAULT_TIMEOUT */
 };
 
-#define TEST_CASE(fn) { #fn, fn, NULL },
-#define TEST_TODO(fn, why) { #fn, fn, why },
+/*
+ * A case that needs longer than the default, or must finish sooner, says
+ * so where it is listed: TEST_CASE_TIMEOUT(fn, seconds).  $TEST_TIMEOUT
+ * (seconds) sets the default for a slower machine (the emulated guests)
+ * and scales the declared ones by the same factor.
+ */
+#define TEST_DEFAULT_TIMEOUT 60
+#define TEST_CASE(fn) { #fn, fn, NULL, 0 },
+#define TEST_CASE_TIMEOUT(fn, seconds) { #fn, fn, NULL, seconds },
+#define TEST_TODO(fn, why) { #fn, fn, why, 0 },
 
 #define TEST_FAIL(...)                                                        \
 	do {                                                                  \
@@ -264,16 +273,23 @@ test_report(const struct test_case *t, int n, int status)
 	return 1;
 }
 
+/*
+ * @timeout: the default for this run (TEST_DEFAULT_TIMEOUT, or
+ * $TEST_TIMEOUT); a case's own is scaled as the default was.
+ */
 static inline int
 test_run_one(const struct test_case *t, int n, unsigned int timeout)
 {
 	int status;
 	pid_t pid;
 
+	if (t->timeout)
+		timeout = (unsigned int)((unsigned long long)t->timeout *
+					 timeout / TEST_DEFAULT_TIMEOUT);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		alarm(timeout);
+		alarm(timeout ? timeout : 1);
 		t->fn();
 		/* exit, not _exit: LeakSanitizer checks at exit */
 		exit(0);
@@ -291,7 +307,7 @@ test_main_cases(const struct test_case *cases, int n)
 {
 	const char *only = getenv("TEST_ONLY");
 	const char *to = getenv("TEST_TIMEOUT");
-	unsigned int timeout = to ? (unsigned)atoi(to) : 60;
+	unsigned int timeout = to ? (unsigned)atoi(to) : TEST_DEFAULT_TIMEOUT;
 	int failed = 0, run = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -120,6 +120,26 @@ TEST(todo_that_hangs_is_a_plain_failure)
 	expect(c, "not ok 7 - hangs # killed by signal 14 (timeout)", 1);
 }
 
+static void
+naps(void)
+{
+	sleep(2);
+}
+
+/*
+ * A case's own timeout, scaled as the run's default: run_captured() gives
+ * a default of 2 s, i.e. 1/30 of TEST_DEFAULT_TIMEOUT; 30 s declared is
+ * 1 s here, less than the case's 2 s nap, and 120 s declared is 4 s.
+ */
+TEST(timeout_declared_with_the_case)
+{
+	const struct test_case shorter[] = { TEST_CASE_TIMEOUT(naps, 30) };
+	const struct test_case longer[] = { TEST_CASE_TIMEOUT(naps, 120) };
+
+	expect(shorter, "not ok 7 - naps # killed by signal 14 (timeout)", 1);
+	expect(longer, "ok 7 - naps", 0);
+}
+
 TEST(known_defect_outside_todo_is_a_failure)
 {
 	const struct test_case c[] = { TEST_CASE(known) };
@@ -151,5 +171,6 @@ main(void)
 		TEST_CASE(todo_that_crashes_is_a_plain_failure)
 		TEST_CASE(todo_that_hangs_is_a_plain_failure)
 		TEST_CASE(known_defect_outside_todo_is_a_failure)
+		TEST_CASE(timeout_declared_with_the_case)
 		TEST_CASE(plain_cases)));
 }
