@@ -49,19 +49,30 @@ struct pctr__perm {
 };
 int pctr__perm_error(int err, const struct pctr__perm *p);
 
-/* sysfs.c: the kernel's PMU descriptions, rooted at $PCTR_SYSFS_ROOT or / */
+/*
+ * sysfs.c: the kernel's files describing PMUs and tracepoints, rooted at
+ * $PCTR_SYSFS_ROOT or /sys; -errno, no messages
+ */
 const char *pctr__sysfs_root(void);
+const char *pctr__sysfs_devices(void);
 int pctr__sysfs_read(const char *path, char *buf, size_t len);
 int pctr__sysfs_pmu_read(const char *pmu, const char *file, char *buf,
 			 size_t len);
 int pctr__sysfs_pmu_type(const char *pmu, uint32_t *type);
+int pctr__sysfs_walk_pmus(int (*cb)(const char *pmu, void *), void *arg);
+int pctr__sysfs_walk_events(const char *pmu, int (*cb)(const char *, void *),
+			    void *arg);
+int pctr__tracefs_events(char *dir, size_t len);
+const char *pctr__tracefs_problem(void);
+int pctr__tracefs_read_id(const char *sys, const char *name, char *buf,
+			  size_t len, char *path, size_t path_len);
+int pctr__tracefs_walk(int (*cb)(const char *sys, const char *name, void *),
+		       void *arg);
+/* pmu_syntax.c: "pmu/terms/mods", named events, tracepoints, listings */
 int pctr__sysfs_parse(const char *spec, struct pctr_event *ev);
 int pctr__sysfs_find_event(const char *name, struct pctr_event *ev);
 int pctr__sysfs_list(int (*cb)(const struct pctr_event_info *, void *),
 		     void *arg);
-/* sysfs.c: tracepoints, "subsystem:name", from tracefs under the same root */
-int pctr__tracefs_events(char *dir, size_t len);
-const char *pctr__tracefs_problem(void);
 int pctr__tracepoint_parse(const char *sys, const char *rest,
 			   struct pctr_event *ev);
 int pctr__tracepoint_list(int (*cb)(const struct pctr_event_info *, void *),

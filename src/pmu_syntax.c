@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pmu_syntax.c - the kernel's event syntax, "pmu/term=value,term,named_event/
+ * modifiers", PMUs' named events, tracepoints "subsystem:name[:modifiers]",
+ * and their listings, over the files sysfs.c reads.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/*
+ * Put @val into the bits a format file names, lowest bits of @val first:
+ * "config1:0-15,32-47" spreads 32 bits over two ranges.
+ */
+static int
+apply_format(struct pctr_event *ev, const char *term, const char *fmt,
+	     uint64_t val)
+{
+	uint64_t *field;
+	const char *p;
+	unsigned int used = 0;
+
+	if (!strncmp(fmt, "config3:", 8))
+		field = &ev->config3, p = fmt + 8;
+	else if (!strncmp(fmt, "config2:", 8))
+		field = &ev->config2, p = fmt + 8;
+	else if (!strncmp(fmt, "config1:", 8))
+		field = &ev->config1, p = fmt + 8;
+	else if (!strncmp(fmt, "config:", 7))
+		field = &ev->config, p = fmt + 7;
+	else
+		return pctr__error(EINVAL, "unknown format '%s' for term '%s'",
+				   fmt, term);
+	while (*p) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return pctr__error(EINVAL, "bad format '%s'", fmt);
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		if (hi > 63 || hi < lo)
+			return pctr__error(EINVAL, "bad format '%s'", fmt);
+		for (unsigned long b = lo; b <= hi; b++, used++) {
+			*field &= ~(1ull << b);
+			if (used < 64 && (val >> used) & 1)
+				*field |= 1ull << b;
+		}
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return pctr__error(EINVAL, "bad format '%s'", fmt);
+	}
+	if (used < 64 && val >> used)
+		return pctr__error(EINVAL,
+				   "value 0x%llx is too large for '%s' "
+				   "(%u bits)",
+				   (unsigned long long)val, term, used);
+	return 0;
+}
+
+static int
+parse_number(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -EINVAL : 0;
+}
+
+static int apply_terms(struct pctr_event *ev, const char *pmu,
+		       const char *terms, int depth);
+
+static int
+apply_term(struct pctr_event *ev, const char *pmu, char *term, int depth)
+{
+	char fmt[128], path[256], *eq = strchr(term, '=');
+	uint64_t val = 1;
+
+	if (eq) {
+		*eq = '\0';
+		if (parse_number(eq + 1, &val) < 0)
+			return pctr__error(EINVAL, "bad value '%s' for '%s'",
+					   eq + 1, term);
+	}
+	if (!strcmp(term, "config") || !strcmp(term, "config1") ||
+	    !strcmp(term, "config2") || !strcmp(term, "config3")) {
+		uint64_t *f = term[6] == '1'   ? &ev->config1
+			      : term[6] == '2' ? &ev->config2
+			      : term[6] == '3' ? &ev->config3
+					       : &ev->config;
+		*f = val;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "format/%s", term);
+	if (pctr__sysfs_pmu_read(pmu, path, fmt, sizeof(fmt)) >= 0)
+		return apply_format(ev, term, fmt, val);
+	snprintf(path, sizeof(path), "events/%s", term);
+	if (!eq && depth == 0 &&
+	    pctr__sysfs_pmu_read(pmu, path, fmt, sizeof(fmt)) >= 0)
+		return apply_terms(ev, pmu, fmt, depth + 1);
+	return pctr__error(ENOENT,
+			   "PMU '%s' has no format term or event named '%s' "
+			   "(see %s%s/%s/format and events)",
+			   pmu, term, pctr__sysfs_root(), pctr__sysfs_devices(),
+			   pmu);
+}
+
+static int
+apply_terms(struct pctr_event *ev, const char *pmu, const char *terms,
+	    int depth)
+{
+	char buf[PCTR_NAME_MAX * 2], *save = NULL, *t;
+	int r;
+
+	if (strlen(terms) >= sizeof(buf))
+		return pctr__error(EINVAL, "term list too long");
+	strcpy(buf, terms);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*t))
+			t++;
+		if (!*t)
+			continue;
+		r = apply_term(ev, pmu, t, depth);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static bool
+is_core_pmu(const char *pmu)
+{
+	const struct pctr_machine *m = pctr__machine();
+
+	for (int i = 0; i < m->nr_pmus; i++)
+		if (!strcmp(m->pmu[i], pmu))
+			return true;
+	return false;
+}
+
+int
+pctr__sysfs_parse(const char *spec, struct pctr_event *ev)
+{
+	char pmu[64], terms[PCTR_NAME_MAX * 2];
+	const char *s1 = strchr(spec, '/'), *s2;
+	uint32_t type;
+	int r;
+
+	s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+	if (!s1 || !s2 || s1 == spec || (size_t)(s1 - spec) >= sizeof(pmu) ||
+	    (size_t)(s2 - s1) > sizeof(terms))
+		return pctr__error(EINVAL,
+				   "malformed event '%s': expected "
+				   "pmu/term=value,.../modifiers",
+				   spec);
+	memcpy(pmu, spec, s1 - spec);
+	pmu[s1 - spec] = '\0';
+	memcpy(terms, s1 + 1, s2 - s1 - 1);
+	terms[s2 - s1 - 1] = '\0';
+	if (pctr__sysfs_pmu_type(pmu, &type) < 0) {
+		if (pctr__is_core_pmu_name(pmu) && !pctr__machine()->has_pmu)
+			return pctr__error(ENODEV,
+					   "no PMU '%s': this machine has no "
+					   "hardware performance counters (a "
+					   "VM without PMU passthrough?); "
+					   "software events and the timestamp "
+					   "counter still work",
+					   pmu);
+		return pctr__error(ENOENT,
+				   "no PMU named '%s' here (see 'pctr list' "
+				   "or %s%s)",
+				   pmu, pctr__sysfs_root(),
+				   pctr__sysfs_devices());
+	}
+	ev->type = type;
+	r = apply_terms(ev, pmu, terms, 0);
+	if (r < 0)
+		return r;
+	r = pctr__event_apply_modifiers(ev, s2 + 1);
+	if (r < 0)
+		return r;
+	ev->hardware = is_core_pmu(pmu);
+	ev->nr_parts = 1;
+	snprintf(ev->name, sizeof(ev->name), "%s", spec);
+	return 0;
+}
+
+/* A bare name that is a sysfs event of a core PMU ("inst_retired"). */
+int
+pctr__sysfs_find_event(const char *name, struct pctr_event *ev)
+{
+	const struct pctr_machine *m = pctr__machine();
+	char buf[256], spec[PCTR_NAME_MAX];
+	const char *mods = strchr(name, ':');
+	size_t n = mods ? (size_t)(mods - name) : strlen(name);
+
+	if (n == 0 || n > 64 || memchr(name, '/', n) || memchr(name, '.', n))
+		return -ENOENT;
+	for (int i = 0; i < m->nr_pmus; i++) {
+		snprintf(buf, sizeof(buf), "events/%.*s", (int)n, name);
+		if (pctr__sysfs_pmu_read(m->pmu[i], buf, buf, sizeof(buf)) < 0)
+			continue;
+		snprintf(spec, sizeof(spec), "%s/%.*s/%s", m->pmu[i], (int)n,
+			 name, mods ? mods + 1 : "");
+		return pctr__sysfs_parse(spec, ev);
+	}
+	return -ENOENT;
+}
+
+static bool
+skip_event_file(const char *name)
+{
+	static const char *const suffix[] = { ".scale", ".unit", ".snapshot",
+					      ".per-pkg" };
+
+	if (name[0] == '.')
+		return true;
+	for (size_t i = 0; i < PCTR_ARRAY_SIZE(suffix); i++) {
+		size_t a = strlen(name), b = strlen(suffix[i]);
+
+		if (a > b && !strcmp(name + a - b, suffix[i]))
+			return true;
+	}
+	return false;
+}
+
+struct pmu_walk {
+	const char *pmu;
+	int (*cb)(const struct pctr_event_info *, void *);
+	void *arg;
+};
+
+static int
+list_event(const char *file, void *arg)
+{
+	struct pmu_walk *w = arg;
+	char path[512], source[80], name[PCTR_NAME_MAX], desc[256];
+	struct pctr_event_info info = { source, name, desc };
+
+	if (skip_event_file(file))
+		return 0;
+	snprintf(path, sizeof(path), "events/%s", file);
+	if (pctr__sysfs_pmu_read(w->pmu, path, desc, sizeof(desc)) < 0)
+		desc[0] = '\0';
+	snprintf(source, sizeof(source), "sysfs:%s", w->pmu);
+	snprintf(name, sizeof(name), "%s/%s/", w->pmu, file);
+	return w->cb(&info, w->arg);
+}
+
+static int
+list_pmu(const char *pmu, void *arg)
+{
+	struct pmu_walk *w = arg;
+
+	w->pmu = pmu;
+	return pctr__sysfs_walk_events(pmu, list_event, w);
+}
+
+/* every named event of every PMU, "pmu/name/", sorted */
+int
+pctr__sysfs_list(int (*cb)(const struct pctr_event_info *, void *), void *arg)
+{
+	struct pmu_walk w = { NULL, cb, arg };
+
+	return pctr__sysfs_walk_pmus(list_pmu, &w);
+}
+
+/* ---- tracepoints -------------------------------------------------------- */
+
+/* a subsystem or tracepoint name: letters, digits, '_' and '-' only */
+static bool
+tracepoint_word(const char *s, size_t n)
+{
+	return n > 0 && n < PCTR_NAME_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_-") >= n;
+}
+
+static int
+tracepoint_id(const char *sys, const char *name, uint64_t *id)
+{
+	char buf[32], path[1024], *end;
+	int r = pctr__tracefs_read_id(sys, name, buf, sizeof(buf), path,
+				      sizeof(path));
+
+	if (r < 0)
+		return r;
+	errno = 0;
+	*id = strtoull(buf, &end, 10);
+	if (errno || *end || end == buf)
+		return pctr__error(EINVAL, "tracepoint %s:%s: bad id '%s' in "
+				   "%s", sys, name, buf, path);
+	return 0;
+}
+
+/*
+ * "sched:sched_switch[:mods]", given as @sys and @rest ("sched_switch" or
+ * "sched_switch:k").  -ENOENT when it is not a tracepoint, so that other
+ * syntaxes (libpfm4's "EVENT:UMASK") get their turn.
+ */
+int
+pctr__tracepoint_parse(const char *sys, const char *rest,
+		       struct pctr_event *ev)
+{
+	size_t n = strcspn(rest, ":");
+	const char *mods = rest[n] ? rest + n + 1 : "";
+	char name[PCTR_NAME_MAX];
+	uint64_t id;
+	int r;
+
+	if (!tracepoint_word(sys, strlen(sys)) || !tracepoint_word(rest, n))
+		return -ENOENT;
+	memcpy(name, rest, n);
+	name[n] = '\0';
+	r = tracepoint_id(sys, name, &id);
+	if (r == -EACCES || r == -EPERM)
+		return pctr__error(EACCES, "cannot read the id of tracepoint "
+				   "%s:%s: %s", sys, name,
+				   pctr__tracefs_problem());
+	if (r < 0)
+		return r == -EINVAL ? r : -ENOENT;
+	ev->type = PERF_TYPE_TRACEPOINT;
+	ev->config = id;
+	/*
+	 * A tracepoint fires in the kernel.  exclude_hv (which means nothing
+	 * for it) marks the privilege levels as chosen, so that a set never
+	 * falls back to user mode only, where it would count nothing.
+	 */
+	ev->flags |= PCTR_EVENT_EXCLUDE_HV;
+	snprintf(ev->name, sizeof(ev->name), "%s:%s%s%s", sys, name,
+		 *mods ? ":" : "", mods);
+	return pctr__event_apply_modifiers(ev, mods);
+}
+
+struct tp_list {
+	int (*cb)(const struct pctr_event_info *, void *);
+	void *arg;
+};
+
+static int
+list_tracepoint(const char *sys, const char *tp, void *arg)
+{
+	struct tp_list *l = arg;
+	char name[PCTR_NAME_MAX];
+	struct pctr_event_info info = { "tracepoint", name, "" };
+
+	snprintf(name, sizeof(name), "%s:%s", sys, tp);
+	return l->cb(&info, l->arg);
+}
+
+/* every tracepoint, "subsystem:name", sorted; none if tracefs is closed */
+int
+pctr__tracepoint_list(int (*cb)(const struct pctr_event_info *, void *),
+		      void *arg)
+{
+	struct tp_list l = { cb, arg };
+
+	return pctr__tracefs_walk(list_tracepoint, &l);
+}
