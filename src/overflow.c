@@ -22,7 +22,7 @@
  *
  * Each ring numbers the notifications of every thread writing into it;
  * attr.task makes the kernel write a PERF_RECORD_EXIT there as each of
- * those threads exits, which gives the thread's slot back (sampling.h).
+ * those threads exits, which gives the thread's slot back (ring.h).
  *
  * fork(): the child's copies of the descriptors share the parent's open
  * file descriptions (O_ASYNC, F_SETSIG, the owner thread) and counters,
@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sampling.h"
+#include "ring.h"
 
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h> /* client requests: no-ops natively */
@@ -60,78 +60,6 @@ static atomic_int registry_users[MAX_SETS];
 static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
 static int sig_refs[_NSIG];
 static struct sigaction sig_old[_NSIG];
-
-struct pctr__overflow *
-pctr__ovf_get(struct pctr_set *set)
-{
-	if (!set->ovf) {
-		set->ovf = calloc(1, sizeof(*set->ovf));
-		if (set->ovf)
-			set->ovf->slot = -1;
-	}
-	return set->ovf;
-}
-
-int
-pctr__ovf_check_event(struct pctr_set *set, int idx, const char *what)
-{
-	if (!set)
-		return pctr__error(EINVAL, "NULL set");
-	if (set->open)
-		return pctr__error(EALREADY, "cannot %s: the set is already "
-					     "open; configure before "
-					     "pctr_set_open()",
-				   what);
-	if (idx < 0 || idx >= set->nr_events)
-		return pctr__error(ERANGE, "event %d out of range (0..%d)", idx,
-				   set->nr_events - 1);
-	if (!pctr__ovf_get(set))
-		return pctr__error(ENOMEM, "out of memory");
-	if (set->ovf->ev[idx].mode != PCTR__MODE_NONE)
-		return pctr__error(EBUSY, "'%s' already has overflow "
-					  "notification or sampling",
-				   set->ev[idx].name);
-	return 0;
-}
-
-/*
- * Ask the kernel now whether it can interrupt on this event's overflow, so
- * the answer comes with the call that asked for it: a PMU without an
- * overflow interrupt refuses any sampling event with EOPNOTSUPP.  Other
- * failures (no PMU, privileges) are left for pctr_set_open() to explain.
- */
-int
-pctr__ovf_probe(struct pctr_set *set, int idx)
-{
-	struct pctr_event *ev = &set->ev[idx];
-	union pctr__attr u = set->attr[idx];
-	struct perf_event_attr *attr = &u.a;
-	int fd;
-
-	attr->disabled = 1;
-	if (ev->part_type[0])
-		attr->config = (attr->config & PERF_HW_EVENT_MASK) |
-			       (uint64_t)ev->part_type[0] << PERF_PMU_TYPE_SHIFT;
-	fd = pctr__sys_perf_open(attr, 0, -1, -1, 0);
-	if (fd == -EACCES || fd == -EPERM) {
-		attr->exclude_kernel = attr->exclude_hv = 1;
-		fd = pctr__sys_perf_open(attr, 0, -1, -1, 0);
-	}
-	if (fd >= 0)
-		pctr__sys_close(fd);
-	if (fd == -EOPNOTSUPP) {
-		set->attr[idx].a.sample_period = 0;
-		set->attr[idx].a.sample_type = 0;
-		set->attr[idx].a.freq = 0;
-		return pctr__error(EOPNOTSUPP,
-				   "cannot sample '%s': this PMU does not "
-				   "interrupt on counter overflow (ENOTSUP); "
-				   "count it and read it instead, or sample a "
-				   "software clock (task-clock)",
-				   ev->name);
-	}
-	return 0;
-}
 
 /* @uo, of the caller's size, into @o, and checked */
 static int
@@ -648,25 +576,6 @@ check_targets(struct pctr_set *set)
 			return r;
 	}
 	return 0;
-}
-
-/*
- * Every counter of a set with overflow signals timestamps its records
- * with CLOCK_MONOTONIC, one clock for all CPUs: the per-thread tables
- * order a thread's exit against its samples read from other CPUs' rings
- * (sampling.h), and the kernel's default clock is per CPU.  The kernel
- * wants one clock across a group and across the counters writing into one
- * ring, so all of them, the set's dummies too.
- */
-void
-pctr__set_clock(const struct pctr_set *set, struct perf_event_attr *attr)
-{
-	for (int e = 0; set->ovf && e < set->nr_events; e++)
-		if (set->ovf->ev[e].mode == PCTR__MODE_SIGNAL) {
-			attr->use_clockid = 1;
-			attr->clockid = CLOCK_MONOTONIC;
-			return;
-		}
 }
 
 /*

@@ -1,21 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sampling.c - ring buffers, and sampling into them without signals.
- *
- * The kernel refuses to map a ring buffer on a counter that is inherited
- * and not bound to a CPU (perf_mmap: "cpu == -1 && inherit"), which is
- * exactly what a set following new threads has.  So the ring belongs to a
- * carrier: a dummy software event on the same task (or CPU), mapped, and
- * the real counter sends its records there with PERF_EVENT_IOC_SET_OUTPUT.
- * Counters inherited later by threads and children write where their
- * parent writes, so one ring gathers a counter and all its inheritors; the
- * sample's pid and tid say which task each record came from.
- * Such counters are opened once per CPU (open_on() in set.c says why), and
- * the ring is per CPU too: the first thread's counter on a CPU gets a
- * carrier, the other threads' counters on that CPU write into it (the
- * kernel lets counters of any task send their records to a ring bound to
- * the same CPU), and their pctr__ring only points at it (->shared).
- * Counters that are not inherited map their ring themselves (map_own()).
+ * sampling.c - sampling into ring buffers, read without signals: merged
+ * across a set's rings in time order, side-band records (mappings, names,
+ * forks, exits) delivered with the samples.  The rings are ring.c's.
  */
 #include <errno.h>
 #include <poll.h>
@@ -24,285 +11,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sampling.h"
+#include "ring.h"
 
 #define DEFAULT_PAGES 64
 #define DEFAULT_STACK 127
-
-static int
-open_carrier(struct pctr_set *set, int c)
-{
-	const struct perf_event_attr *main_attr =
-		&set->attr[set->ctr[c].event].a;
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_DUMMY,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		/* the ring's wakeup threshold is its owner's */
-		.watermark = main_attr->watermark,
-		.wakeup_watermark = main_attr->wakeup_watermark,
-	};
-	int inst = c / set->nr_ctr;
-	pid_t pid = set->target == PCTR_TARGET_CPU ? -1 : set->inst_id[inst];
-	int cpu = set->target == PCTR_TARGET_CPU ? set->inst_id[inst]
-		  : set->inst_cpu		 ? set->inst_cpu[inst]
-						 : -1;
-
-	pctr__set_clock(set, &attr);
-	return pctr__sys_perf_open(&attr, pid, cpu, -1, 0);
-}
-
-static int
-map_error(struct pctr_set *set, int c, size_t len, int err)
-{
-	return pctr__error(err,
-			   "cannot map a %zu KiB sample buffer for '%s': %s "
-			   "(the limit is kernel.perf_event_mlock_kb plus "
-			   "'ulimit -l'; ask for fewer pages)",
-			   len >> 10, set->ev[set->ctr[c].event].name,
-			   strerror(err));
-}
-
-/*
- * A counter that is not inherited owns its ring: the one-page mapping
- * set.c made for user-space reads is replaced by the ring, whose first page
- * holds the same fields (the kernel refuses a second mapping of another
- * size on one fd, and refuses SET_OUTPUT from a mapped counter).
- */
-static int
-map_own(struct pctr_set *set, int c, size_t len, void **p)
-{
-	struct pctr__ctr *ctr = &set->ctr[c];
-
-	if (ctr->page) {
-		pctr__sys_munmap(ctr->page, sysconf(_SC_PAGESIZE));
-		ctr->page = NULL;
-	}
-	*p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ctr->fd, 0);
-	if (*p == MAP_FAILED)
-		return map_error(set, c, len, errno);
-	ctr->page = *p;
-	return 0;
-}
-
-static int
-map_carrier(struct pctr_set *set, struct pctr__ring *ring, int c, size_t len,
-	    void **p)
-{
-	int fd = open_carrier(set, c), r;
-
-	if (fd < 0)
-		return pctr__error(-fd, "cannot open a sample buffer for '%s':"
-					" %s",
-				   set->ev[set->ctr[c].event].name,
-				   strerror(-fd));
-	*p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (*p == MAP_FAILED) {
-		r = map_error(set, c, len, errno);
-		pctr__sys_close(fd);
-		return r;
-	}
-	ring->carrier = fd;
-	r = pctr__sys_ioctl(set->ctr[c].fd, PERF_EVENT_IOC_SET_OUTPUT, fd);
-	if (r < 0) {
-		munmap(*p, len);
-		pctr__sys_close(fd);
-		ring->carrier = -1;
-		return pctr__error(-r, "cannot send the samples of '%s' to "
-					"their buffer: %s",
-				   set->ev[set->ctr[c].event].name,
-				   strerror(-r));
-	}
-	return 0;
-}
-
-/* the ring of an earlier thread's same counter on the same CPU, if any */
-static struct pctr__ring *
-cpu_ring(struct pctr_set *set, int c)
-{
-	int cpu = set->inst_cpu ? set->inst_cpu[c / set->nr_ctr] : -1;
-
-	for (int j = c % set->nr_ctr; cpu >= 0 && j < c; j += set->nr_ctr) {
-		struct pctr__ring *r = &set->ovf->ring[j];
-
-		if (r->pc && !r->shared && set->inst_cpu[j / set->nr_ctr] == cpu)
-			return r;
-	}
-	return NULL;
-}
-
-static int
-share_ring(struct pctr_set *set, struct pctr__ring *ring, int c,
-	   struct pctr__ring *to)
-{
-	int r = pctr__sys_ioctl(set->ctr[c].fd, PERF_EVENT_IOC_SET_OUTPUT,
-				to->carrier);
-
-	if (r < 0)
-		return pctr__error(-r, "cannot send the samples of '%s' to "
-					"their CPU's buffer: %s",
-				   set->ev[set->ctr[c].event].name,
-				   strerror(-r));
-	ring->shared = to;
-	ring->pc = to->pc;
-	ring->data = to->data;
-	ring->size = to->size;
-	ring->map_len = to->map_len;
-	return 0;
-}
-
-int
-pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
-	       unsigned int pages)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	size_t len = (size_t)(1 + pages) * page;
-	bool inherit = set->target == PCTR_TARGET_PROCESS ||
-		       set->target == PCTR_TARGET_PID;
-	struct pctr__ring *to = inherit ? cpu_ring(set, c) : NULL;
-	void *p = NULL;
-	int r;
-
-	ring->carrier = -1;
-	ring->shared = NULL;
-	r = to	      ? share_ring(set, ring, c, to)
-	    : inherit ? map_carrier(set, ring, c, len, &p)
-		      : map_own(set, c, len, &p);
-	if (r < 0)
-		return r;
-	if (!to) {
-		ring->pc = p;
-		ring->data = (unsigned char *)p + page;
-		ring->size = (uint64_t)pages * page;
-		ring->map_len = len;
-	}
-	ring->fd = set->ctr[c].fd;
-	ring->ctr = &set->ctr[c];
-	ring->event = set->ctr[c].event;
-	ring->sample_type = set->attr[ring->event].a.sample_type;
-	atomic_flag_clear(&ring->busy);
-	return 0;
-}
-
-/*
- * In a forked child the ring is not mapped (perf mappings are
- * VM_DONTCOPY): the address may hold something of the child's since, so it
- * is left alone, and only the child's descriptor of the carrier is closed.
- */
-void
-pctr__ring_unmap(struct pctr__ring *ring, bool forked)
-{
-	if (!ring->pc)
-		return;
-	if (ring->shared) {
-		ring->pc = NULL;
-		return;
-	}
-	if (!forked)
-		munmap(ring->pc, ring->map_len);
-	if (ring->carrier >= 0)
-		pctr__sys_close(ring->carrier);
-	else
-		ring->ctr->page = NULL;
-	ring->pc = NULL;
-}
-
-/* PERF_RECORD_EXIT: { pid, ppid, tid, ptid, time } after the header */
-static void
-forget_exited(struct pctr__ring *ring, const struct perf_event_header *h)
-{
-	const uint32_t *p = (const uint32_t *)(h + 1);
-	uint64_t time;
-
-	if (!ring->tab || h->size < sizeof(*h) + 6 * sizeof(uint32_t))
-		return;
-	memcpy(&time, p + 4, sizeof(time));
-	atomic_store(&ring->last_time, time);
-	pctr__tids_lock(ring);
-	pctr__tid_exited(ring->tab->tids, (pid_t)p[2], time);
-	pctr__tids_unlock(ring);
-}
-
-/*
- * The record at *@tail: handed to @fn, *@tail moved past it.  Return
- * @fn's non-zero value to stop, else 0.
- */
-static int
-ring_step(struct pctr_set *set, struct pctr__ring *ring, unsigned char *buf,
-	  size_t len, pctr__rec_fn fn, void *arg, int *n, uint64_t *tail,
-	  uint64_t head)
-{
-	struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
-	bool sideband = ev->mode == PCTR__MODE_BUFFER &&
-			(ev->flags & PCTR_SAMPLE_SIDEBAND);
-	const struct perf_event_header *h;
-	size_t sz = pctr__ring_record(ring->data, ring->size, *tail, head, buf,
-				      len, &h);
-	int stop = 0;
-
-	if (!sz) {
-		*tail = head;
-		return 0;
-	}
-	if (h && h->type == PERF_RECORD_LOST)
-		atomic_fetch_add(&ev->lost, pctr__lost_parse(h));
-	if (h && h->type == PERF_RECORD_EXIT)
-		forget_exited(ring, h);
-	if (h && h->type == PERF_RECORD_SAMPLE) {
-		stop = fn(set, ring, h, arg);
-		(*n)++;
-	} else if (h && sideband) {
-		stop = fn(set, ring, h, arg);
-	}
-	*tail += sz;
-	return stop;
-}
-
-static uint64_t
-ring_pass(struct pctr_set *set, struct pctr__ring *ring, unsigned char *buf,
-	  size_t len, pctr__rec_fn fn, void *arg, int *n)
-{
-	uint64_t tail = ring->pc->data_tail;
-	uint64_t head = __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);
-	int stop = 0;
-
-	while (tail != head && !stop)
-		stop = ring_step(set, ring, buf, len, fn, arg, n, &tail, head);
-	__atomic_store_n(&ring->pc->data_tail, tail, __ATOMIC_RELEASE);
-	return stop ? UINT64_MAX : tail;
-}
-
-/*
- * Hand every record of @ring to @fn until it returns non-zero.  One reader
- * at a time: a reader that finds the ring busy returns at once, since the
- * reader already inside will see the records too.  It checks the head
- * again after letting go, so a record that arrived just as it finished is
- * not left behind.  The reader's tid is kept meanwhile, so that a set
- * freed from @fn's callback is refused instead of waiting for itself
- * (pctr__overflow_busy()).  Async-signal-safe.  Return the number of
- * samples.
- */
-int
-pctr__ring_drain(struct pctr_set *set, struct pctr__ring *ring,
-		 unsigned char *buf, size_t len, pctr__rec_fn fn, void *arg)
-{
-	pid_t self = gettid(); /* a system call that cannot fail */
-	uint64_t tail;
-	int n = 0;
-
-	do {
-		if (atomic_flag_test_and_set(&ring->busy))
-			break;
-		atomic_store(&ring->reader, self);
-		tail = ring_pass(set, ring, buf, len, fn, arg, &n);
-		atomic_store(&ring->reader, 0);
-		atomic_flag_clear(&ring->busy);
-	} while (tail != UINT64_MAX &&
-		 __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE) != tail);
-	return n;
-}
 
 /* @ucfg, of the caller's size, into @cfg, and checked */
 static int
@@ -331,39 +43,6 @@ check_sampling(const struct pctr_sampling *ucfg, struct pctr_sampling *cfg,
 		return pctr__error(EINVAL, "call chains of %u entries: at most "
 					   "1024",
 				   cfg->max_stack);
-	return 0;
-}
-
-static int
-check_rate(uint64_t hz)
-{
-	long max;
-
-	if (pctr__read_int_file("/proc/sys/kernel/perf_event_max_sample_rate",
-				&max) == 0 && hz > (uint64_t)max)
-		return pctr__error(EINVAL, "%llu samples per second is more "
-					   "than kernel.perf_event_max_sample_"
-					   "rate (%ld): ask for fewer, or raise "
-					   "it",
-				   (unsigned long long)hz, max);
-	return 0;
-}
-
-/* a sample period or rate, as the kernel takes it */
-int
-pctr__ovf_set_period(struct perf_event_attr *attr, uint64_t period, int freq)
-{
-	int r;
-
-	if (period == 0 || period >> 63)
-		return pctr__error(EINVAL, "a sample %s of %llu: it must be "
-					   "1 .. 2^63 - 1",
-				   freq ? "rate" : "period",
-				   (unsigned long long)period);
-	if (freq && (r = check_rate(period)) < 0)
-		return r;
-	attr->freq = freq;
-	attr->sample_period = period;
 	return 0;
 }
 
@@ -651,9 +330,9 @@ read_merged(struct pctr_set *set, struct read_ctx *ctx)
 				best = i;
 		if (best < 0)
 			break;
-		stop = ring_step(set, &o->ring[best], o->scratch,
-				 PCTR__RECORD_MAX, deliver_record, ctx, &n,
-				 &tail[best], head[best]);
+		stop = pctr__ring_step(set, &o->ring[best], o->scratch,
+				       PCTR__RECORD_MAX, deliver_record, ctx,
+				       &n, &tail[best], head[best]);
 		if (tail[best] != head[best])
 			next[best] = ring_time(&o->ring[best], tail[best]);
 	}

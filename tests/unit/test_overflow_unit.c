@@ -4,7 +4,7 @@
  * synthetic rings: records that wrap around the end, corrupt headers,
  * short records, every field combination, and the per-thread table.
  */
-#include "sampling.h"
+#include "ring.h"
 #include "test.h"
 
 #define SZ 256 /* ring data size, a power of two */

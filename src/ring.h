@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sampling.h - what overflow.c and sampling.c share: the state of a set's
- * overflow notification and sampling, and the kernel's ring buffer.
+ * ring.h - the layer under overflow.c and sampling.c (ring.c): the state
+ * of a set's overflow notification and sampling, the kernel's ring buffer,
+ * its records and the threads writing into it.
  *
  * The ring buffer protocol (include/uapi/linux/perf_event.h): the first
- * page is a struct perf_event_mmap_page; 2^n data pages follow.  The kernel writes records at data_head and
- * never past data_tail, which the reader owns:
+ * page is a struct perf_event_mmap_page; 2^n data pages follow.  The
+ * kernel writes records at data_head and never past data_tail, which the
+ * reader owns:
  *
  *   head = load_acquire(&pc->data_head);   records up to head are complete
  *   ... read records from tail to head, each starting with a
@@ -17,8 +19,8 @@
  * it writes is then a PERF_RECORD_LOST carrying the number dropped.  That
  * number is what pctr_overflow_stats() reports as lost: never silent.
  */
-#ifndef PCTR_SAMPLING_H
-#define PCTR_SAMPLING_H
+#ifndef PCTR_RING_H
+#define PCTR_RING_H
 
 #include <errno.h>
 #include <sched.h>
@@ -404,22 +406,24 @@ pctr__tids_unlock(struct pctr__ring *ring)
 	atomic_flag_clear_explicit(&ring->tab->tids_lock, memory_order_release);
 }
 
-/* sampling.c: ring buffers */
+/* ring.c: ring buffers */
 int pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 		   unsigned int pages);
 void pctr__ring_unmap(struct pctr__ring *ring, bool forked);
 typedef int (*pctr__rec_fn)(struct pctr_set *set, struct pctr__ring *ring,
 			    const struct perf_event_header *h, void *arg);
+int pctr__ring_step(struct pctr_set *set, struct pctr__ring *ring,
+		    unsigned char *buf, size_t len, pctr__rec_fn fn, void *arg,
+		    int *n, uint64_t *tail, uint64_t head);
 int pctr__ring_drain(struct pctr_set *set, struct pctr__ring *ring,
 		     unsigned char *buf, size_t len, pctr__rec_fn fn,
 		     void *arg);
 
-/* overflow.c: shared checks */
+/* ring.c: what overflow and sampling both set on an event */
 struct pctr__overflow *pctr__ovf_get(struct pctr_set *set);
 int pctr__ovf_check_event(struct pctr_set *set, int idx, const char *what);
 int pctr__ovf_probe(struct pctr_set *set, int idx);
-
-/* sampling.c: period or rate into the attributes (-EINVAL if invalid) */
+/* a period or rate into the attributes (-EINVAL if invalid) */
 int pctr__ovf_set_period(struct perf_event_attr *attr, uint64_t period,
 			 int freq);
 
