@@ -66,6 +66,7 @@ static struct {
 	unsigned int keep;
 	unsigned int calibrate;
 	char report[4096]; /* $PCTR_REPORT, "" for none */
+	bool report_chosen; /* pctr_region_report(): not the environment's */
 	bool from_env; /* the events are $PCTR_EVENTS: say what fails */
 	int nr_failed; /* events that could not be opened, once each */
 	int nr; /* regions, including CAL_ID */
@@ -821,7 +822,9 @@ configure_locked(const struct pctr_region_config *cfg, const char *events,
 	reg.events = copy;
 	reg.keep = cfg ? cfg->keep : 0;
 	reg.calibrate = cfg ? cfg->calibrate : PCTR_REGION_CALIBRATE;
-	snprintf(reg.report, sizeof(reg.report), "%s", report ? report : "");
+	if (!reg.report_chosen)
+		snprintf(reg.report, sizeof(reg.report), "%s",
+			 report ? report : "");
 	reg.from_env = from_env;
 	reg.configured = true;
 	register_hooks();
@@ -837,6 +840,30 @@ check_config(const char *events, const char *report)
 		return r;
 	if (strcmp(events, "off") && (r = check_events(events)) < 0)
 		return r;
+	return 0;
+}
+
+/*
+ * The report written at exit: @dest as $PCTR_REPORT takes it, or NULL (or
+ * "") for none.  A layer that writes a report of its own in its place (the
+ * MPI library gathers every rank's regions into one) cancels the
+ * process's; a program chooses one without the environment.
+ */
+PCTR_EXPORT int
+pctr_region_report(const char *dest)
+{
+	int r = dest && *dest ? check_report(dest) : 0;
+
+	if (r < 0)
+		return r;
+	if (dest && strlen(dest) >= sizeof(reg.report))
+		return pctr__error(ENAMETOOLONG, "report destination of %zu "
+				   "bytes", strlen(dest));
+	pthread_mutex_lock(&reg.lock);
+	snprintf(reg.report, sizeof(reg.report), "%s", dest ? dest : "");
+	reg.report_chosen = true;
+	register_hooks();
+	pthread_mutex_unlock(&reg.lock);
 	return 0;
 }
 

@@ -981,6 +981,60 @@ TEST(no_intervals_no_report)
 	ASSERT_OK(pctr_region_init(NULL));
 }
 
+/*
+ * In a child: $PCTR_REPORT names @env_file, the program chooses @chosen
+ * with pctr_region_report(), enters region "work" once and exits, which
+ * writes the report at exit.
+ */
+static void
+exit_with_chosen_report(const char *env_file, const char *chosen)
+{
+	char dest[128];
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		snprintf(dest, sizeof(dest), "text:%s", env_file);
+		setenv("PCTR_REPORT", dest, 1);
+		setenv("PCTR_EVENTS", "page-faults", 1);
+		if (pctr_region_init(NULL) || pctr_region_report(chosen) ||
+		    pctr_region_begin("work") || pctr_region_end("work"))
+			_exit(1);
+		exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* the report at exit is the program's choice, or none, not $PCTR_REPORT */
+TEST(chosen_report_replaces_the_environments)
+{
+	char env_file[64], json[64], dest[96], *text;
+
+	snprintf(env_file, sizeof(env_file), "/tmp/pctr-region-env-%d.txt",
+		 getpid());
+	snprintf(json, sizeof(json), "/tmp/pctr-region-chosen-%d.json",
+		 getpid());
+	write_file(env_file, "earlier\n", 0644);
+	exit_with_chosen_report(env_file, NULL);
+	text = slurp(env_file);
+	ASSERT_STR_EQ(text, "earlier\n");
+	free(text);
+	snprintf(dest, sizeof(dest), "json:%s", json);
+	exit_with_chosen_report(env_file, dest);
+	text = slurp(json);
+	ASSERT_CONTAINS(text, "\"work\"");
+	ASSERT_CONTAINS(text, "page-faults");
+	free(text);
+	text = slurp(env_file);
+	ASSERT_STR_EQ(text, "earlier\n");
+	free(text);
+	unlink(env_file);
+	unlink(json);
+	ASSERT_EQ(pctr_region_report("yaml:/tmp/x"), -EINVAL);
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "yaml:/tmp/x");
+}
+
 int
 main(void)
 {
@@ -998,6 +1052,7 @@ main(void)
 			       TEST_CASE(flush_then_exit_counts_once)
 			       TEST_CASE(env_json_report_of_the_example)
 			       TEST_CASE(env_csv_report_of_the_example)
+			       TEST_CASE(chosen_report_replaces_the_environments)
 			       TEST_CASE(bad_env_is_reported)
 			       TEST_CASE(unopenable_event_named_once_rest_counted_text)
 			       TEST_CASE(unopenable_event_named_once_rest_counted_csv)
