@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - the job's report, on rank 0: per region and event the total
+ * over the ranks that measured it, the per-rank minimum, mean and maximum,
+ * the rank with the maximum and the imbalance (maximum over mean); the
+ * region's time the same way; then each rank's time inside blocking MPI
+ * calls against the time outside them.  Text, or JSON ("pctr-mpi-regions/1",
+ * doc/json-schema.md), to a destination written as $PCTR_REPORT.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pctr_mpi.h"
+
+/* one figure over the ranks */
+struct spread {
+	int n; /* ranks with a value */
+	double total, min, max;
+	int max_rank;
+};
+
+static void
+spread_add(struct spread *s, double v, int rank)
+{
+	if (s->n == 0 || v < s->min)
+		s->min = v;
+	if (s->n == 0 || v > s->max) {
+		s->max = v;
+		s->max_rank = rank;
+	}
+	s->total += v;
+	s->n++;
+}
+
+static double
+mean_of(const struct spread *s)
+{
+	return s->n ? s->total / s->n : NAN;
+}
+
+/* maximum over mean: 1 when balanced; NaN when the mean is 0 */
+static double
+imbalance_of(const struct spread *s)
+{
+	double m = mean_of(s);
+
+	return m > 0 ? s->max / m : NAN;
+}
+
+static const struct mpi_region *
+find_region(const struct mpi_rank *r, const char *name)
+{
+	for (int i = 0; r->nr > 0 && i < r->nr; i++)
+		if (!strcmp(r->reg[i].name, name))
+			return &r->reg[i];
+	return NULL;
+}
+
+static int
+event_index(const struct pctr_stats *st, const char *event)
+{
+	for (int i = 0; i < pctr_stats_nr(st); i++)
+		if (!strcmp(pctr_stats_name(st, i), event))
+			return i;
+	return -1;
+}
+
+/* @event of region @name over the ranks (NULL event: the region's time) */
+static struct spread
+over_ranks(const struct mpi_rank *ranks, int size, const char *name,
+	   const char *event)
+{
+	struct spread s = { 0 };
+
+	for (int k = 0; k < size; k++) {
+		const struct mpi_region *g = find_region(&ranks[k], name);
+		struct pctr_summary sum = { .size = sizeof(sum) };
+		int i;
+
+		if (!g)
+			continue;
+		if (!event) {
+			spread_add(&s, g->seconds, k);
+			continue;
+		}
+		i = event_index(g->st, event);
+		if (i >= 0 && pctr_stats_get(g->st, i, &sum) == 0)
+			spread_add(&s, sum.total, k);
+	}
+	return s;
+}
+
+/* the first rank that measured region @name: its event names are used */
+static const struct mpi_region *
+model(const struct mpi_rank *ranks, int size, const char *name)
+{
+	for (int k = 0; k < size; k++) {
+		const struct mpi_region *g = find_region(&ranks[k], name);
+
+		if (g)
+			return g;
+	}
+	return NULL;
+}
+
+/* is region @i of rank @k the first of its name over ranks 0..k? */
+static bool
+first_seen(const struct mpi_rank *ranks, int k, int i)
+{
+	for (int j = 0; j < k; j++)
+		if (find_region(&ranks[j], ranks[k].reg[i].name))
+			return false;
+	return true;
+}
+
+/* ---- JSON: strings always valid UTF-8 ------------------------------------ */
+
+/* the length of the valid UTF-8 sequence at @s, 0 if it is not one */
+static int
+utf8_len(const unsigned char *s)
+{
+	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+		: s[0] >= 0xe0		     ? 3
+		: s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+					      : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+static void
+json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		int n = *s < 0x80 ? 1 : utf8_len(s);
+
+		if (n == 0) {
+			fputs("\\ufffd", f); /* a byte that is no character */
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(f, "\\%c", *s++);
+		} else if (*s < 0x20) {
+			fprintf(f, "\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, (size_t)n, f);
+			s += n;
+		}
+	}
+	fputc('"', f);
+}
+
+static void
+json_number(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("null", f);
+}
+
+static void
+json_spread(FILE *f, const struct spread *s)
+{
+	fprintf(f, "{\"ranks\":%d,\"total\":", s->n);
+	json_number(f, s->total);
+	fputs(",\"min\":", f);
+	json_number(f, s->n ? s->min : NAN);
+	fputs(",\"mean\":", f);
+	json_number(f, mean_of(s));
+	fputs(",\"max\":", f);
+	json_number(f, s->n ? s->max : NAN);
+	fprintf(f, ",\"max_rank\":%d,\"imbalance\":", s->n ? s->max_rank : -1);
+	json_number(f, imbalance_of(s));
+	fputc('}', f);
+}
+
+static void
+json_region(FILE *f, const struct mpi_rank *ranks, int size, const char *name)
+{
+	const struct mpi_region *m = model(ranks, size, name);
+	struct spread t = over_ranks(ranks, size, name, NULL);
+
+	fputs("{\"name\":", f);
+	json_string(f, name);
+	fputs(",\"seconds\":", f);
+	json_spread(f, &t);
+	fputs(",\"events\":{", f);
+	for (int i = 0; i < pctr_stats_nr(m->st); i++) {
+		const char *ev = pctr_stats_name(m->st, i);
+		struct spread s = over_ranks(ranks, size, name, ev);
+
+		fputs(i ? "," : "", f);
+		json_string(f, ev);
+		fputc(':', f);
+		json_spread(f, &s);
+	}
+	fputs("}}", f);
+}
+
+static void
+json_report(FILE *f, const struct mpi_rank *ranks, int size)
+{
+	bool first = true;
+
+	fprintf(f, "{\"schema\":\"pctr-mpi-regions/1\",\"size\":%d,"
+		   "\"regions\":[", size);
+	for (int k = 0; k < size; k++)
+		for (int i = 0; i < ranks[k].nr; i++) {
+			if (!first_seen(ranks, k, i))
+				continue;
+			fputs(first ? "" : ",", f);
+			first = false;
+			json_region(f, ranks, size, ranks[k].reg[i].name);
+		}
+	fputs("],\"ranks\":[", f);
+	for (int k = 0; k < size; k++) {
+		const struct mpi_rank *r = &ranks[k];
+
+		fprintf(f, "%s{\"rank\":%d,\"host\":", k ? "," : "", k);
+		json_string(f, r->nr < 0 ? "" : r->host);
+		if (r->nr < 0) {
+			fputs(",\"missing\":", f);
+			json_string(f, r->why);
+			fputc('}', f);
+			continue;
+		}
+		fputs(",\"run_s\":", f);
+		json_number(f, r->run_s);
+		fputs(",\"mpi_s\":", f);
+		json_number(f, r->mpi_s);
+		fputs(",\"outside_mpi_s\":", f);
+		json_number(f, r->run_s - r->mpi_s);
+		fputc('}', f);
+	}
+	fputs("]}\n", f);
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+/* a count as the integer it is; a time or a mean to 6 digits */
+static void
+text_figure(FILE *f, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(f, " %14.0f", v);
+	else
+		fprintf(f, " %14.6g", v);
+}
+
+static void
+text_row(FILE *f, const char *what, const struct spread *s)
+{
+	fprintf(f, "  %-28s", what);
+	text_figure(f, s->total);
+	text_figure(f, s->min);
+	text_figure(f, mean_of(s));
+	text_figure(f, s->max);
+	fprintf(f, " %8d %9.3f\n", s->max_rank, imbalance_of(s));
+}
+
+static void
+text_region(FILE *f, const struct mpi_rank *ranks, int size, const char *name)
+{
+	const struct mpi_region *m = model(ranks, size, name);
+	struct spread t = over_ranks(ranks, size, name, NULL);
+
+	fprintf(f, "\nregion \"%s\", measured by %d of %d ranks\n", name, t.n,
+		size);
+	fprintf(f, "  %-28s %14s %14s %14s %14s %8s %9s\n", "", "total",
+		"min", "mean", "max", "max rank", "imbalance");
+	text_row(f, "seconds", &t);
+	for (int i = 0; i < pctr_stats_nr(m->st); i++) {
+		const char *ev = pctr_stats_name(m->st, i);
+		struct spread s = over_ranks(ranks, size, name, ev);
+
+		text_row(f, ev, &s);
+	}
+}
+
+static void
+text_report(FILE *f, const struct mpi_rank *ranks, int size)
+{
+	fprintf(f, "pctr-mpi: %d ranks\n", size);
+	for (int k = 0; k < size; k++)
+		for (int i = 0; i < ranks[k].nr; i++)
+			if (first_seen(ranks, k, i))
+				text_region(f, ranks, size,
+					    ranks[k].reg[i].name);
+	fprintf(f, "\ntime inside blocking MPI calls\n  %6s %-20s %12s "
+		   "%12s %12s\n", "rank", "host", "run s", "in MPI s",
+		"outside s");
+	for (int k = 0; k < size; k++) {
+		const struct mpi_rank *r = &ranks[k];
+
+		if (r->nr < 0)
+			fprintf(f, "  %6d missing: %s\n", k, r->why);
+		else
+			fprintf(f, "  %6d %-20s %12.6f %12.6f %12.6f\n", k,
+				r->host, r->run_s, r->mpi_s,
+				r->run_s - r->mpi_s);
+	}
+}
+
+/* is @dest a destination the job's report can take? */
+bool
+pctr_mpi__report_dest_ok(const char *dest)
+{
+	return !strcmp(dest, "-") || !strcmp(dest, "stderr") ||
+	       (!strncmp(dest, "text:", 5) && dest[5]) ||
+	       (!strncmp(dest, "json:", 5) && dest[5]);
+}
+
+/* a new file, never through a symbolic link, as the region reports */
+static FILE *
+open_report(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+				    O_CLOEXEC,
+		      0666);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
+/*
+ * @dest as $PCTR_REPORT: "text:FILE", "json:FILE", "-" or "stderr" (text
+ * to standard error); a FILE of "-" is standard error.  CSV has no form
+ * for a report across ranks and is refused (pctr_mpi__report_dest_ok()).
+ */
+int
+pctr_mpi__report(const char *dest, const struct mpi_rank *ranks, int size)
+{
+	bool json = !strncmp(dest, "json:", 5);
+	const char *file = strchr(dest, ':') ? strchr(dest, ':') + 1 : "-";
+	FILE *f = stderr;
+	int err = 0;
+
+	if (!pctr_mpi__report_dest_ok(dest))
+		return -EINVAL;
+	if (strcmp(file, "-") && !(f = open_report(file)))
+		return -errno;
+	if (json)
+		json_report(f, ranks, size);
+	else
+		text_report(f, ranks, size);
+	if (ferror(f))
+		err = -EIO;
+	if (f != stderr && fclose(f) != 0 && !err)
+		err = -EIO;
+	else if (f == stderr)
+		fflush(f);
+	return err;
+}
