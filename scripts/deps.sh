@@ -19,7 +19,9 @@ check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
 	pkgs="$pkgs binutils abigail-tools man-db $qemu_build"
 	# pctr mpirun's tests run Open MPI's mpirun; the MPI library's headers
 	# for what is built on MPI itself
-	pkgs="$pkgs openmpi-bin libopenmpi-dev" ;;
+	pkgs="$pkgs openmpi-bin libopenmpi-dev"
+	# tests/mpi/test_two_hosts.py: hosts made of network namespaces
+	pkgs="$pkgs iproute2" ;;
 package) pkgs="$pkgs $package" ;;
 qemu) pkgs="$qemu_build" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;

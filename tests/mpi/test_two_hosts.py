@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Two hosts made of network namespaces, one Open MPI job across them.
+
+Each host is a network namespace with its own UTS name (pctr-hN-PID), the
+two joined by a veth pair (10.77.N.1 and 10.77.N.2, N from the pid).
+mpirun runs in the first; it starts the second host's daemon through a
+plm_rsh_agent script that enters that namespace (no ssh), and every byte
+between them goes over TCP on the veth (oob and btl tcp only).  No file
+is written by a rank: what comes back comes over MPI or through mpirun.
+
+- libpctr-mpi: mpi_ranks with regions, 2 ranks a host: the report names
+  each rank's host and region "touch" is exact over the ranks (640, 64 on
+  rank 0 to 256 on rank 3, imbalance 1.6).
+- pctr mpirun: mpi_pages 500 (freestanding, 3 start-up faults), 2 ranks a
+  host: each rank's page-faults:u exact (503, 1003, 1503, 2003), each on
+  its host.
+
+Needs root (namespaces, links); usage: test_two_hosts.py BUILD_DIR.  TAP.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else 'build')
+PCTR = os.path.join(BUILD, 'tools', 'pctr')
+RANKS = os.path.join(BUILD, 'tests', 'mpi', 'mpi_ranks_linked')
+PAGES = os.path.join(BUILD, 'tests', 'tool', 'mpi_pages')
+TAG = os.getpid()
+NET = '10.77.%d' % (TAG % 250)
+HOSTS = [('pctr-h0-%d' % TAG, NET + '.1'), ('pctr-h1-%d' % TAG, NET + '.2')]
+
+AGENT = '''#!/bin/sh
+# plm_rsh_agent: called as "agent [options] HOST COMMAND"; runs COMMAND
+# in HOST's namespace, under that host's name
+while [ $# -gt 0 ]; do case $1 in -*) shift ;; *) break ;; esac; done
+host=$1; shift
+case $host in
+%s
+*) echo "agent: no host $host" >&2; exit 255 ;;
+esac
+exec ip netns exec "$ns" unshare --uts /bin/sh -c "hostname $ns; $*"
+'''
+
+
+def sh(*cmd):
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+
+
+def hosts_up(d):
+    (n0, a0), (n1, a1) = HOSTS
+    for n, _ in HOSTS:
+        sh('ip', 'netns', 'add', n)
+    sh('ip', 'link', 'add', 'pv0-%d' % TAG, 'netns', n0, 'type', 'veth',
+       'peer', 'name', 'pv1-%d' % TAG, 'netns', n1)
+    for (n, a), dev in zip(HOSTS, ['pv0-%d' % TAG, 'pv1-%d' % TAG]):
+        sh('ip', '-n', n, 'addr', 'add', a + '/24', 'dev', dev)
+        sh('ip', '-n', n, 'link', 'set', dev, 'up')
+        sh('ip', '-n', n, 'link', 'set', 'lo', 'up')
+    agent = os.path.join(d, 'agent.sh')
+    with open(agent, 'w') as f:
+        f.write(AGENT % '\n'.join('%s) ns=%s ;;' % (a, n)
+                                  for n, a in HOSTS))
+    os.chmod(agent, 0o755)
+    return agent
+
+
+def hosts_down():
+    for n, _ in HOSTS:
+        subprocess.run(['ip', 'netns', 'del', n], capture_output=True)
+
+
+def mpi_args(agent):
+    net = NET + '.0/24'
+    return ['--host', '%s:2,%s:2' % (HOSTS[0][1], HOSTS[1][1]),
+            '--mca', 'plm_rsh_agent', agent,
+            '--mca', 'oob_tcp_if_include', net,
+            '--mca', 'btl', 'tcp,self', '--mca', 'btl_tcp_if_include', net]
+
+
+def on_first_host(cmd, env):
+    e = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1',
+             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1', **env)
+    # no leak check in ranks under AddressSanitizer: test_mpi_lib.py says why
+    asan = e.get('ASAN_OPTIONS', '')
+    e['ASAN_OPTIONS'] = (asan + ':' if asan else '') + 'detect_leaks=0'
+    inner = 'hostname %s; exec "$@"' % HOSTS[0][0]
+    p = subprocess.run(['ip', 'netns', 'exec', HOSTS[0][0], 'unshare',
+                        '--uts', 'sh', '-c', inner, 'sh'] + cmd,
+                       env=e, capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)
+    return p
+
+
+def case_library_across_two_hosts(agent, d):
+    out = os.path.join(d, 'job.json')
+    on_first_host(['mpirun', '-n', '4'] + mpi_args(agent) +
+                  ['-x', 'PCTR_EVENTS', '-x', 'PCTR_REPORT', RANKS],
+                  {'PCTR_EVENTS': 'page-faults:u',
+                   'PCTR_REPORT': 'json:' + out})
+    with open(out) as f:
+        rep = json.load(f)
+    hosts = [(r['rank'], r['host']) for r in rep['ranks']]
+    print('# ranks on hosts: %r' % hosts)
+    assert hosts == [(0, HOSTS[0][0]), (1, HOSTS[0][0]),
+                     (2, HOSTS[1][0]), (3, HOSTS[1][0])], hosts
+    touch = [g for g in rep['regions'] if g['name'] == 'touch'][0]
+    pf = touch['events']['page-faults:u']
+    print('# touch over the hosts: %r' % pf)
+    assert pf == {'ranks': 4, 'total': 640, 'min': 64, 'mean': 160,
+                  'max': 256, 'max_rank': 3, 'imbalance': 1.6}, pf
+
+
+def case_pctr_mpirun_across_two_hosts(agent, d):
+    out = os.path.join(d, 'pm.json')
+    margs = []
+    for a in mpi_args(agent)[2:]:
+        margs += ['--mpirun-arg', a]
+    on_first_host([PCTR, 'mpirun', '-n', '4', '--host', mpi_args(agent)[1]]
+                  + margs + ['--json', '-o', out, '-e', 'page-faults:u',
+                             '--', PAGES, '500'], {})
+    with open(out) as f:
+        rep = json.load(f)
+    got = [(r['rank'], r['host'], r['counts']['page-faults:u'])
+           for r in rep['ranks']]
+    print('# ranks, hosts, page faults: %r' % got)
+    assert rep['missing'] == [], rep
+    assert got == [(0, HOSTS[0][0], 503), (1, HOSTS[0][0], 1003),
+                   (2, HOSTS[1][0], 1503), (3, HOSTS[1][0], 2003)], got
+
+
+CASES = [v for k, v in sorted(globals().items()) if k.startswith('case_')]
+
+
+def cannot(why):
+    print('1..0 # SKIP ' + why)
+    return 1 if os.environ.get('CI') == 'true' else 0
+
+
+def main():
+    if os.getuid() != 0:
+        return cannot('network namespaces need root')
+    for prog in ('mpirun', 'ip', 'unshare'):
+        if not shutil.which(prog):
+            return cannot('no %s' % prog)
+    failed = 0
+    print('1..%d' % len(CASES), flush=True)
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            agent = hosts_up(d)
+            for i, fn in enumerate(CASES, 1):
+                try:
+                    fn(agent, d)
+                    print('ok %d - %s' % (i, fn.__name__[5:]), flush=True)
+                except Exception:
+                    failed += 1
+                    for ln in traceback.format_exc().splitlines():
+                        print('# ' + ln)
+                    print('not ok %d - %s' % (i, fn.__name__[5:]),
+                          flush=True)
+        finally:
+            hosts_down()
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
