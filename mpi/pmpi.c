@@ -158,8 +158,9 @@ finish(void)
 	int rank, size, r;
 	double hz = (double)pctr_tsc_hz();
 	double run_s = (double)(pctr_tsc() - job.t0) / hz;
-	double mpi_s = (double)atomic_load(&job.mpi_ticks) / hz;
+	double mpi_s = (double)atomic_load(&job.mpi_ticks) / hz, gather_s;
 	struct mpi_rank *ranks;
+	uint64_t t0;
 
 	if (job.in_run && (r = pctr_region_end(RUN_REGION)) < 0)
 		say(RUN_REGION, r);
@@ -171,12 +172,17 @@ finish(void)
 		say("packing this rank's regions", r);
 		len = 0;
 	}
+	/* every rank here first: the time is the gather's, not the wait */
+	PMPI_Barrier(MPI_COMM_WORLD);
+	t0 = pctr_tsc();
 	ranks = gather(blob, len, rank, size);
+	gather_s = (double)(pctr_tsc() - t0) / hz;
 	free(blob);
 	if (rank == 0 && !ranks)
 		fprintf(stderr, "libpctr-mpi: out of memory gathering the "
 				"ranks' regions\n");
-	if (ranks && (r = pctr_mpi__report(job.report, ranks, size)) < 0)
+	if (ranks &&
+	    (r = pctr_mpi__report(job.report, ranks, size, gather_s)) < 0)
 		fprintf(stderr, "libpctr-mpi: the report %s: %s\n", job.report,
 			strerror(-r));
 	for (int i = 0; ranks && i < size; i++)

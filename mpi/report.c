@@ -207,12 +207,14 @@ json_region(FILE *f, const struct mpi_rank *ranks, int size, const char *name)
 }
 
 static void
-json_report(FILE *f, const struct mpi_rank *ranks, int size)
+json_report(FILE *f, const struct mpi_rank *ranks, int size, double gather_s)
 {
 	bool first = true;
 
 	fprintf(f, "{\"schema\":\"pctr-mpi-regions/1\",\"size\":%d,"
-		   "\"regions\":[", size);
+		   "\"gather_s\":", size);
+	json_number(f, gather_s);
+	fputs(",\"regions\":[", f);
 	for (int k = 0; k < size; k++)
 		for (int i = 0; i < ranks[k].nr; i++) {
 			if (!first_seen(ranks, k, i))
@@ -287,9 +289,10 @@ text_region(FILE *f, const struct mpi_rank *ranks, int size, const char *name)
 }
 
 static void
-text_report(FILE *f, const struct mpi_rank *ranks, int size)
+text_report(FILE *f, const struct mpi_rank *ranks, int size, double gather_s)
 {
-	fprintf(f, "pctr-mpi: %d ranks\n", size);
+	fprintf(f, "pctr-mpi: %d ranks, gathered and read back in %.6f s\n",
+		size, gather_s);
 	for (int k = 0; k < size; k++)
 		for (int i = 0; i < ranks[k].nr; i++)
 			if (first_seen(ranks, k, i))
@@ -339,7 +342,8 @@ open_report(const char *path)
  * for a report across ranks and is refused (pctr_mpi__report_dest_ok()).
  */
 int
-pctr_mpi__report(const char *dest, const struct mpi_rank *ranks, int size)
+pctr_mpi__report(const char *dest, const struct mpi_rank *ranks, int size,
+		 double gather_s)
 {
 	bool json = !strncmp(dest, "json:", 5);
 	const char *file = strchr(dest, ':') ? strchr(dest, ':') + 1 : "-";
@@ -351,9 +355,9 @@ pctr_mpi__report(const char *dest, const struct mpi_rank *ranks, int size)
 	if (strcmp(file, "-") && !(f = open_report(file)))
 		return -errno;
 	if (json)
-		json_report(f, ranks, size);
+		json_report(f, ranks, size, gather_s);
 	else
-		text_report(f, ranks, size);
+		text_report(f, ranks, size, gather_s);
 	if (ferror(f))
 		err = -EIO;
 	if (f != stderr && fclose(f) != 0 && !err)

@@ -139,9 +139,10 @@ TEST(report_over_ranks)
 	snprintf(ranks[3].why, sizeof(ranks[3].why), "never came back");
 	snprintf(path, sizeof(path), "/tmp/pctr-mpi-blob-%d.json", getpid());
 	snprintf(dest, sizeof(dest), "json:%s", path);
-	ASSERT_OK(pctr_mpi__report(dest, ranks, 4));
+	ASSERT_OK(pctr_mpi__report(dest, ranks, 4, 0.25));
 	text = slurp(path);
-	ASSERT_CONTAINS(text, "{\"schema\":\"pctr-mpi-regions/1\",\"size\":4,");
+	ASSERT_CONTAINS(text, "{\"schema\":\"pctr-mpi-regions/1\",\"size\":4,"
+			      "\"gather_s\":0.25,");
 	snprintf(want, sizeof(want), "\"page-faults\":{\"ranks\":3,\"total\":"
 		 "%.17g,\"min\":%.17g", 3 * pf, pf);
 	ASSERT_CONTAINS(text, want);
@@ -151,12 +152,12 @@ TEST(report_over_ranks)
 	ASSERT_CONTAINS(text, "{\"rank\":3,\"host\":\"\",\"missing\":"
 			      "\"never came back\"}");
 	snprintf(dest, sizeof(dest), "text:%s", path);
-	ASSERT_OK(pctr_mpi__report(dest, ranks, 4));
+	ASSERT_OK(pctr_mpi__report(dest, ranks, 4, 0.25));
 	text = slurp(path);
 	ASSERT_CONTAINS(text, "region \"a\", measured by 3 of 4 ranks");
 	ASSERT_CONTAINS(text, "3 missing: never came back");
 	unlink(path);
-	ASSERT_EQ(pctr_mpi__report("csv:/tmp/x", ranks, 4), -EINVAL);
+	ASSERT_EQ(pctr_mpi__report("csv:/tmp/x", ranks, 4, 0), -EINVAL);
 	ASSERT(!pctr_mpi__report_dest_ok("text:"));
 	ASSERT(pctr_mpi__report_dest_ok("stderr"));
 	for (int k = 0; k < 3; k++)
