@@ -145,6 +145,27 @@ hw_sysctl(const char *name, const char *val)
 	close(fd);
 }
 
+/*
+ * Counter reads from user mode on ("1") or off ("0"): arm64's sysctl, or
+ * x86's cpu PMU's rdpmc switch in sysfs (1: for counters a process has
+ * mapped, the kernel's default).
+ */
+static inline void
+hw_user_read(const char *on)
+{
+#ifdef __x86_64__
+	const char *path = "/sys/bus/event_source/devices/cpu/rdpmc";
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, on, strlen(on)) < 0)
+		TEST_FAIL("%s=%s: %s (the hardware tests run as root in the "
+			  "guest)", path, on, strerror(errno));
+	close(fd);
+#else
+	hw_sysctl("kernel.perf_user_access", on);
+#endif
+}
+
 /* Run @fn in a child as @uid/@uid; fail if the child fails. */
 static inline void
 hw_as_user(int uid, void (*fn)(void))

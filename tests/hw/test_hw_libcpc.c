@@ -59,7 +59,11 @@ TEST(v1_exact_instructions)
 	cpc_event_t ev;
 
 	hw_pmu();
+#ifdef __x86_64__
+	ASSERT(cpc_getcpuver() == CPC_LINUX_X86_64);
+#else
 	ASSERT(cpc_getcpuver() == CPC_LINUX_AARCH64);
+#endif
 	ASSERT_EQ(cpc_access(), 0);
 	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(),
 				 "pic0=PAPI_tot_ins,pic1=PAPI_tot_cyc", &ev), 0);
@@ -99,7 +103,7 @@ TEST(v2_exact_instructions)
 	v.cpc = cpc_open(CPC_VER_CURRENT);
 	ASSERT(v.cpc != NULL);
 	v.set = cpc_set_create(v.cpc);
-	ASSERT_EQ(cpc_set_add_request(v.cpc, v.set, "inst_retired", 0,
+	ASSERT_EQ(cpc_set_add_request(v.cpc, v.set, HW_EV_INST, 0,
 				      CPC_COUNT_USER, 0, NULL), 0);
 	v.a = cpc_buf_create(v.cpc, v.set);
 	v.b = cpc_buf_create(v.cpc, v.set);
@@ -125,7 +129,11 @@ emt_handler(int sig, siginfo_t *sip, void *arg)
 		bad++;
 		return;
 	}
+#ifdef __x86_64__
+	if (pc != (uintptr_t)uap->uc_mcontext.gregs[REG_RIP]) {
+#else
 	if (pc != (uintptr_t)uap->uc_mcontext.pc) {
+#endif
 		why = 2;
 		bad++;
 	}

@@ -4,7 +4,8 @@
  * exactly: after the calibrated overhead is taken off, an empty region
  * counts 0 instructions, a region around N known instructions counts N,
  * and identical intervals have a standard deviation of 0.  Both read
- * paths: user space (perf_user_access=1) and read(2) (=0).
+ * paths: user space (hw_user_read("1"): arm64's perf_user_access, x86's
+ * rdpmc switch) and read(2) ("0").
  *
  * The measured code between begin and end must be what calibration runs
  * there: the region id put in the argument register and the call.  So the
@@ -29,7 +30,7 @@ setup(const char *user_access, const char *events)
 					  .calibrate = 1000 };
 	int id;
 
-	hw_sysctl("kernel.perf_user_access", user_access);
+	hw_user_read(user_access);
 	hw_pmu();
 	ASSERT_OK(pctr_region_init(&cfg));
 	/* the thread's first region opens the counters and calibrates */
