@@ -233,13 +233,23 @@ boot() { # NAME LOG
 }
 
 # The cases a run of NAME should report: TEST_CASE()/TEST_TODO() of its
-# source, in order, or just --case.
+# source, in order, or just --case.  Cases listed under "#ifdef
+# __x86_64__" or "#ifndef __x86_64__" (and #else) count for that
+# architecture only; other conditionals are taken as true.
 case_names() { # NAME
 	if [ -n "$case_only" ]; then
 		echo "$case_only"
 		return
 	fi
-	grep -o 'TEST_\(CASE\|TODO\)([A-Za-z0-9_]*' "$here/$1.c" | sed 's/.*(//'
+	awk -v x86="$([ "$arch" = x86_64 ] && echo 1 || echo 0)" '
+	function on() { for (i = 1; i <= n; i++) if (!keep[i]) return 0; return 1 }
+	/^#[ \t]*ifdef[ \t]+__x86_64__/ { keep[++n] = x86; ours[n] = 1; next }
+	/^#[ \t]*ifndef[ \t]+__x86_64__/ { keep[++n] = !x86; ours[n] = 1; next }
+	/^#[ \t]*if/ { keep[++n] = 1; ours[n] = 0; next }
+	/^#[ \t]*else/ { if (ours[n]) keep[n] = !keep[n]; next }
+	/^#[ \t]*endif/ { n--; next }
+	on() { print }' "$here/$1.c" |
+		grep -o 'TEST_\(CASE\|TODO\)([A-Za-z0-9_]*' | sed 's/.*(//'
 }
 
 # TAP of one guest, unnumbered ("ok - LABEL: case").  Every case of a run
