@@ -23,7 +23,10 @@ case $(uname -m) in
 x86_64) arch=x86_64 ;; aarch64) arch=aarch64 ;; *) arch=generic ;;
 esac
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-CFLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Iinclude/compat -Isrc -Isrc/arch/$arch -Itools $SAN"
+# the architecture's headers, then the generic ones (src/arch.h), and its
+# name as src/meson.build gives it, through a header: no quoting to survive
+printf '#define PCTR_ARCH_NAME "%s"\n' "$arch" >"$B/arch_name.h"
+CFLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Iinclude/compat -Isrc -Isrc/arch/$arch -Isrc/arch/generic -include $B/arch_name.h -Itools $SAN"
 LIBS="-lpfm -lm -lpthread $(pkg-config --libs libdw 2>/dev/null)"
 
 # objects of the library (the list in src/meson.build) and of a layer
