@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 
 #include "tool.h"
+#include "flame.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -47,6 +48,7 @@ struct opts {
 	uint64_t hz;
 	int callgraph;
 	int json, folded;
+	const char *svg; /* --svg FILE, or NULL */
 	double percent_limit;
 	long top;
 	enum key keys[MAX_KEYS];
@@ -176,6 +178,8 @@ usage(FILE *f)
 		"      --top N               the first N rows only\n"
 		"      --folded              one 'comm;root;...;leaf count' "
 		"line per stack\n"
+		"      --svg FILE            also a flame graph of the stacks "
+		"(SVG; with -g)\n"
 		"  -j, --json                one JSON document "
 		"(schema pctr-profile/1)\n"
 		"  -o, --output FILE         write the report to FILE ('-': "
@@ -227,7 +231,7 @@ parse_sort(struct opts *o, const char *arg)
 	return o->nr_keys ? 0 : usage_error("--sort: no key", arg);
 }
 
-enum { OPT_PERCENT = 256, OPT_TOP, OPT_FOLDED };
+enum { OPT_PERCENT = 256, OPT_TOP, OPT_FOLDED, OPT_SVG };
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -243,6 +247,7 @@ static const struct option long_options[] = {
 	{ "percent-limit", required_argument, NULL, OPT_PERCENT },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -310,6 +315,9 @@ parse_opt(struct opts *o, int c, const char *arg)
 			       ? EXIT_USAGE : 0;
 	case OPT_FOLDED:
 		o->folded = 1;
+		return 0;
+	case OPT_SVG:
+		o->svg = arg;
 		return 0;
 	case 'j':
 		o->json = 1;
@@ -769,16 +777,11 @@ print_json(const struct opts *o, const struct pctr_set *set,
 
 /* ---- folded stacks ------------------------------------------------------ */
 
-struct stack {
-	char *text;
-	uint64_t n;
-};
-
 static int
 cmp_stack(const void *a, const void *b)
 {
-	return strcmp(((const struct stack *)a)->text,
-		      ((const struct stack *)b)->text);
+	return strcmp(((const struct flame_stack *)a)->text,
+		      ((const struct flame_stack *)b)->text);
 }
 
 /* "comm;root;...;leaf", kernel frames marked _[k] as flame graphs expect */
@@ -806,29 +809,89 @@ fold(const struct opts *o, struct prof *p, const struct smp *s)
 	return b;
 }
 
+/*
+ * Every sample's stack folded, sorted and counted: *@out holds the
+ * distinct stacks (*@nr of them), each with its samples.  0 or -1.
+ */
+static int
+collect_folded(const struct opts *o, struct prof *p,
+	       struct flame_stack **out, size_t *nr)
+{
+	struct flame_stack *st = calloc(p->ns + 1, sizeof(*st));
+	size_t m = 0, k, d = 0;
+
+	for (k = 0; st && k < p->ns; k++)
+		if ((st[k].text = fold(o, p, &p->s[k])) == NULL)
+			break;
+	if (!st || k < p->ns) {
+		for (size_t i = 0; st && i < k; i++)
+			free(st[i].text);
+		free(st);
+		return -1;
+	}
+	qsort(st, p->ns, sizeof(*st), cmp_stack);
+	for (k = 0; k < p->ns; k = m) {
+		for (m = k; m < p->ns && !strcmp(st[m].text, st[k].text); m++)
+			if (m > k)
+				free(st[m].text);
+		st[d].text = st[k].text;
+		st[d++].n = m - k;
+	}
+	*out = st;
+	*nr = d;
+	return 0;
+}
+
+static void
+free_folded(struct flame_stack *st, size_t nr)
+{
+	for (size_t k = 0; k < nr; k++)
+		free(st[k].text);
+	free(st);
+}
+
 static int
 print_folded(const struct opts *o, struct prof *p)
 {
-	struct stack *st = calloc(p->ns + 1, sizeof(*st));
-	size_t m = 0;
-	int r = 0;
+	struct flame_stack *st;
+	size_t nr;
 
-	for (size_t k = 0; st && k < p->ns && r == 0; k++)
-		if ((st[k].text = fold(o, p, &p->s[k])) == NULL)
-			r = -1;
-	if (!st || r < 0)
-		r = -1;
-	else
-		qsort(st, p->ns, sizeof(*st), cmp_stack);
-	for (size_t k = 0; r == 0 && k < p->ns; k = m) {
-		for (m = k; m < p->ns && !strcmp(st[m].text, st[k].text); m++)
-			;
-		fprintf(o->out, "%s %zu\n", st[k].text, m - k);
+	if (collect_folded(o, p, &st, &nr) < 0)
+		return -1;
+	for (size_t k = 0; k < nr; k++)
+		fprintf(o->out, "%s %llu\n", st[k].text,
+			(unsigned long long)st[k].n);
+	free_folded(st, nr);
+	return 0;
+}
+
+/* --svg FILE: the flame graph of the same stacks */
+static int
+write_svg(const struct opts *o, struct prof *p, const char *event)
+{
+	struct flame_stack *st;
+	char title[PCTR_NAME_MAX + 64];
+	size_t nr;
+	FILE *f;
+	int r;
+
+	if (collect_folded(o, p, &st, &nr) < 0)
+		return -1;
+	snprintf(title, sizeof(title), "pctr profile: %s, %zu samples", event,
+		 p->ns);
+	f = fopen(o->svg, "we");
+	if (!f) {
+		tool_err("--svg %s: %s", o->svg, strerror(errno));
+		free_folded(st, nr);
+		return -1;
 	}
-	for (size_t k = 0; st && k < p->ns; k++)
-		free(st[k].text);
-	free(st);
-	return r;
+	r = flame_svg(f, st, nr, title);
+	if (ferror(f) | (fclose(f) != 0) && r == 0)
+		r = -EIO;
+	if (r < 0)
+		tool_err("--svg %s: %s", o->svg, strerror(-r));
+	free_folded(st, nr);
+	return r < 0 ? -1 : 0;
 }
 
 /* stderr, stdout for "-", or FILE: close-on-exec, never the command's */
@@ -927,6 +990,9 @@ report(const struct opts *o, struct pctr_set *set, struct prof *p)
 		return 1;
 	}
 	warnings(p, st.lost);
+	if (o->svg &&
+	    write_svg(o, p, pctr_set_event(set, 0)->name) < 0)
+		return 1;
 	return 0;
 }
 

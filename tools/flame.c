@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flame.c - a flame graph, one self-contained SVG file, from folded stacks
+ * ("root;...;leaf" and a count, as pctr profile --folded prints them).
+ *
+ * The stacks become a tree: a frame's children are the frames called from
+ * it on some stack, each as wide as the samples under it.  The root,
+ * "all", spans the whole width at the bottom; callees stack upwards.
+ * Children are laid out in the order the sorted stacks first name them,
+ * so the same input draws the same picture.  Each box carries a <title>
+ * (its name, samples and share), which a browser shows on hover; names
+ * are cut to the box's width.  Boxes under 0.1 pixel are left out, as
+ * they would not show.  Nothing outside the file is referred to.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame.h"
+
+#define WIDTH 1200.0
+#define PAD 10.0
+#define ROW 16
+#define CHAR_W 7.2 /* a 12-pixel monospace character */
+#define MIN_W 0.1
+
+struct node {
+	char *name;
+	uint64_t n;
+	struct node *child, *next, *last;
+};
+
+static struct node *
+node_new(const char *name, size_t len)
+{
+	struct node *d = calloc(1, sizeof(*d));
+
+	if (d && !(d->name = strndup(name, len))) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static struct node *
+child_of(struct node *d, const char *name, size_t len)
+{
+	struct node *c;
+
+	for (c = d->child; c; c = c->next)
+		if (strlen(c->name) == len && !memcmp(c->name, name, len))
+			return c;
+	if (!(c = node_new(name, len)))
+		return NULL;
+	if (d->last)
+		d->last->next = c;
+	else
+		d->child = c;
+	d->last = c;
+	return c;
+}
+
+static int
+add_stack(struct node *root, const char *text, uint64_t n)
+{
+	struct node *d = root;
+
+	root->n += n;
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, ";");
+
+		if (len && !(d = child_of(d, p, len)))
+			return -ENOMEM;
+		if (len)
+			d->n += n;
+		p += len + (p[len] == ';');
+	}
+	return 0;
+}
+
+static void
+node_free(struct node *d)
+{
+	while (d) {
+		struct node *next = d->next;
+
+		node_free(d->child);
+		free(d->name);
+		free(d);
+		d = next;
+	}
+}
+
+static int
+depth_of(const struct node *d)
+{
+	int most = 0;
+
+	for (const struct node *c = d->child; c; c = c->next) {
+		int k = depth_of(c);
+
+		most = k > most ? k : most;
+	}
+	return 1 + most;
+}
+
+/* the length of the valid UTF-8 character at @s, 0 if none starts there */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80		       ? 1
+		   : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+		   : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+		   : s[0] >= 0xf0 && s[0] < 0xf5 ? 4
+						 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * The name as XML text: markup characters escaped, a control character or
+ * a byte that is no UTF-8 character as '?'; at most @max characters.
+ */
+static void
+xml_text(FILE *f, const char *name, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)name;
+
+	for (size_t k = 0; *s && k < max; k++) {
+		size_t n = utf8_len(s);
+
+		if (n == 0 || *s < 0x20) {
+			fputc('?', f);
+			s++;
+			continue;
+		}
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default: fwrite(s, 1, n, f);
+		}
+		s += n;
+	}
+}
+
+/* a warm colour of the name's own, the same in every graph */
+static void
+colour(FILE *f, const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	fprintf(f, "rgb(%u,%u,%u)", 205 + h % 50, (h >> 8) % 230,
+		(h >> 16) % 55);
+}
+
+struct draw {
+	FILE *f;
+	double scale; /* pixels per sample */
+	uint64_t total;
+	int height;
+};
+
+static void
+draw(const struct draw *g, const struct node *d, double x, int depth)
+{
+	double w = (double)d->n * g->scale;
+	double y = g->height - PAD - (depth + 1) * ROW;
+	size_t fit = (size_t)((w - 6) / CHAR_W);
+
+	if (w < MIN_W)
+		return;
+	fprintf(g->f, "<g class=\"frame\" data-depth=\"%d\" data-name=\"", depth);
+	xml_text(g->f, d->name, SIZE_MAX);
+	fputs("\"><title>", g->f);
+	xml_text(g->f, d->name, SIZE_MAX);
+	fprintf(g->f, " (%llu samples, %.2f%%)</title>",
+		(unsigned long long)d->n, 100.0 * (double)d->n / (double)g->total);
+	fprintf(g->f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
+		      "rx=\"2\" fill=\"", x, y, w, ROW - 1);
+	colour(g->f, d->name);
+	fputs("\"/>", g->f);
+	if (fit >= 3) {
+		fprintf(g->f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + ROW - 4);
+		xml_text(g->f, d->name, strlen(d->name) > fit ? fit - 2 : fit);
+		fputs(strlen(d->name) > fit ? ".." : "", g->f);
+		fputs("</text>", g->f);
+	}
+	fputs("</g>\n", g->f);
+	for (const struct node *c = d->child; c; c = c->next) {
+		draw(g, c, x, depth + 1);
+		x += (double)c->n * g->scale;
+	}
+}
+
+int
+flame_svg(FILE *f, const struct flame_stack *st, size_t n, const char *title)
+{
+	struct node *root = node_new("all", 3);
+	struct draw g = { f };
+	int r = root ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = add_stack(root, st[i].text, st[i].n);
+	if (r == 0) {
+		g.total = root->n ? root->n : 1;
+		g.scale = (WIDTH - 2 * PAD) / (double)g.total;
+		g.height = depth_of(root) * ROW + 2 * PAD + 24;
+		fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+			   "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+			   "width=\"%.0f\" height=\"%d\" viewBox=\"0 0 %.0f %d\" "
+			   "font-family=\"monospace\" font-size=\"12\">\n"
+			   "<style>.frame:hover rect{stroke:#000;"
+			   "stroke-width:1}text{pointer-events:none}</style>\n"
+			   "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
+			   "<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" "
+			   "font-size=\"16\">",
+			WIDTH, g.height, WIDTH, g.height, WIDTH / 2);
+		xml_text(f, title, SIZE_MAX);
+		fputs("</text>\n", f);
+		draw(&g, root, PAD, 0);
+		fputs("</svg>\n", f);
+	}
+	node_free(root);
+	return r;
+}

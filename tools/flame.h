@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* flame.h - flame graphs from folded stacks (flame.c) */
+#ifndef PCTR_TOOL_FLAME_H
+#define PCTR_TOOL_FLAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* one distinct stack, "root;...;leaf", and its samples */
+struct flame_stack {
+	char *text;
+	uint64_t n;
+};
+
+/* the stacks as an SVG flame graph titled @title; 0 or -ENOMEM */
+int flame_svg(FILE *f, const struct flame_stack *st, size_t n,
+	      const char *title);
+
+#endif
