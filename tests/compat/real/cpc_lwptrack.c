@@ -94,7 +94,6 @@ worker(void *arg)
 	before = cpc_buf_create(cpc, set);
 	after = cpc_buf_create(cpc, set);
 	diff = cpc_buf_create(cpc, set);
-	v0 = lwp_vtime();
 	if (cpc_bind_curlwp(cpc, set, CPC_BIND_LWP_INHERIT) == -1) {
 		perror("cpc_bind_curlwp");
 		(void) cpc_close(cpc);
@@ -102,6 +101,7 @@ worker(void *arg)
 	}
 	t0 = gethrtime();
 	(void) cpc_set_sample(cpc, set, before);
+	v0 = lwp_vtime();
 	(void) printf("lwp %d: counting %s with %d helpers\n",
 	    (int)_lwp_self(), event, nhelpers);
 	for (i = 0; i < nhelpers; i++)
@@ -109,9 +109,9 @@ worker(void *arg)
 	(void) burn();
 	for (i = 0; i < nhelpers; i++)
 		(void) pthread_join(tid[i], NULL);
+	r->vtime = lwp_vtime() - v0;
 	(void) cpc_set_sample(cpc, set, after);
 	r->wall = gethrtime() - t0;
-	r->vtime = lwp_vtime() - v0;
 	cpc_buf_sub(cpc, diff, after, before);
 	(void) cpc_buf_get(cpc, diff, 0, &r->count);
 	(void) cpc_unbind(cpc, set);

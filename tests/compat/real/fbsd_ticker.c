@@ -56,6 +56,7 @@ main(int argc, char **argv)
 	if ((fd = open(_PATH_PERFMON, O_RDWR)) < 0)
 		err(1, "%s", _PATH_PERFMON);
 	bzero(&pmc, sizeof(pmc));
+	bzero(&d, sizeof(d));
 	pmc.pmc_event = strtoul(argv[1], NULL, 0);
 	pmc.pmc_flags = PMCF_USR | PMCF_OS;
 	if (ioctl(fd, PMIOSETUP, &pmc) < 0)
