@@ -28,11 +28,18 @@
  *    released the slot when another thread had meanwhile reused it for a
  *    new open of the device: that thread's next ioctl was ENOTTY (a
  *    threaded program opening and closing /dev/pctr: 13 runs in 30).
+ *  - On BSD an ioctl is one system call: a signal lands before or after
+ *    it, never inside.  Here the driver runs in user space, so a handler
+ *    that closes the device's last descriptor while its own thread is in
+ *    a device ioctl closes the descriptor at once (the program's next call
+ *    sees EBADF) but the driver's close waits until that ioctl returns,
+ *    as if the signal had come after it.
  *  - An argument the request's BSD encoding says is read or written is
  *    checked with process_vm_readv/writev first: NULL or unmapped memory
  *    is EFAULT, as the drivers' copyin/copyout say, not a crash.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -69,8 +76,16 @@ struct seen {
 	unsigned long dev, ino;
 };
 
+/* this thread's device ioctls in progress, and closes waiting for them */
+#define MAX_PENDING 8
+#define PER_THREAD static __thread __attribute__((tls_model("initial-exec")))
+PER_THREAD volatile sig_atomic_t in_call;
+PER_THREAD struct seen pending[MAX_PENDING];
+PER_THREAD volatile sig_atomic_t nr_pending;
+
 static struct slot slots[MAX_OPEN];
 static atomic_int nr_live;
+
 
 int __real_open(const char *path, int flags, ...);
 int __real_open64(const char *path, int flags, ...);
@@ -390,6 +405,18 @@ __wrap_openat64(int dirfd, const char *path, int flags, ...)
 	return __real_openat64(dirfd, path, flags, mode);
 }
 
+/* the closes a signal handler made while this thread was in an ioctl */
+static void
+run_pending(void)
+{
+	while (nr_pending > 0) {
+		struct seen v = pending[nr_pending - 1];
+
+		nr_pending--;
+		release_if_closed(&v);
+	}
+}
+
 PCTR_EXPORT int
 __wrap_ioctl(int fd, unsigned long req, ...)
 {
@@ -405,8 +432,11 @@ __wrap_ioctl(int fd, unsigned long req, ...)
 		return __real_ioctl(fd, req, arg);
 	/* BSD requests are 32 bits: ignore a sign extension by the caller */
 	req &= 0xffffffffUL;
+	in_call++;
 	err = arg_ok(req, arg) ? v.s->d->ioctl(v.s->oflags, req, arg)
 			       : EFAULT;
+	if (--in_call == 0)
+		run_pending();
 	if (err) {
 		errno = err;
 		return -1;
@@ -421,7 +451,9 @@ __wrap_close(int fd)
 	int ours = lookup(fd, &v);
 	int r = __real_close(fd), saved = errno;
 
-	if (ours)
+	if (ours && in_call && nr_pending < MAX_PENDING)
+		pending[nr_pending++] = v;
+	else if (ours)
 		release_if_closed(&v);
 	errno = saved;
 	return r;

@@ -34,7 +34,7 @@ for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/cpu_cor
 	[ -e "$d/type" ] && has_pmu=1
 done
 
-echo "1..26"
+echo "1..30"
 n=0
 ok() { # description
 	n=$((n + 1))
@@ -253,6 +253,18 @@ else
 	not_ok "obsd_forkwork: 50 forks while two threads use the device" "$tmp/fw"
 fi
 
+# PCIOCRD in a SIGPROF handler while the program reads with rdpmc() (a
+# lock held by the interrupted read deadlocked it at once)
+build obsd_sigprof pctr-openbsd
+PCTR_BSD_EVENTS=c0=task-clock go "$tmp/sp" obsd_sigprof 200
+# task-clock and the TSC rise between samples 2 ms of CPU time apart
+if [ "$rc" = 0 ] && grep -q '^200 samples, 0 failed, 199 rising$' "$tmp/sp" &&
+   grep -q '^inner loops: [1-9]' "$tmp/sp"; then
+	ok "obsd_sigprof: 200 samples read in the handler beside rdpmc()"
+else
+	not_ok "obsd_sigprof: the counters read in a SIGPROF handler" "$tmp/sp"
+fi
+
 # ---- FreeBSD perfmon(4) ---------------------------------------------------
 
 build fbsd_count pctr-freebsd
@@ -293,4 +305,15 @@ if [ "$rc" = 0 ] && [ "$lines" -ge 2 ] &&
 else
 	not_ok "fbsd_ticker: ticks, and a handler that closes the device" "$tmp/ft"
 fi
-[ $n = 26 ] || echo "# ran $n of 26"
+# PMIOREAD in a SIGPROF handler while the program reads too, and a close()
+# there that lands in the middle of the program's read: that read
+# completes, the next is EBADF, as with a system call
+build fbsd_sigread pctr-freebsd
+PCTR_BSD_EVENTS=c0=task-clock go "$tmp/sr" fbsd_sigread 0xc0 100
+if [ "$rc" = 0 ] &&
+   grep -q '^100 samples, 0 failed, 99 rising, [0-9]* reads between$' "$tmp/sr"; then
+	ok "fbsd_sigread: 100 samples in the handler, which then closes"
+else
+	not_ok "fbsd_sigread: reads and close() in a SIGPROF handler" "$tmp/sr"
+fi
+[ $n = 30 ] || echo "# ran $n of 30"
