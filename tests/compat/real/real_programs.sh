@@ -299,7 +299,9 @@ build fbsd_ticker pctr-freebsd
 PCTR_BSD_EVENTS=c0=task-clock go "$tmp/ft" fbsd_ticker 0xc0 5 20
 lines=$(grep -c '^[0-9]*: [0-9]*$' "$tmp/ft")
 # every read follows some spinning since the last: each one has risen
-if [ "$rc" = 0 ] && [ "$lines" -ge 2 ] &&
+# (a machine that stalls the program 100 ms merges the five ticks: one
+# line at least)
+if [ "$rc" = 0 ] && [ "$lines" -ge 1 ] &&
    grep -q "^stopped after [0-9]* ticks, $lines rising$" "$tmp/ft"; then
 	ok "fbsd_ticker: $lines rising reads, stopped by a handler that closes"
 else
