@@ -34,7 +34,7 @@ for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/cpu_cor
 	[ -e "$d/type" ] && has_pmu=1
 done
 
-echo "1..30"
+echo "1..31"
 n=0
 ok() { # description
 	n=$((n + 1))
@@ -141,6 +141,21 @@ if [ "$rc" = 0 ] && [ -n "${count:-}" ] && [ $# = 3 ] &&
 	ok "cpc_lwptrack: task-clock $count ns of worker $1 + helpers $2, main $3 left out"
 else
 	not_ok "cpc_lwptrack: the worker and its helpers count, not main" "$tmp/lw"
+fi
+
+# the names UltraSPARC programs hard-coded: Cycle_cnt is the generic
+# cycles (hardware: refused here without a PMU), EC_hit has no equivalent
+# and the refusal names what to count instead
+go "$tmp/lw" cpc_lwptrack -c Cycle_cnt
+rc0=$rc
+go "$tmp/lw2" cpc_lwptrack -c EC_hit
+if { if [ $has_pmu = 1 ]; then [ "$rc0" = 0 ]; else
+     grep -q "'Cycle_cnt' needs hardware counters" "$tmp/lw"; fi; } &&
+   [ "$rc" = 1 ] && grep -q "'EC_hit' has no equivalent" "$tmp/lw2" &&
+   grep -q 'PAPI_l3_tca minus PAPI_l3_tcm' "$tmp/lw2"; then
+	ok "cpc_lwptrack -c Cycle_cnt, -c EC_hit: the old UltraSPARC names"
+else
+	not_ok "cpc_lwptrack: the old UltraSPARC names" "$tmp/lw" "$tmp/lw2"
 fi
 
 # configure's probes, as autoconf writes them, with the layer's flags:
@@ -318,4 +333,4 @@ if [ "$rc" = 0 ] &&
 else
 	not_ok "fbsd_sigread: reads and close() in a SIGPROF handler" "$tmp/sr"
 fi
-[ $n = 30 ] || echo "# ran $n of 30"
+[ $n = 31 ] || echo "# ran $n of 31"
