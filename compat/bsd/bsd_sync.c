@@ -36,30 +36,29 @@ pctr_bsd_read_end(void)
 /*
  * fork() from a threaded program: the child must not inherit the lock held
  * by a thread that does not exist there, nor the count of readers that
- * were in other threads.  Held across the fork, released on both sides.
+ * were in other threads.  Held across the fork, released on both sides;
+ * signals stay blocked from the lock to the release, so that a handler of
+ * the forking thread cannot wait for the lock it holds.
  */
+static __thread sigset_t fork_mask;
+
 static void
 fork_prepare(void)
 {
-	sigset_t all, old;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	pthread_mutex_lock(&lock);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pctr_bsd_write_lock(&fork_mask);
 }
 
 static void
 fork_parent(void)
 {
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_write_unlock(&fork_mask);
 }
 
 static void
 fork_child(void)
 {
 	atomic_store(&readers, 0);
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_write_unlock(&fork_mask);
 }
 
 __attribute__((constructor)) static void
