@@ -20,12 +20,26 @@
  *    closed behind our back (fclose of an fdopen'ed stream, dup2 over it)
  *    are found the same way at the next open of a device.
  *  - Slots are claimed and freed with compare-and-swap: FREE -> BUSY (being
- *    filled or emptied, never matched) -> LIVE -> BUSY -> FREE.
+ *    filled or emptied, never matched) -> LIVE -> BUSY -> FREE.  The state
+ *    word also counts the slot's lives: a thread that saw a slot live
+ *    releases it only if it is still the same life (the word it saw), and
+ *    reads its file's identity only between two equal readings of the
+ *    word.  Otherwise a thread that saw file X's slot, found X closed and
+ *    released the slot when another thread had meanwhile reused it for a
+ *    new open of the device: that thread's next ioctl was ENOTTY (a
+ *    threaded program opening and closing /dev/pctr: 13 runs in 30).
+ *  - On BSD an ioctl is one system call: a signal lands before or after
+ *    it, never inside.  Here the driver runs in user space, so a handler
+ *    that closes the device's last descriptor while its own thread is in
+ *    a device ioctl closes the descriptor at once (the program's next call
+ *    sees EBADF) but the driver's close waits until that ioctl returns,
+ *    as if the signal had come after it.
  *  - An argument the request's BSD encoding says is read or written is
  *    checked with process_vm_readv/writev first: NULL or unmapped memory
  *    is EFAULT, as the drivers' copyin/copyout say, not a crash.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -44,18 +58,34 @@
 #define PCTR_EXPORT __attribute__((visibility("default")))
 #define MAX_OPEN 64
 
-enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE };
+/* a slot's word: the state in the low bits, above them its lives */
+enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE, SLOT_STATE = 3, SLOT_LIFE = 4 };
 
 struct slot {
-	atomic_int state;
-	dev_t dev;
-	ino_t ino;
+	atomic_uint word;
+	atomic_ulong dev; /* the open file's identity, set while BUSY */
+	atomic_ulong ino;
 	int oflags;
 	const struct pctr_bsd_dev *d;
 };
 
+/* what a thread saw of a live slot */
+struct seen {
+	struct slot *s;
+	unsigned int word;
+	unsigned long dev, ino;
+};
+
+/* this thread's device ioctls in progress, and closes waiting for them */
+#define MAX_PENDING 8
+#define PER_THREAD static __thread __attribute__((tls_model("initial-exec")))
+PER_THREAD volatile sig_atomic_t in_call;
+PER_THREAD struct seen pending[MAX_PENDING];
+PER_THREAD volatile sig_atomic_t nr_pending;
+
 static struct slot slots[MAX_OPEN];
 static atomic_int nr_live;
+
 
 int __real_open(const char *path, int flags, ...);
 int __real_open64(const char *path, int flags, ...);
@@ -126,28 +156,41 @@ find_dev(int dirfd, const char *path)
 
 /* ---- which descriptor is a device ---------------------------------------- */
 
-/* the live slot whose open file @fd is, or NULL; lock-free */
-static struct slot *
-lookup(int fd)
+/* @s, if live: its word and identity, read between two equal words */
+static int
+see(struct slot *s, struct seen *v)
+{
+	v->s = s;
+	v->word = atomic_load(&s->word);
+	if ((v->word & SLOT_STATE) != SLOT_LIVE)
+		return 0;
+	v->dev = atomic_load(&s->dev);
+	v->ino = atomic_load(&s->ino);
+	return atomic_load(&s->word) == v->word;
+}
+
+/* the live slot whose open file @fd is; lock-free */
+static int
+lookup(int fd, struct seen *v)
 {
 	struct stat sb;
 
 	if (fd < 0 || atomic_load(&nr_live) == 0 || fstat(fd, &sb) < 0)
-		return NULL;
+		return 0;
 	for (int i = 0; i < MAX_OPEN; i++)
-		if (atomic_load(&slots[i].state) == SLOT_LIVE &&
-		    slots[i].dev == sb.st_dev && slots[i].ino == sb.st_ino)
-			return &slots[i];
-	return NULL;
+		if (see(&slots[i], v) && v->dev == sb.st_dev &&
+		    v->ino == sb.st_ino)
+			return 1;
+	return 0;
 }
 
 /*
- * Does any descriptor of the process still refer to @s's file?  Reads
- * /proc/self/fd with the raw system calls (opendir allocates).  If /proc
- * cannot be read, the answer is yes: the device stays open.
+ * Does any descriptor of the process still refer to the file @v saw?
+ * Reads /proc/self/fd with the raw system calls (opendir allocates).  If
+ * /proc cannot be read, the answer is yes: the device stays open.
  */
 static int
-still_open(const struct slot *s)
+still_open(const struct seen *v)
 {
 	char buf[4096];
 	int dfd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
@@ -166,8 +209,8 @@ still_open(const struct slot *s)
 			     c++)
 				fd = fd * 10 + (*c - '0');
 			found = e->d_name[0] != '.' && fd != dfd &&
-				fstat(fd, &sb) == 0 && sb.st_dev == s->dev &&
-				sb.st_ino == s->ino;
+				fstat(fd, &sb) == 0 && sb.st_dev == v->dev &&
+				sb.st_ino == v->ino;
 			off += e->d_reclen;
 		}
 	}
@@ -176,27 +219,32 @@ still_open(const struct slot *s)
 	return found;
 }
 
-/* close the device behind @s if no descriptor refers to it any more */
+/*
+ * Close the device behind the slot @v saw if no descriptor refers to its
+ * file any more, and if the slot is still in the life @v saw.
+ */
 static void
-release_if_closed(struct slot *s)
+release_if_closed(const struct seen *v)
 {
-	int live = SLOT_LIVE;
+	unsigned int live = v->word, life = v->word & ~SLOT_STATE;
 
-	if (still_open(s) ||
-	    !atomic_compare_exchange_strong(&s->state, &live, SLOT_BUSY))
+	if (still_open(v) || !atomic_compare_exchange_strong(
+				     &v->s->word, &live, life | SLOT_BUSY))
 		return;
 	atomic_fetch_sub(&nr_live, 1);
-	s->d->close(s->oflags);
-	atomic_store(&s->state, SLOT_FREE);
+	v->s->d->close(v->s->oflags);
+	atomic_store(&v->s->word, life | SLOT_FREE);
 }
 
 /* files closed where we could not see it: dup2 over them, fclose */
 static void
 sweep(void)
 {
+	struct seen v;
+
 	for (int i = 0; atomic_load(&nr_live) && i < MAX_OPEN; i++)
-		if (atomic_load(&slots[i].state) == SLOT_LIVE)
-			release_if_closed(&slots[i]);
+		if (see(&slots[i], &v))
+			release_if_closed(&v);
 }
 
 /* record @sb's file as an open file of @d: 0 or ENFILE */
@@ -204,17 +252,19 @@ static int
 remember(const struct stat *sb, int flags, const struct pctr_bsd_dev *d)
 {
 	for (int i = 0; i < MAX_OPEN; i++) {
-		int free_ = SLOT_FREE;
+		unsigned int w = atomic_load(&slots[i].word);
+		unsigned int life = (w & ~SLOT_STATE) + SLOT_LIFE;
 
-		if (!atomic_compare_exchange_strong(&slots[i].state, &free_,
-						    SLOT_BUSY))
+		if ((w & SLOT_STATE) != SLOT_FREE ||
+		    !atomic_compare_exchange_strong(&slots[i].word, &w,
+						    life | SLOT_BUSY))
 			continue;
-		slots[i].dev = sb->st_dev;
-		slots[i].ino = sb->st_ino;
+		atomic_store(&slots[i].dev, sb->st_dev);
+		atomic_store(&slots[i].ino, sb->st_ino);
 		slots[i].oflags = flags;
 		slots[i].d = d;
 		atomic_fetch_add(&nr_live, 1);
-		atomic_store(&slots[i].state, SLOT_LIVE);
+		atomic_store(&slots[i].word, life | SLOT_LIVE);
 		return 0;
 	}
 	return ENFILE;
@@ -355,10 +405,22 @@ __wrap_openat64(int dirfd, const char *path, int flags, ...)
 	return __real_openat64(dirfd, path, flags, mode);
 }
 
+/* the closes a signal handler made while this thread was in an ioctl */
+static void
+run_pending(void)
+{
+	while (nr_pending > 0) {
+		struct seen v = pending[nr_pending - 1];
+
+		nr_pending--;
+		release_if_closed(&v);
+	}
+}
+
 PCTR_EXPORT int
 __wrap_ioctl(int fd, unsigned long req, ...)
 {
-	struct slot *s;
+	struct seen v;
 	void *arg;
 	va_list ap;
 	int err;
@@ -366,12 +428,15 @@ __wrap_ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	s = lookup(fd);
-	if (!s)
+	if (!lookup(fd, &v))
 		return __real_ioctl(fd, req, arg);
 	/* BSD requests are 32 bits: ignore a sign extension by the caller */
 	req &= 0xffffffffUL;
-	err = arg_ok(req, arg) ? s->d->ioctl(s->oflags, req, arg) : EFAULT;
+	in_call++;
+	err = arg_ok(req, arg) ? v.s->d->ioctl(v.s->oflags, req, arg)
+			       : EFAULT;
+	if (--in_call == 0)
+		run_pending();
 	if (err) {
 		errno = err;
 		return -1;
@@ -382,11 +447,14 @@ __wrap_ioctl(int fd, unsigned long req, ...)
 PCTR_EXPORT int
 __wrap_close(int fd)
 {
-	struct slot *s = lookup(fd);
+	struct seen v;
+	int ours = lookup(fd, &v);
 	int r = __real_close(fd), saved = errno;
 
-	if (s)
-		release_if_closed(s);
+	if (ours && in_call && nr_pending < MAX_PENDING)
+		pending[nr_pending++] = v;
+	else if (ours)
+		release_if_closed(&v);
 	errno = saved;
 	return r;
 }

@@ -19,87 +19,75 @@
  *   other     ENOTTY.
  * Without counters PMIOSETUP fails with ENODEV and the TSC still reads.
  *
- * Thread-safe: one mutex guards the counters.
+ * Thread-safe, and PMIOREAD, PMIOGET, PMIOTSTAMP and close() are
+ * async-signal-safe: readers take no lock, writers take one with signals
+ * blocked, and close() frees nothing (bsd_sync.h).
  */
 #include <errno.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "pctr.h"
 #include <machine/perfmon.h>
 
 #include "bsd_counter.h"
+#include "bsd_sync.h"
 #include "devsw.h"
 
 #define PCTR_EXPORT __attribute__((visibility("default")))
 
+/*
+ * A counter's setup is published in one word, so that a reader sees one
+ * setup whole: PMIOSTART and PMIOSTOP change the word, not the set.
+ */
+#define CTL_INUSE (1ull << 32)
+#define CTL_EN ((unsigned long long)PMCF_EN << 16)
+
 struct counter {
-	bool inuse;
-	unsigned int ctl; /* pmc_val as set up, PMCF_EN while running */
-	struct pctr_set *set; /* NULL: counts nothing */
+	atomic_ullong ctl; /* CTL_INUSE | pmc_val as set up, PMCF_EN running */
+	_Atomic(struct pctr_set *) set; /* NULL: counts nothing */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * fork() from a threaded program: the child must not inherit the lock held
- * by a thread that does not exist there.  Held across the fork, released
- * on both sides.
- */
-static void
-fork_prepare(void)
-{
-	pthread_mutex_lock(&lock);
-}
-
-static void
-fork_done(void)
-{
-	pthread_mutex_unlock(&lock);
-}
-
-__attribute__((constructor)) static void
-perfmon_atfork(void)
-{
-	pthread_atfork(fork_prepare, fork_done, fork_done);
-}
 static struct counter ctr[NPMC];
 static bool writer;
 
-#define CTL_EN ((unsigned int)PMCF_EN << 16)
-
+/* take counter @c's set out of readers' reach; writer lock held */
 static void
-release(struct counter *c)
+release(struct counter *c, bool may_free)
 {
-	pctr_set_free(c->set);
-	memset(c, 0, sizeof(*c));
+	atomic_store(&c->ctl, 0);
+	pctr_bsd_retire(atomic_exchange(&c->set, NULL), may_free);
 }
 
 static int
 perfmon_open(int oflags)
 {
+	sigset_t old;
 	int err = 0;
 
 	if (!pctr_bsd_fwrite(oflags))
 		return 0;
-	pthread_mutex_lock(&lock);
+	pctr_bsd_write_lock(&old);
 	if (writer)
 		err = EBUSY;
 	writer = true;
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_write_unlock(&old);
 	return err;
 }
 
+/* the writer's last close; a signal handler may be the one closing */
 static void
 perfmon_close(int oflags)
 {
+	sigset_t old;
+
 	if (!pctr_bsd_fwrite(oflags))
 		return;
-	pthread_mutex_lock(&lock);
+	pctr_bsd_write_lock(&old);
 	for (int i = 0; i < NPMC; i++)
-		release(&ctr[i]);
+		release(&ctr[i], false);
 	writer = false;
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_write_unlock(&old);
 }
 
 static int
@@ -108,6 +96,7 @@ setup(const struct pmc *pmc)
 	unsigned int ctl = pmc->pmc_val & ~((unsigned int)PMCF_SYS_FLAGS << 16);
 	struct pctr_set *set = NULL;
 	struct pctr_event ev;
+	sigset_t old;
 	int r;
 
 	if (pmc->pmc_num < 0 || pmc->pmc_num >= NPMC)
@@ -119,84 +108,88 @@ setup(const struct pmc *pmc)
 		r = pctr_bsd_counter_open(&ev, false, &set);
 	if (r < 0)
 		return pctr_bsd_errno(r);
-	pthread_mutex_lock(&lock);
-	release(&ctr[pmc->pmc_num]);
-	ctr[pmc->pmc_num] = (struct counter){ true, ctl, set };
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_write_lock(&old);
+	release(&ctr[pmc->pmc_num], true);
+	atomic_store(&ctr[pmc->pmc_num].set, set);
+	atomic_store(&ctr[pmc->pmc_num].ctl, CTL_INUSE | ctl);
+	pctr_bsd_write_unlock(&old);
 	return 0;
 }
 
-/* the counter @num names, or NULL with *err set.  Lock held. */
-static struct counter *
+/* counter @num's setup word, or 0 with *err set */
+static unsigned long long
 counter(int num, int *err)
 {
+	unsigned long long ctl;
+
 	if (num < 0 || num >= NPMC) {
 		*err = EINVAL;
-		return NULL;
+		return 0;
 	}
-	if (!ctr[num].inuse) {
+	ctl = atomic_load(&ctr[num].ctl);
+	if (!(ctl & CTL_INUSE))
 		*err = EBUSY;
-		return NULL;
-	}
-	return &ctr[num];
+	return ctl;
 }
 
 static int
 start_stop(int num, bool start)
 {
-	struct counter *c;
+	unsigned long long ctl;
+	struct pctr_set *set;
+	sigset_t old;
 	int err = 0, r = 0;
 
-	pthread_mutex_lock(&lock);
-	c = counter(num, &err);
-	if (c && c->set)
-		r = start ? pctr_set_enable(c->set) : pctr_set_disable(c->set);
-	if (c && r == 0)
-		c->ctl = start ? c->ctl | CTL_EN : c->ctl & ~CTL_EN;
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_write_lock(&old);
+	ctl = counter(num, &err);
+	set = err ? NULL : atomic_load(&ctr[num].set);
+	if (set)
+		r = start ? pctr_set_enable(set) : pctr_set_disable(set);
+	if (!err && r == 0)
+		atomic_store(&ctr[num].ctl, start ? ctl | CTL_EN : ctl & ~CTL_EN);
+	pctr_bsd_write_unlock(&old);
 	return err ? err : pctr_bsd_errno(r);
 }
 
 static int
 reset(int num)
 {
-	struct counter *c;
+	struct pctr_set *set;
+	sigset_t old;
 	int err = 0, r = 0;
 
-	pthread_mutex_lock(&lock);
-	c = counter(num, &err);
-	if (c && c->set)
-		r = pctr_set_reset(c->set);
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_write_lock(&old);
+	counter(num, &err);
+	set = err ? NULL : atomic_load(&ctr[num].set);
+	if (set)
+		r = pctr_set_reset(set);
+	pctr_bsd_write_unlock(&old);
 	return err ? err : pctr_bsd_errno(r);
 }
 
 static int
 get(struct pmc *pmc)
 {
-	struct counter *c;
 	int err = 0;
+	unsigned long long ctl = counter(pmc->pmc_num, &err);
 
-	pthread_mutex_lock(&lock);
-	c = counter(pmc->pmc_num, &err);
-	if (c)
-		pmc->pmc_val = c->ctl;
-	pthread_mutex_unlock(&lock);
+	if (!err)
+		pmc->pmc_val = (unsigned int)ctl;
 	return err;
 }
 
 static int
 read_value(struct pmc_data *d)
 {
-	struct counter *c;
 	uint64_t v = 0;
 	int err = 0, r = 0;
 
-	pthread_mutex_lock(&lock);
-	c = counter(d->pmcd_num, &err);
-	if (c)
-		r = pctr_bsd_counter_read(c->set, &v);
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_read_begin();
+	counter(d->pmcd_num, &err);
+	if (!err)
+		r = pctr_bsd_counter_read(atomic_load(&ctr[d->pmcd_num].set),
+					  &v);
+	pctr_bsd_read_end();
 	if (!err && r == 0)
 		d->pmcd_value = (quad_t)v;
 	return err ? err : pctr_bsd_errno(r);

@@ -209,14 +209,20 @@ cpc_open(int ver)
 	if (!cpc)
 		return NULL;
 	cpc->cpuver = cpuver;
+	pthread_mutex_init(&cpc->lock, NULL);
 	return cpc;
 }
 
+/* Solaris's: unbinds and frees every set and buffer made with @cpc */
 CPC_EXPORT int
 cpc_close(cpc_t *cpc)
 {
-	if (cpc__bound)
-		cpc_unbind(cpc, cpc__bound);
+	if (!cpc) {
+		errno = EINVAL;
+		return -1;
+	}
+	cpc__destroy_all(cpc);
+	pthread_mutex_destroy(&cpc->lock);
 	free(cpc);
 	return 0;
 }

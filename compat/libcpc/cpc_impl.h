@@ -8,15 +8,24 @@
 
 #include <libcpc.h>
 #include <pctr.h>
+#include <pthread.h>
 #include <sched.h>
 
 #define CPC_EXPORT __attribute__((visibility("default")))
 #define CPC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define CPC_MAX_ATTRS 8
 
+/*
+ * A handle owns the sets and buffers created with it: cpc_close() unbinds
+ * and frees those the program did not destroy, as Solaris's does.  @lock
+ * guards the two lists (programs create sets in several threads).
+ */
 struct __cpc {
 	int cpuver;
 	cpc_errhndlr_t *errfn;
+	pthread_mutex_t lock;
+	struct __cpc_set *sets;
+	struct __cpc_buf *bufs;
 };
 
 struct cpc_request {
@@ -35,6 +44,7 @@ struct cpc_request {
  * creates later); cpc__bound (thread-local) points to it.
  */
 struct __cpc_set {
+	struct __cpc_set *next; /* in its handle's list */
 	int nreq;
 	struct cpc_request req[CPC_MAX_REQUESTS];
 	struct pctr_set *ps;
@@ -47,6 +57,7 @@ struct __cpc_set {
 };
 
 struct __cpc_buf {
+	struct __cpc_buf *next; /* in its handle's list */
 	int nreq;
 	hrtime_t hrt;
 	uint64_t tick;
@@ -80,5 +91,6 @@ void cpc__walk_all(void *arg, void (*action)(void *arg, const char *name));
 
 int cpc__cpuver(void);
 hrtime_t cpc__hrtime(void);
+void cpc__destroy_all(cpc_t *cpc);
 
 #endif

@@ -41,17 +41,44 @@ __thread struct __cpc_set *cpc__bound;
 CPC_EXPORT cpc_set_t *
 cpc_set_create(cpc_t *cpc)
 {
-	cpc_set_t *set = calloc(1, sizeof(*set));
+	cpc_set_t *set;
 
-	if (set)
-		set->cpu = -1;
+	if (!cpc) {
+		errno = EINVAL;
+		return NULL;
+	}
+	set = calloc(1, sizeof(*set));
+	if (!set)
+		return NULL;
+	set->cpu = -1;
+	pthread_mutex_lock(&cpc->lock);
+	set->next = cpc->sets;
+	cpc->sets = set;
+	pthread_mutex_unlock(&cpc->lock);
 	return set;
+}
+
+/* take @set off @cpc's list; 0 if it was there */
+static int
+unlink_set(cpc_t *cpc, cpc_set_t *set)
+{
+	int r = -1;
+
+	pthread_mutex_lock(&cpc->lock);
+	for (cpc_set_t **p = &cpc->sets; *p; p = &(*p)->next)
+		if (*p == set) {
+			*p = set->next;
+			r = 0;
+			break;
+		}
+	pthread_mutex_unlock(&cpc->lock);
+	return r;
 }
 
 CPC_EXPORT int
 cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 {
-	if (!set) {
+	if (!cpc || !set || unlink_set(cpc, set) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -145,21 +172,66 @@ cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 {
 	cpc_buf_t *buf;
 
-	if (!set) {
+	if (!cpc || !set) {
 		errno = EINVAL;
 		return NULL;
 	}
 	buf = calloc(1, sizeof(*buf));
-	if (buf)
-		buf->nreq = set->nreq;
+	if (!buf)
+		return NULL;
+	buf->nreq = set->nreq;
+	pthread_mutex_lock(&cpc->lock);
+	buf->next = cpc->bufs;
+	cpc->bufs = buf;
+	pthread_mutex_unlock(&cpc->lock);
 	return buf;
 }
 
 CPC_EXPORT int
 cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf)
 {
+	int r = -1;
+
+	if (!cpc || !buf) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&cpc->lock);
+	for (cpc_buf_t **p = &cpc->bufs; *p; p = &(*p)->next)
+		if (*p == buf) {
+			*p = buf->next;
+			r = 0;
+			break;
+		}
+	pthread_mutex_unlock(&cpc->lock);
+	if (r < 0) {
+		errno = EINVAL;
+		return -1;
+	}
 	free(buf);
 	return 0;
+}
+
+/* cpc_close(): what the program left of @cpc's sets and buffers */
+void
+cpc__destroy_all(cpc_t *cpc)
+{
+	pthread_mutex_lock(&cpc->lock);
+	while (cpc->sets) {
+		cpc_set_t *set = cpc->sets;
+
+		cpc->sets = set->next;
+		if (set->ps)
+			cpc_unbind(cpc, set);
+		free(set);
+	}
+	while (cpc->bufs) {
+		cpc_buf_t *buf = cpc->bufs;
+
+		cpc->bufs = buf->next;
+		free(buf);
+	}
+	pthread_mutex_unlock(&cpc->lock);
 }
 
 CPC_EXPORT int
@@ -224,16 +296,19 @@ cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
 CPC_EXPORT void
 cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src)
 {
-	*ds = *src;
+	ds->nreq = src->nreq;
+	ds->hrt = src->hrt;
+	ds->tick = src->tick;
+	memcpy(ds->val, src->val, sizeof(ds->val));
 }
 
+/* the values and times; the buffer stays in its handle's list */
 CPC_EXPORT void
 cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf)
 {
-	int n = buf->nreq;
-
-	memset(buf, 0, sizeof(*buf));
-	buf->nreq = n;
+	buf->hrt = 0;
+	buf->tick = 0;
+	memset(buf->val, 0, sizeof(buf->val));
 }
 
 static int

@@ -14,49 +14,27 @@
  * The counters belong to the process (not to the descriptor), so a setting
  * survives close() and a later open(), as the hardware's does.
  *
- * Thread-safe: one mutex guards the counters.
+ * Thread-safe, and PCIOCRD and rdpmc() are async-signal-safe: readers
+ * take no lock, PCIOCSn takes one with signals blocked (bsd_sync.h).
  */
 #include <errno.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "pctr.h"
 #include <machine/pctr.h>
 
 #include "bsd_counter.h"
+#include "bsd_sync.h"
 #include "devsw.h"
 
 #define PCTR_EXPORT __attribute__((visibility("default")))
 
 struct counter {
-	uint32_t fn;
-	struct pctr_set *set; /* NULL: off, or counting nothing */
+	atomic_uint fn;
+	_Atomic(struct pctr_set *) set; /* NULL: off, or counting nothing */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * fork() from a threaded program: the child must not inherit the lock held
- * by a thread that does not exist there.  Held across the fork, released
- * on both sides.
- */
-static void
-fork_prepare(void)
-{
-	pthread_mutex_lock(&lock);
-}
-
-static void
-fork_done(void)
-{
-	pthread_mutex_unlock(&lock);
-}
-
-__attribute__((constructor)) static void
-pctr_atfork(void)
-{
-	pthread_atfork(fork_prepare, fork_done, fork_done);
-}
 static struct counter ctr[PCTR_NUM];
 
 static int
@@ -76,16 +54,16 @@ pctr_read_all(struct pctrst *st)
 	int r = 0;
 
 	memset(st, 0, sizeof(*st));
-	pthread_mutex_lock(&lock);
+	pctr_bsd_read_begin();
 	st->pctr_tsc = pctr_tsc();
 	for (int i = 0; i < PCTR_NUM && r == 0; i++) {
 		uint64_t v;
 
-		st->pctr_fn[i] = ctr[i].fn;
-		r = pctr_bsd_counter_read(ctr[i].set, &v);
+		st->pctr_fn[i] = atomic_load(&ctr[i].fn);
+		r = pctr_bsd_counter_read(atomic_load(&ctr[i].set), &v);
 		st->pctr_hwc[i] = v;
 	}
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_read_end();
 	return pctr_bsd_errno(r);
 }
 
@@ -95,6 +73,7 @@ pctr_select(int oflags, int n, uint32_t fn)
 {
 	struct pctr_set *set = NULL;
 	struct pctr_event ev;
+	sigset_t old;
 	int r;
 
 	if (!pctr_bsd_have_counters())
@@ -108,11 +87,11 @@ pctr_select(int oflags, int n, uint32_t fn)
 		r = pctr_bsd_counter_open(&ev, fn & PCTR_EN, &set);
 	if (r < 0)
 		return pctr_bsd_errno(r);
-	pthread_mutex_lock(&lock);
-	pctr_set_free(ctr[n].set);
-	ctr[n].set = set;
-	ctr[n].fn = fn;
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_write_lock(&old);
+	set = atomic_exchange(&ctr[n].set, set);
+	atomic_store(&ctr[n].fn, fn);
+	pctr_bsd_retire(set, true);
+	pctr_bsd_write_unlock(&old);
 	return 0;
 }
 
@@ -141,8 +120,8 @@ pctr_openbsd_rdpmc(unsigned int n)
 
 	if (n >= PCTR_NUM)
 		return 0;
-	pthread_mutex_lock(&lock);
-	pctr_bsd_counter_read(ctr[n].set, &v);
-	pthread_mutex_unlock(&lock);
+	pctr_bsd_read_begin();
+	pctr_bsd_counter_read(atomic_load(&ctr[n].set), &v);
+	pctr_bsd_read_end();
 	return v;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <pctr.h>
 
@@ -307,6 +308,143 @@ TEST(enable_zero_disables_a_counter)
 	pmc_close();
 }
 
+/* pmc_print_results() into @out */
+static void
+report(pmc_control_t *ctl, int argc, char **argv, char *out, size_t len)
+{
+	FILE *f = tmpfile();
+	int saved;
+
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fileno(f), 1);
+	pmc_print_results(argc, argv, ctl);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	rewind(f);
+	out[fread(out, 1, len - 1, f)] = '\0';
+	fclose(f);
+}
+
+/*
+ * Every counter-control option of the seed's report, in both of its forms
+ * ("v0,v1" and "v" for both counters) and with one dash or two: the
+ * control word holds it and the report's Options lines show it as the
+ * seed's sample does (hexadecimal for the unit masks).
+ */
+static const struct {
+	const char *opt, *val, *shown;
+	size_t field; /* in pmc_options_t */
+	unsigned int v0, v1;
+} option_rows[] = {
+#define O(opt, val, shown, f, a, b) \
+	{ opt, val, shown, offsetof(pmc_options_t, f), a, b }
+	O("--user", "0,1", "--user 0,1", user, 0, 1),
+	O("-user", "0", "--user 0,0", user, 0, 0),
+	O("--os", "1,0", "--os 1,0", os, 1, 0),
+	O("--duration", "1,0", "--duration 1,0", duration, 1, 0),
+	O("--mesi", "0x3,0xc", "--mesi 0x3,0xc", mesi, 3, 12),
+	O("--bus_agent", "0,1", "--bus_agent 0,1", bus_agent, 0, 1),
+	O("--compare", "4,255", "--compare 4,255", compare, 4, 255),
+	O("--invert", "1", "--invert 1,1", invert, 1, 1),
+	O("--MMX", "0x1,0x3f", "--MMX 0x1,0x3f", mmx, 1, 0x3f),
+	O("-MMX", "0x20", "--MMX 0x20,0x20", mmx, 0x20, 0x20),
+	O("--Enable", "1,0", "--Enable 1,0", enable, 1, 0),
+	O("--PC", "0,1", "--PC 0,1", pc, 0, 1),
+	O("--APIC", "1,1", "--APIC 1,1", apic, 1, 1),
+#undef O
+};
+
+TEST(every_option_reaches_the_report)
+{
+	for (size_t i = 0; i < sizeof(option_rows) / sizeof(option_rows[0]);
+	     i++) {
+		char *args[] = { "prog", (char *)option_rows[i].opt,
+				 (char *)option_rows[i].val, "--e",
+				 "task-clock", NULL };
+		char out[8192];
+		const unsigned int *v;
+		pmc_control_t ctl;
+		char **argv;
+		int argc;
+
+		if (getargs(&ctl, &argc, &argv, args) != TRUE)
+			TEST_FAIL("%s %s: %s", option_rows[i].opt,
+				  option_rows[i].val, errbuf);
+		v = (const unsigned int *)((const char *)&ctl.options +
+					   option_rows[i].field);
+		if (v[0] != option_rows[i].v0 || v[1] != option_rows[i].v1)
+			TEST_FAIL("%s %s: %#x,%#x", option_rows[i].opt,
+				  option_rows[i].val, v[0], v[1]);
+		report(&ctl, argc, argv, out, sizeof(out));
+		if (!strstr(out, option_rows[i].shown))
+			TEST_FAIL("%s %s: the report shows\n%s",
+				  option_rows[i].opt, option_rows[i].val, out);
+	}
+}
+
+/* the unit masks the options give the P6 events that take them */
+TEST(unit_mask_options_make_the_control_words)
+{
+	char *mmx[] = { "prog", "--MMX", "0x1,0x8", "--e", "0xb3,0xb3",
+			NULL };
+	char *cmp[] = { "prog", "--compare", "3,0", "--invert", "0,1",
+			"--duration", "1,0", "--e", "0x79,0xc0", NULL };
+	pmc_control_t ctl;
+	char **argv;
+	int argc;
+
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, mmx), TRUE);
+	ASSERT_HEX_EQ(ctl.counters[0].selector.fn[0] & 0xffff, 0x01b3);
+	ASSERT_HEX_EQ(ctl.counters[0].selector.fn[1] & 0xffff, 0x08b3);
+	ASSERT_EQ(getargs(&ctl, &argc, &argv, cmp), TRUE);
+	/* CMASK in bits 24-31, INV bit 23, E (edge: --duration) bit 18 */
+	ASSERT_HEX_EQ(ctl.counters[0].selector.fn[0] & 0xff8400ff,
+		      0x03040079);
+	ASSERT_HEX_EQ(ctl.counters[0].selector.fn[1] & 0xff8400ff,
+		      0x008000c0);
+}
+
+/* -Stats 0 totals, 1 the interval statistics, 2 also rates and ratios */
+TEST(stats_levels_shape_the_report)
+{
+	static const char *const levels[] = { "0", "1", "2" };
+
+	for (int l = 0; l < 3; l++) {
+		char *args[] = { "prog", "-Stats", (char *)levels[l], "--e",
+				 "task-clock,page-faults", "5", NULL };
+		pmc_data_t t0, t1;
+		pmc_control_t ctl;
+		char out[8192], **argv;
+		int argc;
+
+		ASSERT_EQ(getargs(&ctl, &argc, &argv, args), TRUE);
+		ASSERT_EQ(ctl.stats, l);
+		ASSERT_EQ(pmc_open(0), TRUE);
+		ASSERT_EQ(pmc_select(&ctl.counters[0]), TRUE);
+		for (int i = 0; i < 5; i++) {
+			pmc_read(&t0);
+			spin_ms(1);
+			pmc_read(&t1);
+			pmc_accumulate(&ctl.counters[0], &t1, &t0);
+		}
+		pmc_close();
+		report(&ctl, argc, argv, out, sizeof(out));
+		ASSERT_CONTAINS(out, "Command executed: 5\n");
+		ASSERT(strstr(out, "\ntotal ") != NULL);
+		ASSERT_EQ(strstr(out, "\nstd.dev. ") != NULL, l >= 1);
+		ASSERT_EQ(strstr(out, "\nEvents per cycle ") != NULL, l >= 2);
+		ASSERT_EQ(strstr(out, "\nRatio, event 0/1, event 1/0\n") !=
+				  NULL,
+			  l >= 2);
+		/* the intervals column of the totals: the 5 accumulated */
+		ASSERT_EQ(sscanf(strstr(out, "\ntotal "), " total %d", &argc),
+			  1);
+		ASSERT_EQ(argc, 5);
+	}
+}
+
 /* the report: every counter, in the seed's order */
 TEST(print_results_reports_every_pair)
 {
@@ -359,5 +497,8 @@ main(void)
 		TEST_CASE(accumulate_counts_intervals)
 		TEST_CASE(clean_subtracts_overhead_clamped)
 		TEST_CASE(enable_zero_disables_a_counter)
-		TEST_CASE(print_results_reports_every_pair)));
+		TEST_CASE(print_results_reports_every_pair)
+		TEST_CASE(every_option_reaches_the_report)
+		TEST_CASE(unit_mask_options_make_the_control_words)
+		TEST_CASE(stats_levels_shape_the_report)));
 }

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bsd_sync.h - how the emulated drivers share their counters between
+ * threads and signal handlers.
+ *
+ * On BSD an ioctl is a system call and rdpmc an instruction: a program may
+ * read the counters from a signal handler that interrupted its own read
+ * (a SIGPROF sampler, a SIGALRM ticker) and close the device there.  So:
+ *  - readers (PCIOCRD, rdpmc(), PMIOREAD, PMIOGET) take no lock: they
+ *    announce themselves (pctr_bsd_read_begin/end, an atomic count), load
+ *    the counter's set with one atomic load and read it;
+ *  - writers (programming, starting, stopping, closing) take one mutex with
+ *    every signal blocked, so a handler never interrupts a writer of its
+ *    own thread; a set they replace is retired: freed at once if no
+ *    reader is about, else parked and freed by a later writer when none
+ *    is (a reader that loaded it may still be using it).
+ */
+#ifndef PCTR_COMPAT_BSD_SYNC_H
+#define PCTR_COMPAT_BSD_SYNC_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "pctr.h"
+
+void pctr_bsd_read_begin(void);
+void pctr_bsd_read_end(void);
+
+void pctr_bsd_write_lock(sigset_t *old);
+void pctr_bsd_write_unlock(const sigset_t *old);
+
+/*
+ * pctr_bsd_retire() - @set no longer reachable by a reader that starts now.
+ * Writer lock held.  With @may_free false (close(), which a signal handler
+ * may call) it is only parked: free() is not async-signal-safe.
+ */
+void pctr_bsd_retire(struct pctr_set *set, bool may_free);
+
+#endif

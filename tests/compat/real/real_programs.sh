@@ -1,0 +1,336 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# Legacy programs of the kinds people wrote for Solaris, OpenBSD and
+# FreeBSD (this directory's *.c), built unchanged with nothing but the
+# layer's pkg-config flags and run on this machine, where no PMU is a
+# normal state: software events through the layers' event maps
+# (PCTR_BSD_EVENTS), or the event names libpctr knows (libcpc).
+#
+# In make check's valgrind stage (PCTR_TEST_VALGRIND set) each program
+# runs under valgrind memcheck; in the asan stage the programs are built
+# with the sanitizers the libraries were (PCTR_SAN_FLAGS).
+#
+# Usage: real_programs.sh SOURCE_ROOT BUILD_ROOT
+set -u
+src=$1
+build=$2
+here=$src/tests/compat/real
+cc=${CC:-cc}
+san=${PCTR_SAN_FLAGS:-}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export PKG_CONFIG_PATH="$build/meson-uninstalled"
+export LD_LIBRARY_PATH="$build/src:$build/compat/libcpc:$build/compat/openbsd:$build/compat/freebsd"
+run=
+if [ -n "${PCTR_TEST_VALGRIND:-}" ]; then
+	run="valgrind -q --error-exitcode=99 --leak-check=full"
+	run="$run --errors-for-leak-kinds=definite,indirect"
+	run="$run --suppressions=$src/tests/valgrind.supp"
+fi
+has_pmu=0
+for d in /sys/bus/event_source/devices/cpu /sys/bus/event_source/devices/cpu_core \
+	 /sys/bus/event_source/devices/armv8_pmuv3*; do
+	[ -e "$d/type" ] && has_pmu=1
+done
+
+echo "1..31"
+n=0
+ok() { # description
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() { # description file...
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	for f in "$@"; do
+		[ -f "$f" ] && sed 's/^/# /' "$f"
+	done
+}
+check() { # condition-status description file...
+	st=$1
+	shift
+	if [ "$st" = 0 ]; then ok "$1"; else not_ok "$@"; fi
+}
+
+# build PROGRAM LAYER [CFLAGS...]: cc $(pkg-config --cflags --libs LAYER);
+# warnings are shown, not failed: FreeBSD's %qd of a quad_t, for one, is
+# "long long" on the i386 these programs were written for and "long" in
+# glibc's LP64 <sys/types.h>: same size, same output, a -Wformat warning.
+build() {
+	prog=$1 layer=$2
+	shift 2
+	# shellcheck disable=SC2046,SC2086
+	$cc -Wall -O $san "$@" -o "$tmp/$prog" "$here/$prog.c" \
+		$(pkg-config --cflags --libs "$layer") >"$tmp/$prog.cc" 2>&1
+	check $? "$prog.c builds unchanged with pkg-config $layer${what:-}" \
+		"$tmp/$prog.cc"
+	what=
+	grep -q warning "$tmp/$prog.cc" && sed 's/^/# /' "$tmp/$prog.cc" | head -n 4
+}
+# go OUT PROGRAM ARGS...: run it (under valgrind in that stage), stdout and
+# stderr to OUT; $rc is its status.  A hang is a failure, not a timeout of
+# the whole script.
+go() {
+	out=$1
+	shift
+	prog=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout 120 $run "$tmp/$prog" "$@" >"$out" 2>&1
+	rc=$?
+}
+field() { # FILE AWK-PATTERN FIELD: the field of the first matching line
+	awk "$2 { print \$$3; exit }" "$1"
+}
+
+# ---- Solaris libcpc -------------------------------------------------------
+
+# cpustat -h's kind of listing: the PMU's and the software events, tens of
+# them, never libpfm4's tables or the tracepoints (thousands here)
+build cpc_events pctr-libcpc
+go "$tmp/ev" cpc_events
+go "$tmp/ev1" cpc_events -1
+nev=$(field "$tmp/ev" '/ counters, /' 3)
+if [ "$rc" = 0 ] && [ "${nev:-0}" -ge 5 ] && [ "$nev" -le 300 ] &&
+   grep -qx task-clock "$tmp/ev1" && ! grep -q : "$tmp/ev1" &&
+   [ "$(wc -l < "$tmp/ev1")" = "$nev" ] &&
+   grep -q 'attributes:.*umask cmask' "$tmp/ev"; then
+	ok "cpc_events lists $nev events here, software ones included"
+else
+	not_ok "cpc_events lists tens of events here" "$tmp/ev" "$tmp/ev1"
+fi
+# the same against an x86 machine's sysfs (tests/unit/fixtures/x86): its
+# core PMU's own events and the generic ones; unfiltered, libpctr's list
+# has 142 names there, libpfm4's among them ("pmu::event")
+PCTR_SYSFS_ROOT=$src/tests/unit/fixtures/x86 go "$tmp/fx" cpc_events -1
+nfx=$(wc -l < "$tmp/fx")
+if [ "$rc" = 0 ] && [ "$nfx" -ge 20 ] && [ "$nfx" -le 100 ] &&
+   grep -qx 'cpu/mem-loads/' "$tmp/fx" && grep -qx PAPI_tot_ins "$tmp/fx" &&
+   ! grep -q : "$tmp/fx"; then
+	ok "with an x86 PMU cpc_events lists $nfx events: the PMU's and the generic ones"
+else
+	not_ok "with an x86 PMU cpc_events lists tens of events" "$tmp/fx"
+fi
+
+# CPC_BIND_LWP_INHERIT from a worker LWP: the worker and its helpers count,
+# the main LWP does not
+build cpc_lwptrack pctr-libcpc -pthread
+go "$tmp/lw" cpc_lwptrack
+if [ $has_pmu = 1 ]; then
+	check $(( rc != 0 )) "cpc_lwptrack counts PAPI_tot_ins" "$tmp/lw"
+elif [ "$rc" = 1 ] && grep -q "'PAPI_tot_ins' needs hardware counters" "$tmp/lw" &&
+     grep -q '^cannot count PAPI_tot_ins$' "$tmp/lw"; then
+	ok "cpc_lwptrack: PAPI_tot_ins refused without a PMU, with the reason"
+else
+	not_ok "cpc_lwptrack: PAPI_tot_ins refused without a PMU" "$tmp/lw"
+fi
+go "$tmp/lw" cpc_lwptrack -c task-clock -n 2
+count=$(field "$tmp/lw" '/^task-clock /' 2)
+set -- $(awk '/^worker cpu / { print $3, $6, $9 }' "$tmp/lw")
+# task-clock is the CPU time each LWP reads from its own clock, and each
+# one's reading is inside the counted interval (the worker's from its
+# first sample to its last, the helpers' burns whole): the count is at
+# least their sum, less 1% for the clocks' reading of the same time
+# (measured: within 0.1%).  Counting the main LWP too would add its 60 ms:
+# the upper bound allows half of it.
+if [ "$rc" = 0 ] && [ -n "${count:-}" ] && [ $# = 3 ] &&
+   [ "$count" -ge $(( ($1 + $2) * 99 / 100 )) ] &&
+   [ "$count" -le $(( $1 + $2 + $3 / 2 )) ]; then
+	ok "cpc_lwptrack: task-clock $count ns of worker $1 + helpers $2, main $3 left out"
+else
+	not_ok "cpc_lwptrack: the worker and its helpers count, not main" "$tmp/lw"
+fi
+
+# the names UltraSPARC programs hard-coded: Cycle_cnt is the generic
+# cycles (hardware: refused here without a PMU), EC_hit has no equivalent
+# and the refusal names what to count instead
+go "$tmp/lw" cpc_lwptrack -c Cycle_cnt
+rc0=$rc
+go "$tmp/lw2" cpc_lwptrack -c EC_hit
+if { if [ $has_pmu = 1 ]; then [ "$rc0" = 0 ]; else
+     grep -q "'Cycle_cnt' needs hardware counters" "$tmp/lw"; fi; } &&
+   [ "$rc" = 1 ] && grep -q "'EC_hit' has no equivalent" "$tmp/lw2" &&
+   grep -q 'PAPI_l3_tca minus PAPI_l3_tcm' "$tmp/lw2"; then
+	ok "cpc_lwptrack -c Cycle_cnt, -c EC_hit: the old UltraSPARC names"
+else
+	not_ok "cpc_lwptrack: the old UltraSPARC names" "$tmp/lw" "$tmp/lw2"
+fi
+
+# configure's probes, as autoconf writes them, with the layer's flags:
+# AC_CHECK_TYPES([hrtime_t],,,[#include <sys/time.h>]) (sizeof (T) must
+# compile and sizeof ((T)) must not: a type, not a variable) and
+# AC_CHECK_FUNCS([gethrtime])
+have=
+cflags=$(pkg-config --cflags pctr-libcpc)
+for expr in '(hrtime_t)' '((hrtime_t))'; do
+	printf '#include <sys/time.h>\nint main(void) { if (sizeof %s) return 0; return 0; }\n' \
+		"$expr" > "$tmp/type.c"
+	# shellcheck disable=SC2086
+	$cc -c -o "$tmp/type.o" "$tmp/type.c" $cflags >/dev/null 2>&1
+	echo $?
+done > "$tmp/type.st"
+[ "$(tr '\n' ' ' < "$tmp/type.st")" = "0 1 " ] && have="-DHAVE_HRTIME_T=1"
+cat > "$tmp/func.c" <<'EOF'
+char gethrtime(void);
+int main(void) { return gethrtime(); }
+EOF
+# shellcheck disable=SC2046
+$cc -o "$tmp/func" "$tmp/func.c" $(pkg-config --libs pctr-libcpc) \
+	>/dev/null 2>&1 && have="$have -DHAVE_GETHRTIME=1"
+# as on Solaris, where both are in <sys/time.h> and libc
+if [ "$have" = "-DHAVE_HRTIME_T=1 -DHAVE_GETHRTIME=1" ]; then
+	ok "configure's probes find hrtime_t and gethrtime()"
+else
+	not_ok "configure's probes find hrtime_t and gethrtime(): $have" "$tmp/type.st"
+fi
+what=" $have"
+# shellcheck disable=SC2086
+build cpc_sampler pctr-libcpc $have
+mv "$tmp/cpc_sampler" "$tmp/cpc_sampler.have"
+# a configure that found neither: the program's own typedef and function
+# must not clash with <sys/time.h>'s
+what=", its own hrtime_t and gethrtime()"
+build cpc_sampler pctr-libcpc
+go "$tmp/sa" cpc_sampler
+if [ $has_pmu = 1 ]; then
+	check $(( rc != 0 )) "cpc_sampler samples PAPI_tot_cyc" "$tmp/sa"
+elif [ "$rc" = 1 ] && grep -q "'PAPI_tot_cyc' needs hardware counters" "$tmp/sa"; then
+	ok "cpc_sampler: PAPI_tot_cyc refused without a PMU, with the reason"
+else
+	not_ok "cpc_sampler: PAPI_tot_cyc refused without a PMU" "$tmp/sa"
+fi
+mv "$tmp/cpc_sampler.have" "$tmp/cpc_sampler"
+go "$tmp/sa" cpc_sampler -c task-clock -p 10000000 -t 400
+total=$(field "$tmp/sa" '/^task-clock: /' 2)
+ovf=$(field "$tmp/sa" '/^overflows /' 2)
+# The preset request overflows every 10 ms of task-clock; the other counts
+# the same clock in the same set, so its total holds at most total/period
+# whole periods (+1: the last may end exactly there).  It also counts
+# from each overflow to the library's stop of the set (tens of us here, up
+# to a few ms under valgrind): at least 3/4 of its periods are notified.
+if [ "$rc" = 0 ] && [ -n "${total:-}" ] && [ -n "${ovf:-}" ] &&
+   [ "$ovf" -le $(( total / 10000000 + 1 )) ] &&
+   [ "$ovf" -ge $(( total / 10000000 * 3 / 4 )) ] && [ "$ovf" -ge 10 ] &&
+   grep -q '^overflows [0-9]* restart failures 0 bad signals 0$' "$tmp/sa"; then
+	ok "cpc_sampler: $ovf overflows in $total ns of task-clock, period 10 ms"
+else
+	not_ok "cpc_sampler: an overflow every period, restarted" "$tmp/sa"
+fi
+
+# ---- OpenBSD pctr(4) ------------------------------------------------------
+
+build obsd_cycles pctr-openbsd
+go "$tmp/cy" obsd_cycles
+t1=$(field "$tmp/cy" '/^rdtsc: /' 2)
+t2=$(field "$tmp/cy" '/^PCIOCRD tsc: /' 3)
+# PCIOCRD's reads are around rdtsc()'s
+if [ "$rc" = 0 ] && [ "${t1:-0}" -gt 0 ] && [ "${t2:-0}" -ge "$t1" ]; then
+	ok "obsd_cycles: rdtsc() $t1 cycles within PCIOCRD's $t2"
+else
+	not_ok "obsd_cycles: rdtsc() and PCIOCRD" "$tmp/cy"
+fi
+go "$tmp/cy" obsd_cycles -f 4100c0
+if [ $has_pmu = 1 ]; then
+	check $(( rc != 0 )) "obsd_cycles -f 4100c0 counts" "$tmp/cy"
+elif [ "$rc" = 1 ] && grep -q 'PCIOCS0: No such device' "$tmp/cy"; then
+	ok "obsd_cycles -f 4100c0: ENODEV without a PMU"
+else
+	not_ok "obsd_cycles -f 4100c0: ENODEV without a PMU" "$tmp/cy"
+fi
+PCTR_BSD_EVENTS=c0=task-clock go "$tmp/cy" obsd_cycles -f 4100c0
+p=$(field "$tmp/cy" '/^rdpmc\(0\): /' 2)
+c=$(field "$tmp/cy" '/^PCIOCRD ctr0: /' 3)
+# rdpmc(0) reads the counter PCIOCS0 set; PCIOCRD's reads are around it
+if [ "$rc" = 0 ] && [ "${p:-0}" -gt 0 ] && [ "${c:-0}" -ge "$p" ] &&
+   grep -q '^PCIOCRD ctr0: .*\[4100c0\]$' "$tmp/cy"; then
+	ok "obsd_cycles: rdpmc(0) $p, PCIOCRD $c (c0 mapped to task-clock)"
+else
+	not_ok "obsd_cycles: rdpmc(0) and PCIOCRD of a mapped event" "$tmp/cy"
+fi
+
+build obsd_sigclose pctr-openbsd
+go "$tmp/sc" obsd_sigclose 100
+if [ "$rc" = 0 ] && grep -q '^closed in the handler: yes$' "$tmp/sc" &&
+   grep -q '^[1-9][0-9]* reads, [0-9]* other files, tsc advanced: yes$' "$tmp/sc"; then
+	ok "obsd_sigclose: the SIGALRM handler closes the device; $(sed -n 2p "$tmp/sc")"
+else
+	not_ok "obsd_sigclose: the SIGALRM handler closes the device" "$tmp/sc"
+fi
+
+build obsd_forkwork pctr-openbsd -pthread
+go "$tmp/fw" obsd_forkwork 50
+if [ "$rc" = 0 ] && grep -q '^50 of 50 children read the counters$' "$tmp/fw" &&
+   grep -q '^threads read both$' "$tmp/fw"; then
+	ok "obsd_forkwork: 50 forks while two threads use the device"
+else
+	not_ok "obsd_forkwork: 50 forks while two threads use the device" "$tmp/fw"
+fi
+
+# PCIOCRD in a SIGPROF handler while the program reads with rdpmc() (a
+# lock held by the interrupted read deadlocked it at once)
+build obsd_sigprof pctr-openbsd
+PCTR_BSD_EVENTS=c0=task-clock go "$tmp/sp" obsd_sigprof 200
+# task-clock and the TSC rise between samples 2 ms of CPU time apart
+if [ "$rc" = 0 ] && grep -q '^200 samples, 0 failed, 199 rising$' "$tmp/sp" &&
+   grep -q '^inner loops: [1-9]' "$tmp/sp"; then
+	ok "obsd_sigprof: 200 samples read in the handler beside rdpmc()"
+else
+	not_ok "obsd_sigprof: the counters read in a SIGPROF handler" "$tmp/sp"
+fi
+
+# ---- FreeBSD perfmon(4) ---------------------------------------------------
+
+build fbsd_count pctr-freebsd
+go "$tmp/fc" fbsd_count 0xc0
+if [ $has_pmu = 1 ]; then
+	check $(( rc != 0 )) "fbsd_count 0xc0 counts" "$tmp/fc"
+elif [ "$rc" = 1 ] && grep -q 'ioctl(PMIOSETUP): No such device' "$tmp/fc"; then
+	ok "fbsd_count 0xc0: ENODEV without a PMU"
+else
+	not_ok "fbsd_count 0xc0: ENODEV without a PMU" "$tmp/fc"
+fi
+PCTR_BSD_EVENTS=c0=task-clock go "$tmp/fc" fbsd_count 0xc0
+v=$(field "$tmp/fc" '/^counter 0 event 0xc0 flags 0x1: /' 7)
+cyc=$(field "$tmp/fc" '/ cycles at about /' 1)
+if [ "$rc" = 0 ] && [ "${v:-0}" -gt 0 ] && [ "${cyc:-0}" -gt 0 ]; then
+	ok "fbsd_count: $v ns of user task-clock in $cyc TSC cycles"
+else
+	not_ok "fbsd_count: SETUP, START, READ, STOP, TSTAMP, GET" "$tmp/fc"
+fi
+
+build fbsd_dupfd pctr-freebsd
+PCTR_BSD_EVENTS=c0=task-clock go "$tmp/fd" fbsd_dupfd 0xc0
+a=$(field "$tmp/fd" '/^through the dup2 copy: /' 5)
+if [ "$rc" = 0 ] && [ "${a:-0}" -gt 0 ] &&
+   grep -q '^through the F_DUPFD copy: [0-9]* (still counting)$' "$tmp/fd"; then
+	ok "fbsd_dupfd: dup2() and F_DUPFD copies are the device"
+else
+	not_ok "fbsd_dupfd: dup2() and F_DUPFD copies are the device" "$tmp/fd"
+fi
+
+build fbsd_ticker pctr-freebsd
+PCTR_BSD_EVENTS=c0=task-clock go "$tmp/ft" fbsd_ticker 0xc0 5 20
+lines=$(grep -c '^[0-9]*: [0-9]*$' "$tmp/ft")
+# every read follows some spinning since the last: each one has risen
+# (a machine that stalls the program 100 ms merges the five ticks: one
+# line at least)
+if [ "$rc" = 0 ] && [ "$lines" -ge 1 ] &&
+   grep -q "^stopped after [0-9]* ticks, $lines rising$" "$tmp/ft"; then
+	ok "fbsd_ticker: $lines rising reads, stopped by a handler that closes"
+else
+	not_ok "fbsd_ticker: ticks, and a handler that closes the device" "$tmp/ft"
+fi
+# PMIOREAD in a SIGPROF handler while the program reads too, and a close()
+# there that lands in the middle of the program's read: that read
+# completes, the next is EBADF, as with a system call
+build fbsd_sigread pctr-freebsd
+PCTR_BSD_EVENTS=c0=task-clock go "$tmp/sr" fbsd_sigread 0xc0 100
+if [ "$rc" = 0 ] &&
+   grep -q '^100 samples, 0 failed, 99 rising, [0-9]* reads between$' "$tmp/sr"; then
+	ok "fbsd_sigread: 100 samples in the handler, which then closes"
+else
+	not_ok "fbsd_sigread: reads and close() in a SIGPROF handler" "$tmp/sr"
+fi
+[ $n = 31 ] || echo "# ran $n of 31"
