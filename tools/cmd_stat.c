@@ -79,7 +79,7 @@ struct waiter {
 	struct rusage ru;
 	int status;
 	int sigfd;
-	bool begun, done, ctl_eof;
+	bool begun, done, ctl_eof, killed;
 };
 
 static void
@@ -269,10 +269,12 @@ bad:
 }
 
 static int
-set_aggr(struct stat_ctx *c, enum stat_aggr a)
+set_aggr(struct stat_ctx *c, enum stat_aggr a, bool no_aggr)
 {
 	c->rep.per_thread = true;
-	if (c->rep.aggr > AGGR_THREAD && c->rep.aggr != a) {
+	c->no_aggr |= no_aggr;
+	if ((c->rep.aggr > AGGR_THREAD && c->rep.aggr != a) ||
+	    (c->no_aggr && a > AGGR_THREAD)) {
 		tool_err("only one of -A, --per-core, --per-socket and "
 			 "--per-node can be given");
 		return -1;
@@ -341,16 +343,15 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		c->strict = true;
 		return 0;
 	case OPT_PER_THREAD:
-		return set_aggr(c, AGGR_THREAD);
+		return set_aggr(c, AGGR_THREAD, false);
 	case 'A':
-		c->no_aggr = true;
-		return set_aggr(c, AGGR_THREAD);
+		return set_aggr(c, AGGR_THREAD, true);
 	case OPT_PER_CORE:
-		return set_aggr(c, AGGR_CORE);
+		return set_aggr(c, AGGR_CORE, false);
 	case OPT_PER_SOCKET:
-		return set_aggr(c, AGGR_SOCKET);
+		return set_aggr(c, AGGR_SOCKET, false);
 	case OPT_PER_NODE:
-		return set_aggr(c, AGGR_NODE);
+		return set_aggr(c, AGGR_NODE, false);
 	case 'D':
 		return parse_long("-D", arg, -1, 3600000, &c->delay_ms);
 	case OPT_INTERVAL_COUNT:
@@ -1003,8 +1004,7 @@ static void
 last_interval(struct waiter *w)
 {
 	w->done = true;
-	if (w->child > 0)
-		kill(w->child, SIGTERM);
+	w->killed = w->child > 0 && kill(w->child, SIGTERM) == 0;
 }
 
 static int
@@ -1122,6 +1122,10 @@ wait_run(struct stat_ctx *c, struct waiter *w)
 	try_reap(c, w);
 	while (!w->done && r == 0)
 		r = wait_step(c, w);
+	/* a command ended by --interval-count: reap it */
+	if (w->child > 0 && w->killed &&
+	    wait4(w->child, &w->status, 0, &w->ru) == w->child)
+		w->child = 0;
 	close(w->sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return r;

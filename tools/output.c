@@ -847,8 +847,13 @@ json_target(struct json *j, const struct stat_report *r)
 
 	json_obj(j, "target");
 	json_str(j, "type", type[r->target]);
-	if (r->target == STAT_PID || r->target == STAT_TID)
+	if (r->target == STAT_PID || r->target == STAT_TID) {
 		json_int(j, r->target == STAT_PID ? "pid" : "tid", r->pid);
+		json_arr(j, r->target == STAT_PID ? "pids" : "tids");
+		for (int i = 0; i < r->nr_pids; i++)
+			json_int(j, NULL, r->pids[i]);
+		json_arr_end(j);
+	}
 	if (r->target == STAT_CPU) {
 		json_arr(j, "cpus");
 		for (int i = 0; i < r->nr_cpus; i++)
