@@ -489,6 +489,27 @@ TEST(brace_group_with_unsupported)
 		  3 + 0 + 1);
 }
 
+/*
+ * The kernel's names: cgroup-switches is PERF_COUNT_SW_CGROUP_SWITCHES,
+ * shown as the kernel and perf name it, not as libpfm4's string for it;
+ * an alias keeps the name it was given.
+ */
+TEST(canonical_names)
+{
+	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
+			       "cgroup-switches,cs", "--", SELF, "exit", "0",
+			       NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "\ntotal,1,");
+	ASSERT_CONTAINS(r.out, ",,cgroup-switches,");
+	ASSERT_CONTAINS(r.out, ",,cs,");
+	ASSERT(!strstr(r.out, "PERF_COUNT_SW"));
+	r = pctr("list", "cgroup-switches", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "Software events");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -514,5 +535,6 @@ main(int argc, char **argv)
 		TEST_CASE(tracepoints_counted_and_listed)
 		TEST_CASE(tracepoint_without_tracefs)
 		TEST_CASE(brace_groups) TEST_CASE(brace_groups_output)
-		TEST_CASE(brace_group_with_unsupported)));
+		TEST_CASE(brace_group_with_unsupported)
+		TEST_CASE(canonical_names)));
 }
