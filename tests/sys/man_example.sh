@@ -1,10 +1,10 @@
 #!/bin/sh
-# man_example.sh CC SRCDIR BUILDDIR - the example program of pctr(3), as
+# man_example.sh CC SRCDIR BUILDDIR [CFLAGS] - the example program of pctr(3), as
 # the page prints it, compiles in strict ISO C (-std=c99 -pedantic-errors,
 # every warning an error: a count passed to the wrong conversion fails)
 # and prints the 2048 page faults it causes (TAP).
 set -u
-cc=$1 src=$2 build=$3
+cc=$1 src=$2 build=$3 extra=${4:-}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 echo "1..2"
@@ -13,7 +13,7 @@ echo "1..2"
 sed -n '/^The typical program/,/^\.EE/p' "$src/man/pctr.3" |
 	sed -e '1,/^\.EX/d' -e '/^\.EE/d' -e 's/\\-/-/g' -e 's/\\e/\\/g' \
 	>"$tmp/example.c"
-if $cc -std=c99 -pedantic-errors -Wall -Wextra -Wformat=2 -Werror \
+if $cc $extra -std=c99 -pedantic-errors -Wall -Wextra -Wformat=2 -Werror \
 	-I"$src/include" "$tmp/example.c" -L"$build/src" -lpctr \
 	-o "$tmp/example" 2>"$tmp/why"; then
 	echo "ok 1 - the example compiles"
