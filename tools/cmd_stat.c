@@ -46,10 +46,11 @@ struct stat_ctx {
 	bool strict; /* --strict: one event that cannot be counted fails */
 	long delay_ms; /* -D: counting starts this late; -1: at "enable" */
 	long interval_count; /* --interval-count: stop after so many rows */
-	int ctl_fd, ack_fd; /* --control fd:CTL[,ACK]; -1 when not given */
+	int ctl_fd, ack_fd; /* --control; -1 when not given */
 	char ctl_buf[256]; /* a command not yet ended by '\n' */
 	size_t ctl_len;
 	bool append; /* --append: -o adds to its file */
+	bool ctl_opened; /* --control fifo: pctr opened ctl_fd and ack_fd */
 	bool no_aggr; /* -A */
 	FILE *out;
 	const char *output;
@@ -102,7 +103,8 @@ usage(FILE *f)
 		"                            (-1: at 'enable' on --control)\n"
 		"      --control fd:CTL[,ACK] 'enable'/'disable' read from fd "
 		"CTL,\n"
-		"                            'ack' written to fd ACK\n"
+		"                            'ack' written to fd ACK (or "
+		"fifo:PATH[,PATH])\n"
 		"  -p, --pid PIDS            count running processes and their "
 		"threads\n"
 		"  -t, --tid TIDS            count threads (comma-separated)\n"
@@ -234,9 +236,61 @@ set_target(struct stat_ctx *c, enum stat_target t, const char *opt,
 	return parse_pids(c, opt, arg);
 }
 
+/* the named pipes of --control fifo: (descriptors of fd: are not ours) */
+static void
+close_control(struct stat_ctx *c)
+{
+	if (!c->ctl_opened)
+		return;
+	if (c->ctl_fd >= 0)
+		close(c->ctl_fd);
+	if (c->ack_fd >= 0)
+		close(c->ack_fd);
+	c->ctl_fd = c->ack_fd = -1;
+	c->ctl_opened = false;
+}
+
+/*
+ * --control fifo:CTL[,ACK]: named pipes, opened read-write (so that
+ * neither open waits for the other end, and the control pipe never reads
+ * end-of-file when a writer closes it) and closed at exec.
+ */
+static int
+open_fifo(const char *path, size_t len, int *fd)
+{
+	char name[4096];
+
+	snprintf(name, sizeof(name), "%.*s", (int)len, path);
+	*fd = open(name, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (*fd >= 0)
+		return 0;
+	tool_err("--control: cannot open '%s': %s", name, strerror(errno));
+	return -1;
+}
+
+static int
+parse_control_fifo(struct stat_ctx *c, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+
+	close_control(c);
+	if (open_fifo(arg, comma ? (size_t)(comma - arg) : strlen(arg),
+		      &c->ctl_fd) < 0)
+		return -1;
+	if (comma && open_fifo(comma + 1, strlen(comma + 1), &c->ack_fd) < 0)
+		return -1;
+	/* the answers are written whole: the ACK pipe blocks as a pipe does */
+	if (c->ack_fd >= 0)
+		fcntl(c->ack_fd, F_SETFL,
+		      fcntl(c->ack_fd, F_GETFL) & ~O_NONBLOCK);
+	c->ctl_opened = true;
+	return 0;
+}
+
 /*
  * --control fd:CTL[,ACK], as perf stat: the descriptors are open in pctr
- * already (inherited from the shell that started it, and by the command).
+ * already (inherited from the shell that started it, and by the command);
+ * or fifo:CTL[,ACK], named pipes pctr opens.
  */
 static int
 parse_control(struct stat_ctx *c, const char *arg)
@@ -244,6 +298,8 @@ parse_control(struct stat_ctx *c, const char *arg)
 	char *end;
 	long ctl, ack = -1;
 
+	if (!strncmp(arg, "fifo:", 5) && arg[5])
+		return parse_control_fifo(c, arg + 5);
 	if (strncmp(arg, "fd:", 3))
 		goto bad;
 	ctl = strtol(arg + 3, &end, 10);
@@ -258,12 +314,13 @@ parse_control(struct stat_ctx *c, const char *arg)
 	}
 	if (*end)
 		goto bad;
+	close_control(c);
 	c->ctl_fd = (int)ctl;
 	c->ack_fd = (int)ack;
 	return 0;
 bad:
-	tool_err("--control: expected fd:CTL or fd:CTL,ACK (descriptor "
-		 "numbers), not '%s'",
+	tool_err("--control: expected fd:CTL[,ACK] (descriptor numbers) or "
+		 "fifo:CTL[,ACK] (named pipes), not '%s'",
 		 arg);
 	return -1;
 }
@@ -1504,5 +1561,6 @@ cmd_stat(int argc, char **argv)
 	report_free(&c.rep);
 	free((void *)c.rep.cpus);
 	free(c.events);
+	close_control(&c);
 	return r;
 }

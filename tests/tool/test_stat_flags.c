@@ -46,6 +46,7 @@ control(int ctl, int ack, const char *cmd)
  * "userspin MS": a user-mode loop of MS ms
  * "control CTL ACK A B C": touch A pages, "enable", touch B, "disable",
  * touch C (each command waits for its ack)
+ * "controlfifo CTLPATH ACKPATH A B C": the same through named pipes
  */
 static int
 flags_main(int argc, char **argv)
@@ -63,6 +64,16 @@ flags_main(int argc, char **argv)
 	if (!strcmp(argv[2], "userspin") && argc == 4) {
 		user_spin(atol(argv[3]));
 		return 0;
+	}
+	if (!strcmp(argv[2], "controlfifo") && argc == 8) {
+		/* pctr holds both pipes open already: neither open waits */
+		int ctl = open(argv[3], O_WRONLY), ack = open(argv[4], O_RDONLY);
+
+		return ctl < 0 || ack < 0 || touch_pages(atol(argv[5])) ||
+		       control(ctl, ack, "enable\n") ||
+		       touch_pages(atol(argv[6])) ||
+		       control(ctl, ack, "disable\n") ||
+		       touch_pages(atol(argv[7]));
 	}
 	if (!strcmp(argv[2], "control") && argc == 8) {
 		int ctl = atoi(argv[3]), ack = atoi(argv[4]);
@@ -215,12 +226,40 @@ TEST(control_enables_and_disables)
 		 NULL);
 	ASSERT_EQ(r.status, 2);
 	ASSERT_CONTAINS(r.err, "is not open");
-	r = pctr("stat", "--control", "fifo:x", "--", SELF, "exit", "0", NULL);
+	r = pctr("stat", "--control", "pipe:3", "--", SELF, "exit", "0", NULL);
 	ASSERT_EQ(r.status, 2);
 	close(ctl[0]);
 	close(ack[1]);
 	close(ctl[1]);
 	close(ack[0]);
+}
+
+/* --control fifo:CTL,ACK: the same protocol through named pipes */
+TEST(control_through_fifos)
+{
+	char ctl[64], ack[64], arg[160];
+	struct result r;
+	double f;
+
+	snprintf(ctl, sizeof(ctl), "/tmp/pctr-ctl-%d", (int)getpid());
+	snprintf(ack, sizeof(ack), "/tmp/pctr-ack-%d", (int)getpid());
+	ASSERT_EQ(mkfifo(ctl, 0600), 0);
+	ASSERT_EQ(mkfifo(ack, 0600), 0);
+	snprintf(arg, sizeof(arg), "fifo:%s,%s", ctl, ack);
+	r = pctr("stat", "--control", arg, "-D", "-1", "-j", "-o", "-", "-e",
+		 "page-faults", "--", SELF, "controlfifo", ctl, ack, "3000",
+		 "500", "2000", NULL);
+	unlink(ctl);
+	unlink(ack);
+	ASSERT_EQ(r.status, 0);
+	/* as control_enables_and_disables: the 500 and the helper's own few */
+	f = json_num(r.out, "d['events'][0]['runs'][0]['value']");
+	ASSERT_GE(f, 500);
+	ASSERT_LT(f, 600);
+	r = pctr("stat", "--control", "fifo:/nonexistent/ctl", "--", SELF,
+		 "exit", "0", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "cannot open '/nonexistent/ctl'");
 }
 
 static pid_t
@@ -469,6 +508,7 @@ main(int argc, char **argv)
 		TEST_CASE(interval_count_stops)
 		TEST_CASE(append_adds_to_the_file)
 		TEST_CASE(control_enables_and_disables)
+		TEST_CASE(control_through_fifos)
 		TEST_CASE(pid_list) TEST_CASE(tid_list)
 		TEST_CASE(per_cpu_core_socket_node)
 		TEST_CASE(user_and_system_seconds)
