@@ -486,7 +486,8 @@ json_stats(FILE *f, const struct pctr_summary *s, double scale)
 	json_num(f, "stderr", s->std_error * scale);
 	fputs(", \"ci95\": ", f);
 	if (isfinite(s->ci95_low))
-		fprintf(f, "[%s, %s]", shortest(b, sizeof(b), s->ci95_low * scale),
+		fprintf(f, "[%s, %s]",
+			shortest(b, sizeof(b), s->ci95_low * scale),
 			shortest(c, sizeof(c), s->ci95_high * scale));
 	else
 		fputs("null", f);

@@ -956,12 +956,21 @@ control_command(struct stat_ctx *c, struct waiter *w, const char *cmd)
 	return 0;
 }
 
+static char *
+command_end(char *p, size_t len)
+{
+	char *nl = memchr(p, '\n', len), *nul = memchr(p, '\0', len);
+
+	return !nl ? nul : !nul ? nl : nl < nul ? nl : nul;
+}
+
 static int
 control_read(struct stat_ctx *c, struct waiter *w)
 {
 	size_t room = sizeof(c->ctl_buf) - 1 - c->ctl_len;
 	ssize_t n = read(c->ctl_fd, c->ctl_buf + c->ctl_len, room);
 	char *p = c->ctl_buf, *end;
+	size_t left;
 	int r = 0;
 
 	if (n <= 0) {
@@ -969,14 +978,10 @@ control_read(struct stat_ctx *c, struct waiter *w)
 		return 0;
 	}
 	c->ctl_len += (size_t)n;
-	while (r == 0 && (end = memchr(p, '\n', c->ctl_len - (p - c->ctl_buf)))) {
+	/* each command ends at '\n' or '\0', whichever comes first */
+	while (r == 0 && (left = c->ctl_len - (size_t)(p - c->ctl_buf)) &&
+	       (end = command_end(p, left))) {
 		*end = '\0';
-		r = control_command(c, w, p);
-		p = end + 1;
-	}
-	/* NUL-ended commands, and a line too long for the buffer */
-	while (r == 0 && p < c->ctl_buf + c->ctl_len &&
-	       (end = memchr(p, '\0', c->ctl_len - (p - c->ctl_buf)))) {
 		r = control_command(c, w, p);
 		p = end + 1;
 	}

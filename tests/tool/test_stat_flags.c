@@ -67,7 +67,8 @@ flags_main(int argc, char **argv)
 	}
 	if (!strcmp(argv[2], "controlfifo") && argc == 8) {
 		/* pctr holds both pipes open already: neither open waits */
-		int ctl = open(argv[3], O_WRONLY), ack = open(argv[4], O_RDONLY);
+		int ctl = open(argv[3], O_WRONLY);
+		int ack = open(argv[4], O_RDONLY);
 
 		return ctl < 0 || ack < 0 || touch_pages(atol(argv[5])) ||
 		       control(ctl, ack, "enable\n") ||
