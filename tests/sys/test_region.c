@@ -724,7 +724,9 @@ TEST(bad_env_is_reported)
 	ASSERT_OK(pctr_region_init(NULL));
 	ASSERT_EQ(pctr_region_write_to(dest), -ENOENT);
 	ASSERT_CONTAINS(pctr_strerror(-ENOENT), "/nonexistent/dir/r.json");
+	/* both: $PCTR_EVENTS alone would report on stderr at exit */
 	unsetenv("PCTR_REPORT");
+	unsetenv("PCTR_EVENTS");
 	ASSERT_OK(pctr_region_init(NULL));
 }
 
@@ -1042,6 +1044,7 @@ TEST(no_intervals_no_report)
 	free(text);
 	unlink(file);
 	unsetenv("PCTR_REPORT");
+	unsetenv("PCTR_EVENTS");
 	ASSERT_OK(pctr_region_init(NULL));
 }
 
