@@ -573,21 +573,26 @@ run_example(const char *events, const char *report, const char *file)
 
 /*
  * examples/region with $PCTR_EVENTS and $PCTR_REPORT set to @report, or
- * unset for NULL: what it wrote on standard error.
+ * unset for NULL: what it wrote on standard error.  Its standard output
+ * stays empty: the program writes its own report there only when
+ * neither variable is set, so the report is never written twice.
  */
 static char *
 example_stderr(const char *events, const char *report)
 {
-	char prog[PATH_MAX], errname[64], *text;
+	char prog[PATH_MAX], errname[64], outname[64], *text, *out;
 	int status;
 	pid_t pid;
 
 	example_path(prog, sizeof(prog));
 	snprintf(errname, sizeof(errname), "/tmp/pctr-region-err-%d",
 		 (int)getpid());
+	snprintf(outname, sizeof(outname), "/tmp/pctr-region-out-%d",
+		 (int)getpid());
 	pid = fork();
 	if (pid == 0) {
-		if (!freopen(errname, "w", stderr))
+		if (!freopen(errname, "w", stderr) ||
+		    !freopen(outname, "w", stdout))
 			_exit(126);
 		setenv("PCTR_EVENTS", events, 1);
 		if (report)
@@ -602,6 +607,10 @@ example_stderr(const char *events, const char *report)
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 	text = slurp(errname);
 	unlink(errname);
+	out = slurp(outname);
+	unlink(outname);
+	ASSERT_STR_EQ(out, "");
+	free(out);
 	return text;
 }
 
