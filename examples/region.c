@@ -10,7 +10,8 @@
  * (region "sum"); the whole loop is region "run".  Events default to
  * task-clock and page-faults; $PCTR_EVENTS chooses others without
  * recompiling.  The text report goes to standard output, unless
- * $PCTR_REPORT says where the report goes (it is then written at exit).
+ * $PCTR_REPORT says where the report goes, or $PCTR_EVENTS is set (the
+ * library then writes it at exit, to standard error by default).
  */
 #include <errno.h>
 #include <pctr.h>
@@ -120,7 +121,7 @@ main(int argc, char **argv)
 		}
 	for (long t = 0; t < nthreads; t++)
 		pthread_join(tid[t], NULL);
-	if (!getenv("PCTR_REPORT"))
+	if (!getenv("PCTR_REPORT") && !getenv("PCTR_EVENTS"))
 		r = pctr_region_write(stdout, PCTR_REPORT_TEXT);
 	if (r < 0)
 		fprintf(stderr, "region: %s\n", pctr_strerror(r));

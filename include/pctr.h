@@ -1011,7 +1011,14 @@ int pctr_regions_threads(const struct pctr_regions *r, int i);
 
 /* ---- overflow and sampling (src/overflow.c, src/sampling.c) ------------ */
 
-#include <signal.h> /* siginfo_t */
+/*
+ * siginfo_t is POSIX, not ISO C: <signal.h> of a program built with
+ * -std=c99 or -std=c11 and no feature macro has no siginfo_t, and no
+ * SA_SIGINFO either.  Such a program cannot have a handler that receives
+ * a siginfo_t, so pctr_overflow_decode() is declared only where both
+ * exist; everything else in this header is plain ISO C.
+ */
+#include <signal.h>
 
 /*
  * Overflow notification: an event of a set can notify the program every
@@ -1147,8 +1154,10 @@ int pctr_set_overflow(struct pctr_set *set, int idx,
  * non-zero bytes past the library's struct).  Being async-signal-safe, it
  * records no detail for pctr_strerror().
  */
+#ifdef SA_SIGINFO
 int pctr_overflow_decode(const siginfo_t *si, struct pctr_overflow_info *info,
 			 int max);
+#endif
 
 /**
  * pctr_overflow_pause() - stop notifications of event @idx (-1: every

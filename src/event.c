@@ -62,6 +62,9 @@ static const struct named named_events[] = {
 	SW("migrations", CPU_MIGRATIONS, "moves to another CPU"),
 	SW("alignment-faults", ALIGNMENT_FAULTS, "alignment fixups"),
 	SW("emulation-faults", EMULATION_FAULTS, "instruction emulations"),
+	SW("cgroup-switches", CGROUP_SWITCHES,
+	   "context switches to a task of another cgroup"),
+	SW("bpf-output", BPF_OUTPUT, "counts nothing; BPF programs' output"),
 	SW("dummy", DUMMY, "counts nothing; a placeholder"),
 };
 

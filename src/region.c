@@ -883,6 +883,11 @@ pctr_region_init(const struct pctr_region_config *ucfg)
 		return r;
 	if (!events)
 		events = cfg && cfg->events ? cfg->events : "task-clock";
+	/* measuring on request and no report asked for: shown, not lost */
+	else if (!report)
+		report = "stderr";
+	if (report && !strcmp(report, "none"))
+		report = NULL;
 	r = check_config(events, report);
 	if (r < 0)
 		return r;

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -44,13 +45,25 @@ unit_of(const char *name)
 
 #define COL "%16"
 
+/* the events' columns: as wide as the longest name, labelled by names */
+static int
+col_width(const struct pctr_stats *st)
+{
+	int w = 16;
+
+	for (int i = 0; i < st->nr; i++)
+		if ((int)strlen(st->name[i]) > w)
+			w = (int)strlen(st->name[i]);
+	return w;
+}
+
 static void
 text_row_u(FILE *f, const char *label, const char *n, uint64_t ticks,
-	   const uint64_t *v, int nr)
+	   const uint64_t *v, const struct pctr_stats *st)
 {
 	fprintf(f, "%-12s%10s" COL "llu", label, n, (unsigned long long)ticks);
-	for (int i = 0; i < nr; i++)
-		fprintf(f, " " COL "llu", (unsigned long long)v[i]);
+	for (int i = 0; i < st->nr; i++)
+		fprintf(f, " %*llu", col_width(st), (unsigned long long)v[i]);
 	fputc('\n', f);
 }
 
@@ -75,10 +88,12 @@ text_spread(FILE *f, const struct pctr_stats *st)
 			pctr_stats_get(st, i, &s);
 			x = k == 0 ? s.stddev : k == 1 ? s.std_error
 						: s.ci95_high - s.mean;
+			int w = i < 0 ? 16 : col_width(st);
+
 			if (isfinite(x))
-				fprintf(f, "%s" COL ".2f", i < 0 ? "" : " ", x);
+				fprintf(f, "%s%*.2f", i < 0 ? "" : " ", w, x);
 			else
-				fprintf(f, "%s" COL "s", i < 0 ? "" : " ", "-");
+				fprintf(f, "%s%*s", i < 0 ? "" : " ", w, "-");
 		}
 		fputc('\n', f);
 	}
@@ -90,13 +105,10 @@ text_counts(FILE *f, const struct pctr_stats *st)
 	static const char *const label[] = { "total", "minimum", "maximum" };
 	char n[32];
 
-	fprintf(f, "%-12s%10s" COL "s", "Events", "intervals", "cycles");
-	for (int i = 0; i < st->nr; i++) {
-		char ev[32];
-
-		snprintf(ev, sizeof(ev), "event %d", i);
-		fprintf(f, " " COL "s", ev);
-	}
+	fprintf(f, "%-12s%10s" COL "s", "Events", "intervals",
+		"TSC ticks");
+	for (int i = 0; i < st->nr; i++)
+		fprintf(f, " %*s", col_width(st), st->name[i]);
 	fputc('\n', f);
 	snprintf(n, sizeof(n), "%llu", (unsigned long long)st->time.w.n);
 	for (int k = 0; k < 3; k++) {
@@ -112,12 +124,12 @@ text_counts(FILE *f, const struct pctr_stats *st)
 			else
 				v[i] = x;
 		}
-		text_row_u(f, label[k], k ? "" : n, t, v, st->nr);
+		text_row_u(f, label[k], k ? "" : n, t, v, st);
 		if (k == 1) {
 			fprintf(f, "%-12s%10s" COL ".2f", "mean", "",
 				pctr__series_mean(&st->time));
 			for (int i = 0; i < st->nr; i++)
-				fprintf(f, " " COL ".2f",
+				fprintf(f, " %*.2f", col_width(st),
 					pctr__series_mean(&st->ev[i]));
 			fputc('\n', f);
 		}
@@ -132,7 +144,7 @@ text_overhead(FILE *f, const struct pctr_stats *st)
 
 	for (int i = 0; i < st->nr; i++)
 		v[i] = st->ev[i].overhead;
-	text_row_u(f, "overhead", "", st->time.overhead, v, st->nr);
+	text_row_u(f, "overhead", "", st->time.overhead, v, st);
 }
 
 static void
@@ -147,7 +159,8 @@ text_percentiles(FILE *f, const struct pctr_stats *st)
 		fprintf(f, "%-12s%10s" COL ".1f", label, "",
 			percentile(st, PCTR_STATS_TIME, pct[k]));
 		for (int i = 0; i < st->nr; i++)
-			fprintf(f, " " COL ".1f", percentile(st, i, pct[k]));
+			fprintf(f, " %*.1f", col_width(st),
+				percentile(st, i, pct[k]));
 		fputc('\n', f);
 	}
 }
@@ -164,11 +177,15 @@ text_per_cycle(FILE *f, const struct pctr_stats *st)
 		s[i].size = sizeof(s[i]);
 		pctr_stats_per_cycle(st, i, &s[i]);
 	}
-	snprintf(basis, sizeof(basis), "Events per cycle (%s)",
-		 st->cycles == PCTR_STATS_TIME ? "tsc" : st->name[st->cycles]);
+	/* TSC ticks are not cycles: the basis says which it is */
+	if (st->cycles == PCTR_STATS_TIME)
+		snprintf(basis, sizeof(basis), "Events per TSC tick");
+	else
+		snprintf(basis, sizeof(basis), "Events per cycle (%s)",
+			 st->name[st->cycles]);
 	fprintf(f, "%-38s", basis);
 	for (int i = 0; i < st->nr; i++)
-		fprintf(f, " " COL ".8f", s[i].total);
+		fprintf(f, " %*.8f", col_width(st), s[i].total);
 	fputc('\n', f);
 	for (int k = 0; k < 4; k++) {
 		char n[32] = "";
@@ -181,34 +198,82 @@ text_per_cycle(FILE *f, const struct pctr_stats *st)
 			double x = k == 0 ? s[i].min : k == 1 ? s[i].mean
 					   : k == 2 ? s[i].max
 						    : s[i].stddev;
-			fprintf(f, " " COL ".8f", x);
+			fprintf(f, " %*.8f", col_width(st), x);
 		}
 		fputc('\n', f);
 	}
 }
 
+/*
+ * The statistics of num/den over the intervals, and of the totals: a
+ * ratio whose denominator is 0 has no value (NaN: "-" and null), not 0.
+ */
+static void
+ratio_summary(const struct pctr_stats *st, int n, int d,
+	      struct pctr_summary *s)
+{
+	s->size = sizeof(*s);
+	pctr_stats_ratio(st, n, d, s);
+	if (st->ev[d].total == 0)
+		s->total = NAN;
+	if (s->n == 0)
+		s->min = s->mean = s->max = NAN;
+	if (s->n < 2)
+		s->stddev = NAN;
+}
+
+/* "-" where there is no figure */
+static void
+text_fixed(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, COL ".8f", x);
+	else
+		fprintf(f, COL "s", "-");
+}
+
+static int
+ratio_width(const struct pctr_stats *st)
+{
+	int w = 12;
+
+	for (int n = 0; n < st->nr_ratio; n++)
+		for (int d = 0; d < st->nr_ratio; d++)
+			if (n != d && (int)(strlen(st->name[n]) +
+					    strlen(st->name[d]) + 2) > w)
+				w = (int)(strlen(st->name[n]) +
+					  strlen(st->name[d]) + 2);
+	return w;
+}
+
 static void
 text_ratios(FILE *f, const struct pctr_stats *st)
 {
+	int w = ratio_width(st);
+
 	if (st->nr_ratio < 2)
 		return;
-	fprintf(f, "%-12s%10s" COL "s" COL "s" COL "s" COL "s" COL "s\n",
+	fprintf(f, "%-*s%10s" COL "s" COL "s" COL "s" COL "s" COL "s\n", w,
 		"Ratio", "intervals", "total", "minimum", "mean", "maximum",
 		"std.dev.");
 	for (int n = 0; n < st->nr_ratio; n++) {
 		for (int d = 0; d < st->nr_ratio; d++) {
-			struct pctr_summary s = { .size = sizeof(s) };
-			char label[32];
+			struct pctr_summary s;
+			char label[2 * PCTR_NAME_MAX + 2];
 
 			if (n == d)
 				continue;
-			pctr_stats_ratio(st, n, d, &s);
-			snprintf(label, sizeof(label), "event %d/%d", n, d);
-			fprintf(f,
-				"%-12s%10llu" COL ".8f" COL ".8f" COL
-				".8f" COL ".8f" COL ".8f\n",
-				label, (unsigned long long)s.n, s.total, s.min,
-				s.mean, s.max, s.stddev);
+			ratio_summary(st, n, d, &s);
+			snprintf(label, sizeof(label), "%s/%s", st->name[n],
+				 st->name[d]);
+			fprintf(f, "%-*s%10llu", w, label,
+				(unsigned long long)s.n);
+			text_fixed(f, s.total);
+			text_fixed(f, s.min);
+			text_fixed(f, s.mean);
+			text_fixed(f, s.max);
+			text_fixed(f, s.stddev);
+			fputc('\n', f);
 		}
 	}
 }
@@ -239,7 +304,7 @@ text_block(FILE *f, const struct pctr_stats *st, const char *name,
 		name);
 	if (threads > 0)
 		fprintf(f, "Threads: %d\n", threads);
-	fprintf(f, "Cycles: timestamp counter ticks at %llu Hz\n",
+	fprintf(f, "Time: timestamp counter (TSC) ticks at %llu Hz\n",
 		(unsigned long long)st->tsc_hz);
 	text_events(f, st);
 	fputc('\n', f);
@@ -252,6 +317,22 @@ text_block(FILE *f, const struct pctr_stats *st, const char *name,
 }
 
 /* ---- CSV ------------------------------------------------------------ */
+
+/*
+ * The fewest digits that read back as the same double: 84962.8, not the
+ * 84962.800000000003 of "%.17g" (17 digits are enough for every double,
+ * fewer for most).
+ */
+static const char *
+shortest(char *buf, size_t len, double x)
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, len, "%.*g", digits, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	return buf;
+}
 
 static void
 csv_str(FILE *f, const char *s)
@@ -272,9 +353,11 @@ csv_str(FILE *f, const char *s)
 static void
 csv_num(FILE *f, double x)
 {
+	char b[32];
+
 	fputc(',', f);
 	if (isfinite(x))
-		fprintf(f, "%.17g", x);
+		fputs(shortest(b, sizeof(b), x), f);
 }
 
 static void
@@ -336,12 +419,12 @@ csv_block(FILE *f, const struct pctr_stats *st, const char *name, int threads)
 		csv_event(f, st, name, threads, i);
 	for (int n = 0; n < st->nr_ratio; n++) {
 		for (int d = 0; d < st->nr_ratio; d++) {
-			struct pctr_summary s = { .size = sizeof(s) };
+			struct pctr_summary s;
 			char pair[2 * PCTR_NAME_MAX + 2];
 
 			if (n == d)
 				continue;
-			pctr_stats_ratio(st, n, d, &s);
+			ratio_summary(st, n, d, &s);
 			snprintf(pair, sizeof(pair), "%s/%s", st->name[n],
 				 st->name[d]);
 			csv_row(f, name, threads, pair, "ratio", &s);
@@ -372,9 +455,11 @@ json_str(FILE *f, const char *s)
 static void
 json_num(FILE *f, const char *key, double x)
 {
+	char b[32];
+
 	fprintf(f, "\"%s\": ", key);
 	if (isfinite(x))
-		fprintf(f, "%.17g", x);
+		fputs(shortest(b, sizeof(b), x), f);
 	else
 		fputs("null", f);
 }
@@ -383,6 +468,8 @@ json_num(FILE *f, const char *key, double x)
 static void
 json_stats(FILE *f, const struct pctr_summary *s, double scale)
 {
+	char b[32], c[32];
+
 	if (scale != 1.0)
 		fprintf(f, "\"total\": %lld", (long long)llround(s->total * scale));
 	else
@@ -399,8 +486,9 @@ json_stats(FILE *f, const struct pctr_summary *s, double scale)
 	json_num(f, "stderr", s->std_error * scale);
 	fputs(", \"ci95\": ", f);
 	if (isfinite(s->ci95_low))
-		fprintf(f, "[%.17g, %.17g]", s->ci95_low * scale,
-			s->ci95_high * scale);
+		fprintf(f, "[%s, %s]",
+			shortest(b, sizeof(b), s->ci95_low * scale),
+			shortest(c, sizeof(c), s->ci95_high * scale));
 	else
 		fputs("null", f);
 }
@@ -485,11 +573,11 @@ json_ratios(FILE *f, const struct pctr_stats *st)
 	fputs("      \"ratios\": [", f);
 	for (int n = 0; n < st->nr_ratio; n++) {
 		for (int d = 0; d < st->nr_ratio; d++) {
-			struct pctr_summary s = { .size = sizeof(s) };
+			struct pctr_summary s;
 
 			if (n == d)
 				continue;
-			pctr_stats_ratio(st, n, d, &s);
+			ratio_summary(st, n, d, &s);
 			fputs(first ? "\n        {\"numerator\": "
 				    : ",\n        {\"numerator\": ",
 			      f);

@@ -17,12 +17,16 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +44,14 @@ struct stat_ctx {
 	bool all_cpus;
 	bool detailed; /* -d: the cache events too, as perf stat -d */
 	bool strict; /* --strict: one event that cannot be counted fails */
+	long delay_ms; /* -D: counting starts this late; -1: at "enable" */
+	long interval_count; /* --interval-count: stop after so many rows */
+	int ctl_fd, ack_fd; /* --control; -1 when not given */
+	char ctl_buf[256]; /* a command not yet ended by '\n' */
+	size_t ctl_len;
+	bool append; /* --append: -o adds to its file */
+	bool ctl_opened; /* --control fifo: pctr opened ctl_fd and ack_fd */
+	bool no_aggr; /* -A */
 	FILE *out;
 	const char *output;
 	bool interrupted; /* SIGINT/SIGTERM/SIGHUP/SIGQUIT arrived */
@@ -48,16 +60,27 @@ struct stat_ctx {
 	int map[PCTR_MAX_EVENTS]; /* set index -> report index */
 };
 
-/* one run's wait: for a child, a process to watch, a deadline, intervals */
+/*
+ * One run's wait: for a child, the processes to watch, a deadline,
+ * intervals, the delay of -D and the commands of --control.  A list of -p
+ * or -t is counted by a set for each process or thread, added up.
+ */
 struct waiter {
 	pid_t child; /* > 0: reap it; counting ends with it */
-	pid_t watch; /* > 0: counting ends when this process is gone */
-	uint64_t start, deadline, interval, next;
+	bool watch; /* counting ends when every process of -p/-t is gone */
+	uint64_t start, deadline, interval, next, tsc0;
+	uint64_t duration; /* --duration, ns: counting ends this long after */
+	uint64_t begin_at; /* -D: when counting begins; UINT64_MAX: "enable" */
 	int run;
-	struct pctr_set *set;
+	int nr_sets;
+	struct pctr_set *set[STAT_MAX_PIDS];
+	struct pctr_sample base; /* what was counted before counting began */
 	struct pctr_sample last;
+	long rows; /* interval rows printed */
+	struct rusage ru;
 	int status;
-	bool done;
+	int sigfd;
+	bool begun, done, ctl_eof, killed;
 };
 
 static void
@@ -74,12 +97,24 @@ usage(FILE *f)
 		"  -r, --repeat N            run the command N times, report "
 		"statistics\n"
 		"  -I, --interval MS         print counts every MS milliseconds\n"
-		"  -p, --pid PID             count a running process and its "
+		"      --interval-count N    with -I: stop after N intervals\n"
+		"  -D, --delay MS            start counting MS milliseconds "
+		"late\n"
+		"                            (-1: at 'enable' on --control)\n"
+		"      --control fd:CTL[,ACK] 'enable'/'disable' read from fd "
+		"CTL,\n"
+		"                            'ack' written to fd ACK (or "
+		"fifo:PATH[,PATH])\n"
+		"  -p, --pid PIDS            count running processes and their "
 		"threads\n"
-		"  -t, --tid TID             count one thread\n"
+		"  -t, --tid TIDS            count threads (comma-separated)\n"
 		"  -a, --all-cpus            count whole CPUs (every task on "
 		"them)\n"
 		"  -C, --cpu CPUS            with -a: only these CPUs (0-3,6)\n"
+		"  -A, --no-aggr             with -a: the counts of each CPU\n"
+		"      --per-core, --per-socket, --per-node\n"
+		"                            with -a: the counts of each core, "
+		"socket, node\n"
 		"  -d, --detailed            add the cache events to the "
 		"defaults\n"
 		"      --duration SECONDS    when attaching: stop after this "
@@ -95,12 +130,24 @@ usage(FILE *f)
 		"  -x, --field-separator SEP CSV with a header line\n"
 		"  -o, --output FILE         write the report to FILE ('-': "
 		"stdout)\n"
-		"                            (default: stderr)\n");
+		"                            (default: stderr)\n"
+		"      --append              with -o: add to FILE\n");
 }
 
 /* ---- options ------------------------------------------------------------ */
 
-enum { OPT_PER_THREAD = 256, OPT_NO_MULTIPLEX, OPT_DURATION, OPT_STRICT };
+enum {
+	OPT_PER_THREAD = 256,
+	OPT_NO_MULTIPLEX,
+	OPT_DURATION,
+	OPT_STRICT,
+	OPT_INTERVAL_COUNT,
+	OPT_APPEND,
+	OPT_CONTROL,
+	OPT_PER_CORE,
+	OPT_PER_SOCKET,
+	OPT_PER_NODE,
+};
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -114,6 +161,14 @@ static const struct option long_options[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "no-aggr", no_argument, NULL, 'A' },
+	{ "per-core", no_argument, NULL, OPT_PER_CORE },
+	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
+	{ "per-node", no_argument, NULL, OPT_PER_NODE },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "append", no_argument, NULL, OPT_APPEND },
 	{ "no-multiplex", no_argument, NULL, OPT_NO_MULTIPLEX },
 	{ "json", no_argument, NULL, 'j' },
 	{ "field-separator", required_argument, NULL, 'x' },
@@ -137,12 +192,40 @@ add_events(struct stat_ctx *c, const char *list)
 	return 0;
 }
 
+/* "12,34": each process or thread once, in the order given */
+static int
+parse_pids(struct stat_ctx *c, const char *opt, const char *arg)
+{
+	char item[32];
+	const char *p = arg;
+	long v;
+
+	do {
+		size_t n = strcspn(p, ",");
+
+		snprintf(item, sizeof(item), "%.*s", (int)n, p);
+		if (parse_long(opt, item, 1, 0x7fffffff, &v) < 0)
+			return -1;
+		for (int i = 0; i < c->rep.nr_pids; i++)
+			if (c->rep.pids[i] == (pid_t)v)
+				goto next;
+		if (c->rep.nr_pids == STAT_MAX_PIDS) {
+			tool_err("%s: at most %d processes or threads", opt,
+				 STAT_MAX_PIDS);
+			return -1;
+		}
+		c->rep.pids[c->rep.nr_pids++] = (pid_t)v;
+next:
+		p += n;
+	} while (*p++ == ',');
+	c->rep.pid = c->rep.pids[0];
+	return 0;
+}
+
 static int
 set_target(struct stat_ctx *c, enum stat_target t, const char *opt,
 	   const char *arg)
 {
-	long v;
-
 	if (c->rep.target != STAT_COMMAND) {
 		tool_err("%s: only one of -p, -t and -a can be given", opt);
 		return -1;
@@ -150,9 +233,110 @@ set_target(struct stat_ctx *c, enum stat_target t, const char *opt,
 	c->rep.target = t;
 	if (t == STAT_CPU)
 		return 0;
-	if (parse_long(opt, arg, 1, 0x7fffffff, &v) < 0)
+	return parse_pids(c, opt, arg);
+}
+
+/* the named pipes of --control fifo: (descriptors of fd: are not ours) */
+static void
+close_control(struct stat_ctx *c)
+{
+	if (!c->ctl_opened)
+		return;
+	if (c->ctl_fd >= 0)
+		close(c->ctl_fd);
+	if (c->ack_fd >= 0)
+		close(c->ack_fd);
+	c->ctl_fd = c->ack_fd = -1;
+	c->ctl_opened = false;
+}
+
+/*
+ * --control fifo:CTL[,ACK]: named pipes, opened read-write (so that
+ * neither open waits for the other end, and the control pipe never reads
+ * end-of-file when a writer closes it) and closed at exec.
+ */
+static int
+open_fifo(const char *path, size_t len, int *fd)
+{
+	char name[4096];
+
+	snprintf(name, sizeof(name), "%.*s", (int)len, path);
+	*fd = open(name, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (*fd >= 0)
+		return 0;
+	tool_err("--control: cannot open '%s': %s", name, strerror(errno));
+	return -1;
+}
+
+static int
+parse_control_fifo(struct stat_ctx *c, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+
+	close_control(c);
+	if (open_fifo(arg, comma ? (size_t)(comma - arg) : strlen(arg),
+		      &c->ctl_fd) < 0)
 		return -1;
-	c->rep.pid = (pid_t)v;
+	if (comma && open_fifo(comma + 1, strlen(comma + 1), &c->ack_fd) < 0)
+		return -1;
+	/* the answers are written whole: the ACK pipe blocks as a pipe does */
+	if (c->ack_fd >= 0)
+		fcntl(c->ack_fd, F_SETFL,
+		      fcntl(c->ack_fd, F_GETFL) & ~O_NONBLOCK);
+	c->ctl_opened = true;
+	return 0;
+}
+
+/*
+ * --control fd:CTL[,ACK], as perf stat: the descriptors are open in pctr
+ * already (inherited from the shell that started it, and by the command);
+ * or fifo:CTL[,ACK], named pipes pctr opens.
+ */
+static int
+parse_control(struct stat_ctx *c, const char *arg)
+{
+	char *end;
+	long ctl, ack = -1;
+
+	if (!strncmp(arg, "fifo:", 5) && arg[5])
+		return parse_control_fifo(c, arg + 5);
+	if (strncmp(arg, "fd:", 3))
+		goto bad;
+	ctl = strtol(arg + 3, &end, 10);
+	if (end == arg + 3 || ctl < 0 || ctl > 0x7fffffff)
+		goto bad;
+	if (*end == ',') {
+		const char *a = end + 1;
+
+		ack = strtol(a, &end, 10);
+		if (end == a || ack < 0 || ack > 0x7fffffff)
+			goto bad;
+	}
+	if (*end)
+		goto bad;
+	close_control(c);
+	c->ctl_fd = (int)ctl;
+	c->ack_fd = (int)ack;
+	return 0;
+bad:
+	tool_err("--control: expected fd:CTL[,ACK] (descriptor numbers) or "
+		 "fifo:CTL[,ACK] (named pipes), not '%s'",
+		 arg);
+	return -1;
+}
+
+static int
+set_aggr(struct stat_ctx *c, enum stat_aggr a, bool no_aggr)
+{
+	c->rep.per_thread = true;
+	c->no_aggr |= no_aggr;
+	if ((c->rep.aggr > AGGR_THREAD && c->rep.aggr != a) ||
+	    (c->no_aggr && a > AGGR_THREAD)) {
+		tool_err("only one of -A, --per-core, --per-socket and "
+			 "--per-node can be given");
+		return -1;
+	}
+	c->rep.aggr = a;
 	return 0;
 }
 
@@ -216,7 +400,24 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		c->strict = true;
 		return 0;
 	case OPT_PER_THREAD:
-		c->rep.per_thread = true;
+		return set_aggr(c, AGGR_THREAD, false);
+	case 'A':
+		return set_aggr(c, AGGR_THREAD, true);
+	case OPT_PER_CORE:
+		return set_aggr(c, AGGR_CORE, false);
+	case OPT_PER_SOCKET:
+		return set_aggr(c, AGGR_SOCKET, false);
+	case OPT_PER_NODE:
+		return set_aggr(c, AGGR_NODE, false);
+	case 'D':
+		return parse_long("-D", arg, -1, 3600000, &c->delay_ms);
+	case OPT_INTERVAL_COUNT:
+		return parse_long("--interval-count", arg, 1, 0x7fffffff,
+				  &c->interval_count);
+	case OPT_CONTROL:
+		return parse_control(c, arg);
+	case OPT_APPEND:
+		c->append = true;
 		return 0;
 	case OPT_NO_MULTIPLEX:
 		c->rep.multiplex = false;
@@ -247,6 +448,34 @@ bad_option(int opt, char **argv)
 	return EXIT_USAGE;
 }
 
+static int
+check_more_options(struct stat_ctx *c)
+{
+	if (c->rep.aggr > AGGR_THREAD && c->rep.target != STAT_CPU)
+		tool_err("--per-core, --per-socket, --per-node: give -a (they "
+			 "group the counts of CPUs)");
+	else if (c->no_aggr && c->rep.target != STAT_CPU)
+		tool_err("-A: give -a (it shows each CPU's counts)");
+	else if (c->rep.per_thread && c->rep.target == STAT_COMMAND)
+		tool_err("--per-thread: give -p or -t (a command's threads "
+			 "are counted together; count a running process with "
+			 "-p PID to see each thread)");
+	else if (c->interval_count && !c->interval_ms)
+		tool_err("--interval-count: give -I too");
+	else if (c->append && (!c->output || !strcmp(c->output, "-")))
+		tool_err("--append: give -o FILE (the file to add to)");
+	else if (c->delay_ms < 0 && c->ctl_fd < 0)
+		tool_err("-D -1: counting waits for 'enable' on --control: "
+			 "give --control fd:CTL");
+	else if (c->ctl_fd >= 0 && fcntl(c->ctl_fd, F_GETFD) < 0)
+		tool_err("--control: descriptor %d is not open", c->ctl_fd);
+	else if (c->ack_fd >= 0 && fcntl(c->ack_fd, F_GETFD) < 0)
+		tool_err("--control: descriptor %d is not open", c->ack_fd);
+	else
+		return 0;
+	return -1;
+}
+
 /* the combinations that make no sense, each said plainly */
 static int
 check_options(struct stat_ctx *c)
@@ -269,7 +498,7 @@ check_options(struct stat_ctx *c)
 			 "and no command (a command is counted for its whole "
 			 "life)");
 	else
-		return 0;
+		return check_more_options(c);
 	return -1;
 }
 
@@ -280,7 +509,7 @@ parse_options(struct stat_ctx *c, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aC:djx:o:h",
+	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:dD:jx:o:h",
 				  long_options, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);
@@ -622,6 +851,147 @@ got_signal(struct stat_ctx *c, struct waiter *w, int sig, int code)
 		w->done = true;
 }
 
+/* the signals that came, from the signalfd of the wait */
+static void
+take_signals(struct stat_ctx *c, struct waiter *w)
+{
+	struct signalfd_siginfo si;
+
+	while (read(w->sigfd, &si, sizeof(si)) == sizeof(si))
+		got_signal(c, w, (int)si.ssi_signo, si.ssi_code);
+}
+
+/* ---- the sets of a run -------------------------------------------------- */
+
+static void
+free_sets(struct waiter *w)
+{
+	for (int i = 0; i < w->nr_sets; i++)
+		pctr_set_free(w->set[i]);
+	w->nr_sets = 0;
+}
+
+static int
+sets_enable(struct waiter *w, bool on)
+{
+	int r = 0;
+
+	for (int i = 0; r == 0 && i < w->nr_sets; i++)
+		r = on ? pctr_set_enable(w->set[i])
+		       : pctr_set_disable(w->set[i]);
+	return r;
+}
+
+/* the sets' counts added up, less those before counting began (-D) */
+static int
+sets_read(struct waiter *w, struct pctr_sample *s, bool raw)
+{
+	struct pctr_sample one;
+	int r = pctr_set_read(w->set[0], s);
+
+	for (int i = 1; r == 0 && i < w->nr_sets; i++) {
+		r = pctr_set_read(w->set[i], &one);
+		for (uint32_t e = 0; r == 0 && e < s->nr; e++) {
+			s->count[e].value += one.count[e].value;
+			s->count[e].enabled += one.count[e].enabled;
+			s->count[e].running += one.count[e].running;
+		}
+	}
+	for (uint32_t e = 0; r == 0 && !raw && e < s->nr; e++)
+		s->count[e] = pctr_count_delta(&s->count[e], &w->base.count[e]);
+	return r;
+}
+
+/* Counting begins: at once, after -D, or at the first "enable". */
+static int
+begin_counting(struct waiter *w)
+{
+	int r = sets_enable(w, true);
+
+	if (r < 0)
+		return r;
+	memset(&w->last, 0, sizeof(w->last));
+	w->begun = true;
+	w->start = now_ns();
+	w->tsc0 = pctr_tsc();
+	w->next = w->start + w->interval;
+	if (w->duration)
+		w->deadline = w->start + w->duration;
+	return 0;
+}
+
+/* ---- --control ---------------------------------------------------------- */
+
+static void
+control_ack(const struct stat_ctx *c)
+{
+	if (c->ack_fd >= 0 && write(c->ack_fd, "ack\n", 4) != 4)
+		tool_err("--control: cannot write 'ack' to descriptor %d: %s",
+			 c->ack_fd, strerror(errno));
+}
+
+/*
+ * perf's protocol: each command is a word ended by '\n' or '\0'; "enable"
+ * and "disable" switch every counter, "ping" only asks for the "ack\n"
+ * that follows every command on the ACK descriptor.
+ */
+static int
+control_command(struct stat_ctx *c, struct waiter *w, const char *cmd)
+{
+	int r = 0;
+
+	if (!strcmp(cmd, "enable")) {
+		r = w->begun ? sets_enable(w, true) : begin_counting(w);
+	} else if (!strcmp(cmd, "disable")) {
+		r = sets_enable(w, false);
+	} else if (strcmp(cmd, "ping") && *cmd) {
+		tool_err("--control: unknown command '%s' (enable, disable, "
+			 "ping)",
+			 cmd);
+	}
+	if (r < 0)
+		return r;
+	if (*cmd)
+		control_ack(c);
+	return 0;
+}
+
+static char *
+command_end(char *p, size_t len)
+{
+	char *nl = memchr(p, '\n', len), *nul = memchr(p, '\0', len);
+
+	return !nl ? nul : !nul ? nl : nl < nul ? nl : nul;
+}
+
+static int
+control_read(struct stat_ctx *c, struct waiter *w)
+{
+	size_t room = sizeof(c->ctl_buf) - 1 - c->ctl_len;
+	ssize_t n = read(c->ctl_fd, c->ctl_buf + c->ctl_len, room);
+	char *p = c->ctl_buf, *end;
+	size_t left;
+	int r = 0;
+
+	if (n <= 0) {
+		w->ctl_eof = n == 0 || (errno != EINTR && errno != EAGAIN);
+		return 0;
+	}
+	c->ctl_len += (size_t)n;
+	/* each command ends at '\n' or '\0', whichever comes first */
+	while (r == 0 && (left = c->ctl_len - (size_t)(p - c->ctl_buf)) &&
+	       (end = command_end(p, left))) {
+		*end = '\0';
+		r = control_command(c, w, p);
+		p = end + 1;
+	}
+	c->ctl_len -= (size_t)(p - c->ctl_buf);
+	memmove(c->ctl_buf, p, c->ctl_len);
+	if (c->ctl_len == sizeof(c->ctl_buf) - 1)
+		c->ctl_len = 0;
+	return r;
+}
+
 /* ---- waiting ------------------------------------------------------------ */
 
 /* gone, or a zombie: it counts no more either way */
@@ -644,21 +1014,32 @@ process_gone(pid_t pid)
 	return paren && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
+static bool
+all_gone(const struct stat_ctx *c)
+{
+	for (int i = 0; i < c->rep.nr_pids; i++)
+		if (!process_gone(c->rep.pids[i]))
+			return false;
+	return true;
+}
+
+/* the command reaped with wait4(): its status and its CPU time */
 static void
-try_reap(struct waiter *w)
+try_reap(const struct stat_ctx *c, struct waiter *w)
 {
 	int status;
 
-	if (w->child > 0 && waitpid(w->child, &status, WNOHANG) == w->child) {
+	if (w->child > 0 &&
+	    wait4(w->child, &status, WNOHANG, &w->ru) == w->child) {
 		w->status = status;
 		w->child = 0;
 		w->done = true;
 	}
-	if (w->watch > 0 && process_gone(w->watch))
+	if (w->watch && all_gone(c))
 		w->done = true;
 }
 
-/* the counts since the last interval, from a read of the set @s */
+/* the counts since the last interval, from a read @s */
 static int
 interval_row(struct stat_ctx *c, struct waiter *w, uint64_t now,
 	     const struct pctr_sample *s)
@@ -670,59 +1051,119 @@ interval_row(struct stat_ctx *c, struct waiter *w, uint64_t now,
 		d[i] = pctr_count_delta(&s->count[i], &w->last.count[i]);
 	scatter(c, d, sl.count);
 	w->last = *s;
+	w->rows++;
 	if (report_interval(c->out, &c->rep, &sl) < 0)
 		return open_failed(-ENOMEM);
 	return 0;
+}
+
+/*
+ * --interval-count reached: counting stops with that row (the counters
+ * are stopped before it is read, so the totals are the rows' sum) and a
+ * command still running is ended with SIGTERM, as --duration ends a wait.
+ */
+static void
+last_interval(struct waiter *w)
+{
+	w->done = true;
+	w->killed = w->child > 0 && kill(w->child, SIGTERM) == 0;
 }
 
 static int
 interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
 {
 	struct pctr_sample s;
-	int r = pctr_set_read(w->set, &s);
+	bool last = c->interval_count && w->rows + 1 >= c->interval_count;
+	int r = last ? sets_enable(w, false) : 0;
 
+	if (r == 0)
+		r = sets_read(w, &s, false);
 	if (r < 0)
 		return open_failed(r);
 	w->next += w->interval;
+	if (last)
+		last_interval(w);
 	return interval_row(c, w, now, &s);
 }
 
-/* nanoseconds until the next thing to do; UINT64_MAX: only signals */
+/* nanoseconds until the next thing to do; UINT64_MAX: only events */
 static uint64_t
 next_wakeup(const struct waiter *w, uint64_t now)
 {
 	uint64_t t = UINT64_MAX;
 
+	if (!w->begun)
+		return w->begin_at == UINT64_MAX ? UINT64_MAX
+		       : w->begin_at > now	 ? w->begin_at - now
+						 : 0;
 	if (w->interval)
 		t = w->next > now ? w->next - now : 0;
 	if (w->deadline && (w->deadline > now ? w->deadline - now : 0) < t)
 		t = w->deadline > now ? w->deadline - now : 0;
-	if (w->watch > 0 && t > 100000000u)
-		t = 100000000u; /* a process we did not start: look again */
+	if (w->watch && t > 100000000u)
+		t = 100000000u; /* processes we did not start: look again */
 	return t;
+}
+
+static int
+wait_events(struct stat_ctx *c, struct waiter *w, uint64_t t)
+{
+	struct timespec ts = { (time_t)(t / 1000000000u),
+			       (long)(t % 1000000000u) };
+	struct pollfd pfd[2] = { { .fd = w->sigfd, .events = POLLIN },
+				 { .fd = c->ctl_fd, .events = POLLIN } };
+	int n = c->ctl_fd >= 0 && !w->ctl_eof ? 2 : 1;
+
+	if (w->child <= 0 && w->watch && t > 100000000u)
+		t = 100000000u;
+	if (ppoll(pfd, n, t == UINT64_MAX ? NULL : &ts, NULL) <= 0)
+		return 0;
+	if (pfd[0].revents)
+		take_signals(c, w);
+	if (n == 2 && pfd[1].revents)
+		return control_read(c, w);
+	return 0;
 }
 
 static int
 wait_step(struct stat_ctx *c, struct waiter *w)
 {
-	uint64_t now = now_ns(), t = next_wakeup(w, now);
-	struct timespec ts = { (time_t)(t / 1000000000u),
-			       (long)(t % 1000000000u) };
-	siginfo_t info;
-	sigset_t set;
-	int sig;
+	uint64_t now = now_ns();
+	int r = wait_events(c, w, next_wakeup(w, now));
 
-	signal_set(&set);
-	sig = sigtimedwait(&set, &info, t == UINT64_MAX ? NULL : &ts);
-	if (sig > 0)
-		got_signal(c, w, sig, info.si_code);
-	try_reap(w);
+	if (r < 0)
+		return open_failed(r);
+	try_reap(c, w);
 	now = now_ns();
+	if (!w->done && !w->begun && now >= w->begin_at &&
+	    (r = begin_counting(w)) < 0)
+		return open_failed(r);
 	if (w->deadline && now >= w->deadline)
 		w->done = true;
-	if (!w->done && w->interval && now >= w->next)
+	if (!w->done && w->begun && w->interval && now >= w->next)
 		return interval_tick(c, w, now);
 	return 0;
+}
+
+/*
+ * -D: counting begins this late, or (-D -1) at "enable" on --control.
+ * Attached sets are opened stopped; a command's counters started at its
+ * exec (@running), so with a delay they are stopped at once and what they
+ * counted in between is left out of every figure.
+ */
+static int
+plan_begin(const struct stat_ctx *c, struct waiter *w, bool running)
+{
+	int r;
+
+	w->begin_at = c->delay_ms < 0 ? UINT64_MAX
+		      : now_ns() + (uint64_t)c->delay_ms * 1000000u;
+	if (!c->delay_ms)
+		return begin_counting(w);
+	if (!running)
+		return 0;
+	r = sets_enable(w, false);
+	return r < 0 ? r : sets_read(w, &w->base, true);
 }
 
 static int
@@ -733,15 +1174,21 @@ wait_run(struct stat_ctx *c, struct waiter *w)
 
 	signal_set(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	w->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (w->sigfd < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return open_failed(-errno);
+	}
 	got_signal(c, w, early_sig, early_code);
 	early_sig = 0;
-	if (w->interval)
-		w->next = w->start + w->interval;
-	if (c->duration > 0)
-		w->deadline = w->start + (uint64_t)(c->duration * 1e9);
-	try_reap(w);
+	try_reap(c, w);
 	while (!w->done && r == 0)
 		r = wait_step(c, w);
+	/* a command ended by --interval-count: reap it */
+	if (w->child > 0 && w->killed &&
+	    wait4(w->child, &w->status, 0, &w->ru) == w->child)
+		w->child = 0;
+	close(w->sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return r;
 }
@@ -761,31 +1208,85 @@ new_run(struct stat_ctx *c)
 	return &n[c->rep.nr_runs];
 }
 
-static int
-read_instances(struct stat_ctx *c, struct pctr_set *set)
+static struct stat_slice *
+add_instance(struct stat_ctx *c, int id, int socket)
 {
-	int n = pctr_set_nr_instances(set);
+	struct stat_slice *n, *sl;
+
+	for (int i = 0; c->rep.aggr > AGGR_THREAD && i < c->rep.nr_instances;
+	     i++) {
+		sl = &c->rep.instances[i];
+		if (sl->id == id && sl->socket == socket)
+			return sl;
+	}
+	n = realloc(c->rep.instances,
+		    (c->rep.nr_instances + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	c->rep.instances = n;
+	sl = &n[c->rep.nr_instances++];
+	memset(sl, 0, sizeof(*sl));
+	sl->run = c->rep.nr_runs + 1;
+	sl->id = id;
+	sl->socket = socket;
+	return sl;
+}
+
+/* the counts of one thread or CPU, added to its row (its core's, ...) */
+static int
+add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
+{
+	int id = pctr_set_instance_id(set, i), socket = -1;
+	struct stat_slice *sl;
+	struct pctr_count d[PCTR_MAX_EVENTS];
 	struct pctr_sample s;
 
-	free(c->rep.instances);
-	c->rep.nr_instances = 0;
-	c->rep.instances = calloc(n > 0 ? n : 1, sizeof(struct stat_slice));
-	for (int i = 0; c->rep.instances && i < n; i++) {
-		struct stat_slice *sl = &c->rep.instances[i];
+	if (c->rep.aggr > AGGR_THREAD)
+		id = cpu_topology_id(id, c->rep.aggr, &socket);
+	if (c->rep.aggr != AGGR_CORE)
+		socket = -1;
+	sl = add_instance(c, id, socket);
+	if (!sl)
+		return open_failed(-ENOMEM);
+	if (pctr_set_read_instance(set, i, &s) < 0)
+		return open_failed(-EIO);
+	scatter(c, s.count, d);
+	for (int e = 0; e < PCTR_MAX_EVENTS; e++) {
+		sl->count[e].value += d[e].value;
+		sl->count[e].enabled += d[e].enabled;
+		sl->count[e].running += d[e].running;
+	}
+	sl->nr_cpus++;
+	return 0;
+}
 
-		if (pctr_set_read_instance(set, i, &s) < 0)
-			return open_failed(-EIO);
-		sl->run = c->rep.nr_runs + 1;
-		sl->id = pctr_set_instance_id(set, i);
-		scatter(c, s.count, sl->count);
-		c->rep.nr_instances++;
+/* each thread or CPU, or each core, socket or node of the CPUs */
+static int
+read_instances(struct stat_ctx *c, struct waiter *w)
+{
+	free(c->rep.instances);
+	c->rep.instances = NULL;
+	c->rep.nr_instances = 0;
+	for (int k = 0; k < w->nr_sets; k++) {
+		int n = pctr_set_nr_instances(w->set[k]);
+
+		for (int i = 0; i < n; i++)
+			if (add_instance_counts(c, w->set[k], i))
+				return 1;
 	}
 	return 0;
 }
 
+static uint64_t
+timeval_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u +
+	       (uint64_t)tv->tv_usec * 1000u;
+}
+
 /* the totals of a finished run */
 static int
-finish_run(struct stat_ctx *c, struct waiter *w, uint64_t tsc0)
+finish_run(struct stat_ctx *c, struct waiter *w)
 {
 	struct stat_run *run = new_run(c);
 	uint64_t now = now_ns();
@@ -794,16 +1295,23 @@ finish_run(struct stat_ctx *c, struct waiter *w, uint64_t tsc0)
 
 	if (!run)
 		return open_failed(-ENOMEM);
+	if (!w->begun && (r = begin_counting(w)) < 0)
+		return open_failed(r);
 	run->elapsed_ns = now - w->start;
-	run->tsc_ticks = pctr_tsc() - tsc0;
-	r = pctr_set_read(w->set, &s);
+	run->tsc_ticks = pctr_tsc() - w->tsc0;
+	r = sets_read(w, &s, false);
 	if (r < 0)
 		return open_failed(r);
 	scatter(c, s.count, run->count);
+	run->has_rusage = w->child == 0 && c->rep.argv;
+	run->user_ns = timeval_ns(&w->ru.ru_utime);
+	run->sys_ns = timeval_ns(&w->ru.ru_stime);
 	/* the last, partial interval: the rows add up to the totals */
-	if (w->interval && interval_row(c, w, now, &s))
+	if (w->interval &&
+	    !(c->interval_count && w->rows >= c->interval_count) &&
+	    interval_row(c, w, now, &s))
 		return 1;
-	if (c->rep.per_thread && read_instances(c, w->set))
+	if (c->rep.per_thread && read_instances(c, w))
 		return 1;
 	c->rep.nr_runs++;
 	return 0;
@@ -820,27 +1328,25 @@ record_exit(struct stat_ctx *c, int status)
 static int
 run_command(struct stat_ctx *c, int run)
 {
-	struct waiter w = { .run = run };
-	uint64_t tsc0;
-	int r = make_set(c, &w.set);
+	struct waiter w = { .run = run, .nr_sets = 1, .child = -1 };
+	int r = make_set(c, &w.set[0]);
 
 	if (r)
 		return r;
 	w.interval = (uint64_t)c->interval_ms * 1000000u;
-	w.start = now_ns();
-	tsc0 = pctr_tsc();
-	r = pctr_set_open_command(w.set, c->rep.argv, &w.child);
+	r = pctr_set_open_command(w.set[0], c->rep.argv, &w.child);
 	if (r < 0) {
-		pctr_set_free(w.set);
+		free_sets(&w);
 		return open_failed(r);
 	}
-	refresh_names(c, w.set);
-	r = wait_run(c, &w);
+	refresh_names(c, w.set[0]);
+	r = plan_begin(c, &w, true);
+	r = r < 0 ? open_failed(r) : wait_run(c, &w);
 	if (r == 0)
-		r = finish_run(c, &w, tsc0);
+		r = finish_run(c, &w);
 	if (r == 0)
 		record_exit(c, w.status);
-	pctr_set_free(w.set);
+	free_sets(&w);
 	return r;
 }
 
@@ -858,49 +1364,62 @@ spawn(struct stat_ctx *c, pid_t *pid)
 }
 
 static int
-open_attached(struct stat_ctx *c, struct pctr_set *set)
+open_one(struct stat_ctx *c, struct waiter *w, pid_t pid)
 {
 	static const int type[] = { 0, PCTR_TARGET_PID, PCTR_TARGET_TID,
 				    PCTR_TARGET_CPU };
 	struct pctr_target t = { .type = type[c->rep.target],
-				 .pid = c->rep.pid,
+				 .pid = pid,
 				 .nr_cpus = c->rep.nr_cpus,
 				 .cpus = c->rep.cpus };
-	int r = pctr_set_open(set, &t);
+	int r = make_set(c, &w->set[w->nr_sets]);
 
-	if (r == 0)
-		r = pctr_set_enable(set);
+	if (r)
+		return r;
+	r = pctr_set_open(w->set[w->nr_sets++], &t);
 	return r < 0 ? open_failed(r) : 0;
+}
+
+/*
+ * A set for each process or thread of -p/-t, one for the CPUs of -a,
+ * opened stopped: counting begins in plan_begin().
+ */
+static int
+open_attached(struct stat_ctx *c, struct waiter *w)
+{
+	int n = c->rep.target == STAT_CPU ? 1 : c->rep.nr_pids, r = 0;
+
+	for (int i = 0; r == 0 && i < n; i++)
+		r = open_one(c, w, c->rep.pids[i]);
+	if (r == 0)
+		refresh_names(c, w->set[0]);
+	return r;
 }
 
 static int
 run_attached(struct stat_ctx *c)
 {
-	struct waiter w = { .run = 1 };
-	uint64_t tsc0;
-	int r = make_set(c, &w.set);
+	struct waiter w = { .run = 1, .child = -1 };
+	int r = open_attached(c, &w);
 
-	if (r == 0)
-		r = open_attached(c, w.set);
 	if (r == 0) {
-		refresh_names(c, w.set);
 		w.interval = (uint64_t)c->interval_ms * 1000000u;
-		w.start = now_ns();
-		tsc0 = pctr_tsc();
-		if (c->rep.target != STAT_CPU)
-			w.watch = c->rep.pid;
-		if (c->rep.argv)
-			r = spawn(c, &w.child);
+		w.watch = c->rep.target != STAT_CPU;
+		w.duration = (uint64_t)(c->duration * 1e9);
+		r = plan_begin(c, &w, false);
+		r = r < 0 ? open_failed(r) : 0;
 	}
+	if (r == 0 && c->rep.argv)
+		r = spawn(c, &w.child);
 	if (r == 0)
 		r = wait_run(c, &w);
 	if (r == 0)
-		pctr_set_disable(w.set);
+		sets_enable(&w, false);
 	if (r == 0)
-		r = finish_run(c, &w, tsc0);
+		r = finish_run(c, &w);
 	if (r == 0 && c->rep.argv)
 		record_exit(c, w.status);
-	pctr_set_free(w.set);
+	free_sets(&w);
 	return r;
 }
 
@@ -920,6 +1439,7 @@ run_all(struct stat_ctx *c)
 	return r;
 }
 
+
 /* ---- the subcommand ----------------------------------------------------- */
 
 /* a process that is not there is said first, before anything else */
@@ -928,11 +1448,15 @@ check_process(const struct stat_ctx *c)
 {
 	if (c->rep.target != STAT_PID && c->rep.target != STAT_TID)
 		return 0;
-	if (kill(c->rep.pid, 0) == 0 || errno != ESRCH)
-		return 0;
-	tool_err("no %s %d", c->rep.target == STAT_PID ? "process" : "thread",
-		 (int)c->rep.pid);
-	return tool_exit_status(-ESRCH);
+	for (int i = 0; i < c->rep.nr_pids; i++) {
+		if (kill(c->rep.pids[i], 0) == 0 || errno != ESRCH)
+			continue;
+		tool_err("no %s %d",
+			 c->rep.target == STAT_PID ? "process" : "thread",
+			 (int)c->rep.pids[i]);
+		return tool_exit_status(-ESRCH);
+	}
+	return 0;
 }
 
 static int
@@ -966,7 +1490,7 @@ open_output(struct stat_ctx *c)
 		return 0;
 	}
 	/* close-on-exec: the command never writes into the report */
-	c->out = fopen(c->output, "we");
+	c->out = fopen(c->output, c->append ? "ae" : "we");
 	if (c->out)
 		return 0;
 	tool_err("-o: cannot write '%s': %s", c->output, strerror(errno));
@@ -1023,6 +1547,8 @@ cmd_stat(int argc, char **argv)
 	struct stat_ctx c = {
 		.rep = { .multiplex = true, .sep = "," },
 		.repeat = 1,
+		.ctl_fd = -1,
+		.ack_fd = -1,
 	};
 	int r;
 
@@ -1040,5 +1566,6 @@ cmd_stat(int argc, char **argv)
 	report_free(&c.rep);
 	free((void *)c.rep.cpus);
 	free(c.events);
+	close_control(&c);
 	return r;
 }

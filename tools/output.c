@@ -73,12 +73,47 @@ json_end(struct json *j)
 	fputc('\n', j->f);
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), 0 if there is
+ * none.  @s[0] is 0x80 or more.
+ */
+static int
+utf8_len(const unsigned char *s)
+{
+	int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (n == 0 || s[0] > 0xf4)
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f; /* past U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (int i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * A JSON string, valid UTF-8 whatever @s holds: a byte that does not
+ * start a well-formed sequence (an argument in Latin-1, a cut name) is
+ * written as U+FFFD, the replacement character.
+ */
 static void
 json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		int n = c >= 0x80 ? utf8_len((const unsigned char *)s) : 1;
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
@@ -88,8 +123,12 @@ json_string(FILE *f, const char *s)
 			fputs("\\t", f);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+		else if (n == 0)
+			fputs("\\ufffd", f);
+		else {
+			fwrite(s, 1, (size_t)n, f);
+			s += n - 1;
+		}
 	}
 	fputc('"', f);
 }
@@ -491,7 +530,57 @@ metric_stats(const struct stat_report *r, const struct metric *m,
 }
 
 /* elapsed time per run: in nanoseconds, TSC ticks, or seconds (@unit) */
-enum elapsed_unit { ELAPSED_NS, ELAPSED_TSC, ELAPSED_SEC };
+enum elapsed_unit {
+	ELAPSED_NS,
+	ELAPSED_TSC,
+	ELAPSED_SEC,
+	ELAPSED_USER, /* the command's user-mode seconds (wait4) */
+	ELAPSED_SYS, /* and its kernel-mode seconds */
+	ELAPSED_USER_NS,
+	ELAPSED_SYS_NS,
+};
+
+/* every run reaped its command: its CPU time is known */
+static bool
+has_rusage(const struct stat_report *r)
+{
+	for (int i = 0; i < r->nr_runs; i++)
+		if (!r->runs[i].has_rusage)
+			return false;
+	return r->nr_runs > 0;
+}
+
+static double
+elapsed_value(const struct stat_run *run, enum elapsed_unit unit)
+{
+	switch (unit) {
+	case ELAPSED_TSC:
+		return (double)run->tsc_ticks;
+	case ELAPSED_NS:
+		return (double)run->elapsed_ns;
+	case ELAPSED_SEC:
+		return (double)run->elapsed_ns / 1e9;
+	case ELAPSED_USER:
+		return (double)run->user_ns / 1e9;
+	case ELAPSED_SYS:
+		return (double)run->sys_ns / 1e9;
+	case ELAPSED_USER_NS:
+		return (double)run->user_ns;
+	case ELAPSED_SYS_NS:
+		return (double)run->sys_ns;
+	}
+	return NAN;
+}
+
+/* the integers of JSON, exact past 2^53 (TSC ticks) */
+static unsigned long long
+elapsed_raw(const struct stat_run *run, enum elapsed_unit unit)
+{
+	return unit == ELAPSED_TSC	   ? run->tsc_ticks
+	       : unit == ELAPSED_USER_NS ? run->user_ns
+	       : unit == ELAPSED_SYS_NS	   ? run->sys_ns
+					   : run->elapsed_ns;
+}
 
 static struct figures
 elapsed_stats(const struct stat_report *r, enum elapsed_unit unit)
@@ -500,10 +589,7 @@ elapsed_stats(const struct stat_report *r, enum elapsed_unit unit)
 	struct figures f;
 
 	for (int i = 0; x && i < r->nr_runs; i++)
-		x[i] = unit == ELAPSED_TSC ? (double)r->runs[i].tsc_ticks
-		       : unit == ELAPSED_NS
-			       ? (double)r->runs[i].elapsed_ns
-			       : (double)r->runs[i].elapsed_ns / 1e9;
+		x[i] = elapsed_value(&r->runs[i], unit);
 	figures_of(x, x ? r->nr_runs : 0, &f);
 	free(x);
 	return f;
@@ -542,10 +628,13 @@ print_target(FILE *f, const struct stat_report *r)
 	case STAT_COMMAND:
 		break;
 	case STAT_PID:
-		fprintf(f, "process %d", (int)r->pid);
-		return;
 	case STAT_TID:
-		fprintf(f, "thread %d", (int)r->pid);
+		if (r->target == STAT_PID)
+			fputs(r->nr_pids > 1 ? "processes" : "process", f);
+		else
+			fputs(r->nr_pids > 1 ? "threads" : "thread", f);
+		for (int i = 0; i < r->nr_pids; i++)
+			fprintf(f, "%s%d", i ? "," : " ", (int)r->pids[i]);
 		return;
 	case STAT_CPU:
 		fprintf(f, "%s", r->nr_cpus ? "CPUs" : "all CPUs");
@@ -674,6 +763,34 @@ print_metrics(FILE *f, const struct stat_report *r, int w, bool stats)
 			print_stat_line(f, metrics[i].desc, w, &a, stats, 4);
 	el = elapsed_stats(r, ELAPSED_SEC);
 	print_stat_line(f, "seconds elapsed", w, &el, stats, 6);
+	if (!has_rusage(r))
+		return;
+	el = elapsed_stats(r, ELAPSED_USER);
+	print_stat_line(f, "seconds user", w, &el, stats, 6);
+	el = elapsed_stats(r, ELAPSED_SYS);
+	print_stat_line(f, "seconds sys", w, &el, stats, 6);
+}
+
+/* what an instance row is: thread, cpu, or the group of CPUs added up */
+static const char *
+instance_kind(const struct stat_report *r)
+{
+	static const char *const kind[] = { "cpu", "cpu", "core", "socket",
+					    "node" };
+
+	return r->target == STAT_CPU ? kind[r->aggr] : "thread";
+}
+
+/* "S0-C1" for a core (its number is unique in its socket only), or "3" */
+static char *
+instance_id(const struct stat_report *r, const struct stat_slice *s,
+	    char *buf, size_t len)
+{
+	if (r->target == STAT_CPU && r->aggr == AGGR_CORE)
+		snprintf(buf, len, "S%d-C%d", s->socket, s->id);
+	else
+		snprintf(buf, len, "%d", s->id);
+	return buf;
 }
 
 static void
@@ -684,9 +801,13 @@ print_instances(FILE *f, const struct stat_report *r, int w)
 	for (int i = 0; i < r->nr_instances; i++) {
 		const struct stat_slice *s = &r->instances[i];
 
-		snprintf(id, sizeof(id), "%s %d",
-			 r->target == STAT_CPU ? "CPU" : "thread", s->id);
-		fprintf(f, "\n %s\n", id);
+		instance_id(r, s, id, sizeof(id));
+		if (r->target == STAT_CPU && r->aggr > AGGR_THREAD)
+			fprintf(f, "\n %s %s (%d CPU%s)\n", instance_kind(r),
+				id, s->nr_cpus, s->nr_cpus == 1 ? "" : "s");
+		else
+			fprintf(f, "\n %s %s\n",
+				r->target == STAT_CPU ? "CPU" : "thread", id);
 		for (int e = 0; e < r->nr_events; e++)
 			fprintf(f, "   %-*s%*s\n", w - 2, r->ev[e].name, NUMW,
 				r->err[e] ? NOT_SUPPORTED
@@ -765,8 +886,13 @@ json_target(struct json *j, const struct stat_report *r)
 
 	json_obj(j, "target");
 	json_str(j, "type", type[r->target]);
-	if (r->target == STAT_PID || r->target == STAT_TID)
+	if (r->target == STAT_PID || r->target == STAT_TID) {
 		json_int(j, r->target == STAT_PID ? "pid" : "tid", r->pid);
+		json_arr(j, r->target == STAT_PID ? "pids" : "tids");
+		for (int i = 0; i < r->nr_pids; i++)
+			json_int(j, NULL, r->pids[i]);
+		json_arr_end(j);
+	}
 	if (r->target == STAT_CPU) {
 		json_arr(j, "cpus");
 		for (int i = 0; i < r->nr_cpus; i++)
@@ -783,18 +909,31 @@ json_target(struct json *j, const struct stat_report *r)
 }
 
 static void
-json_time(struct json *j, const struct stat_report *r, bool tsc)
+json_time(struct json *j, const struct stat_report *r, const char *key,
+	  enum elapsed_unit unit)
 {
-	struct figures a = elapsed_stats(r, tsc ? ELAPSED_TSC : ELAPSED_NS);
+	struct figures a = elapsed_stats(r, unit);
 
-	json_obj(j, tsc ? "tsc_ticks" : "elapsed_ns");
+	json_obj(j, key);
 	json_arr(j, "values");
 	for (int i = 0; i < r->nr_runs; i++)
-		json_uint(j, NULL, tsc ? r->runs[i].tsc_ticks
-				       : r->runs[i].elapsed_ns);
+		json_uint(j, NULL, elapsed_raw(&r->runs[i], unit));
 	json_arr_end(j);
 	json_figures(j, &a);
 	json_obj_end(j);
+}
+
+/* the command's CPU time, from wait4(); null when no command was reaped */
+static void
+json_rusage(struct json *j, const struct stat_report *r)
+{
+	if (!has_rusage(r)) {
+		json_null(j, "user_ns");
+		json_null(j, "sys_ns");
+		return;
+	}
+	json_time(j, r, "user_ns", ELAPSED_USER_NS);
+	json_time(j, r, "sys_ns", ELAPSED_SYS_NS);
 }
 
 static void
@@ -877,10 +1016,13 @@ json_slices(struct json *j, const struct stat_report *r, const char *key,
 			json_int(j, "run", s[i].run);
 			json_uint(j, "time_ns", s[i].time_ns);
 		} else {
-			json_str(j, "kind",
-				 r->target == STAT_CPU ? "cpu" : "thread");
+			json_str(j, "kind", instance_kind(r));
 			json_int(j, "id", s[i].id);
 		}
+		if (!interval && r->aggr == AGGR_CORE)
+			json_int(j, "socket", s[i].socket);
+		if (!interval && r->aggr > AGGR_THREAD)
+			json_int(j, "nr_cpus", s[i].nr_cpus);
 		json_slice_events(j, r, &s[i]);
 		json_obj_end(j);
 	}
@@ -931,8 +1073,9 @@ print_json(FILE *f, const struct stat_report *r)
 	json_int(&j, "runs", r->nr_runs);
 	if (r->has_exit)
 		json_exit(&j, r);
-	json_time(&j, r, false);
-	json_time(&j, r, true);
+	json_time(&j, r, "elapsed_ns", ELAPSED_NS);
+	json_time(&j, r, "tsc_ticks", ELAPSED_TSC);
+	json_rusage(&j, r);
 	json_arr(&j, "events");
 	for (int e = 0; e < r->nr_events; e++)
 		json_event(&j, r, e);
@@ -1087,7 +1230,7 @@ csv_stats_row(FILE *f, const struct stat_report *r, int e)
 static void
 print_csv(FILE *f, const struct stat_report *r)
 {
-	const char *kind = r->target == STAT_CPU ? "cpu" : "thread";
+	const char *kind = instance_kind(r);
 	char t[32], id[32];
 
 	for (int i = 0; i < r->nr_runs; i++) {
@@ -1102,7 +1245,7 @@ print_csv(FILE *f, const struct stat_report *r)
 		if (!r->err[e])
 			csv_stats_row(f, r, e);
 	for (int i = 0; r->per_thread && i < r->nr_instances; i++) {
-		snprintf(id, sizeof(id), "%d", r->instances[i].id);
+		instance_id(r, &r->instances[i], id, sizeof(id));
 		for (int e = 0; e < r->nr_events; e++)
 			csv_row(f, r, kind, r->nr_runs, "", id, e,
 				&r->instances[i].count[e]);
@@ -1163,13 +1306,16 @@ print_interval(FILE *f, struct stat_report *r,
 {
 	char b[64];
 
+	/* -r: which run a row belongs to, first */
 	if (r->nr_intervals++ == 0)
-		fprintf(f, "#%15s %*s %-4s %s\n", "time (s)", NUMW, "count",
-			"unit", "event");
+		fprintf(f, "#%s%15s %*s %-4s %s\n", r->repeated ? "  run " : "",
+			"time (s)", NUMW, "count", "unit", "event");
 	for (int e = 0; e < r->nr_events; e++) {
 		const struct pctr_count *c = &s->count[e];
 		double pct = running_pct(c);
 
+		if (r->repeated)
+			fprintf(f, "%6d", s->run);
 		fprintf(f, "%16.6f %*s %-4s %s", (double)s->time_ns / 1e9, NUMW,
 			r->err[e] ? NOT_SUPPORTED
 				  : fmt_group(b, sizeof(b),

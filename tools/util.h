@@ -101,18 +101,33 @@ enum stat_format {
 	FMT_CSV,
 };
 
+/* how the counts of CPUs are shown (-A, --per-core, --per-socket, ...) */
+enum stat_aggr {
+	AGGR_GLOBAL, /* one total */
+	AGGR_THREAD, /* --per-thread, -A: each thread or CPU too */
+	AGGR_CORE,
+	AGGR_SOCKET,
+	AGGR_NODE,
+};
+
 /* one run's totals */
 struct stat_run {
 	struct pctr_count count[PCTR_MAX_EVENTS];
 	uint64_t elapsed_ns;
 	uint64_t tsc_ticks;
+	bool has_rusage; /* a command was reaped: its CPU time is known */
+	uint64_t user_ns, sys_ns; /* wait4()'s rusage of the command */
 };
 
-/* the counts of one interval (-I), or of one thread or CPU */
+#define STAT_MAX_PIDS 64 /* -p and -t lists */
+
+/* the counts of one interval (-I), or of one thread, CPU or CPU group */
 struct stat_slice {
 	int run;
 	uint64_t time_ns; /* interval end since the start of the run */
-	int id; /* thread id or CPU number */
+	int id; /* thread id, CPU number, or core/socket/node number */
+	int socket; /* --per-core: the core's socket */
+	int nr_cpus; /* --per-core/-socket/-node: CPUs added up */
 	struct pctr_count count[PCTR_MAX_EVENTS];
 };
 
@@ -122,11 +137,14 @@ struct stat_report {
 	enum stat_format format;
 	const char *sep;
 	char *const *argv; /* the command, or NULL */
-	pid_t pid;
+	pid_t pid; /* the first of pids */
+	int nr_pids;
+	pid_t pids[STAT_MAX_PIDS]; /* -p, -t */
 	const int *cpus;
 	int nr_cpus;
 	bool multiplex;
-	bool per_thread;
+	bool per_thread; /* instances are read and shown (aggr != GLOBAL) */
+	enum stat_aggr aggr;
 	bool repeated; /* -r given: report statistics even for one run */
 
 	/* the events */
@@ -157,5 +175,13 @@ int report_interval(FILE *f, struct stat_report *r,
 		    const struct stat_slice *s);
 void report_csv_header(FILE *f, const struct stat_report *r);
 void report_free(struct stat_report *r);
+
+/* ---- CPU topology (topology.c) ----------------------------------------- */
+
+/*
+ * The core (with its socket in *@socket), socket or node of @cpu for
+ * @aggr, from sysfs; -1 if sysfs does not say.
+ */
+int cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket);
 
 #endif

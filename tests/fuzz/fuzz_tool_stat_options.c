@@ -45,6 +45,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&c, 0, sizeof(c));
 	c.repeat = 1;
 	c.rep.multiplex = true;
+	c.ctl_fd = -1;
+	c.ack_fd = -1;
 	c.out = stdout;
 	parse_options(&c, argc, argv);
 	free(c.events);

@@ -571,6 +571,79 @@ run_example(const char *events, const char *report, const char *file)
 	return run_example_err(events, report, file, NULL);
 }
 
+/*
+ * examples/region with $PCTR_EVENTS and $PCTR_REPORT set to @report, or
+ * unset for NULL: what it wrote on standard error.  Its standard output
+ * stays empty: the program writes its own report there only when
+ * neither variable is set, so the report is never written twice.
+ */
+static char *
+example_stderr(const char *events, const char *report)
+{
+	char prog[PATH_MAX], errname[64], outname[64], *text, *out;
+	int status;
+	pid_t pid;
+
+	example_path(prog, sizeof(prog));
+	snprintf(errname, sizeof(errname), "/tmp/pctr-region-err-%d",
+		 (int)getpid());
+	snprintf(outname, sizeof(outname), "/tmp/pctr-region-out-%d",
+		 (int)getpid());
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen(errname, "w", stderr) ||
+		    !freopen(outname, "w", stdout))
+			_exit(126);
+		setenv("PCTR_EVENTS", events, 1);
+		if (report)
+			setenv("PCTR_REPORT", report, 1);
+		else
+			unsetenv("PCTR_REPORT");
+		execl(prog, prog, "3", "7", "5", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	text = slurp(errname);
+	unlink(errname);
+	out = slurp(outname);
+	unlink(outname);
+	ASSERT_STR_EQ(out, "");
+	free(out);
+	return text;
+}
+
+/*
+ * $PCTR_EVENTS without $PCTR_REPORT: the text report on standard error,
+ * its columns named by the events (the touch region's 3 threads x 7
+ * iterations x 5 pages are 105 faults); PCTR_REPORT=none: nothing.
+ */
+#define HEADER "\nEvents       intervals       TSC ticks      page-faults\n"
+
+TEST(env_events_alone_report_to_stderr)
+{
+	char *text = example_stderr("page-faults", NULL), *block;
+	unsigned long long n, ticks, faults;
+
+	block = strstr(text, "--- touch ---");
+	if (!block)
+		TEST_FAIL("no report of the touch region on stderr:\n%s", text);
+	block = strstr(block, "\nEvents ");
+	ASSERT(block != NULL);
+	ASSERT(!strncmp(block, HEADER, strlen(HEADER)));
+	block = strstr(block, "\ntotal ");
+	ASSERT(block != NULL);
+	ASSERT_EQ(sscanf(block, " total %llu %llu %llu", &n, &ticks, &faults),
+		  3);
+	ASSERT_EQ(n, 21);
+	ASSERT_EQ(faults, 105);
+	free(text);
+	text = example_stderr("page-faults", "none");
+	ASSERT_STR_EQ(text, "");
+	free(text);
+}
+
 TEST(env_json_report_of_the_example)
 {
 	static char flat[1 << 17];
@@ -660,7 +733,9 @@ TEST(bad_env_is_reported)
 	ASSERT_OK(pctr_region_init(NULL));
 	ASSERT_EQ(pctr_region_write_to(dest), -ENOENT);
 	ASSERT_CONTAINS(pctr_strerror(-ENOENT), "/nonexistent/dir/r.json");
+	/* both: $PCTR_EVENTS alone would report on stderr at exit */
 	unsetenv("PCTR_REPORT");
+	unsetenv("PCTR_EVENTS");
 	ASSERT_OK(pctr_region_init(NULL));
 }
 
@@ -978,6 +1053,7 @@ TEST(no_intervals_no_report)
 	free(text);
 	unlink(file);
 	unsetenv("PCTR_REPORT");
+	unsetenv("PCTR_EVENTS");
 	ASSERT_OK(pctr_region_init(NULL));
 }
 
@@ -1064,5 +1140,6 @@ main(void)
 			       TEST_CASE(env_report_through_a_symlink_is_refused_at_exit)
 			       TEST_CASE(report_to_fifo_device_or_directory_is_refused)
 			       TEST_CASE(report_replaces_a_regular_file_and_honours_the_umask)
-			       TEST_CASE(no_intervals_no_report)));
+			       TEST_CASE(no_intervals_no_report)
+			       TEST_CASE(env_events_alone_report_to_stderr)));
 }

@@ -489,6 +489,58 @@ TEST(brace_group_with_unsupported)
 		  3 + 0 + 1);
 }
 
+/*
+ * The kernel's names: cgroup-switches is PERF_COUNT_SW_CGROUP_SWITCHES,
+ * shown as the kernel and perf name it, not as libpfm4's string for it;
+ * an alias keeps the name it was given.
+ */
+TEST(canonical_names)
+{
+	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
+			       "cgroup-switches,cs", "--", SELF, "exit", "0",
+			       NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "\ntotal,1,");
+	ASSERT_CONTAINS(r.out, ",,cgroup-switches,");
+	ASSERT_CONTAINS(r.out, ",,cs,");
+	ASSERT(!strstr(r.out, "PERF_COUNT_SW"));
+	r = pctr("list", "cgroup-switches", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "Software events");
+}
+
+/*
+ * The JSON is valid UTF-8 whatever the arguments hold: each byte that
+ * does not start a well-formed sequence is U+FFFD (python decodes the
+ * file strictly); well-formed characters pass as they are.
+ */
+TEST(json_valid_utf8)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.loads(open(sys.argv[1],'rb').read().decode('utf-8'))\n"
+		"a=d['target']['argv'][4:]\n"
+		"print(1 if a==['\\ufffd','\\u00e9','\\ufffd\\ufffd',"
+		"'a\\ufffd\\ufffd\\ufffdb'] else 0)\n";
+	char path[64], *argv[] = { "/usr/bin/env", "python3", "-c",
+				   (char *)check, path, NULL };
+	int fd = tmp_file(path);
+	struct result r;
+
+	ASSERT(fd >= 0);
+	close(fd);
+	/* Latin-1, UTF-8 e-acute, a cut sequence, a surrogate */
+	r = pctr("stat", "-j", "-o", path, "-e", "task-clock", "--", SELF,
+		 "exit", "0", "\xff", "\xc3\xa9", "\xe2\x82",
+		 "a\xed\xa0\x80" "b", NULL);
+	ASSERT_EQ(r.status, 0);
+	r = run_in(argv, NULL);
+	unlink(path);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(r.out, "1\n");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -514,5 +566,6 @@ main(int argc, char **argv)
 		TEST_CASE(tracepoints_counted_and_listed)
 		TEST_CASE(tracepoint_without_tracefs)
 		TEST_CASE(brace_groups) TEST_CASE(brace_groups_output)
-		TEST_CASE(brace_group_with_unsupported)));
+		TEST_CASE(brace_group_with_unsupported)
+		TEST_CASE(canonical_names) TEST_CASE(json_valid_utf8)));
 }

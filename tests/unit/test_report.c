@@ -65,13 +65,17 @@ TEST(text_has_the_seed_layout)
 	char *t = report(st, PCTR_REPORT_TEXT);
 	unsigned long long n, a, b, c;
 	double x, y, z;
+	char name[32];
 
 	ASSERT_CONTAINS(t, "--- loop ---");
 	ASSERT_CONTAINS(t, "0: inst_retired");
-	ASSERT_EQ(sscanf(line_of(t, "Events"), " intervals cycles event 0 "
-					       "event %llu",
-			 &n),
+	/* the columns named by the events; TSC ticks are not called cycles */
+	ASSERT_EQ(sscanf(line_of(t, "Events"), " intervals TSC ticks %31s",
+			 name),
 		  1);
+	ASSERT_STR_EQ(name, "inst_retired");
+	ASSERT(!strstr(t, "cycle"));
+	ASSERT(!strstr(t, "event 0"));
 	ASSERT_EQ(sscanf(line_of(t, "total"), "%llu %llu %llu %llu", &n, &a,
 			 &b, &c),
 		  4);
@@ -107,16 +111,19 @@ TEST(text_has_the_seed_layout)
 	ASSERT_EQ(sscanf(line_of(t, "overhead"), "%llu %llu %llu", &a, &b, &c),
 		  3);
 	ASSERT_EQ(a * 100 + b * 10 + c, 934);
-	ASSERT_EQ(sscanf(line_of(t, "Events per cycle (tsc)"), "%lf %lf", &x,
+	ASSERT_EQ(sscanf(line_of(t, "Events per TSC tick"), "%lf %lf", &x,
 			 &y),
 		  2);
 	ASSERT_DBL_NEAR(x, 88.0 / 432, 1e-8);
 	ASSERT_DBL_NEAR(y, 368.0 / 432, 1e-8);
-	ASSERT_EQ(sscanf(line_of(t, "event 0/1"), "%llu %lf %lf", &n, &x, &y),
+	ASSERT_EQ(sscanf(line_of(t, "inst_retired/uops, \"retired\""),
+			 "%llu %lf %lf", &n, &x, &y),
 		  3);
 	ASSERT_EQ(n, 4);
 	ASSERT_DBL_NEAR(x, 22.0 / 92, 1e-8);
-	ASSERT_EQ(sscanf(line_of(t, "event 1/0"), "%llu %lf", &n, &x), 2);
+	ASSERT_EQ(sscanf(line_of(t, "uops, \"retired\"/inst_retired"),
+			 "%llu %lf", &n, &x),
+		  2);
 	ASSERT_DBL_NEAR(x, 92.0 / 22, 1e-8);
 	free(t);
 	pctr_stats_free(st);
@@ -303,6 +310,68 @@ TEST(json_and_csv_say_null_for_undefined)
 	pctr_stats_free(st);
 }
 
+/*
+ * A ratio over a denominator that never counted has no value: '-' in the
+ * text, null in JSON, empty in CSV, never 0.
+ */
+TEST(ratio_without_denominator_has_no_value)
+{
+	uint64_t v[2] = { 5, 0 };
+	struct pctr_stats *st;
+	char *t;
+	unsigned long long n;
+	char total[16], mean[16];
+
+	ASSERT_OK(pctr_stats_new(&st, 2, 0));
+	pctr_stats_set_name(st, 0, "faults");
+	pctr_stats_set_name(st, 1, "zero");
+	ASSERT_OK(pctr_stats_add_values(st, 10, v));
+	ASSERT_OK(pctr_stats_add_values(st, 10, v));
+	t = report(st, PCTR_REPORT_TEXT);
+	ASSERT_EQ(sscanf(line_of(t, "faults/zero"), "%llu %15s %*s %15s", &n,
+			 total, mean),
+		  3);
+	ASSERT_EQ(n, 0);
+	ASSERT_STR_EQ(total, "-");
+	ASSERT_STR_EQ(mean, "-");
+	ASSERT_EQ(sscanf(line_of(t, "zero/faults"), "%llu %15s", &n, total),
+		  2);
+	ASSERT_STR_EQ(total, "0.00000000");
+	free(t);
+	t = report(st, PCTR_REPORT_JSON);
+	ASSERT_EQ(json_flatten(t, flat, sizeof(flat)), 0);
+	ASSERT_STR_EQ(jget("regions[0].ratios[0].numerator"), "faults");
+	ASSERT_STR_EQ(jget("regions[0].ratios[0].total"), "null");
+	ASSERT_STR_EQ(jget("regions[0].ratios[0].mean"), "null");
+	ASSERT_STR_EQ(jget("regions[0].ratios[1].total"), "0");
+	free(t);
+	t = report(st, PCTR_REPORT_CSV);
+	ASSERT_CONTAINS(t, "loop,0,faults/zero,ratio,0,,,,,,");
+	free(t);
+	pctr_stats_free(st);
+}
+
+/* CSV and JSON numbers in the fewest digits that read back the same */
+TEST(numbers_without_float_noise)
+{
+	uint64_t v[5] = { 84962, 84963, 84963, 84963, 84963 };
+	struct pctr_stats *st;
+	char *t;
+
+	ASSERT_OK(pctr_stats_new(&st, 1, 0));
+	for (int i = 0; i < 5; i++)
+		ASSERT_OK(pctr_stats_add_values(st, 10, &v[i]));
+	t = report(st, PCTR_REPORT_CSV);
+	/* n, total, min, mean, max */
+	ASSERT_CONTAINS(t, ",count,5,424814,84962,84962.8,84963,");
+	ASSERT(!strstr(t, "0000000"));
+	free(t);
+	t = report(st, PCTR_REPORT_JSON);
+	ASSERT_CONTAINS(t, "\"mean\": 84962.8,");
+	free(t);
+	pctr_stats_free(st);
+}
+
 TEST(bad_format_is_einval)
 {
 	struct pctr_stats *st = seed_stats(0);
@@ -321,5 +390,7 @@ main(void)
 			       TEST_CASE(csv_parses_back)
 			       TEST_CASE(json_parses_back)
 			       TEST_CASE(json_and_csv_say_null_for_undefined)
+			       TEST_CASE(ratio_without_denominator_has_no_value)
+			       TEST_CASE(numbers_without_float_noise)
 			       TEST_CASE(bad_format_is_einval)));
 }

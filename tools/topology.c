@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topology.c - where a CPU sits, for pctr stat --per-core, --per-socket and
+ * --per-node.
+ *
+ * The kernel says it in sysfs: a CPU's core and socket numbers are
+ * /sys/devices/system/cpu/cpuN/topology/core_id and physical_package_id
+ * (core_id is unique within its socket only, so a core is named by both);
+ * a NUMA node lists its CPUs in /sys/devices/system/node/nodeN/cpulist
+ * ("0-3,8").  A kernel without NUMA has no node directory: every CPU is
+ * then in node 0, as the kernel itself treats it.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static long
+read_number(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static long
+cpu_value(int cpu, const char *file)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, file);
+	return read_number(path);
+}
+
+/* is @cpu in the list "0-3,8"? */
+static bool
+in_cpulist(const char *list, int cpu)
+{
+	const char *p = list;
+
+	while (*p >= '0' && *p <= '9') {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		if (cpu >= lo && cpu <= hi)
+			return true;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return false;
+}
+
+static int
+node_of(int cpu)
+{
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *de;
+	int node = -1;
+
+	if (!d)
+		return 0; /* no NUMA: one node */
+	while (node < 0 && (de = readdir(d))) {
+		char path[300], list[4096];
+		FILE *f;
+		int n;
+
+		if (sscanf(de->d_name, "node%d", &n) != 1)
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/node/%s/cpulist", de->d_name);
+		f = fopen(path, "re");
+		if (f && fgets(list, sizeof(list), f) && in_cpulist(list, cpu))
+			node = n;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return node;
+}
+
+int
+cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket)
+{
+	*socket = (int)cpu_value(cpu, "physical_package_id");
+	switch (aggr) {
+	case AGGR_CORE:
+		return *socket < 0 ? -1 : (int)cpu_value(cpu, "core_id");
+	case AGGR_SOCKET:
+		return *socket;
+	case AGGR_NODE:
+		return node_of(cpu);
+	default:
+		return cpu;
+	}
+}
