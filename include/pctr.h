@@ -937,8 +937,8 @@ int pctr_region_write_to(const char *dest);
 
 /**
  * pctr_region_report() - choose the report written at exit, in place of
- * $PCTR_REPORT: @dest as pctr_region_write_to() takes it, or NULL (or "")
- * for none.  A layer that writes a report of its own instead (the MPI
+ * $PCTR_REPORT: @dest as pctr_region_write_to() takes it, or NULL (or ""
+ * or "none") for none.  A layer that writes a report of its own instead (the MPI
  * library, pctr_mpi(3), gathers every rank's regions into one) cancels the
  * process's.  Return: 0, -EINVAL (a destination of no known form),
  * -ENAMETOOLONG.  Thread-safe.

@@ -852,7 +852,11 @@ check_config(const char *events, const char *report)
 PCTR_EXPORT int
 pctr_region_report(const char *dest)
 {
-	int r = dest && *dest ? check_report(dest) : 0;
+	int r;
+
+	if (dest && !strcmp(dest, "none"))
+		dest = NULL;
+	r = dest && *dest ? check_report(dest) : 0;
 
 	if (r < 0)
 		return r;
