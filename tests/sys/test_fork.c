@@ -33,6 +33,12 @@ note(const struct pctr_overflow_info *info, void *arg)
 	atomic_fetch_add(&notes, 1);
 }
 
+/*
+ * task-clock with the kernel in: a :u counter drops the hrtimer expiries
+ * that interrupt the kernel, and its overflows with them (93 notifications
+ * for 100 periods seen running once, under load; helpers.h,
+ * ref_open_all()).
+ */
 static struct pctr_set *
 open_overflow(int target)
 {
@@ -41,7 +47,7 @@ open_overflow(int target)
 	struct pctr_set *set;
 
 	ASSERT_OK(pctr_set_new(&set, 0));
-	ASSERT_OK(pctr_set_add(set, "task-clock:u"));
+	ASSERT_OK(pctr_set_add(set, "task-clock"));
 	ASSERT_OK(pctr_set_overflow(set, 0, &o));
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){ target }));
 	ASSERT_OK(pctr_set_enable(set));
@@ -104,9 +110,9 @@ check_rate(struct pctr_set *set, int periods, const char *when)
 	       (unsigned long long)(t / PERIOD_NS));
 	ASSERT_SEEN_RATE(n, seen, PERIOD_NS);
 	/*
-	 * The count leaves out the thread's time in the kernel, the
-	 * signals' delivery (the count was 99% to 107% of the thread's CPU
-	 * time in 24 runs here, under ASan too): at least 90%.
+	 * The count against the thread's CPU time (99% to 107% in 24 runs
+	 * here when it left the kernel out, under ASan too; task-clock also
+	 * counts host steal that the thread's clock does not): at least 90%.
 	 */
 	ASSERT_GE((c1 - c0) * 10, t * 9);
 }
