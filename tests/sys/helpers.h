@@ -279,8 +279,9 @@ ref_open(struct ref_sampler *r, uint64_t period, int inherit)
 /*
  * task-clock with the kernel in: every expiry of its hrtimer is a sample.
  * A :u sampler drops an expiry that interrupts the kernel
- * (tests/repro/repro_task_clock_inherit, mode b), so two :u samplers of
- * one thread opened at other moments (other phases) lose other samples:
+ * (tests/repro/repro_task_clock_user_drops, on a user-mode loop), so two :u
+ * samplers of one thread opened at other moments (other phases) lose other
+ * samples:
  * under AddressSanitizer on a busy machine a set's and a plain one differed
  * by 4 of 60 and 11 of 174.  Without the filter they lose none of them.
  */

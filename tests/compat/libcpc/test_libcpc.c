@@ -602,7 +602,7 @@ static volatile sig_atomic_t nr_emt, bad_emt, rebind_in_handler;
  * The overflow tests count task-clock in user and kernel mode: a :u
  * counter's hrtimer expiry that interrupts the kernel (a tick's softirqs,
  * the thread's own signal delivery) is dropped and its overflow never
- * comes (tests/repro/repro_task_clock_inherit, mode b): 47 signals for 51
+ * comes (tests/repro/repro_task_clock_user_drops): 47 signals for 51
  * periods once, CPCv2 under load; with the kernel in, none is dropped.  An
  * overflow in the kernel names a kernel PC, not the user PC the signal
  * interrupts: the kernel half of the address space (its top 16 bits set,
