@@ -10,7 +10,7 @@ MESON      ?= meson
 NINJA      ?= ninja
 
 .PHONY: all deps check check-fast check-asan check-valgrind check-hw demo \
-	install bench fuzz stress clean deb check-package abi-update
+	install bench fuzz stress soak clean deb check-package abi-update
 
 # the goals that build through "all" and install the build packages first
 DEPS_GOALS = demo check-fast check-valgrind bench stress
@@ -83,6 +83,12 @@ fuzz:
 # Load: pctr stat -a -I 10 and pctr profile on a busy machine (tests/README.md).
 stress: all
 	@BUILD=$(BUILD) tests/stress/run.sh $(STRESS_SECONDS)
+
+# make check SOAK_RUNS times (default 5) under a CPU and process load: a
+# test that fails in any run is a failing test (scripts/soak.sh).
+soak:
+	@scripts/deps.sh check
+	@BUILD=$(BUILD) scripts/soak.sh $(SOAK_RUNS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-*
