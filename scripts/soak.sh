@@ -3,7 +3,8 @@
 # machine, the way tests/README.md asks before a change is called done: a
 # test that fails once in these runs is a failing test.
 #
-# The load, for the whole soak, is one process per CPU of each kind:
+# The load, for the whole soak, is $SOAK_LOAD processes (default 1) of
+# each kind, so that the suite's own jobs share the CPUs with them:
 #   - a user-mode spin (no system call), which takes CPU time from the
 #     tests' workloads and delays their threads;
 #   - a loop of short processes (fork, exec, exit, page faults), which
@@ -18,18 +19,18 @@ runs=${1:-5}
 BUILD=${BUILD:-build}
 out=$BUILD/soak
 mkdir -p "$out"
-ncpu=$(getconf _NPROCESSORS_ONLN)
+load=${SOAK_LOAD:-1}
 
 pids=
 i=0
-while [ "$i" -lt "$ncpu" ]; do
+while [ "$i" -lt "$load" ]; do
 	sh -c 'while :; do :; done' & pids="$pids $!"
 	sh -c 'while :; do /bin/true; cat /proc/self/stat >/dev/null; done' & pids="$pids $!"
 	i=$((i + 1))
 done
 trap 'kill $pids 2>/dev/null' EXIT INT TERM
 
-echo "soak: $runs runs of make check, load: $ncpu user spins and $ncpu process loops"
+echo "soak: $runs runs of make check on $(getconf _NPROCESSORS_ONLN) CPUs, load: $load user spin(s) and $load process loop(s)"
 failed=0
 n=1
 while [ "$n" -le "$runs" ]; do
@@ -39,10 +40,10 @@ while [ "$n" -le "$runs" ]; do
 	# a failed run keeps every stage's logs for the note that explains it
 	[ "$rc" -eq 0 ] || cp -r "$BUILD/check-logs" "$out/logs-$n"
 	end=$(date +%s)
-	load=$(cut -d' ' -f1-3 /proc/loadavg)
+	avg=$(cut -d' ' -f1-3 /proc/loadavg)
 	tail -20 "$out/run-$n.log" | sed -n '/^== summary/,$p' >"$out/run-$n.txt"
 	printf 'run %d: exit %d, %d s, load %s: %s\n' "$n" "$rc" $((end - start)) \
-		"$load" "$(tail -1 "$out/run-$n.log")"
+		"$avg" "$(tail -1 "$out/run-$n.log")"
 	[ "$rc" -eq 0 ] || failed=$((failed + 1))
 	n=$((n + 1))
 done
