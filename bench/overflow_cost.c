@@ -143,7 +143,7 @@ main(void)
 		uint64_t bare, with, n = 0;
 
 		measure(set, &bare, &with);
-		pctr_sampling_read(set, drain, &n);
+		pctr_set_sampling_read(set, drain, &n);
 		printf("buffer\t%llu\t%llu\t%.2f\n",
 		       (unsigned long long)rates[i],
 		       (unsigned long long)(n / TRIALS),

@@ -105,7 +105,7 @@ setup(const char *events, char *why, size_t len)
 	if (r == 0)
 		r = pctr_set_enable(set);
 	if (r == 0)
-		r = pctr_stats_new_set(&stats, set, 0);
+		r = pctr_stats_new_for_set(&stats, set, 0);
 	if (r == 0)
 		r = pctr_region_init(&cfg);
 	if (r == 0)

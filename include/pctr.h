@@ -337,7 +337,7 @@ int pctr_set_new(struct pctr_set **setp, unsigned int flags);
  *
  * Return: 0, or -EDEADLK, doing nothing, when called from a callback that
  * is reading the set's own notifications or samples (its overflow
- * callback, or pctr_sampling_read()'s): freeing would wait for the very
+ * callback, or pctr_set_sampling_read()'s): freeing would wait for the very
  * callback that asks.  Free the set once the callback has returned.
  * In a child forked after pctr_set_open(), only the child's descriptors
  * are closed: see "Fork" below pctr_set_fd().
@@ -563,10 +563,10 @@ int pctr_set_fd(const struct pctr_set *set, int idx);
  *    read(2); they read the parent's counters (for PCTR_TARGET_PROCESS
  *    and _PID, also what the children that exited gave back).
  *  - pctr_set_reset(): works; it moves the copy's own baseline only.
- *  - pctr_set_enable(), _disable(), pctr_overflow_pause(), _resume(),
+ *  - pctr_set_enable(), _disable(), pctr_set_overflow_pause(), _resume(),
  *    _rearm(): -ECHILD, nothing done.
- *  - pctr_sampling_read(), pctr_sampling_wait(): -ECHILD.
- *  - pctr_overflow_stats(): the copy's figures at the fork.
+ *  - pctr_set_sampling_read(), pctr_set_sampling_wait(): -ECHILD.
+ *  - pctr_set_overflow_stats(): the copy's figures at the fork.
  *  - pctr_overflow_decode(): 0; the child receives no notification of
  *    the parent's counters.  (With PCTR_TARGET_PROCESS, the child's own
  *    overflows are counted on inherited counters and notified to the
@@ -680,17 +680,17 @@ int pctr_values_percentile(const double *x, size_t n, double p, double *out);
  *             (reservoir sampling), so percentiles are exact up to @keep
  *             intervals and estimated from a uniform sample beyond.
  *
- * Events are named "event 0", "event 1"... until pctr_stats_set_name().
+ * Events are named "event 0", "event 1"... until pctr_stats_name_set().
  * Memory is allocated here only: adding intervals never allocates.
  * Return: 0, -EINVAL, -ENOMEM.
  */
 int pctr_stats_new(struct pctr_stats **stp, int nr_events, unsigned int keep);
 
 /**
- * pctr_stats_new_set() - pctr_stats_new() for the events of @set, named as
+ * pctr_stats_new_for_set() - pctr_stats_new() for the events of @set, named as
  * in the set; a "cycles" event of the set becomes the cycle basis.
  */
-int pctr_stats_new_set(struct pctr_stats **stp, const struct pctr_set *set,
+int pctr_stats_new_for_set(struct pctr_stats **stp, const struct pctr_set *set,
 		       unsigned int keep);
 
 /**
@@ -699,16 +699,16 @@ int pctr_stats_new_set(struct pctr_stats **stp, const struct pctr_set *set,
 void pctr_stats_free(struct pctr_stats *st);
 
 /**
- * pctr_stats_set_name() - name event @idx in reports (copied).
+ * pctr_stats_name_set() - name event @idx in reports (copied).
  */
-int pctr_stats_set_name(struct pctr_stats *st, int idx, const char *name);
+int pctr_stats_name_set(struct pctr_stats *st, int idx, const char *name);
 
 /**
- * pctr_stats_set_cycles() - use event @idx as the cycles of "events per
+ * pctr_stats_cycles_set() - use event @idx as the cycles of "events per
  * cycle"; PCTR_STATS_TIME uses timestamp counter ticks (the default, as
  * pmc_lib does).  Only before the first interval.
  */
-int pctr_stats_set_cycles(struct pctr_stats *st, int idx);
+int pctr_stats_cycles_set(struct pctr_stats *st, int idx);
 
 /**
  * pctr_stats_nr() - the number of events.
@@ -725,7 +725,7 @@ int pctr_stats_cycles(const struct pctr_stats *st);
  *
  * Each count is scaled for multiplexing over the interval (its enabled and
  * running time differences), rounded, and the overhead found by
- * pctr_stats_calibrate() or given with pctr_stats_set_overhead() is taken
+ * pctr_stats_calibrate() or given with pctr_stats_overhead_set() is taken
  * off, clamped at zero.  The samples must hold the statistics' number of
  * events.  Return: 0, -EINVAL (NULL, wrong number of events, @t1 before
  * @t0).
@@ -772,7 +772,7 @@ int pctr_stats_per_second(const struct pctr_stats *st, int idx,
 
 /**
  * pctr_stats_per_cycle() - statistics of event @idx divided by the cycles
- * of each interval (see pctr_stats_set_cycles()); intervals of zero cycles
+ * of each interval (see pctr_stats_cycles_set()); intervals of zero cycles
  * are left out.
  */
 int pctr_stats_per_cycle(const struct pctr_stats *st, int idx,
@@ -805,11 +805,11 @@ int pctr_stats_calibrate(struct pctr_stats *st, struct pctr_set *set,
 			 unsigned int n);
 
 /**
- * pctr_stats_set_overhead() - set the overhead per interval: @ticks and one
+ * pctr_stats_overhead_set() - set the overhead per interval: @ticks and one
  * value per event (NULL: 0 for every event).
  * pctr_stats_overhead() - the overhead of event @idx or PCTR_STATS_TIME.
  */
-int pctr_stats_set_overhead(struct pctr_stats *st, uint64_t ticks,
+int pctr_stats_overhead_set(struct pctr_stats *st, uint64_t ticks,
 			    const uint64_t *values);
 int pctr_stats_overhead(const struct pctr_stats *st, int idx, uint64_t *out);
 
@@ -1074,8 +1074,8 @@ struct pctr_overflow_info {
  *
  * Runs inside a signal handler: it may call async-signal-safe functions
  * only (signal-safety(7): write(2), not printf or malloc), must not call
- * pctr_ functions other than pctr_overflow_rearm() and
- * pctr_overflow_restart(), and must save and restore errno if it changes
+ * pctr_ functions other than pctr_set_overflow_rearm() and
+ * pctr_set_overflow_restart(), and must save and restore errno if it changes
  * it.  A set cannot be freed from its own callback: pctr_set_destroy()
  * returns -EDEADLK there, at once.
  */
@@ -1095,7 +1095,7 @@ typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
  *          @preset and overflows when it wraps at 2^64, so the period is
  *          2^64 - @preset (UINT64_MAX - 999 gives 1000).  Set one of the two.
  * @flags:  PCTR_OVF_*.  With PCTR_OVF_ONESHOT the event stops counting at
- *          its first overflow (libcpc semantics) until pctr_overflow_rearm();
+ *          its first overflow (libcpc semantics) until pctr_set_overflow_rearm();
  *          without it notifications keep coming, every @period events.
  *          ONESHOT needs counters of their own (PCTR_TARGET_THREAD or
  *          _TID): pctr_set_open() refuses inherited ones with -EOPNOTSUPP.
@@ -1160,32 +1160,32 @@ int pctr_overflow_decode(const siginfo_t *si, struct pctr_overflow_info *info,
 #endif
 
 /**
- * pctr_overflow_pause() - stop notifications of event @idx (-1: every
+ * pctr_set_overflow_pause() - stop notifications of event @idx (-1: every
  * event with overflow notification); counting goes on.
- * pctr_overflow_resume() - notify again.
+ * pctr_set_overflow_resume() - notify again.
  *
  * The overflows that fall while paused are not notified; they are counted
- * in pctr_overflow_stats()' @lost.  -ECHILD in a child forked after the
+ * in pctr_set_overflow_stats()' @lost.  -ECHILD in a child forked after the
  * open (the notifications are the parent's).
  */
-int pctr_overflow_pause(struct pctr_set *set, int idx);
-int pctr_overflow_resume(struct pctr_set *set, int idx);
+int pctr_set_overflow_pause(struct pctr_set *set, int idx);
+int pctr_set_overflow_resume(struct pctr_set *set, int idx);
 
 /**
- * pctr_overflow_rearm() - let a PCTR_OVF_ONESHOT event count and notify
+ * pctr_set_overflow_rearm() - let a PCTR_OVF_ONESHOT event count and notify
  * once more.  Async-signal-safe: may be called from the callback.
  * -ECHILD in a child forked after the open.
  */
-int pctr_overflow_rearm(struct pctr_set *set, int idx);
+int pctr_set_overflow_rearm(struct pctr_set *set, int idx);
 
-/* pctr_overflow_restart() @flags */
+/* pctr_set_overflow_restart() @flags */
 #define PCTR_OVF_STOP 0x1u /* stop every counter and return: step 1 alone */
 
 /**
- * pctr_overflow_restart() - stop the set, zero its counts, give every
+ * pctr_set_overflow_restart() - stop the set, zero its counts, give every
  * notified event a full period, re-arm the PCTR_OVF_ONESHOT events that
  * notified since the last restart (the others are still armed) and start
- * counting.  Mixing it with pctr_overflow_rearm() on one set is not
+ * counting.  Mixing it with pctr_set_overflow_rearm() on one set is not
  * supported.
  * @set:    an open set with overflow notification
  * @period: NULL, or pctr_set_nr() new periods (in each event's own unit;
@@ -1199,7 +1199,7 @@ int pctr_overflow_rearm(struct pctr_set *set, int idx);
  * Return: 0, -EINVAL (bad set, flags or period), -EBADFD (not open), or
  * the errno of a failed ioctl.
  */
-int pctr_overflow_restart(struct pctr_set *set, const uint64_t *period,
+int pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
 			  unsigned int flags);
 
 /**
@@ -1210,7 +1210,7 @@ int pctr_overflow_restart(struct pctr_set *set, const uint64_t *period,
  *            from the sample buffer)
  * @lost:     overflows the kernel could not record (full buffer, paused)
  */
-#define PCTR_OVERFLOW_STATS_SIZE_VER0 24 /* sizeof(pctr_overflow_stats) */
+#define PCTR_OVERFLOW_STATS_SIZE_VER0 24 /* sizeof(struct pctr_overflow_stats) */
 
 struct pctr_overflow_stats {
 	size_t size;
@@ -1219,10 +1219,10 @@ struct pctr_overflow_stats {
 };
 
 /**
- * pctr_overflow_stats() - counts of notified and lost overflows of event
+ * pctr_set_overflow_stats() - counts of notified and lost overflows of event
  * @idx (-1: all events), for overflow notification and sampling alike.
  */
-int pctr_overflow_stats(const struct pctr_set *set, int idx,
+int pctr_set_overflow_stats(const struct pctr_set *set, int idx,
 			struct pctr_overflow_stats *st);
 
 /* struct pctr_sampling.flags: what each sample holds besides the IP */
@@ -1249,7 +1249,7 @@ int pctr_overflow_stats(const struct pctr_set *set, int idx,
  * @flags:     PCTR_SAMPLE_*
  * @pages:     buffer size per counter in pages, a power of two; 0 means 64.
  *             When the program does not read fast enough, the kernel drops
- *             samples and says how many (pctr_overflow_stats()).
+ *             samples and says how many (pctr_set_overflow_stats()).
  * @max_stack: deepest call chain kept; 0 means 127
  */
 #define PCTR_SAMPLING_SIZE_VER0 32 /* sizeof(struct pctr_sampling) in 0.x */
@@ -1334,7 +1334,7 @@ struct pctr_sample_record {
 };
 
 /**
- * pctr_sampling_read() - hand every sample buffered so far to @cb.
+ * pctr_set_sampling_read() - hand every sample buffered so far to @cb.
  * @cb:  called for each sample in order per buffer; a non-zero return
  *       stops the walk (the sample counts as read).  @cb cannot free the
  *       set (pctr_set_destroy() returns -EDEADLK there).
@@ -1344,19 +1344,19 @@ struct pctr_sample_record {
  * Return: the number of samples read, or a negative errno (-ECHILD in a
  * child forked after the open: the buffers stay with the parent).
  */
-int pctr_sampling_read(struct pctr_set *set,
+int pctr_set_sampling_read(struct pctr_set *set,
 		       int (*cb)(const struct pctr_sample_record *rec,
 				 void *arg),
 		       void *arg);
 
 /**
- * pctr_sampling_wait() - wait until a buffer is a quarter full or
+ * pctr_set_sampling_wait() - wait until a buffer is a quarter full or
  * @timeout_ms passes (-1: no limit).
  * Return: 1 if samples are ready, 0 on timeout, 0 too when interrupted by a
  * signal, or a negative errno.  -ESRCH when every sampled target is gone;
  * -ECHILD in a child forked after the open.
  */
-int pctr_sampling_wait(struct pctr_set *set, int timeout_ms);
+int pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms);
 
 #ifdef __cplusplus
 }

@@ -788,19 +788,19 @@ pause_output(struct pctr_set *set, int idx, unsigned long on)
 }
 
 PCTR_EXPORT int
-pctr_overflow_pause(struct pctr_set *set, int idx)
+pctr_set_overflow_pause(struct pctr_set *set, int idx)
 {
 	return pause_output(set, idx, 1);
 }
 
 PCTR_EXPORT int
-pctr_overflow_resume(struct pctr_set *set, int idx)
+pctr_set_overflow_resume(struct pctr_set *set, int idx)
 {
 	return pause_output(set, idx, 0);
 }
 
 PCTR_EXPORT int
-pctr_overflow_rearm(struct pctr_set *set, int idx)
+pctr_set_overflow_rearm(struct pctr_set *set, int idx)
 {
 	int r = check_control(set, idx, true);
 
@@ -818,7 +818,7 @@ pctr_overflow_rearm(struct pctr_set *set, int idx)
 /*
  * Refuse to free a set from inside a callback that is reading one of its
  * rings (an overflow callback in the library's signal handler, or a
- * pctr_sampling_read() callback): release_open() would wait for that
+ * pctr_set_sampling_read() callback): release_open() would wait for that
  * handler to finish, which is the caller itself, and the rings being read
  * would be freed under the reader.  Async-signal-safe, so the error has no
  * detail of its own; pctr_strerror()'s general text for EDEADLK says it.
@@ -838,7 +838,7 @@ pctr__overflow_busy(const struct pctr_set *set)
 }
 
 PCTR_EXPORT int
-pctr_overflow_stats(const struct pctr_set *set, int idx,
+pctr_set_overflow_stats(const struct pctr_set *set, int idx,
 		    struct pctr_overflow_stats *st)
 {
 	struct pctr_overflow_stats full = { .size = sizeof(full) };
@@ -959,7 +959,7 @@ restart_all(struct pctr_set *set, const uint64_t *period)
 }
 
 PCTR_EXPORT int
-pctr_overflow_restart(struct pctr_set *set, const uint64_t *period,
+pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
 		      unsigned int flags)
 {
 	int r = check_control(set, -1, true);

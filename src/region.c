@@ -387,10 +387,10 @@ add_slot(struct region_thread *t, int id)
 				   id);
 	if (id >= t->cap && (r = grow_slots(t, id + 1)) < 0)
 		return r;
-	r = pctr_stats_new_set(&st, t->set, reg.keep);
+	r = pctr_stats_new_for_set(&st, t->set, reg.keep);
 	if (r < 0)
 		return r;
-	pctr_stats_set_overhead(st, t->oh_ticks, t->oh);
+	pctr_stats_overhead_set(st, t->oh_ticks, t->oh);
 	t->rs[id] = st;
 	return 0;
 }
@@ -439,7 +439,7 @@ calibrate(struct region_thread *t)
 	t->oh_ticks = cal->time.min;
 	for (int i = 0; i < t->nr; i++)
 		t->oh[i] = cal->ev[i].min;
-	pctr_stats_set_overhead(cal, t->oh_ticks, t->oh);
+	pctr_stats_overhead_set(cal, t->oh_ticks, t->oh);
 	return pctr_stats_reset(cal);
 }
 

@@ -17,7 +17,7 @@
  *
  * A reader that is too slow makes the kernel drop samples; the next record
  * it writes is then a PERF_RECORD_LOST carrying the number dropped.  That
- * number is what pctr_overflow_stats() reports as lost: never silent.
+ * number is what pctr_set_overflow_stats() reports as lost: never silent.
  */
 #ifndef PCTR_RING_H
 #define PCTR_RING_H

@@ -360,7 +360,7 @@ merge_rings(const struct pctr_set *set)
 }
 
 PCTR_EXPORT int
-pctr_sampling_read(struct pctr_set *set,
+pctr_set_sampling_read(struct pctr_set *set,
 		   int (*cb)(const struct pctr_sample_record *rec, void *arg),
 		   void *arg)
 {
@@ -393,7 +393,7 @@ ring_ready(const struct pctr__ring *ring)
 }
 
 PCTR_EXPORT int
-pctr_sampling_wait(struct pctr_set *set, int timeout_ms)
+pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms)
 {
 	struct pollfd *pfd;
 	int r = check_buffered(set), n = 0, hup = 0;

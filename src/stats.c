@@ -215,7 +215,7 @@ is_cycles(const struct pctr_event *ev)
 }
 
 PCTR_EXPORT int
-pctr_stats_new_set(struct pctr_stats **stp, const struct pctr_set *set,
+pctr_stats_new_for_set(struct pctr_stats **stp, const struct pctr_set *set,
 		   unsigned int keep)
 {
 	int nr = pctr_set_nr(set), r;
@@ -228,7 +228,7 @@ pctr_stats_new_set(struct pctr_stats **stp, const struct pctr_set *set,
 	for (int i = 0; i < nr; i++) {
 		const struct pctr_event *ev = pctr_set_event(set, i);
 
-		pctr_stats_set_name(*stp, i, ev->name);
+		pctr_stats_name_set(*stp, i, ev->name);
 		(*stp)->hardware[i] = ev->hardware;
 		if (is_cycles(ev) && (*stp)->cycles == PCTR_STATS_TIME)
 			(*stp)->cycles = i;
@@ -249,7 +249,7 @@ check_index(const struct pctr_stats *st, int idx, bool time_ok)
 }
 
 PCTR_EXPORT int
-pctr_stats_set_name(struct pctr_stats *st, int idx, const char *name)
+pctr_stats_name_set(struct pctr_stats *st, int idx, const char *name)
 {
 	int r = check_index(st, idx, false);
 
@@ -262,7 +262,7 @@ pctr_stats_set_name(struct pctr_stats *st, int idx, const char *name)
 }
 
 PCTR_EXPORT int
-pctr_stats_set_cycles(struct pctr_stats *st, int idx)
+pctr_stats_cycles_set(struct pctr_stats *st, int idx)
 {
 	int r = check_index(st, idx, true);
 
@@ -778,7 +778,7 @@ pctr_values_percentile(const double *x, size_t n, double p, double *out)
 /* ---- overhead ------------------------------------------------------- */
 
 PCTR_EXPORT int
-pctr_stats_set_overhead(struct pctr_stats *st, uint64_t ticks,
+pctr_stats_overhead_set(struct pctr_stats *st, uint64_t ticks,
 			const uint64_t *values)
 {
 	if (!st)
@@ -853,7 +853,7 @@ pctr_stats_calibrate(struct pctr_stats *st, struct pctr_set *set,
 		if (k == 0 || t1.tsc - t0.tsc < ticks)
 			ticks = t1.tsc - t0.tsc;
 	}
-	return pctr_stats_set_overhead(st, ticks, lo);
+	return pctr_stats_overhead_set(st, ticks, lo);
 }
 
 /* ---- the differencing method ----------------------------------------- */

@@ -460,7 +460,7 @@ forward_signal(pid_t pid)
 static int
 drain(struct pctr_set *set, struct prof *p)
 {
-	int r = pctr_sampling_read(set, on_record, p);
+	int r = pctr_set_sampling_read(set, on_record, p);
 
 	if (p->err)
 		return -1;
@@ -477,7 +477,7 @@ run_command(struct pctr_set *set, pid_t pid, struct prof *p, int *status)
 		forward_signal(pid);
 		if (waitpid(pid, status, WNOHANG) == pid)
 			break;
-		r = pctr_sampling_wait(set, 100);
+		r = pctr_set_sampling_wait(set, 100);
 		if (drain(set, p) < 0)
 			return -1;
 		if (r == -ESRCH && waitpid(pid, status, 0) == pid)
@@ -499,7 +499,7 @@ run_attached(const struct opts *o, struct pctr_set *set, struct prof *p)
 	if (r < 0)
 		return fail("cannot start", r);
 	while (!stop_sig && now_ns() < end) {
-		r = pctr_sampling_wait(set, 100);
+		r = pctr_set_sampling_wait(set, 100);
 		if (drain(set, p) < 0)
 			return -1;
 		if (r == -ESRCH)
@@ -963,7 +963,7 @@ report(const struct opts *o, struct pctr_set *set, struct prof *p)
 	struct table t = { 0 };
 	int r = 0;
 
-	pctr_overflow_stats(set, 0, &st);
+	pctr_set_overflow_stats(set, 0, &st);
 	if (o->folded) {
 		r = print_folded(o, p);
 	} else {

@@ -9,19 +9,19 @@
  *
  * Overflow protocol (requests with CPC_OVF_NOTIFY_EMT), over libpctr's
  * overflow notification; the kernel side of it (stop, reset, period,
- * start) is libpctr's pctr_overflow_restart(), this file never touches a
+ * start) is libpctr's pctr_set_overflow_restart(), this file never touches a
  * counter's descriptor:
  *  1. the event overflows once (PCTR_OVF_ONESHOT) after 2^64 - preset
  *     events, notified with signal CPC_SIGOVF_KERNEL to the bound thread;
  *  2. the library's callback, in that signal's handler, stops every
  *     counter of the set ("counting is disabled until the next bind or
- *     restart": pctr_overflow_restart(PCTR_OVF_STOP)) and queues SIGEMT
+ *     restart": pctr_set_overflow_restart(PCTR_OVF_STOP)) and queues SIGEMT
  *     to the same thread with si_code EMT_CPCOVF and si_addr the PC of the
  *     overflow, which the program's SIGEMT handler receives as on Solaris;
  *  3. cpc_set_restart() (or rebinding the same selection from that
  *     handler) zeroes the counts, gives each notified counter a full
  *     period from its current preset and starts every counter
- *     (pctr_overflow_restart()): no allocation, no lock, so it is safe in
+ *     (pctr_set_overflow_restart()): no allocation, no lock, so it is safe in
  *     a signal handler.
  */
 #include <errno.h>
@@ -335,7 +335,7 @@ on_overflow(const struct pctr_overflow_info *ovf, void *arg)
 	    ovf->event >= set->nreq)
 		return;
 	set->stopped = 1; /* another event's overflow before the stop */
-	pctr_overflow_restart(set->ps, NULL, PCTR_OVF_STOP);
+	pctr_set_overflow_restart(set->ps, NULL, PCTR_OVF_STOP);
 	/*
 	 * Held until this handler returns (its sigreturn restores the mask):
 	 * SIGEMT then interrupts the code that overflowed, not this handler.
@@ -501,7 +501,7 @@ start_bound(cpc_set_t *set)
 	}
 	for (int i = 0; i < set->nreq; i++)
 		period[i] = ovf_period(set->req[i].preset);
-	return pctr_overflow_restart(set->ps, period, 0);
+	return pctr_set_overflow_restart(set->ps, period, 0);
 }
 
 CPC_EXPORT int

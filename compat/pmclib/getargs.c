@@ -232,7 +232,7 @@ add_counter(pmc_control_t *ctl, const char *pair)
 		char label[PMC_NAME_MAX + 32];
 
 		pmc__event_label(&sel, i, label, sizeof(label));
-		pctr_stats_set_name(c->stats, i, label);
+		pctr_stats_name_set(c->stats, i, label);
 	}
 	ctl->ncounters++;
 	return 0;

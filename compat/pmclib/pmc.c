@@ -204,7 +204,7 @@ calibrate(pmc_counter_t *counter)
 			if (b.event[i] - a.event[i] < min[i])
 				min[i] = b.event[i] - a.event[i];
 	}
-	pctr_stats_set_overhead(counter->stats, min_ticks, min);
+	pctr_stats_overhead_set(counter->stats, min_ticks, min);
 	counter->calibrated = 1;
 }
 

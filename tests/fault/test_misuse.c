@@ -82,10 +82,10 @@ TEST(null_arguments_everywhere)
 	c = pctr_count_delta(&c, NULL);
 
 	ASSERT_FAILS(pctr_stats_new(NULL, 1, 0));
-	ASSERT_FAILS(pctr_stats_new_set(NULL, set, 0));
-	ASSERT_FAILS(pctr_stats_new_set(&st, NULL, 0));
-	ASSERT_FAILS(pctr_stats_set_name(NULL, 0, "x"));
-	ASSERT_FAILS(pctr_stats_set_cycles(NULL, 0));
+	ASSERT_FAILS(pctr_stats_new_for_set(NULL, set, 0));
+	ASSERT_FAILS(pctr_stats_new_for_set(&st, NULL, 0));
+	ASSERT_FAILS(pctr_stats_name_set(NULL, 0, "x"));
+	ASSERT_FAILS(pctr_stats_cycles_set(NULL, 0));
 	ASSERT_FAILS(pctr_stats_nr(NULL));
 	ASSERT(pctr_stats_name(NULL, 0) == NULL);
 	ASSERT_FAILS(pctr_stats_add(NULL, &s, &s));
@@ -98,7 +98,7 @@ TEST(null_arguments_everywhere)
 	ASSERT_FAILS(pctr_stats_ratio(NULL, 0, 1, &sum));
 	ASSERT_FAILS(pctr_stats_percentile(NULL, 0, 50, &d));
 	ASSERT_FAILS(pctr_stats_calibrate(NULL, set, 1));
-	ASSERT_FAILS(pctr_stats_set_overhead(NULL, 0, NULL));
+	ASSERT_FAILS(pctr_stats_overhead_set(NULL, 0, NULL));
 	ASSERT_FAILS(pctr_stats_overhead(NULL, 0, &u));
 	ASSERT_FAILS(pctr_stats_add_diff(NULL, set, NULL, NULL, 1));
 	ASSERT_FAILS(pctr_stats_write(NULL, stdout, PCTR_REPORT_TEXT, NULL));
@@ -126,15 +126,15 @@ TEST(null_arguments_everywhere)
 	ASSERT_FAILS(pctr_set_overflow(NULL, 0, NULL));
 	ASSERT_FAILS(pctr_set_overflow(set, 0, NULL));
 	ASSERT_FAILS(pctr_overflow_decode(NULL, NULL, 1));
-	ASSERT_FAILS(pctr_overflow_pause(NULL, 0));
-	ASSERT_FAILS(pctr_overflow_resume(NULL, 0));
-	ASSERT_FAILS(pctr_overflow_rearm(NULL, 0));
-	ASSERT_FAILS(pctr_overflow_stats(NULL, 0, NULL));
-	ASSERT_FAILS(pctr_overflow_stats(set, 0, NULL));
+	ASSERT_FAILS(pctr_set_overflow_pause(NULL, 0));
+	ASSERT_FAILS(pctr_set_overflow_resume(NULL, 0));
+	ASSERT_FAILS(pctr_set_overflow_rearm(NULL, 0));
+	ASSERT_FAILS(pctr_set_overflow_stats(NULL, 0, NULL));
+	ASSERT_FAILS(pctr_set_overflow_stats(set, 0, NULL));
 	ASSERT_FAILS(pctr_set_sampling(NULL, 0, NULL));
 	ASSERT_FAILS(pctr_set_sampling(set, 0, NULL));
-	ASSERT_FAILS(pctr_sampling_read(NULL, NULL, NULL));
-	ASSERT_FAILS(pctr_sampling_wait(NULL, 0));
+	ASSERT_FAILS(pctr_set_sampling_read(NULL, NULL, NULL));
+	ASSERT_FAILS(pctr_set_sampling_wait(NULL, 0));
 
 	ASSERT(pctr_strerror(0) != NULL);
 	ASSERT(pctr_errname(0) != NULL);
@@ -164,7 +164,7 @@ TEST(wrong_order)
 	ASSERT_EQ(pctr_set_nr_instances(set), -EBADFD);
 	ASSERT_EQ(pctr_set_instance_id(set, 0), -EBADFD);
 	ASSERT_EQ(pctr_set_fd(set, 0), -EBADFD);
-	ASSERT_EQ(pctr_sampling_read(set, NULL, NULL) < 0, 1);
+	ASSERT_EQ(pctr_set_sampling_read(set, NULL, NULL) < 0, 1);
 	/* opened twice, events added late */
 	ASSERT_OK(pctr_set_open(set, &self));
 	ASSERT_EQ(pctr_set_open(set, &self), -EALREADY);
@@ -207,8 +207,8 @@ TEST(indexes_out_of_range)
 		ASSERT_EQ(pctr_set_read_instance(set, bad[i], &s), -ERANGE);
 		ASSERT_EQ(pctr_set_instance_id(set, bad[i]), -ERANGE);
 		ASSERT_EQ(pctr_set_fd(set, bad[i]), -ERANGE);
-		ASSERT_FAILS(pctr_overflow_pause(set, bad[i] == -1 ? 5 : bad[i]));
-		ASSERT_FAILS(pctr_overflow_stats(
+		ASSERT_FAILS(pctr_set_overflow_pause(set, bad[i] == -1 ? 5 : bad[i]));
+		ASSERT_FAILS(pctr_set_overflow_stats(
 			set, bad[i] == -1 ? 7 : bad[i],
 			&(struct pctr_overflow_stats){ .size = sizeof(
 							       struct pctr_overflow_stats) }));

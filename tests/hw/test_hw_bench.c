@@ -304,7 +304,7 @@ empty_region(unsigned int flags, const char *label)
 
 	hw_sysctl("kernel.perf_user_access", "1");
 	set = hw_thread_set(flags, "instructions:u");
-	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
+	ASSERT_OK(pctr_stats_new_for_set(&st, set, 0));
 	ASSERT_OK(pctr_stats_calibrate(st, set, 100));
 	ASSERT_OK(pctr_stats_overhead(st, 0, &over));
 	/* the reads' results are checked after the pair, as calibrate does */

@@ -81,7 +81,7 @@ check_notes(struct pctr_set *set, uint64_t count, uint64_t n, uint64_t p)
 		ASSERT_UEQ(notes[i].period, p);
 		ASSERT_UEQ(notes[i].count, (i + 1) * p);
 	}
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	ASSERT_UEQ(st.notified, nr_notes);
 	ASSERT_UEQ(st.lost, 0);
 }
@@ -158,7 +158,7 @@ oneshot_exact(const char *event)
 	       (long long)(s.count[0].value - p));
 	ASSERT_UEQ(s.count[0].value, p);
 	ASSERT(hw_in_loop(notes[0].ip));
-	ASSERT_OK(pctr_overflow_rearm(set, 0));
+	ASSERT_OK(pctr_set_overflow_rearm(set, 0));
 	hw_loop(n);
 	ASSERT_EQ(nr_notes, 2);
 	ASSERT_OK(pctr_set_read(set, &s));

@@ -80,7 +80,7 @@ check_samples(struct pctr_set *set, const struct tally *t, uint64_t count,
 		if (i)
 			ASSERT_GT(t->time[i], t->time[i - 1]);
 	}
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	ASSERT_UEQ(st.notified, t->n);
 	ASSERT_UEQ(st.lost, 0);
 }
@@ -99,7 +99,7 @@ exact_samples(const char *event, int target)
 	hw_loop(n);
 	ASSERT_OK(pctr_set_disable(set));
 	ASSERT_OK(pctr_set_read(set, &s));
-	ASSERT_EQ(pctr_sampling_read(set, keep, &t), t.n);
+	ASSERT_EQ(pctr_set_sampling_read(set, keep, &t), t.n);
 	printf("# count = 2N%+lld\n", (long long)(s.count[0].value - 2 * n));
 	check_samples(set, &t, s.count[0].value, p, getpid(), gettid(),
 		      (uintptr_t)hw_loop, (uintptr_t)hw_loop + 16);
@@ -153,12 +153,12 @@ TEST(cycles_command_exact)
 	want = hw_loop_exec_count(n);
 	ASSERT_OK(pctr_set_open_command(set, argv, &pid));
 	/* read while it runs, as a profiler does */
-	while ((r = pctr_sampling_wait(set, 100)) >= 0)
-		ASSERT(pctr_sampling_read(set, keep, &t) >= 0);
+	while ((r = pctr_set_sampling_wait(set, 100)) >= 0)
+		ASSERT(pctr_set_sampling_read(set, keep, &t) >= 0);
 	ASSERT_EQ(r, -ESRCH);
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	ASSERT(pctr_sampling_read(set, keep, &t) >= 0);
+	ASSERT(pctr_set_sampling_read(set, keep, &t) >= 0);
 	ASSERT_OK(pctr_set_read(set, &s));
 	printf("# hw_loop %llu: count %llu, expected %llu\n",
 	       (unsigned long long)n, (unsigned long long)s.count[0].value,

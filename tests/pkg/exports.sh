@@ -90,7 +90,7 @@ check() {
 	ok $r "$name: the map names exactly what $* declare"
 }
 
-echo "1..11"
+echo "1..12"
 lib_names "$build/src/libpctr.so" >"$tmp/pctr"
 check libpctr "$build/src/libpctr.so" "$src/src/libpctr.map" '' \
 	"$src/include" pctr.h
@@ -100,6 +100,33 @@ awk '/^PCTR_EXPORT/ { want = 1 }
 	"$src"/src/*.c "$src"/src/*/*.c | sort >"$tmp/src"
 same "$tmp/src" "$tmp/pctr" "PCTR_EXPORT in src/" "libpctr.so"
 ok $? "libpctr: the PCTR_EXPORT functions in src/ are exactly the exports"
+
+# The naming rule (README.md, "The library in one page"): the prefix is the
+# type of the first argument, so a function taking a struct pctr_X (or a
+# struct pctr_X_config, the argument block of subsystem X) is pctr_X_*; and
+# "set" after another prefix is only ever the verb at the end
+# (pctr_stats_name_set), since everywhere else it is the noun.
+printf '#include <pctr.h>\n' >"$tmp/h.c"
+$CC -D_GNU_SOURCE -I"$src/include" -fsyntax-only -aux-info "$tmp/aux" \
+	"$tmp/h.c" || { echo "Bail out! pctr.h"; exit 1; }
+grep -F "/* $src/include/" "$tmp/aux" | sed -E 's,^/\*[^*]*\*/ ,,' | awk '
+{
+	if (!match($0, /pctr_[a-z0-9_]+ \(/))
+		next
+	name = substr($0, RSTART, RLENGTH - 2)
+	rest = substr($0, RSTART + RLENGTH)
+	if (match(rest, /^(const )?struct pctr_[a-z0-9_]+ \*/)) {
+		t = substr(rest, RSTART, RLENGTH)
+		sub(/^(const )?struct /, "", t); sub(/ \*$/, "", t)
+		sub(/_config$/, "", t)
+		if (index(name, t "_") != 1)
+			print name ": its first argument is a struct " t
+	}
+	if (name ~ /^pctr_[a-z0-9]+_set_/ && name !~ /^pctr_set_/)
+		print name ": a setter is pctr_X_ATTR_set, not pctr_X_set_ATTR"
+}' >"$tmp/diff"
+[ ! -s "$tmp/diff" ]
+ok $? "libpctr: every function is named by the type of its first argument"
 
 c=$build/compat
 check libcpc "$c/libcpc/libcpc.so" "$src/compat/libcpc/libcpc.map" '' \

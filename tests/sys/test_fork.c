@@ -176,13 +176,13 @@ child_tries_everything(void *arg)
 		ASSERT_EQ(pctr_set_disable(sets[i]), -ECHILD);
 		ASSERT_CONTAINS(pctr_strerror(-ECHILD), "fork()");
 		ASSERT_EQ(pctr_set_enable(sets[i]), -ECHILD);
-		ASSERT_EQ(pctr_overflow_pause(sets[i], -1), -ECHILD);
-		ASSERT_EQ(pctr_overflow_resume(sets[i], -1), -ECHILD);
-		ASSERT_EQ(pctr_overflow_rearm(sets[i], -1), -ECHILD);
+		ASSERT_EQ(pctr_set_overflow_pause(sets[i], -1), -ECHILD);
+		ASSERT_EQ(pctr_set_overflow_resume(sets[i], -1), -ECHILD);
+		ASSERT_EQ(pctr_set_overflow_rearm(sets[i], -1), -ECHILD);
 		ASSERT_OK(pctr_set_read(sets[i], &s));
 		ASSERT_GT(s.count[0].value, 0);
 		ASSERT_OK(pctr_set_reset(sets[i]));
-		ASSERT_OK(pctr_overflow_stats(sets[i], -1, &st));
+		ASSERT_OK(pctr_set_overflow_stats(sets[i], -1, &st));
 	}
 	/* the child's own work is no notification of the parent's */
 	spin_user_ns(20 * PERIOD_NS);
@@ -235,10 +235,10 @@ child_reads_samples(void *arg)
 	struct pctr_set *set = arg;
 	int n = 0;
 
-	ASSERT_EQ(pctr_sampling_read(set, count_record, &n), -ECHILD);
+	ASSERT_EQ(pctr_set_sampling_read(set, count_record, &n), -ECHILD);
 	ASSERT_CONTAINS(pctr_strerror(-ECHILD), "child");
 	ASSERT_EQ(n, 0);
-	ASSERT_EQ(pctr_sampling_wait(set, 0), -ECHILD);
+	ASSERT_EQ(pctr_set_sampling_wait(set, 0), -ECHILD);
 	ASSERT_EQ(pctr_set_destroy(set), 0);
 	/* what is left is the parent's plain sampler (ref_open()) */
 	ASSERT_EQ(perf_fds(), 1);
@@ -259,7 +259,7 @@ TEST(child_cannot_read_the_samples)
 	kernel = ref_close(&ref);
 	ASSERT_OK(pctr_set_disable(set));
 	c1 = count_of(set);
-	ASSERT_GE(pctr_sampling_read(set, count_record, &n), 0);
+	ASSERT_GE(pctr_set_sampling_read(set, count_record, &n), 0);
 	printf("# %d samples for %llu whole periods, plain perf_event_open "
 	       "%llu\n", n, (unsigned long long)((c1 - c0) / PERIOD_NS),
 	       (unsigned long long)kernel);
@@ -338,7 +338,7 @@ TEST(child_free_unmaps_nothing_of_its_own)
 	in_child(child_reuses_addresses, &r);
 	/* the parent's rings are still there and still filled */
 	ASSERT_OK(pctr_set_disable(r.sets[0]));
-	ASSERT_GT(pctr_sampling_read(r.sets[0], count_record, &(int){ 0 }),
+	ASSERT_GT(pctr_set_sampling_read(r.sets[0], count_record, &(int){ 0 }),
 		  0);
 	pctr_set_free(r.sets[0]);
 	pctr_set_free(r.sets[1]);

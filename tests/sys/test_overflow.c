@@ -161,7 +161,7 @@ TEST(rate_and_pc)
 		ASSERT_UEQ(notes[i].period, PERIOD_NS);
 		ASSERT_UEQ(notes[i].count, (i + 1) * PERIOD_NS);
 	}
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	ASSERT_UEQ(st.notified, n);
 	ASSERT_UEQ(st.lost, 0);
 	pctr_set_free(set);
@@ -318,7 +318,7 @@ TEST(signal_of_users_choice)
 	ASSERT_SEEN_RATE(atomic_load(&decoded), seen, PERIOD_NS);
 	ASSERT_EQ(atomic_load(&decoded_bad), 0);
 	check_outside_pcs();
-	ASSERT_OK(pctr_overflow_stats(set, -1, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, -1, &st));
 	ASSERT_UEQ(st.notified, atomic_load(&decoded));
 	/* the library installed nothing for this signal */
 	ASSERT(sigaction(sig, NULL, &sa) == 0);
@@ -356,7 +356,7 @@ TEST(oneshot_and_rearm)
 	touch_pages(100);
 	ASSERT_EQ(wait_for_notes(1), 1);
 	ASSERT_UEQ(count_of(set), 10);
-	ASSERT_OK(pctr_overflow_rearm(set, 0));
+	ASSERT_OK(pctr_set_overflow_rearm(set, 0));
 	touch_pages(100);
 	ASSERT_EQ(wait_for_notes(2), 2);
 	ASSERT_UEQ(count_of(set), 20);
@@ -379,13 +379,13 @@ TEST(pause_and_resume)
 
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
-	ASSERT_OK(pctr_overflow_pause(set, -1));
+	ASSERT_OK(pctr_set_overflow_pause(set, -1));
 	ASSERT_OK(pctr_set_enable(set));
 	touch_pages(150);
 	ASSERT_EQ(atomic_load(&nr_notes), 0);
 	paused = count_of(set);
 	ASSERT_GE(paused, 150);
-	ASSERT_OK(pctr_overflow_resume(set, -1));
+	ASSERT_OK(pctr_set_overflow_resume(set, -1));
 	/*
 	 * A fault between that read and the resume (the resume's code paged
 	 * in, or under valgrind its translator's memory) is lost too: the
@@ -397,7 +397,7 @@ TEST(pause_and_resume)
 	ASSERT_OK(pctr_set_disable(set));
 	total = count_of(set);
 	n = atomic_load(&nr_notes);
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	printf("# %llu faults: %llu lost while paused (count %llu before "
 	       "the resume, %llu after), %d notified after\n",
 	       (unsigned long long)total, (unsigned long long)st.lost,
@@ -481,7 +481,7 @@ TEST(notified_plus_lost_is_every_overflow)
 		touch_pages(100);
 	ASSERT_OK(pctr_set_disable(set));
 	total = count_of(set);
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	printf("# %llu faults, %llu notified, %llu lost\n",
 	       (unsigned long long)total, (unsigned long long)st.notified,
 	       (unsigned long long)st.lost);
@@ -537,7 +537,7 @@ TEST(eight_new_threads)
 		for (int t = 0; t < NR_THREADS; t++)
 			per[t] += notes[i].tid == tids[t];
 	}
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	for (int t = 0; t < NR_THREADS; t++) {
 		/* the whole periods of CPU time the thread spun */
 		int expect = (int)(cpu_ns[t] / PERIOD_NS);
@@ -662,7 +662,7 @@ TEST(slots_of_exited_threads_are_reused)
 			pthread_join(th[i], NULL);
 	}
 	ASSERT_OK(pctr_set_disable(set));
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	ASSERT_LT(atomic_load(&nr_notes), MAX_NOTES);
 	for (int t = 0; t < NR_WAVE * NR_WAVES; t++) {
 		int k, uses = tid_uses(wave_tid[t]);
@@ -964,7 +964,7 @@ TEST(failed_open_keeps_sampling)
 	ASSERT_OK(pctr_set_enable(set));
 	spin_user_ns_seen(100 * PERIOD_NS, &seen);
 	ASSERT_OK(pctr_set_disable(set));
-	n = pctr_sampling_read(set, count_sample, &in_work);
+	n = pctr_set_sampling_read(set, count_sample, &in_work);
 	printf("# %d samples, %d in spin() on this thread; %d notifications; "
 	       "the spin seen running %llu periods\n", n, in_work,
 	       atomic_load(&nr_notes),
@@ -979,7 +979,7 @@ TEST(failed_open_keeps_sampling)
 	ASSERT_GE(in_work, n - 2);
 	ASSERT_EQ(atomic_load(&nr_notes), 1);
 	ASSERT_EQ(notes[0].event, 1);
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	ASSERT_UEQ(st.notified, n);
 	pctr_set_free(set);
 }

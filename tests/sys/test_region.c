@@ -122,7 +122,7 @@ TEST(stats_match_raw_reads)
 
 	SKIP_UNDER_VALGRIND("(page faults of its own)");
 
-	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
+	ASSERT_OK(pctr_stats_new_for_set(&st, set, 0));
 	ASSERT_STR_EQ(pctr_stats_name(st, 1), "page-faults");
 	for (int i = 0; i < n; i++) {
 		volatile char *p = fresh(i % 7 + 1);
@@ -152,7 +152,7 @@ TEST(calibration_finds_and_removes_read_cost)
 	uint64_t oh_clk, oh_pf, oh_t;
 	double want_clk = 0, want_t = 0;
 
-	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
+	ASSERT_OK(pctr_stats_new_for_set(&st, set, 0));
 	ASSERT_EQ(pctr_stats_calibrate(st, set, 0), -EINVAL);
 	ASSERT_OK(pctr_stats_calibrate(st, set, 200));
 	ASSERT_OK(pctr_stats_overhead(st, 0, &oh_clk));
@@ -196,7 +196,7 @@ TEST(differencing_cancels_the_reads)
 
 	SKIP_UNDER_VALGRIND("(page faults of its own)");
 
-	ASSERT_OK(pctr_stats_new_set(&st, set, 0));
+	ASSERT_OK(pctr_stats_new_for_set(&st, set, 0));
 	ASSERT_EQ(pctr_stats_add_diff(st, set, NULL, NULL, 1), -EINVAL);
 	/* 16 + 16 + 32 = 64 runs: every run touches 3 fresh pages */
 	ASSERT_OK(pctr_stats_add_diff(st, set, touch_three, (void *)p, 16));

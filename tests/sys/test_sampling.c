@@ -154,7 +154,7 @@ TEST(samples_in_buffer)
 	kernel = ref_close(&ref);
 	ASSERT_OK(pctr_set_disable(set));
 	ASSERT_OK(pctr_set_read(set, &s));
-	ASSERT_EQ(pctr_sampling_read(set, count_record, &t), t.n);
+	ASSERT_EQ(pctr_set_sampling_read(set, count_record, &t), t.n);
 	expect = s.count[0].value / PERIOD_NS;
 	printf("# %d samples, %llu whole periods, plain perf_event_open "
 	       "%llu\n", t.n, (unsigned long long)expect,
@@ -168,11 +168,11 @@ TEST(samples_in_buffer)
 	ASSERT_EQ(t.tid[0], gettid());
 	ASSERT_EQ(t.other_pid, 0);
 	ASSERT_EQ(t.time_backwards, 0);
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	ASSERT_UEQ(st.notified, t.n);
 	ASSERT_UEQ(st.lost, 0);
 	/* everything was read: a second read finds nothing */
-	ASSERT_EQ(pctr_sampling_read(set, count_record, &t), 0);
+	ASSERT_EQ(pctr_set_sampling_read(set, count_record, &t), 0);
 	pctr_set_free(set);
 }
 
@@ -197,12 +197,12 @@ TEST(full_buffer_counts_losses)
 					     PCTR_TARGET_THREAD }));
 	ASSERT_OK(pctr_set_enable(set));
 	touch_pages(2000);
-	pctr_sampling_read(set, count_record, &t);
+	pctr_set_sampling_read(set, count_record, &t);
 	touch_pages(1);
 	ASSERT_OK(pctr_set_disable(set));
 	ASSERT_OK(pctr_set_read(set, &s));
-	pctr_sampling_read(set, count_record, &t);
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	pctr_set_sampling_read(set, count_record, &t);
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	printf("# %llu read, %llu lost, %llu overflows\n",
 	       (unsigned long long)st.notified, (unsigned long long)st.lost,
 	       (unsigned long long)s.count[0].value);
@@ -242,8 +242,8 @@ TEST(software_event_period_is_the_period)
 	touch_pages(800);
 	ASSERT_OK(pctr_set_disable(set));
 	ASSERT_OK(pctr_set_read(set, &s));
-	n = pctr_sampling_read(set, period_of_record, &bad);
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	n = pctr_set_sampling_read(set, period_of_record, &bad);
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	printf("# %llu faults, %d samples at period 8, %llu lost\n",
 	       (unsigned long long)s.count[0].value, n,
 	       (unsigned long long)st.lost);
@@ -268,14 +268,14 @@ TEST(command_is_sampled)
 	ASSERT_OK(pctr_set_open_command(set, argv, &pid));
 	t.pid = pid;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		int r = pctr_sampling_wait(set, 50);
+		int r = pctr_set_sampling_wait(set, 50);
 
 		ASSERT(r >= 0 || r == -ESRCH); /* ESRCH: it has exited */
-		ASSERT(pctr_sampling_read(set, count_record, &t) >= 0);
+		ASSERT(pctr_set_sampling_read(set, count_record, &t) >= 0);
 		if (r == -ESRCH)
 			ASSERT(waitpid(pid, &status, 0) == pid);
 	}
-	ASSERT(pctr_sampling_read(set, count_record, &t) >= 0);
+	ASSERT(pctr_set_sampling_read(set, count_record, &t) >= 0);
 	printf("# %d samples of pid %d\n", t.n, (int)pid);
 	ASSERT_GT(t.n, 5);
 	ASSERT_EQ(t.other_pid, 0);
@@ -323,14 +323,14 @@ TEST(eight_new_threads)
 		struct timespec ts = { 0, 10000000 };
 
 		nanosleep(&ts, NULL);
-		reads_with_samples += pctr_sampling_read(set, count_record,
+		reads_with_samples += pctr_set_sampling_read(set, count_record,
 							 &t) > 0;
 	}
 	for (int i = 0; i < NR_THREADS; i++)
 		pthread_join(th[i], NULL);
 	kernel = ref_close(&ref);
 	ASSERT_OK(pctr_set_disable(set));
-	pctr_sampling_read(set, count_record, &t);
+	pctr_set_sampling_read(set, count_record, &t);
 	ASSERT_EQ(t.other_pid, 0);
 	for (int i = 0; i < NR_THREADS; i++) {
 		int k;
@@ -344,7 +344,7 @@ TEST(eight_new_threads)
 		total += (int)(cpu_ns[i] / PERIOD_NS);
 		got += t.per_tid[k];
 	}
-	ASSERT_OK(pctr_overflow_stats(set, 0, &st));
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
 	printf("# %d of 10 reads found samples; threads: %d of %d whole "
 	       "periods (%.1f%%); %d read, %llu lost; plain perf_event_open "
 	       "beside it: %llu\n", reads_with_samples, got, total,
@@ -372,7 +372,7 @@ TEST(callchains)
 	ASSERT_OK(pctr_set_enable(set));
 	call_spin(100 * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(set));
-	pctr_sampling_read(set, count_record, &t);
+	pctr_set_sampling_read(set, count_record, &t);
 	printf("# %d samples, %d through call_spin(); the spin seen running "
 	       "%llu periods\n", t.n, t.chains_through_caller,
 	       (unsigned long long)((framed_seen.wall_ns - framed_seen.gap_ns) /
@@ -403,7 +403,7 @@ TEST(bad_settings_are_refused)
 	cfg.flags = 0;
 	ASSERT_OK(pctr_set_sampling(set, 0, &cfg));
 	ASSERT_EQ(pctr_set_overflow(set, 0, &o), -EBUSY);
-	ASSERT_EQ(pctr_sampling_read(set, count_record, NULL), -EBADFD);
+	ASSERT_EQ(pctr_set_sampling_read(set, count_record, NULL), -EBADFD);
 	pctr_set_free(set);
 
 	/* a set without sampling has no buffer to read */
@@ -411,8 +411,8 @@ TEST(bad_settings_are_refused)
 	ASSERT_OK(pctr_set_add(set, "task-clock"));
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
-	ASSERT_EQ(pctr_sampling_read(set, count_record, NULL), -EINVAL);
-	ASSERT_EQ(pctr_sampling_wait(set, 0), -EINVAL);
+	ASSERT_EQ(pctr_set_sampling_read(set, count_record, NULL), -EINVAL);
+	ASSERT_EQ(pctr_set_sampling_wait(set, 0), -EINVAL);
 	pctr_set_free(set);
 }
 
@@ -500,16 +500,16 @@ run_side(unsigned int flags, struct side *s)
 	ASSERT_OK(pctr_set_open_command(set, argv, &pid));
 	s->top = pid;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		r = pctr_sampling_wait(set, 50);
+		r = pctr_set_sampling_wait(set, 50);
 		ASSERT(r >= 0 || r == -ESRCH);
 		s->last = 0;
-		ASSERT((r = pctr_sampling_read(set, side_record, s)) >= 0);
+		ASSERT((r = pctr_set_sampling_read(set, side_record, s)) >= 0);
 		n += r;
 		if (r == -ESRCH)
 			ASSERT(waitpid(pid, &status, 0) == pid);
 	}
 	s->last = 0;
-	ASSERT((r = pctr_sampling_read(set, side_record, s)) >= 0);
+	ASSERT((r = pctr_set_sampling_read(set, side_record, s)) >= 0);
 	n += r;
 	/* the return value counts samples only */
 	ASSERT_EQ(n, s->samples);

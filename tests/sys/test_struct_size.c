@@ -384,7 +384,7 @@ static struct pctr_set *ovf_set;
 static int
 stats_of_overflows(void *out)
 {
-	return pctr_overflow_stats(ovf_set, -1, out);
+	return pctr_set_overflow_stats(ovf_set, -1, out);
 }
 
 TEST(overflow_stats)

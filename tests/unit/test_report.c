@@ -21,9 +21,9 @@ seed_stats(unsigned int keep)
 
 	if (pctr_stats_new(&st, 2, keep) < 0)
 		TEST_FAIL("pctr_stats_new");
-	pctr_stats_set_name(st, 0, "inst_retired");
-	pctr_stats_set_name(st, 1, "uops, \"retired\"");
-	pctr_stats_set_overhead(st, 9, oh);
+	pctr_stats_name_set(st, 0, "inst_retired");
+	pctr_stats_name_set(st, 1, "uops, \"retired\"");
+	pctr_stats_overhead_set(st, 9, oh);
 	for (int i = 0; i < 4; i++)
 		if (pctr_stats_add_values(st, ticks[i], v) < 0)
 			TEST_FAIL("add");
@@ -323,8 +323,8 @@ TEST(ratio_without_denominator_has_no_value)
 	char total[16], mean[16];
 
 	ASSERT_OK(pctr_stats_new(&st, 2, 0));
-	pctr_stats_set_name(st, 0, "faults");
-	pctr_stats_set_name(st, 1, "zero");
+	pctr_stats_name_set(st, 0, "faults");
+	pctr_stats_name_set(st, 1, "zero");
 	ASSERT_OK(pctr_stats_add_values(st, 10, v));
 	ASSERT_OK(pctr_stats_add_values(st, 10, v));
 	t = report(st, PCTR_REPORT_TEXT);

@@ -324,7 +324,7 @@ TEST(add_subtracts_overhead_and_clamps)
 	struct pctr_stats *st;
 
 	ASSERT_OK(pctr_stats_new(&st, 2, 0));
-	ASSERT_OK(pctr_stats_set_overhead(st, 10, oh));
+	ASSERT_OK(pctr_stats_overhead_set(st, 10, oh));
 	ASSERT_OK(pctr_stats_add(st, &t1, &t0));
 	ASSERT_EQ(get(st, 0).total, 0); /* 3 - 5 clamps to 0 */
 	ASSERT_EQ(get(st, 1).total, 50);
@@ -365,11 +365,11 @@ TEST(per_cycle_ratio_and_per_second)
 	struct pctr_stats *st;
 
 	ASSERT_OK(pctr_stats_new(&st, 3, 0));
-	ASSERT_OK(pctr_stats_set_cycles(st, 0));
+	ASSERT_OK(pctr_stats_cycles_set(st, 0));
 	ASSERT_EQ(pctr_stats_cycles(st), 0);
 	ASSERT_OK(pctr_stats_add_values(st, hz, a));
 	ASSERT_OK(pctr_stats_add_values(st, hz / 2, b));
-	ASSERT_EQ(pctr_stats_set_cycles(st, 1), -EALREADY);
+	ASSERT_EQ(pctr_stats_cycles_set(st, 1), -EALREADY);
 
 	ASSERT_OK(pctr_stats_per_cycle(st, 1, &s));
 	ASSERT_EQ(s.n, 2);
@@ -517,8 +517,8 @@ TEST(reset_keeps_names_and_overhead)
 
 	ASSERT_OK(pctr_stats_new(&st, 1, 4));
 	ASSERT_STR_EQ(pctr_stats_name(st, 0), "event 0");
-	ASSERT_OK(pctr_stats_set_name(st, 0, "page-faults"));
-	ASSERT_OK(pctr_stats_set_overhead(st, 2, &oh));
+	ASSERT_OK(pctr_stats_name_set(st, 0, "page-faults"));
+	ASSERT_OK(pctr_stats_overhead_set(st, 2, &oh));
 	ASSERT_OK(pctr_stats_add_values(st, 9, &v));
 	ASSERT_OK(pctr_stats_reset(st));
 	ASSERT_EQ(get(st, 0).n, 0);

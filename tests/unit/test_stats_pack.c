@@ -60,15 +60,15 @@ sample_stats(unsigned int keep, int intervals, uint64_t seed)
 
 	ASSERT_OK(pctr_stats_new(&st, 3, keep));
 	for (int i = 0; i < 3; i++)
-		ASSERT_OK(pctr_stats_set_name(st, i, name[i]));
-	ASSERT_OK(pctr_stats_set_cycles(st, 1));
+		ASSERT_OK(pctr_stats_name_set(st, i, name[i]));
+	ASSERT_OK(pctr_stats_cycles_set(st, 1));
 	for (int k = 0; k < intervals; k++) {
 		uint64_t v[3] = { lcg(&seed) % 7, 1000 + lcg(&seed) % 100,
 				  (1ull << 40) + lcg(&seed) % 5000 };
 
 		ASSERT_OK(pctr_stats_add_values(st, 2000 + k, v));
 	}
-	ASSERT_OK(pctr_stats_set_overhead(st, 11, oh));
+	ASSERT_OK(pctr_stats_overhead_set(st, 11, oh));
 	return st;
 }
 
@@ -175,7 +175,7 @@ TEST(layout_is_fixed_and_little_endian)
 	const unsigned char *series;
 
 	ASSERT_OK(pctr_stats_new(&st, 1, 0));
-	ASSERT_OK(pctr_stats_set_name(st, 0, "e"));
+	ASSERT_OK(pctr_stats_name_set(st, 0, "e"));
 	v = 2;
 	ASSERT_OK(pctr_stats_add_values(st, 10, &v));
 	v = 3;
@@ -450,19 +450,19 @@ TEST(merge_refuses_other_events)
 	struct pctr_stats *a = sample_stats(0, 3, 1);
 	struct pctr_stats *b = sample_stats(0, 3, 2);
 
-	ASSERT_OK(pctr_stats_set_name(b, 2, "context-switches"));
+	ASSERT_OK(pctr_stats_name_set(b, 2, "context-switches"));
 	ASSERT_EQ(pctr_stats_merge(a, b), -EINVAL);
 	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "'context-switches'");
 	ASSERT_EQ(get(a, 0).n, 3); /* untouched */
-	ASSERT_OK(pctr_stats_set_name(b, 2, "task-clock"));
+	ASSERT_OK(pctr_stats_name_set(b, 2, "task-clock"));
 	pctr_stats_free(b);
 	ASSERT_OK(pctr_stats_new(&b, 3, 0));
-	ASSERT_OK(pctr_stats_set_name(b, 0, "page-faults"));
-	ASSERT_OK(pctr_stats_set_name(b, 1, "cycles"));
-	ASSERT_OK(pctr_stats_set_name(b, 2, "task-clock"));
+	ASSERT_OK(pctr_stats_name_set(b, 0, "page-faults"));
+	ASSERT_OK(pctr_stats_name_set(b, 1, "cycles"));
+	ASSERT_OK(pctr_stats_name_set(b, 2, "task-clock"));
 	ASSERT_EQ(pctr_stats_merge(a, b), -EINVAL); /* cycles: ticks */
 	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "cycles");
-	ASSERT_OK(pctr_stats_set_cycles(b, 1));
+	ASSERT_OK(pctr_stats_cycles_set(b, 1));
 	ASSERT_OK(pctr_stats_merge(a, b));
 	pctr_stats_free(a);
 	pctr_stats_free(b);

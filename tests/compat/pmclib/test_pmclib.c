@@ -272,7 +272,7 @@ TEST(clean_subtracts_overhead_clamped)
 	ASSERT_LE(s.min, o); /* the net cost of nothing is small */
 	ASSERT_LT(s.mean, (double)o * 10);
 	/* more overhead than any interval costs: zero, never wrapped */
-	ASSERT_OK(pctr_stats_set_overhead(ctl.counters[0].stats, 1ull << 62,
+	ASSERT_OK(pctr_stats_overhead_set(ctl.counters[0].stats, 1ull << 62,
 					  (uint64_t[]){ 1ull << 62, 0 }));
 	pmc_read(&t0);
 	spin_ms(1);
