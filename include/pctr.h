@@ -101,7 +101,15 @@ const char *pctr_errname(int err);
 #define PCTR_EVENT_EXCLUDE_IDLE 0x20u /* not while the CPU idles */
 #define PCTR_EVENT_PINNED 0x40u /* always on a counter, or in error (D) */
 #define PCTR_EVENT_EXCLUSIVE 0x80u /* alone on the PMU (libpfm4's excl) */
-#define PCTR_EVENT_FLAGS 0xffu /* every flag this version knows */
+/*
+ * Set by pctr_set_open() in the set's copy (pctr_set_event()), with
+ * _EXCLUDE_KERNEL and _EXCLUDE_HV: the event asked for no privilege level,
+ * the kernel refused kernel counting (perf_event_paranoid), and it is
+ * counted in user mode only, as perf does.  The name stays as given;
+ * perf and pctr stat show such an event as "name:u".
+ */
+#define PCTR_EVENT_USER_FALLBACK 0x100u
+#define PCTR_EVENT_FLAGS 0x1ffu /* every flag this version knows */
 
 /* sizeof(struct pctr_event) in version 0, on 64-bit Linux */
 #define PCTR_EVENT_SIZE_VER0 256
@@ -191,6 +199,41 @@ int pctr_event_attr(const struct pctr_event *ev, void *attr, size_t attr_size);
  * bytes past it.  On failure @ev is left as it was.  Thread-safe.
  */
 int pctr_event_parse(const char *spec, struct pctr_event *ev);
+
+/**
+ * pctr_event_parse_list() - parse a list of events as pctr_set_add_list()
+ * reads it, without a set: commas and blanks separate events (not inside
+ * "pmu/.../"), braces group them as in perf ("{cycles,instructions},x").
+ * @list:  the list
+ * @cb:    called for each event in order, and only once the whole list has
+ *         parsed: @ev is the library's struct (@ev->size says how big),
+ *         @group is 0 for an event in no group, else the group's number
+ *         (1 for the list's first group, 2 for the next...).  A non-zero
+ *         return stops the walk and is returned.
+ * @arg:   passed to @cb
+ *
+ * Return: the number of events; -EINVAL (pctr_strerror() names the item),
+ * -ENOENT or -E2BIG as pctr_event_parse() and pctr_set_add_list() return
+ * them, and then @cb was never called; or @cb's non-zero return.
+ * Thread-safe.
+ */
+int pctr_event_parse_list(const char *list,
+			  int (*cb)(const struct pctr_event *ev, int group,
+				    void *arg),
+			  void *arg);
+
+/**
+ * pctr_event_display_name() - the name to show for @ev, as perf shows it:
+ * @ev->name, with ":u" ("u" after "pmu/.../") for an event counted in user
+ * mode only because the kernel refused more (PCTR_EVENT_USER_FALLBACK).
+ * @buf:  filled as snprintf() fills it (cut short, NUL-terminated)
+ * @len:  its size; 0 with @buf NULL asks for the length
+ *
+ * Return: the length of the whole name (snprintf's), or -EINVAL.
+ * Thread-safe.
+ */
+int pctr_event_display_name(const struct pctr_event *ev, char *buf,
+			    size_t len);
 
 /*
  * The x86 counter function of the seeds: event | unit mask << 8 | flags |
@@ -400,9 +443,10 @@ int pctr_set_nr(const struct pctr_set *set);
  * pctr_set_event() - the event at @idx, or NULL.  The library's own
  * struct: ->size is sizeof(struct pctr_event) of the library, and a caller
  * built against an older version reads only the fields it knows.  After
- * pctr_set_open(), @flags shows PCTR_EVENT_EXCLUDE_KERNEL and _HV when
- * the kernel allowed user mode only (perf_event_paranoid) and the event,
- * which asked for no privilege level, is counted in user mode.
+ * pctr_set_open(), @flags shows PCTR_EVENT_USER_FALLBACK (with
+ * PCTR_EVENT_EXCLUDE_KERNEL and _HV) when the kernel allowed user mode
+ * only (perf_event_paranoid) and the event, which asked for no privilege
+ * level, is counted in user mode; its name is left as it was.
  */
 const struct pctr_event *pctr_set_event(const struct pctr_set *set, int idx);
 

@@ -114,6 +114,15 @@ void pctr__event_suggest(const char *name, char *out, size_t len);
 int pctr__event_table_list(int (*cb)(const struct pctr_event_info *, void *),
 			   void *arg, bool hardware);
 
+/* event_list.c: a parsed list, each event's group 0 (none) or 1, 2... */
+struct pctr__event_list {
+	struct pctr_event ev[PCTR_MAX_EVENTS];
+	int group[PCTR_MAX_EVENTS];
+	int nr, nr_groups, open;
+};
+/* the number of events, or -errno with nothing else of use in @l */
+int pctr__event_list_parse(const char *list, struct pctr__event_list *l);
+
 /* machine.c: detected once, then read-only */
 const struct pctr_machine *pctr__machine(void);
 int pctr__read_int_file(const char *path, long *val);

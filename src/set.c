@@ -282,85 +282,43 @@ pctr_set_add(struct pctr_set *set, const char *spec)
 	return r < 0 ? r : pctr_set_add_event(set, &ev);
 }
 
-/* Split at commas and blanks that are not inside "pmu/.../". */
-static const char *
-next_item(const char *p, char *item, size_t len)
-{
-	size_t n = 0;
-	int slashes = 0;
-
-	while (*p == ',' || isspace((unsigned char)*p))
-		p++;
-	for (; *p; p++) {
-		if (*p == '/')
-			slashes++;
-		if ((*p == ',' || isspace((unsigned char)*p)) &&
-		    slashes % 2 == 0)
-			break;
-		if (n + 1 < len)
-			item[n++] = *p;
-	}
-	item[n] = '\0';
-	return p;
-}
-
-/*
- * One item of a list, with perf's group braces: "{a" opens a group at this
- * event, "b}" closes it (*@open is the first event of the open group, or
- * -1).
- */
+/* group @g of list @l, whose events were added from index @base */
 static int
-add_item(struct pctr_set *set, char *item, int *open)
+add_group(struct pctr_set *set, int base, const struct pctr__event_list *l,
+	  int g)
 {
-	size_t n = strlen(item);
-	bool closes = n > 0 && item[n - 1] == '}';
-	int r;
+	int first = -1, nr = 0;
 
-	if (item[0] == '{') {
-		if (*open >= 0)
-			return pctr__error(EINVAL, "'{' inside a group: groups "
-						   "do not nest");
-		*open = set->nr_events;
-		item++;
-		n--;
-	}
-	if (closes)
-		item[--n] = '\0';
-	if (n >= PCTR_NAME_MAX)
-		return pctr__error(EINVAL, "event '%.40s...' is too long",
-				   item);
-	r = n ? pctr_set_add(set, item)
-	      : pctr__error(EINVAL, "empty event in a group");
-	if (r >= 0 && closes) {
-		if (*open < 0)
-			return pctr__error(EINVAL, "'}' without its '{'");
-		r = pctr_set_group(set, *open, set->nr_events - *open);
-		*open = -1;
-	}
-	return r;
+	for (int i = 0; i < l->nr; i++)
+		if (l->group[i] == g) {
+			first = first < 0 ? i : first;
+			nr++;
+		}
+	return pctr_set_group(set, base + first, nr);
 }
 
+/* a list parses whole before any of it is added (event_list.c) */
 PCTR_EXPORT int
 pctr_set_add_list(struct pctr_set *set, const char *list)
 {
-	char item[PCTR_NAME_MAX + 3];
-	int before, open = -1, r = 0;
-	const char *p = list;
+	struct pctr__event_list *l;
+	int before, r;
 
 	if (!set || !list)
 		return pctr__error(EINVAL, "NULL set or event list");
 	if (set->open)
 		return pctr__error(EBUSY, "events can be added only before "
 					  "the set is opened");
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -ENOMEM;
 	before = set->nr_events;
-	while (r >= 0 && *(p = next_item(p, item, sizeof(item))))
-		r = add_item(set, item, &open);
-	if (r >= 0 && *item)
-		r = add_item(set, item, &open);
-	if (r >= 0 && open >= 0)
-		r = pctr__error(EINVAL, "'{' without its '}'");
-	if (r >= 0 && set->nr_events == before)
-		r = pctr__error(EINVAL, "empty event list");
+	r = pctr__event_list_parse(list, l);
+	for (int i = 0; r >= 0 && i < l->nr; i++)
+		r = pctr_set_add_event(set, &l->ev[i]);
+	for (int g = 1; r >= 0 && g <= l->nr_groups; g++)
+		r = add_group(set, before, l, g);
+	free(l);
 	if (r < 0) {
 		set->nr_events = before;
 		return r;
@@ -675,10 +633,8 @@ open_counter(struct pctr_set *set, int e, int part, int group_fd,
 			set->attr[e].a.exclude_kernel = 1;
 			set->attr[e].a.exclude_hv = 1;
 			ev->flags |= PCTR_EVENT_EXCLUDE_KERNEL |
-				     PCTR_EVENT_EXCLUDE_HV;
-			if (strlen(ev->name) + 3 < sizeof(ev->name))
-				strcat(ev->name, strchr(ev->name, '/') ? "u"
-					: strchr(ev->name, ':') ? "" : ":u");
+				     PCTR_EVENT_EXCLUDE_HV |
+				     PCTR_EVENT_USER_FALLBACK;
 		}
 	}
 	return fd;

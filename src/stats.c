@@ -216,7 +216,7 @@ is_cycles(const struct pctr_event *ev)
 
 PCTR_EXPORT int
 pctr_stats_new_for_set(struct pctr_stats **stp, const struct pctr_set *set,
-		   unsigned int keep)
+		       unsigned int keep)
 {
 	int nr = pctr_set_nr(set), r;
 
@@ -227,8 +227,10 @@ pctr_stats_new_for_set(struct pctr_stats **stp, const struct pctr_set *set,
 		return r;
 	for (int i = 0; i < nr; i++) {
 		const struct pctr_event *ev = pctr_set_event(set, i);
+		char name[PCTR_NAME_MAX + 2];
 
-		pctr_stats_name_set(*stp, i, ev->name);
+		pctr_event_display_name(ev, name, sizeof(name));
+		pctr_stats_name_set(*stp, i, name);
 		(*stp)->hardware[i] = ev->hardware;
 		if (is_cycles(ev) && (*stp)->cycles == PCTR_STATS_TIME)
 			(*stp)->cycles = i;

@@ -630,14 +630,23 @@ shown(const struct opts *o, const struct table *t, uint64_t total)
 	return n;
 }
 
+/* the sampled event's name as perf shows it (":u" after a fallback) */
+static const char *
+event_name(const struct pctr_set *set, char *buf, size_t len)
+{
+	pctr_event_display_name(pctr_set_event(set, 0), buf, len);
+	return buf;
+}
+
 static void
 print_head(const struct opts *o, const struct pctr_set *set, uint64_t total,
 	   uint64_t lost)
 {
 	FILE *out = o->out;
+	char name[PCTR_NAME_MAX + 2];
 
 	fprintf(out, "# %llu samples of %s (", (unsigned long long)total,
-		pctr_set_event(set, 0)->name);
+		event_name(set, name, sizeof(name)));
 	if (o->period)
 		fprintf(out, "every %llu events",
 			(unsigned long long)o->period);
@@ -747,9 +756,10 @@ print_json(const struct opts *o, const struct pctr_set *set,
 {
 	static const char *const names[] = { "comm", "dso", "sym" };
 	FILE *out = o->out;
+	char name[PCTR_NAME_MAX + 2];
 
 	fprintf(out, "{\"schema\":\"pctr-profile/1\",\"event\":");
-	put_str(out, pctr_set_event(set, 0)->name);
+	put_str(out, event_name(set, name, sizeof(name)));
 	if (o->period)
 		fprintf(out, ",\"period\":%llu", (unsigned long long)o->period);
 	else
@@ -961,6 +971,7 @@ report(const struct opts *o, struct pctr_set *set, struct prof *p)
 {
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	struct table t = { 0 };
+	char name[PCTR_NAME_MAX + 2];
 	int r = 0;
 
 	pctr_set_overflow_stats(set, 0, &st);
@@ -990,8 +1001,8 @@ report(const struct opts *o, struct pctr_set *set, struct prof *p)
 		return 1;
 	}
 	warnings(p, st.lost);
-	if (o->svg &&
-	    write_svg(o, p, pctr_set_event(set, 0)->name) < 0)
+	if (o->svg && write_svg(o, p, event_name(set, name,
+						  sizeof(name))) < 0)
 		return 1;
 	return 0;
 }

@@ -527,64 +527,28 @@ parse_options(struct stat_ctx *c, int argc, char **argv)
 
 /* ---- events ------------------------------------------------------------- */
 
+/* one event of -e, with its "{a,b}" group (0: none, 1, 2, ...) */
 static int
-take_events(struct stat_ctx *c, const struct pctr_set *set)
+take_event(const struct pctr_event *ev, int group, void *arg)
 {
-	int n = pctr_set_nr(set);
+	struct stat_ctx *c = arg;
 
-	for (int e = 0; e < n; e++)
-		c->rep.ev[e] = *pctr_set_event(set, e);
-	c->rep.nr_events = n;
+	c->group[c->rep.nr_events] = group;
+	c->rep.ev[c->rep.nr_events++] = *ev;
 	return 0;
-}
-
-/*
- * The braces of -e, as pctr_set_add_list() reads them: items are split at
- * commas and blanks outside "pmu/.../"; "{a" opens a group, "b}" closes it.
- * The library checked the list already; this only numbers the groups.
- */
-static void
-find_groups(struct stat_ctx *c, const char *list)
-{
-	int e = 0, id = 0, cur = 0, slashes = 0;
-	bool in_item = false;
-
-	for (const char *p = list; *p && e < PCTR_MAX_EVENTS; p++) {
-		bool sep = (*p == ',' || isspace((unsigned char)*p)) &&
-			   slashes % 2 == 0;
-
-		if (sep) {
-			e += in_item;
-			in_item = false;
-			continue;
-		}
-		in_item = true;
-		slashes += *p == '/';
-		if (*p == '{')
-			cur = ++id;
-		if (e < PCTR_MAX_EVENTS)
-			c->group[e] = cur;
-		if (*p == '}')
-			cur = 0;
-	}
 }
 
 static int
 events_from_list(struct stat_ctx *c, const char *list)
 {
-	struct pctr_set *set;
-	int r = pctr_set_new(&set, 0);
+	int r;
 
-	if (r == 0)
-		r = pctr_set_add_list(set, list);
+	c->rep.nr_events = 0;
+	r = pctr_event_parse_list(list, take_event, c);
 	if (r < 0) {
 		tool_err("%s", pctr_strerror(r));
-		pctr_set_free(set);
 		return tool_exit_status(r);
 	}
-	take_events(c, set);
-	pctr_set_free(set);
-	find_groups(c, list);
 	return 0;
 }
 
@@ -774,12 +738,20 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
 	return 0;
 }
 
-/* after opening: names say ":u" where the kernel allowed user mode only */
+/*
+ * After opening: the events as counted, named ":u" where the kernel allowed
+ * user mode only (PCTR_EVENT_USER_FALLBACK), as perf names them.
+ */
 static void
 refresh_names(struct stat_ctx *c, const struct pctr_set *set)
 {
-	for (int i = 0; i < c->nr_set; i++)
-		c->rep.ev[c->map[i]] = *pctr_set_event(set, i);
+	for (int i = 0; i < c->nr_set; i++) {
+		struct pctr_event *ev = &c->rep.ev[c->map[i]];
+
+		*ev = *pctr_set_event(set, i);
+		pctr_event_display_name(pctr_set_event(set, i), ev->name,
+					sizeof(ev->name));
+	}
 }
 
 /* the set's counts into the report's order (an event not counted: 0) */

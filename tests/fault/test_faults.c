@@ -230,10 +230,14 @@ TEST(paranoid_refusal_falls_back_to_user_mode)
 	set = new_set(0);
 	fault_arm(FAULT_PERF_OPEN, 2, EACCES, 1);
 	ASSERT_OK(pctr_set_open(set, &self));
-	ASSERT_STR_EQ(pctr_set_event(set, 1)->name, "page-faults:u");
-	ASSERT_HEX_EQ(pctr_set_event(set, 1)->flags & PCTR_EVENT_EXCLUDE_KERNEL,
-		      PCTR_EVENT_EXCLUDE_KERNEL);
-	ASSERT_HEX_EQ(pctr_set_event(set, 0)->flags & PCTR_EVENT_EXCLUDE_KERNEL,
+	ASSERT_STR_EQ(pctr_set_event(set, 1)->name, "page-faults");
+	ASSERT_HEX_EQ(pctr_set_event(set, 1)->flags &
+			      (PCTR_EVENT_EXCLUDE_KERNEL |
+			       PCTR_EVENT_USER_FALLBACK),
+		      PCTR_EVENT_EXCLUDE_KERNEL | PCTR_EVENT_USER_FALLBACK);
+	ASSERT_HEX_EQ(pctr_set_event(set, 0)->flags &
+			      (PCTR_EVENT_EXCLUDE_KERNEL |
+			       PCTR_EVENT_USER_FALLBACK),
 		      0);
 	pctr_set_free(set);
 	assert_released();

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_set_add_list.c - pctr_set_add_list(): splitting at commas and blanks
- * outside "pmu/.../", and "nothing is added if one entry fails".
+ * outside "pmu/.../", and "nothing is added if one entry fails"; and
+ * pctr_event_parse_list() of the same list agrees with it: whatever a set
+ * takes parses to as many events, with a callback per event, and a list
+ * that does not parse is never added.
  */
 #include <errno.h>
 #include <pctr.h>
@@ -16,12 +19,21 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+static int
+count(const struct pctr_event *ev, int group, void *arg)
+{
+	if (!ev || group < 0 || group > PCTR_MAX_EVENTS)
+		abort();
+	++*(int *)arg;
+	return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *list = fuzz_string(data, size, 4096);
 	struct pctr_set *set;
-	int r, before;
+	int r, before, parsed, calls = 0;
 
 	if (pctr_set_new(&set, 0) < 0)
 		abort();
@@ -34,6 +46,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (r >= 0 && (r == 0 || pctr_set_nr(set) != before + r ||
 		       pctr_set_nr(set) > PCTR_MAX_EVENTS))
+		abort();
+	parsed = pctr_event_parse_list(list, count, &calls);
+	if (parsed >= 0 ? calls != parsed : calls != 0)
+		abort();
+	if ((r >= 0 && parsed != r) || (parsed < 0 && r >= 0))
 		abort();
 	for (int i = 0; i < pctr_set_nr(set); i++)
 		if (!pctr_set_event(set, i))

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_set_group - perf's "{a,b}" groups: pctr_set_group() and the braces
- * of pctr_set_add_list().  A group of its own is seen from outside by its
+ * of pctr_set_add_list() and pctr_event_parse_list().  A group of its own is seen from outside by its
  * descriptors: an inherited set (PCTR_TARGET_PROCESS) adds one reader per
  * kernel group of two or more events, so the number of perf descriptors
  * tells how the events were grouped.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <pctr.h>
 
 #include "test.h"
@@ -124,10 +126,74 @@ TEST(bad_braces_add_nothing)
 	pctr_set_free(set);
 }
 
+/* what pctr_event_parse_list() handed over */
+struct seen {
+	int nr, stop_at;
+	char name[8][PCTR_NAME_MAX];
+	int group[8];
+};
+
+static int
+see(const struct pctr_event *ev, int group, void *arg)
+{
+	struct seen *s = arg;
+
+	ASSERT(ev->size >= PCTR_EVENT_SIZE_VER0);
+	if (s->nr < 8) {
+		snprintf(s->name[s->nr], PCTR_NAME_MAX, "%s", ev->name);
+		s->group[s->nr] = group;
+	}
+	return ++s->nr == s->stop_at ? 7 : 0;
+}
+
+TEST(parse_list_without_a_set)
+{
+	static const char *const bad[] = {
+		"{task-clock,page-faults", "task-clock}", "{task-clock,{cs}}",
+		"{}", "{task-clock,}", "{task-clock,no-such-event}", "",
+	};
+	struct seen s = { 0 };
+	char many[65 * 3 + 1] = "";
+
+	ASSERT_EQ(pctr_event_parse_list("{task-clock,page-faults},cs "
+					"{cpu-migrations}", see, &s), 4);
+	ASSERT_EQ(s.nr, 4);
+	ASSERT_STR_EQ(s.name[0], "task-clock");
+	ASSERT_STR_EQ(s.name[2], "cs");
+	ASSERT_STR_EQ(s.name[3], "cpu-migrations");
+	ASSERT_EQ(s.group[0], 1);
+	ASSERT_EQ(s.group[1], 1);
+	ASSERT_EQ(s.group[2], 0);
+	ASSERT_EQ(s.group[3], 2);
+	/* a list with a bad item: an error, and no callback at all */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r;
+
+		s.nr = 0;
+		r = pctr_event_parse_list(bad[i], see, &s);
+		ASSERT(r == -EINVAL || r == -ENOENT);
+		ASSERT_EQ(s.nr, 0);
+	}
+	/* 65 events: one more than a set holds */
+	for (int i = 0; i < 65; i++)
+		strcat(many, "cs,");
+	s.nr = 0;
+	ASSERT_EQ(pctr_event_parse_list(many, see, &s), -E2BIG);
+	ASSERT_EQ(s.nr, 0);
+	/* the callback's non-zero return stops the walk */
+	s = (struct seen){ .stop_at = 2 };
+	ASSERT_EQ(pctr_event_parse_list("cs,page-faults,task-clock", see, &s),
+		  7);
+	ASSERT_EQ(s.nr, 2);
+	ASSERT_EQ(pctr_event_parse_list(NULL, see, &s), -EINVAL);
+	ASSERT_EQ(pctr_event_parse_list("cs", NULL, NULL), -EINVAL);
+}
+
 int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(braces_make_groups)
 			       TEST_CASE(group_call)
-			       TEST_CASE(bad_braces_add_nothing)));
+			       TEST_CASE(bad_braces_add_nothing)
+			       TEST_CASE(parse_list_without_a_set)));
 }

@@ -126,6 +126,21 @@ TEST(command_kernel_mode_at_1_counts)
 	ASSERT_CONTAINS(r.err, "page-faults:k");
 }
 
+/*
+ * No modifier at 2: counted in user mode, as perf does, and named
+ * "page-faults:u" in the report so that nobody takes it for kernel and
+ * user counts (the library flags it, PCTR_EVENT_USER_FALLBACK)
+ */
+TEST(command_no_modifier_at_2_says_user_mode)
+{
+	char *args[] = { "stat", "-x", ",", "-e", "page-faults", "--",
+			 "true", NULL };
+	struct result r = pctr_as_nobody(2, args);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, ",page-faults:u,");
+}
+
 TEST(whole_cpu_at_1)
 {
 	char *args[] = { "stat", "-a", "-C", "0", "-e", "cpu-clock", "--",
@@ -215,5 +230,6 @@ main(void)
 			       TEST_CASE(whole_cpu_at_1)
 			       TEST_CASE(another_users_process_at_0)
 			       TEST_CASE(another_users_thread_kernel_mode_at_2)
-			       TEST_CASE(own_non_dumpable_process)));
+			       TEST_CASE(own_non_dumpable_process)
+			       TEST_CASE(command_no_modifier_at_2_says_user_mode)));
 }

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * event_list.c - lists of events, as perf's -e reads them: items split at
+ * commas and blanks outside "pmu/.../", and braces that group events
+ * ("{a,b},c": a and b are counted together or not at all).
+ *
+ * A list parses whole or not at all: pctr_event_parse_list() calls back
+ * only once every item has parsed, and pctr_set_add_list() adds nothing
+ * from a list with a bad item.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Split at commas and blanks that are not inside "pmu/.../". */
+static const char *
+next_item(const char *p, char *item, size_t len)
+{
+	size_t n = 0;
+	int slashes = 0;
+
+	while (*p == ',' || isspace((unsigned char)*p))
+		p++;
+	for (; *p; p++) {
+		if (*p == '/')
+			slashes++;
+		if ((*p == ',' || isspace((unsigned char)*p)) &&
+		    slashes % 2 == 0)
+			break;
+		if (n + 1 < len)
+			item[n++] = *p;
+	}
+	item[n] = '\0';
+	return p;
+}
+
+/*
+ * One item, with perf's group braces: "{a" opens a group at this event,
+ * "b}" closes it (@l->open is the first event of the open group, or -1).
+ */
+static int
+parse_item(struct pctr__event_list *l, char *item)
+{
+	size_t n = strlen(item);
+	bool closes = n > 0 && item[n - 1] == '}';
+	int r;
+
+	if (item[0] == '{') {
+		if (l->open >= 0)
+			return pctr__error(EINVAL, "'{' inside a group: groups "
+						   "do not nest");
+		l->open = l->nr;
+		l->nr_groups++;
+		item++;
+		n--;
+	}
+	if (closes)
+		item[--n] = '\0';
+	if (n >= PCTR_NAME_MAX)
+		return pctr__error(EINVAL, "event '%.40s...' is too long",
+				   item);
+	if (!n)
+		return pctr__error(EINVAL, "empty event in a group");
+	if (l->nr == PCTR_MAX_EVENTS)
+		return pctr__error(E2BIG, "a set holds at most %d events",
+				   PCTR_MAX_EVENTS);
+	r = pctr__event_parse(item, &l->ev[l->nr]);
+	if (r < 0)
+		return r;
+	l->group[l->nr++] = l->open >= 0 ? l->nr_groups : 0;
+	if (closes && l->open < 0)
+		return pctr__error(EINVAL, "'}' without its '{'");
+	if (closes)
+		l->open = -1;
+	return 0;
+}
+
+int
+pctr__event_list_parse(const char *list, struct pctr__event_list *l)
+{
+	char item[PCTR_NAME_MAX + 3];
+	const char *p = list;
+	int r = 0;
+
+	l->nr = l->nr_groups = 0;
+	l->open = -1;
+	if (!list)
+		return pctr__error(EINVAL, "NULL event list");
+	while (r >= 0 && *(p = next_item(p, item, sizeof(item))))
+		r = parse_item(l, item);
+	if (r >= 0 && *item)
+		r = parse_item(l, item);
+	if (r >= 0 && l->open >= 0)
+		r = pctr__error(EINVAL, "'{' without its '}'");
+	if (r >= 0 && !l->nr)
+		r = pctr__error(EINVAL, "empty event list");
+	return r < 0 ? r : l->nr;
+}
+
+PCTR_EXPORT int
+pctr_event_parse_list(const char *list,
+		      int (*cb)(const struct pctr_event *ev, int group,
+				void *arg),
+		      void *arg)
+{
+	struct pctr__event_list *l;
+	int r;
+
+	if (!cb)
+		return pctr__error(EINVAL, "NULL callback");
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	r = pctr__event_list_parse(list, l);
+	for (int i = 0; r > 0 && i < l->nr; i++) {
+		int stop = cb(&l->ev[i], l->group[i], arg);
+
+		if (stop) {
+			r = stop;
+			break;
+		}
+	}
+	free(l);
+	return r;
+}
+
+/*
+ * What perf prints for an event: its name, and ":u" ("u" after a sysfs
+ * "pmu/.../") where the kernel allowed user mode only
+ * (PCTR_EVENT_USER_FALLBACK).
+ */
+PCTR_EXPORT int
+pctr_event_display_name(const struct pctr_event *ev, char *buf, size_t len)
+{
+	const char *tail = "";
+
+	if (!ev || (!buf && len))
+		return pctr__error(EINVAL, "NULL event or buffer");
+	if (ev->flags & PCTR_EVENT_USER_FALLBACK)
+		tail = strchr(ev->name, '/') ? "u" : ":u";
+	return snprintf(buf, len, "%.*s%s", PCTR_NAME_MAX, ev->name, tail);
+}
