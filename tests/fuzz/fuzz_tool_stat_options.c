@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_tool_stat_options.c - the option parsing of "pctr stat" (getopt
- * plus range-checked numbers, CPU lists, event lists), built from
- * tools/cmd_stat.c itself.  Only the parsing runs: nothing is counted and
+ * plus range-checked numbers, CPU lists, event lists): tools/stat_options.c,
+ * linked as the command links it.  Only the parsing runs: nothing is counted and
  * no command is started.  "-h" would print the help and exit, so options
  * that could mean it are left out.
  */
 #include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fuzz_argv.h"
-#include "../../tools/cmd_stat.c"
+#include "cmd_stat.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -48,7 +50,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.ctl_fd = -1;
 	c.ack_fd = -1;
 	c.out = stdout;
-	parse_options(&c, argc, argv);
+	stat_parse_options(&c, argc, argv);
 	free(c.events);
 	free((void *)c.rep.cpus);
 	free(text);

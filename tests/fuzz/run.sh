@@ -64,7 +64,7 @@ extra_src() {
 # a target whose layer is not in the tree yet
 missing() {
 	case $1 in
-	fuzz_tool_*) [ ! -f tools/cmd_stat.c ] ;;
+	fuzz_tool_*) [ ! -f tools/stat_options.c ] ;;
 	fuzz_cpc_*) [ ! -f compat/libcpc/obsoleted.c ] ;;
 	fuzz_pmc_*) [ ! -f compat/pmclib/getargs.c ] ;;
 	*) false ;;

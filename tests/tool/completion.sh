@@ -1,7 +1,8 @@
 #!/bin/bash
 # completion.sh SRCDIR PCTR - the bash completion of pctr (TAP): every
 # subcommand offered; for each, the options offered after "-" are exactly
-# the long options of its getopt table in tools/cmd_SUB.c; event names
+# the long options of its getopt table in tools/cmd_SUB.c (or, for stat,
+# tools/stat_options.c); event names
 # after -e, the last item of a comma list.
 set -u
 src=$1 pctr=$2
@@ -26,8 +27,10 @@ offer() {
 }
 # the long options of a getopt table: { "name", ..._argument, ...
 table() {
+	f=$src/tools/cmd_$1.c
+	[ -f "$src/tools/$1_options.c" ] && f=$src/tools/$1_options.c
 	grep -oE '^[[:space:]]*\{ "[a-z-]+", (no|required|optional)_argument' \
-		"$src/tools/cmd_$1.c" | sed -E 's/.*"([a-z-]+)".*/--\1/' |
+		"$f" | sed -E 's/.*"([a-z-]+)".*/--\1/' |
 		sort | tr '\n' ' '
 }
 pctr() { "$pctr" "$@"; }

@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stat_options.c - pctr stat's options: getopt, range-checked numbers, the
+ * lists of -p, -t and -C, the --control endpoints, and the checks of
+ * options against each other.  Nothing is counted here and no command is
+ * started, so the fuzz target fuzz_tool_stat_options links this unit
+ * alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd_stat.h"
+#include "util.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pctr stat [OPTIONS] [--] COMMAND [ARGS...]\n"
+		"       pctr stat [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
+		"[--duration SECONDS] [-- COMMAND ...]\n"
+		"  -e, --event EVENTS        events to count, comma-separated "
+		"('pctr list');\n"
+		"                            '{a,b}' counts a and b as one "
+		"group\n"
+		"  -r, --repeat N            run the command N times, report "
+		"statistics\n"
+		"  -I, --interval MS         print counts every MS milliseconds\n"
+		"      --interval-count N    with -I: stop after N intervals\n"
+		"  -D, --delay MS            start counting MS milliseconds "
+		"late\n"
+		"                            (-1: at 'enable' on --control)\n"
+		"      --control fd:CTL[,ACK] 'enable'/'disable' read from fd "
+		"CTL,\n"
+		"                            'ack' written to fd ACK (or "
+		"fifo:PATH[,PATH])\n"
+		"  -p, --pid PIDS            count running processes and their "
+		"threads\n"
+		"  -t, --tid TIDS            count threads (comma-separated)\n"
+		"  -a, --all-cpus            count whole CPUs (every task on "
+		"them)\n"
+		"  -C, --cpu CPUS            with -a: only these CPUs (0-3,6)\n"
+		"  -A, --no-aggr             with -a: the counts of each CPU\n"
+		"      --per-core, --per-socket, --per-node\n"
+		"                            with -a: the counts of each core, "
+		"socket, node\n"
+		"  -d, --detailed            add the cache events to the "
+		"defaults\n"
+		"      --duration SECONDS    when attaching: stop after this "
+		"long\n"
+		"      --strict              fail if any event cannot be "
+		"counted\n"
+		"      --per-thread          counts of each thread (-p) or CPU "
+		"(-a) too\n"
+		"      --no-multiplex        fail rather than multiplex the "
+		"counters\n"
+		"  -j, --json                one JSON document "
+		"(schema pctr-stat/1)\n"
+		"  -x, --field-separator SEP CSV with a header line\n"
+		"  -o, --output FILE         write the report to FILE ('-': "
+		"stdout)\n"
+		"                            (default: stderr)\n"
+		"      --append              with -o: add to FILE\n");
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+enum {
+	OPT_PER_THREAD = 256,
+	OPT_NO_MULTIPLEX,
+	OPT_DURATION,
+	OPT_STRICT,
+	OPT_INTERVAL_COUNT,
+	OPT_APPEND,
+	OPT_CONTROL,
+	OPT_PER_CORE,
+	OPT_PER_SOCKET,
+	OPT_PER_NODE,
+};
+
+static const struct option long_options[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "detailed", no_argument, NULL, 'd' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "no-aggr", no_argument, NULL, 'A' },
+	{ "per-core", no_argument, NULL, OPT_PER_CORE },
+	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
+	{ "per-node", no_argument, NULL, OPT_PER_NODE },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "append", no_argument, NULL, OPT_APPEND },
+	{ "no-multiplex", no_argument, NULL, OPT_NO_MULTIPLEX },
+	{ "json", no_argument, NULL, 'j' },
+	{ "field-separator", required_argument, NULL, 'x' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int
+add_events(struct stat_ctx *c, const char *list)
+{
+	size_t old = c->events ? strlen(c->events) : 0;
+	char *n = realloc(c->events, old + strlen(list) + 2);
+
+	if (!n)
+		return -1;
+	if (old)
+		n[old++] = ',';
+	strcpy(n + old, list);
+	c->events = n;
+	return 0;
+}
+
+/* "12,34": each process or thread once, in the order given */
+static int
+parse_pids(struct stat_ctx *c, const char *opt, const char *arg)
+{
+	char item[32];
+	const char *p = arg;
+	long v;
+
+	do {
+		size_t n = strcspn(p, ",");
+
+		snprintf(item, sizeof(item), "%.*s", (int)n, p);
+		if (parse_long(opt, item, 1, 0x7fffffff, &v) < 0)
+			return -1;
+		for (int i = 0; i < c->rep.nr_pids; i++)
+			if (c->rep.pids[i] == (pid_t)v)
+				goto next;
+		if (c->rep.nr_pids == STAT_MAX_PIDS) {
+			tool_err("%s: at most %d processes or threads", opt,
+				 STAT_MAX_PIDS);
+			return -1;
+		}
+		c->rep.pids[c->rep.nr_pids++] = (pid_t)v;
+next:
+		p += n;
+	} while (*p++ == ',');
+	c->rep.pid = c->rep.pids[0];
+	return 0;
+}
+
+static int
+set_target(struct stat_ctx *c, enum stat_target t, const char *opt,
+	   const char *arg)
+{
+	if (c->rep.target != STAT_COMMAND) {
+		tool_err("%s: only one of -p, -t and -a can be given", opt);
+		return -1;
+	}
+	c->rep.target = t;
+	if (t == STAT_CPU)
+		return 0;
+	return parse_pids(c, opt, arg);
+}
+
+/* the named pipes of --control fifo: (descriptors of fd: are not ours) */
+void
+stat_close_control(struct stat_ctx *c)
+{
+	if (!c->ctl_opened)
+		return;
+	if (c->ctl_fd >= 0)
+		close(c->ctl_fd);
+	if (c->ack_fd >= 0)
+		close(c->ack_fd);
+	c->ctl_fd = c->ack_fd = -1;
+	c->ctl_opened = false;
+}
+
+/*
+ * --control fifo:CTL[,ACK]: named pipes, opened read-write (so that
+ * neither open waits for the other end, and the control pipe never reads
+ * end-of-file when a writer closes it) and closed at exec.
+ */
+static int
+open_fifo(const char *path, size_t len, int *fd)
+{
+	char name[4096];
+
+	snprintf(name, sizeof(name), "%.*s", (int)len, path);
+	*fd = open(name, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (*fd >= 0)
+		return 0;
+	tool_err("--control: cannot open '%s': %s", name, strerror(errno));
+	return -1;
+}
+
+static int
+parse_control_fifo(struct stat_ctx *c, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+
+	stat_close_control(c);
+	if (open_fifo(arg, comma ? (size_t)(comma - arg) : strlen(arg),
+		      &c->ctl_fd) < 0)
+		return -1;
+	if (comma && open_fifo(comma + 1, strlen(comma + 1), &c->ack_fd) < 0)
+		return -1;
+	/* the answers are written whole: the ACK pipe blocks as a pipe does */
+	if (c->ack_fd >= 0)
+		fcntl(c->ack_fd, F_SETFL,
+		      fcntl(c->ack_fd, F_GETFL) & ~O_NONBLOCK);
+	c->ctl_opened = true;
+	return 0;
+}
+
+/*
+ * --control fd:CTL[,ACK], as perf stat: the descriptors are open in pctr
+ * already (inherited from the shell that started it, and by the command);
+ * or fifo:CTL[,ACK], named pipes pctr opens.
+ */
+static int
+parse_control(struct stat_ctx *c, const char *arg)
+{
+	char *end;
+	long ctl, ack = -1;
+
+	if (!strncmp(arg, "fifo:", 5) && arg[5])
+		return parse_control_fifo(c, arg + 5);
+	if (strncmp(arg, "fd:", 3))
+		goto bad;
+	ctl = strtol(arg + 3, &end, 10);
+	if (end == arg + 3 || ctl < 0 || ctl > 0x7fffffff)
+		goto bad;
+	if (*end == ',') {
+		const char *a = end + 1;
+
+		ack = strtol(a, &end, 10);
+		if (end == a || ack < 0 || ack > 0x7fffffff)
+			goto bad;
+	}
+	if (*end)
+		goto bad;
+	stat_close_control(c);
+	c->ctl_fd = (int)ctl;
+	c->ack_fd = (int)ack;
+	return 0;
+bad:
+	tool_err("--control: expected fd:CTL[,ACK] (descriptor numbers) or "
+		 "fifo:CTL[,ACK] (named pipes), not '%s'",
+		 arg);
+	return -1;
+}
+
+static int
+set_aggr(struct stat_ctx *c, enum stat_aggr a, bool no_aggr)
+{
+	c->rep.per_thread = true;
+	c->no_aggr |= no_aggr;
+	if ((c->rep.aggr > AGGR_THREAD && c->rep.aggr != a) ||
+	    (c->no_aggr && a > AGGR_THREAD)) {
+		tool_err("only one of -A, --per-core, --per-socket and "
+			 "--per-node can be given");
+		return -1;
+	}
+	c->rep.aggr = a;
+	return 0;
+}
+
+static int
+set_format(struct stat_ctx *c, enum stat_format f, const char *sep)
+{
+	if (c->rep.format != FMT_HUMAN && c->rep.format != f) {
+		tool_err("--json and -x cannot be used together");
+		return -1;
+	}
+	if (f == FMT_CSV && !*sep) {
+		tool_err("-x: the separator must not be empty");
+		return -1;
+	}
+	c->rep.format = f;
+	c->rep.sep = sep;
+	return 0;
+}
+
+static int
+parse_cpus(struct stat_ctx *c, const char *arg)
+{
+	int *cpus, nr;
+
+	if (parse_cpu_list("-C", arg, &cpus, &nr) < 0)
+		return -1;
+	free((void *)c->rep.cpus);
+	c->rep.cpus = cpus;
+	c->rep.nr_cpus = nr;
+	return 0;
+}
+
+static int
+parse_option(struct stat_ctx *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'e':
+		return add_events(c, arg);
+	case 'r':
+		c->rep.repeated = true;
+		return parse_long("-r", arg, 1, 100000, &c->repeat);
+	case 'I':
+		c->rep.interval = true;
+		return parse_long("-I", arg, 10, 3600000, &c->interval_ms);
+	case 'p':
+		return set_target(c, STAT_PID, "-p", arg);
+	case 't':
+		return set_target(c, STAT_TID, "-t", arg);
+	case 'a':
+		c->all_cpus = true;
+		return set_target(c, STAT_CPU, "-a", arg);
+	case 'C':
+		return parse_cpus(c, arg);
+	case 'd':
+		c->detailed = true;
+		return 0;
+	case OPT_DURATION:
+		return parse_double("--duration", arg, 0.001, 31536000.0,
+				    &c->duration);
+	case OPT_STRICT:
+		c->strict = true;
+		return 0;
+	case OPT_PER_THREAD:
+		return set_aggr(c, AGGR_THREAD, false);
+	case 'A':
+		return set_aggr(c, AGGR_THREAD, true);
+	case OPT_PER_CORE:
+		return set_aggr(c, AGGR_CORE, false);
+	case OPT_PER_SOCKET:
+		return set_aggr(c, AGGR_SOCKET, false);
+	case OPT_PER_NODE:
+		return set_aggr(c, AGGR_NODE, false);
+	case 'D':
+		return parse_long("-D", arg, -1, 3600000, &c->delay_ms);
+	case OPT_INTERVAL_COUNT:
+		return parse_long("--interval-count", arg, 1, 0x7fffffff,
+				  &c->interval_count);
+	case OPT_CONTROL:
+		return parse_control(c, arg);
+	case OPT_APPEND:
+		c->append = true;
+		return 0;
+	case OPT_NO_MULTIPLEX:
+		c->rep.multiplex = false;
+		return 0;
+	case 'j':
+		return set_format(c, FMT_JSON, ",");
+	case 'x':
+		return set_format(c, FMT_CSV, arg);
+	case 'o':
+		c->output = arg;
+		return 0;
+	}
+	return -1;
+}
+
+static int
+bad_option(int opt, char **argv)
+{
+	const char *given = argv[optind - 1];
+
+	if (opt == ':')
+		tool_err("option '%s' needs a value", given);
+	else if (optopt)
+		tool_err("unknown option '-%c'", optopt);
+	else
+		tool_err("unknown option '%s'", given);
+	fprintf(stderr, "Try 'pctr stat --help'.\n");
+	return EXIT_USAGE;
+}
+
+static int
+check_more_options(struct stat_ctx *c)
+{
+	if (c->rep.aggr > AGGR_THREAD && c->rep.target != STAT_CPU)
+		tool_err("--per-core, --per-socket, --per-node: give -a (they "
+			 "group the counts of CPUs)");
+	else if (c->no_aggr && c->rep.target != STAT_CPU)
+		tool_err("-A: give -a (it shows each CPU's counts)");
+	else if (c->rep.per_thread && c->rep.target == STAT_COMMAND)
+		tool_err("--per-thread: give -p or -t (a command's threads "
+			 "are counted together; count a running process with "
+			 "-p PID to see each thread)");
+	else if (c->interval_count && !c->interval_ms)
+		tool_err("--interval-count: give -I too");
+	else if (c->append && (!c->output || !strcmp(c->output, "-")))
+		tool_err("--append: give -o FILE (the file to add to)");
+	else if (c->delay_ms < 0 && c->ctl_fd < 0)
+		tool_err("-D -1: counting waits for 'enable' on --control: "
+			 "give --control fd:CTL");
+	else if (c->ctl_fd >= 0 && fcntl(c->ctl_fd, F_GETFD) < 0)
+		tool_err("--control: descriptor %d is not open", c->ctl_fd);
+	else if (c->ack_fd >= 0 && fcntl(c->ack_fd, F_GETFD) < 0)
+		tool_err("--control: descriptor %d is not open", c->ack_fd);
+	else
+		return 0;
+	return -1;
+}
+
+/* the combinations that make no sense, each said plainly */
+static int
+check_options(struct stat_ctx *c)
+{
+	bool attach = c->rep.target != STAT_COMMAND;
+
+	if (c->rep.nr_cpus && !c->all_cpus)
+		tool_err("-C: give -a too (-C chooses the CPUs of -a)");
+	else if (!attach && !c->rep.argv)
+		tool_err("nothing to count: give a command (after --), or "
+			 "-p PID, -t TID or -a");
+	else if (attach && c->repeat > 1)
+		tool_err("-r: repeating needs a command started by pctr, not "
+			 "-p, -t or -a");
+	else if (c->detailed && c->events)
+		tool_err("-d: adds to the default events; with -e, name the "
+			 "events wanted");
+	else if (c->duration > 0 && (!attach || c->rep.argv))
+		tool_err("--duration: only when attaching with -p, -t or -a "
+			 "and no command (a command is counted for its whole "
+			 "life)");
+	else
+		return check_more_options(c);
+	return -1;
+}
+
+int
+stat_parse_options(struct stat_ctx *c, int argc, char **argv)
+{
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:dD:jx:o:h",
+				  long_options, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (opt == '?' || opt == ':')
+			return bad_option(opt, argv);
+		if (parse_option(c, opt, optarg) < 0)
+			return EXIT_USAGE;
+	}
+	if (optind < argc)
+		c->rep.argv = argv + optind;
+	return check_options(c) < 0 ? EXIT_USAGE : 0;
+}
