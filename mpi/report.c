@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "pctr_mpi.h"
+#include "text.h"
 
 /* one figure over the ranks */
 struct spread {
@@ -119,45 +120,6 @@ first_seen(const struct mpi_rank *ranks, int k, int i)
 
 /* ---- JSON: strings always valid UTF-8 ------------------------------------ */
 
-/* the length of the valid UTF-8 sequence at @s, 0 if it is not one */
-static int
-utf8_len(const unsigned char *s)
-{
-	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
-		: s[0] >= 0xe0		     ? 3
-		: s[0] >= 0xc2 && s[0] < 0xe0 ? 2
-					      : 0;
-
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-static void
-json_string(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	while (*s) {
-		int n = *s < 0x80 ? 1 : utf8_len(s);
-
-		if (n == 0) {
-			fputs("\\ufffd", f); /* a byte that is no character */
-			s++;
-		} else if (*s == '"' || *s == '\\') {
-			fprintf(f, "\\%c", *s++);
-		} else if (*s < 0x20) {
-			fprintf(f, "\\u%04x", *s++);
-		} else {
-			fwrite(s, 1, (size_t)n, f);
-			s += n;
-		}
-	}
-	fputc('"', f);
-}
-
 static void
 json_number(FILE *f, double v)
 {
@@ -190,7 +152,7 @@ json_region(FILE *f, const struct mpi_rank *ranks, int size, const char *name)
 	struct spread t = over_ranks(ranks, size, name, NULL);
 
 	fputs("{\"name\":", f);
-	json_string(f, name);
+	pctr__json_string(f, name);
 	fputs(",\"seconds\":", f);
 	json_spread(f, &t);
 	fputs(",\"events\":{", f);
@@ -199,7 +161,7 @@ json_region(FILE *f, const struct mpi_rank *ranks, int size, const char *name)
 		struct spread s = over_ranks(ranks, size, name, ev);
 
 		fputs(i ? "," : "", f);
-		json_string(f, ev);
+		pctr__json_string(f, ev);
 		fputc(':', f);
 		json_spread(f, &s);
 	}
@@ -228,10 +190,10 @@ json_report(FILE *f, const struct mpi_rank *ranks, int size, double gather_s)
 		const struct mpi_rank *r = &ranks[k];
 
 		fprintf(f, "%s{\"rank\":%d,\"host\":", k ? "," : "", k);
-		json_string(f, r->nr < 0 ? "" : r->host);
+		pctr__json_string(f, r->nr < 0 ? "" : r->host);
 		if (r->nr < 0) {
 			fputs(",\"missing\":", f);
-			json_string(f, r->why);
+			pctr__json_string(f, r->why);
 			fputc('}', f);
 			continue;
 		}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "stats.h"
+#include "text.h"
 
 static const double pct[] = { 50.0, 90.0, 99.0 };
 
@@ -335,22 +336,6 @@ shortest(char *buf, size_t len, double x)
 }
 
 static void
-csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void
 csv_num(FILE *f, double x)
 {
 	char b[32];
@@ -364,9 +349,9 @@ static void
 csv_row(FILE *f, const char *region, int threads, const char *event,
 	const char *measure, const struct pctr_summary *s)
 {
-	csv_str(f, region);
+	pctr__csv_field(f, ",", region);
 	fprintf(f, ",%d,", threads);
-	csv_str(f, event);
+	pctr__csv_field(f, ",", event);
 	fprintf(f, ",%s,%llu", measure, (unsigned long long)s->n);
 	csv_num(f, s->total);
 	csv_num(f, s->n ? s->min : NAN);
@@ -434,23 +419,6 @@ csv_block(FILE *f, const struct pctr_stats *st, const char *name, int threads)
 }
 
 /* ---- JSON ----------------------------------------------------------- */
-
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 static void
 json_num(FILE *f, const char *key, double x)
@@ -544,7 +512,7 @@ json_event(FILE *f, const struct pctr_stats *st, int i)
 	struct pctr_summary s = { .size = sizeof(s) };
 
 	fputs("        {\"name\": ", f);
-	json_str(f, st->name[i]);
+	pctr__json_string(f, st->name[i]);
 	fprintf(f, ", \"hardware\": %s, \"unit\": \"%s\", \"total\": %llu, "
 		   "\"overhead\": %llu,\n         \"stats\": {",
 		st->hardware[i] ? "true" : "false", unit_of(st->name[i]),
@@ -581,9 +549,9 @@ json_ratios(FILE *f, const struct pctr_stats *st)
 			fputs(first ? "\n        {\"numerator\": "
 				    : ",\n        {\"numerator\": ",
 			      f);
-			json_str(f, st->name[n]);
+			pctr__json_string(f, st->name[n]);
 			fputs(", \"denominator\": ", f);
-			json_str(f, st->name[d]);
+			pctr__json_string(f, st->name[d]);
 			fputs(", ", f);
 			json_stats(f, &s, 1.0);
 			fputc('}', f);
@@ -607,7 +575,7 @@ json_block(FILE *f, const struct pctr_stats *st, const char *name,
 	   int threads)
 {
 	fputs("    {\n      \"name\": ", f);
-	json_str(f, name);
+	pctr__json_string(f, name);
 	fputs(",\n      ", f);
 	json_null_int(f, "threads", threads, threads <= 0);
 	fprintf(f, ",\n      \"intervals\": %llu,\n      \"tsc_hz\": %llu,\n",
@@ -631,12 +599,12 @@ json_machine(FILE *f)
 
 	pctr_machine_get(&m);
 	fputs("  \"machine\": {\"arch\": ", f);
-	json_str(f, m.arch);
+	pctr__json_string(f, m.arch);
 	fprintf(f, ", \"has_pmu\": %s, \"pmus\": [",
 		m.has_pmu ? "true" : "false");
 	for (int i = 0; i < m.nr_pmus; i++) {
 		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-		json_str(f, m.pmu[i]);
+		pctr__json_string(f, m.pmu[i]);
 		fprintf(f, ", \"type\": %u}", m.pmu_type[i]);
 	}
 	fputs("], ", f);
@@ -724,17 +692,17 @@ pctr__report_not_counted(FILE *f, int format, const char *event,
 	case PCTR_REPORT_CSV:
 		snprintf(measure, sizeof(measure), "not counted: %s", why);
 		fputs(",0,", f);
-		csv_str(f, event);
+		pctr__csv_field(f, ",", event);
 		fputc(',', f);
-		csv_str(f, measure);
+		pctr__csv_field(f, ",", measure);
 		fputs(",,,,,,,,,,,,,\n", f);
 		break;
 	case PCTR_REPORT_JSON:
 		fputs(first ? "  ],\n  \"not_counted\": [\n" : ",\n", f);
 		fputs("    {\"event\": ", f);
-		json_str(f, event);
+		pctr__json_string(f, event);
 		fputs(", \"error\": ", f);
-		json_str(f, why);
+		pctr__json_string(f, why);
 		fputs("}", f);
 		break;
 	}

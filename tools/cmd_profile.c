@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "text.h"
 #include "tool.h"
 #include "flame.h"
 #include "symbols.h"
@@ -709,21 +710,6 @@ print_text(const struct opts *o, const struct table *t, size_t n,
 }
 
 static void
-put_str(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			putc(*s, f);
-	}
-	putc('"', f);
-}
-
-static void
 json_row(const struct opts *o, const struct row *r, uint64_t total)
 {
 	FILE *out = o->out;
@@ -734,12 +720,12 @@ json_row(const struct opts *o, const struct row *r, uint64_t total)
 						     "name" };
 
 		fprintf(out, "%s\"%s\":", k ? "," : "", names[o->keys[k]]);
-		put_str(out, key_value(r, o->keys[k]));
+		pctr__json_string(out, key_value(r, o->keys[k]));
 	}
 	/* a function is one of a module's (make_key()) */
 	if (has_key(o, KEY_SYM) && !has_key(o, KEY_DSO)) {
 		fprintf(out, ",\"module\":");
-		put_str(out, r->f.dso);
+		pctr__json_string(out, r->f.dso);
 	}
 	fprintf(out, ",\"samples\":%llu,\"share\":%.4f",
 		(unsigned long long)r->self, r->self / tot);
@@ -759,7 +745,7 @@ print_json(const struct opts *o, const struct pctr_set *set,
 	char name[PCTR_NAME_MAX + 2];
 
 	fprintf(out, "{\"schema\":\"pctr-profile/1\",\"event\":");
-	put_str(out, event_name(set, name, sizeof(name)));
+	pctr__json_string(out, event_name(set, name, sizeof(name)));
 	if (o->period)
 		fprintf(out, ",\"period\":%llu", (unsigned long long)o->period);
 	else
@@ -773,7 +759,7 @@ print_json(const struct opts *o, const struct pctr_set *set,
 		fprintf(out, "%s\"%s\"", k ? "," : "", names[o->keys[k]]);
 	fprintf(out, "],\"kernel_hidden\":");
 	if (khidden)
-		put_str(out, khidden);
+		pctr__json_string(out, khidden);
 	else
 		fprintf(out, "null");
 	fprintf(out, ",\"rows_omitted\":%zu,\"functions\":[", t->n - n);

@@ -10,6 +10,7 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include "text.h"
 #include "tool.h"
 #include "util.h"
 
@@ -73,66 +74,6 @@ json_end(struct json *j)
 	fputc('\n', j->f);
 }
 
-/*
- * The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
- * overlong forms, no surrogates, nothing past U+10FFFF), 0 if there is
- * none.  @s[0] is 0x80 or more.
- */
-static int
-utf8_len(const unsigned char *s)
-{
-	int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (n == 0 || s[0] > 0xf4)
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0; /* overlong */
-	else if (s[0] == 0xed)
-		hi = 0x9f; /* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90; /* overlong */
-	else if (s[0] == 0xf4)
-		hi = 0x8f; /* past U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (int i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-/*
- * A JSON string, valid UTF-8 whatever @s holds: a byte that does not
- * start a well-formed sequence (an argument in Latin-1, a cut name) is
- * written as U+FFFD, the replacement character.
- */
-static void
-json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		int n = c >= 0x80 ? utf8_len((const unsigned char *)s) : 1;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else if (n == 0)
-			fputs("\\ufffd", f);
-		else {
-			fwrite(s, 1, (size_t)n, f);
-			s += n - 1;
-		}
-	}
-	fputc('"', f);
-}
-
 /* the comma, newline and indentation before a value, then its key */
 static void
 json_member(struct json *j, const char *key)
@@ -143,7 +84,7 @@ json_member(struct json *j, const char *key)
 	if (j->depth > 0 && !j->compact)
 		fprintf(j->f, "\n%*s", 2 * j->depth, "");
 	if (key) {
-		json_string(j->f, key);
+		pctr__json_string(j->f, key);
 		fputs(": ", j->f);
 	}
 }
@@ -198,7 +139,7 @@ json_str(struct json *j, const char *key, const char *s)
 {
 	json_member(j, key);
 	if (s)
-		json_string(j->f, s);
+		pctr__json_string(j->f, s);
 	else
 		fputs("null", j->f);
 }
@@ -287,17 +228,7 @@ csv_field(FILE *f, const char *sep, bool first, const char *s)
 {
 	if (!first)
 		fputs(sep, f);
-	if (!strstr(s, sep) && !strpbrk(s, "\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	pctr__csv_field(f, sep, s);
 }
 
 /* ---- the stat report: figures ------------------------------------------ */

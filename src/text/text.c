@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text.c - JSON strings and CSV fields (text.h).
+ */
+#include <string.h>
+
+#include "text.h"
+
+int
+pctr__utf8_len(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (n == 0 || s[0] > 0xf4)
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f; /* past U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (int i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+void
+pctr__json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		int n = pctr__utf8_len(s);
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else if (n == 0)
+			fputs("\\ufffd", f);
+		else {
+			fwrite(s, 1, (size_t)n, f);
+			s += n - 1;
+		}
+	}
+	fputc('"', f);
+}
+
+void
+pctr__csv_field(FILE *f, const char *sep, const char *s)
+{
+	if (!strstr(s, sep) && !strpbrk(s, "\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
