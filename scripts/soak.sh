@@ -28,7 +28,10 @@ while [ "$i" -lt "$load" ]; do
 	sh -c 'while :; do /bin/true; cat /proc/self/stat >/dev/null; done' & pids="$pids $!"
 	i=$((i + 1))
 done
-trap 'kill $pids 2>/dev/null' EXIT INT TERM
+# the load ends with the soak; a signal ends the soak (a trap that did not
+# exit would go on to the next run)
+trap 'kill $pids 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
 
 echo "soak: $runs runs of make check on $(getconf _NPROCESSORS_ONLN) CPUs, load: $load user spin(s) and $load process loop(s)"
 failed=0
