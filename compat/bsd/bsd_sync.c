@@ -8,18 +8,23 @@
  * reader not counted by then loads the new set; one counted is waited
  * for, by parking.
  */
+#include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "bsd_sync.h"
 
-#define MAX_PARKED 16
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int readers;
-static struct pctr_set *parked[MAX_PARKED];
-static int nr_parked;
+/*
+ * Room to park every set a writer has installed (nr_sets, counted by
+ * pctr_bsd_adopt() and uncounted when freed): retiring never waits and
+ * never allocates, not even in a signal handler that interrupted a read
+ * of its own thread, whose reader cannot finish until the handler returns.
+ */
+static struct pctr_set **parked;
+static int nr_parked, cap_parked, nr_sets;
 
 void
 pctr_bsd_read_begin(void)
@@ -73,8 +78,26 @@ reap(void)
 {
 	if (atomic_load(&readers) != 0)
 		return;
-	while (nr_parked > 0)
+	while (nr_parked > 0) {
 		pctr_set_free(parked[--nr_parked]);
+		nr_sets--;
+	}
+}
+
+int
+pctr_bsd_adopt(void)
+{
+	if (nr_sets == cap_parked) {
+		int cap = cap_parked ? 2 * cap_parked : 16;
+		struct pctr_set **p = realloc(parked, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		parked = p;
+		cap_parked = cap;
+	}
+	nr_sets++;
+	return 0;
 }
 
 void
@@ -103,14 +126,17 @@ pctr_bsd_retire(struct pctr_set *set, bool may_free)
 		reap();
 	if (may_free && atomic_load(&readers) == 0) {
 		pctr_set_free(set);
+		nr_sets--;
 		return;
 	}
-	/* full: a reader of another thread finishes within its read */
-	while (nr_parked == MAX_PARKED) {
-		sched_yield();
-		reap();
-	}
+	/* adopted, so there is room: nr_parked < nr_sets <= cap_parked */
 	parked[nr_parked++] = set;
+}
+
+int
+pctr_bsd_nr_parked(void)
+{
+	return nr_parked;
 }
 
 /* what is parked at exit, so that no set is lost */

@@ -109,6 +109,11 @@ setup(const struct pmc *pmc)
 	if (r < 0)
 		return pctr_bsd_errno(r);
 	pctr_bsd_write_lock(&old);
+	if (set && pctr_bsd_adopt() < 0) {
+		pctr_bsd_write_unlock(&old);
+		pctr_set_free(set);
+		return ENOMEM;
+	}
 	release(&ctr[pmc->pmc_num], true);
 	atomic_store(&ctr[pmc->pmc_num].set, set);
 	atomic_store(&ctr[pmc->pmc_num].ctl, CTL_INUSE | ctl);

@@ -88,6 +88,11 @@ pctr_select(int oflags, int n, uint32_t fn)
 	if (r < 0)
 		return pctr_bsd_errno(r);
 	pctr_bsd_write_lock(&old);
+	if (set && pctr_bsd_adopt() < 0) {
+		pctr_bsd_write_unlock(&old);
+		pctr_set_free(set);
+		return ENOMEM;
+	}
 	set = atomic_exchange(&ctr[n].set, set);
 	atomic_store(&ctr[n].fn, fn);
 	pctr_bsd_retire(set, true);
