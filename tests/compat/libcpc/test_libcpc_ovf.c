@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_libcpc_ovf - libcpc's overflow signals (SIGEMT) through its own
+ * header: CPCv1 one-shot and rebind from the handler, CPCv2 restart, each
+ * at its rate on a workload that makes no system call.  Apart from
+ * test_libcpc so that the rest runs under valgrind: there the library's
+ * handler before SIGEMT is long enough to matter (52 signals of 58 counted
+ * periods).
+ */
+#include <libcpc.h>
+#include <pctr.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "spin.h"
+#include "test.h"
+
+/*
+ * The overflow tests: OVF_EXPECTED periods of OVF_PERIOD_MS of user-mode
+ * work (spin_counted()), plus half a period so that the last one ends.
+ * The counters are frozen from an overflow to the restart in the SIGEMT
+ * handler: that time, which the thread's CPU clock counts and task-clock
+ * does not, is measured in the handler and taken off the run.  The bounds
+ * are in assert_overflow_rate().
+ */
+#define OVF_PERIOD_MS 20
+#define OVF_EXPECTED 50
+#define OVF_PRESET (UINT64_MAX - (uint64_t)OVF_PERIOD_MS * 1000000 + 1)
+
+static volatile int64_t frozen_ns; /* handler time, counters stopped */
+
+/*
+ * The counted workload: a fixed number of multiply-adds with no system
+ * call among them, so that every overflow finds the thread in user mode;
+ * its speed is measured at start-up and again by each overflow test before
+ * it binds a counter (the fastest of three runs of a few milliseconds):
+ * on a loaded VM the speed of a CPU changes by 15% and more within a run
+ * of the suite.  The overflows expected
+ * are the whole periods of CPU time it took, read from the thread's clock
+ * before and after, less the time the counters were frozen in handlers.
+ */
+static double spin_per_ns;
+static int ovf_expected, ovf_counted;
+
+static void
+spin_iters(uint64_t n)
+{
+	uint64_t x = spin_sink;
+
+	for (uint64_t i = 0; i < n; i++)
+		x = x * 6364136223846793005u + 1442695040888963407u;
+	spin_sink = x;
+}
+
+__attribute__((constructor)) static void
+spin_calibrate(void)
+{
+	for (int i = 0; i < 3; i++) {
+		int64_t t0 = thread_cpu_ns(), t;
+
+		spin_iters(SPIN_CHUNK);
+		t = thread_cpu_ns() - t0;
+		if (t > 0 && SPIN_CHUNK / (double)t > spin_per_ns)
+			spin_per_ns = SPIN_CHUNK / (double)t;
+	}
+}
+
+/* OVF_EXPECTED + 1/2 periods of work; sets ovf_expected from the clock */
+static void
+spin_counted(void)
+{
+	int64_t period = (int64_t)OVF_PERIOD_MS * 1000000;
+	int64_t start, counted;
+	struct pctr_set *tc = NULL;
+	struct pctr_sample s0, s1;
+
+	/* the thread's task-clock beside it, user and kernel time */
+	if (pctr_set_new(&tc, 0) < 0 || pctr_set_add(tc, "task-clock") < 0 ||
+	    pctr_set_open(tc, &(struct pctr_target){ PCTR_TARGET_THREAD }) <
+		    0 ||
+	    pctr_set_enable(tc) < 0 || pctr_set_read(tc, &s0) < 0)
+		TEST_FAIL("cannot count task-clock beside the overflows");
+	frozen_ns = 0;
+	start = thread_cpu_ns();
+	spin_iters((uint64_t)(spin_per_ns * (double)period *
+			      (2 * OVF_EXPECTED + 1) / 2));
+	counted = thread_cpu_ns() - start - frozen_ns;
+	ASSERT_EQ(pctr_set_read(tc, &s1), 0);
+	pctr_set_free(tc);
+	ovf_expected = (int)(counted / period);
+	ovf_counted = (int)(((int64_t)(s1.count[0].value - s0.count[0].value) -
+			     frozen_ns) / period);
+}
+
+/*
+ * At least 95% of the whole periods: the counters count kernel time too,
+ * so no overflow is dropped (in_kernel() says why); 5% leaves room for
+ * the handler time the frozen measure misses; a restart that fails to
+ * re-arm, or an overflow not delivered, loses far more.  At most one more than the whole periods a task-clock of
+ * the thread's own counted meanwhile, less the frozen time: the overflows
+ * come from that clock, which counts the time a host takes the VM's CPU
+ * that the thread's CPU clock leaves out when the host reports it as
+ * steal (54 signals for 52 periods of the thread's clock, once).
+ */
+static volatile sig_atomic_t nr_emt; /* SIGEMTs seen (on_emt) */
+
+static void
+assert_overflow_rate(void)
+{
+	printf("# %d signals, %d whole periods of counted CPU time, %d of "
+	       "task-clock\n", (int)nr_emt, ovf_expected, ovf_counted);
+	/*
+	 * The work was sized from the fastest of three calibration runs, so
+	 * it takes at least OVF_EXPECTED + 1/2 periods unless the CPU got
+	 * faster since; 10% is room for that, not for a short run.
+	 */
+	ASSERT_GE(ovf_expected, OVF_EXPECTED * 9 / 10);
+	ASSERT_GE((int)nr_emt * 100, ovf_expected * 95);
+	ASSERT_LE((int)nr_emt, ovf_counted + 1);
+}
+
+
+/*
+ * The overflow tests' bounds rest on this: their workload, spin_iters(),
+ * runs in user mode, making no system call (the old one, polling the CPU clock, spent
+ * 91% in the kernel).  A child whose seccomp filter kills it at any system
+ * call but exit runs it for a second.  (Not getrusage()'s split between
+ * user and system time: it goes by the scheduler's tick and charges the
+ * interrupts taken meanwhile as system time, 5.5% under a loaded suite.)
+ */
+static void
+spin_a_second(void)
+{
+	spin_iters((uint64_t)(spin_per_ns * 1e9));
+}
+
+TEST(workload_makes_no_system_call)
+{
+	int r = test_run_without_syscalls(spin_a_second);
+
+	if (r > 0)
+		TEST_FAIL("the workload made a system call: killed by signal "
+			  "%d", r);
+	ASSERT_EQ(r, 0);
+}
+
+static volatile sig_atomic_t nr_emt, bad_emt, rebind_in_handler;
+
+/*
+ * The overflow tests count task-clock in user and kernel mode: a :u
+ * counter's hrtimer expiry that interrupts the kernel (a tick's softirqs,
+ * the thread's own signal delivery) is dropped and its overflow never
+ * comes (tests/repro/repro_task_clock_user_drops): 47 signals for 51
+ * periods once, CPCv2 under load; with the kernel in, none is dropped.  An
+ * overflow in the kernel names a kernel PC, not the user PC the signal
+ * interrupts: the kernel half of the address space (its top 16 bits set,
+ * on x86-64 and arm64).
+ */
+static int
+in_kernel(const void *pc)
+{
+	return (uintptr_t)pc >= 0xffff000000000000u;
+}
+
+/*
+ * Under valgrind the ucontext's PC is valgrind's, not the program's: the
+ * PC is checked natively only (decided before any signal).
+ */
+static int check_pc;
+
+static void
+on_emt(int sig, siginfo_t *si, void *uc)
+{
+	int64_t t0 = thread_cpu_ns();
+	cpc_event_t s;
+
+	if (sig != SIGEMT || si->si_code != EMT_CPCOVF || !si->si_addr ||
+	    (check_pc && !in_kernel(si->si_addr) &&
+	     si->si_addr != (void *)((ucontext_t *)uc)->uc_mcontext.gregs[PC]))
+		bad_emt++;
+	nr_emt++;
+	if (!rebind_in_handler)
+		return;
+	if (cpc_take_sample(&s) == 0) {
+		s.ce_pic[0] = OVF_PRESET;
+		if (cpc_bind_event(&s, CPC_BIND_EMT_OVF) != 0)
+			bad_emt++;
+	}
+	frozen_ns += thread_cpu_ns() - t0;
+}
+
+static void
+catch_emt(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_emt;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	check_pc = !TEST_UNDER_VALGRIND();
+	ASSERT_EQ(sigaction(SIGEMT, &sa, NULL), 0);
+}
+
+/* one signal per overflow, then the counters stop until the next bind */
+TEST(emt_ovf_signals_once_then_stops)
+{
+	cpc_event_t ev, a, b;
+
+	catch_emt();
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock,pic1=cs",
+				 &ev), 0);
+	ev.ce_pic[0] = UINT64_MAX - 999999;
+	ASSERT_EQ(cpc_bind_event(&ev, CPC_BIND_EMT_OVF), 0);
+	spin_ms(30);
+	ASSERT_EQ(nr_emt, 1);
+	ASSERT_EQ(bad_emt, 0);
+	ASSERT_EQ(cpc_take_sample(&a), 0);
+	ASSERT_LT(a.ce_pic[0], 1000000000); /* wrapped, just past zero */
+	spin_ms(5);
+	ASSERT_EQ(cpc_take_sample(&b), 0);
+	ASSERT_UEQ(b.ce_pic[0], a.ce_pic[0]);
+	ASSERT_UEQ(b.ce_pic[1], a.ce_pic[1]);
+}
+
+/* the manual's handler: sample, preset again, rebind from the handler */
+TEST(emt_ovf_rebind_from_handler)
+{
+	cpc_event_t ev;
+
+	catch_emt();
+	rebind_in_handler = 1;
+	spin_calibrate(); /* the machine as it is now, before any counter */
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock,sys", &ev), 0);
+	ev.ce_pic[0] = OVF_PRESET;
+	ASSERT_EQ(cpc_bind_event(&ev, CPC_BIND_EMT_OVF), 0);
+	spin_counted();
+	ASSERT_EQ(cpc_bind_event(NULL, 0), 0);
+	assert_overflow_rate();
+	ASSERT_EQ(bad_emt, 0);
+}
+
+static cpc_t *v2_cpc;
+static cpc_set_t *v2_set;
+
+static void
+on_emt_v2(int sig, siginfo_t *si, void *uc)
+{
+	int64_t t0 = thread_cpu_ns();
+
+	if (si->si_code != EMT_CPCOVF)
+		bad_emt++;
+	nr_emt++;
+	if (cpc_set_restart(v2_cpc, v2_set) != 0)
+		bad_emt++;
+	frozen_ns += thread_cpu_ns() - t0;
+}
+
+/* CPCv2 overflow: a preset request notified by SIGEMT, then restarted */
+TEST(v2_overflow_and_restart)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_emt_v2;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	ASSERT_EQ(sigaction(SIGEMT, &sa, NULL), 0);
+	spin_calibrate(); /* the machine as it is now, before any counter */
+	v2_cpc = cpc_open(CPC_VER_CURRENT);
+	v2_set = cpc_set_create(v2_cpc);
+	ASSERT_EQ(cpc_set_add_request(v2_cpc, v2_set, "task-clock",
+				      OVF_PRESET,
+				      CPC_COUNT_USER | CPC_COUNT_SYSTEM |
+				      CPC_OVF_NOTIFY_EMT, 0,
+				      NULL), 0);
+	ASSERT_EQ(cpc_bind_curlwp(v2_cpc, v2_set, 0), 0);
+	spin_counted();
+	ASSERT_EQ(cpc_unbind(v2_cpc, v2_set), 0);
+	assert_overflow_rate();
+	ASSERT_EQ(bad_emt, 0);
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(
+		TEST_CASE(workload_makes_no_system_call)
+		TEST_CASE(emt_ovf_signals_once_then_stops)
+		TEST_CASE(emt_ovf_rebind_from_handler)
+		TEST_CASE(v2_overflow_and_restart)));
+}
