@@ -1034,6 +1034,8 @@ static const char *const csv_columns[] = {
 	/* statistics over the runs, on "stats" rows only */
 	"n", "mean", "stddev", "stderr", "ci95_low", "ci95_high", "median",
 	"p5", "p95",
+	/* the command's CPU time, on "total" rows of a reaped command only */
+	"user_ns", "sys_ns",
 };
 
 #define CSV_STATS 9 /* the columns from "n" on */
@@ -1093,12 +1095,30 @@ csv_unsupported(FILE *f, const struct stat_report *r, int e)
 		 pctr_strerror(r->err[e]));
 	csv_field(f, r->sep, false, note);
 	csv_figures(f, r, NULL);
-	fputc('\n', f);
 }
 
+/* user_ns and sys_ns: @run's, if its command was reaped; else empty */
+static void
+csv_rusage(FILE *f, const struct stat_report *r, const struct stat_run *run)
+{
+	char b[32];
+
+	if (!run || !run->has_rusage) {
+		csv_field(f, r->sep, false, "");
+		csv_field(f, r->sep, false, "");
+		return;
+	}
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)run->user_ns);
+	csv_field(f, r->sep, false, b);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)run->sys_ns);
+	csv_field(f, r->sep, false, b);
+}
+
+/* @ru: the run whose CPU time goes at the end (total rows), or NULL */
 static void
 csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
-	const char *time, const char *id, int e, const struct pctr_count *c)
+	const char *time, const char *id, int e, const struct pctr_count *c,
+	const struct stat_run *ru)
 {
 	char b[64];
 	double pct = running_pct(c);
@@ -1111,6 +1131,8 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 	csv_field(f, r->sep, false, r->ev[e].name);
 	if (r->err[e]) {
 		csv_unsupported(f, r, e);
+		csv_rusage(f, r, ru);
+		fputc('\n', f);
 		return;
 	}
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)c->value);
@@ -1126,6 +1148,7 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 	csv_field(f, r->sep, false, isfinite(pct) ? b : "");
 	csv_field(f, r->sep, false, "");
 	csv_figures(f, r, NULL);
+	csv_rusage(f, r, ru);
 	fputc('\n', f);
 }
 
@@ -1155,6 +1178,7 @@ csv_stats_row(FILE *f, const struct stat_report *r, int e)
 	csv_number(f, r, "%.2f", s.running.s.n ? s.running.s.mean : NAN);
 	csv_field(f, r->sep, false, ""); /* note */
 	csv_figures(f, r, &s.count);
+	csv_rusage(f, r, NULL);
 	fputc('\n', f);
 }
 
@@ -1169,7 +1193,7 @@ print_csv(FILE *f, const struct stat_report *r)
 			 (unsigned long long)r->runs[i].elapsed_ns);
 		for (int e = 0; e < r->nr_events; e++)
 			csv_row(f, r, "total", i + 1, t, "", e,
-				&r->runs[i].count[e]);
+				&r->runs[i].count[e], &r->runs[i]);
 	}
 	for (int e = 0; (r->repeated || r->nr_runs > 1) && e < r->nr_events;
 	     e++)
@@ -1179,7 +1203,7 @@ print_csv(FILE *f, const struct stat_report *r)
 		instance_id(r, &r->instances[i], id, sizeof(id));
 		for (int e = 0; e < r->nr_events; e++)
 			csv_row(f, r, kind, r->nr_runs, "", id, e,
-				&r->instances[i].count[e]);
+				&r->instances[i].count[e], NULL);
 	}
 }
 
@@ -1300,7 +1324,8 @@ report_interval(FILE *f, struct stat_report *r, const struct stat_slice *s)
 	}
 	snprintf(t, sizeof(t), "%llu", (unsigned long long)s->time_ns);
 	for (int e = 0; e < r->nr_events; e++)
-		csv_row(f, r, "interval", s->run, t, "", e, &s->count[e]);
+		csv_row(f, r, "interval", s->run, t, "", e, &s->count[e],
+			NULL);
 	fflush(f);
 	return 0;
 }

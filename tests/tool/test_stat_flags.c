@@ -465,6 +465,38 @@ TEST(user_and_system_seconds)
 	ASSERT_EQ(json_num(r.out, "1 if d['user_ns'] is None else 0"), 1);
 }
 
+/*
+ * The same figures in CSV, the last two fields of a total row (the bounds
+ * above, for the same reasons); empty on interval rows and without a
+ * command
+ */
+TEST(user_and_system_seconds_csv)
+{
+	static const char *check =
+		"import csv,sys\n"
+		"rows=list(csv.DictReader(sys.stdin))\n"
+		"t=[r for r in rows if r['kind']=='total']\n"
+		"print(int(t[0]['user_ns'])+int(t[0]['sys_ns']) if len(t)==1 "
+		"and int(t[0]['user_ns'])>int(t[0]['sys_ns']) and "
+		"all(r['user_ns']=='' for r in rows if r['kind']!='total') "
+		"else -1)\n";
+	struct result r = pctr("stat", "-x", ",", "-I", "100", "-e",
+			       "task-clock", "--", SELF, "cputime", "300",
+			       NULL);
+	double cpu, us;
+
+	ASSERT_EQ(r.status, 0);
+	cpu = atof(r.out);
+	us = python_num(check, r.err);
+	ASSERT_GT(cpu, 1e6);
+	ASSERT_GE(us, cpu - 1e3);
+	ASSERT_LT(us, cpu + 5e6);
+	r = pctr("stat", "-p", "1", "--duration", "0.05", "-x", ",", "-o",
+		 "-", "-e", "task-clock", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, ",,\n"); /* user_ns, sys_ns empty */
+}
+
 /* --per-thread with a command: refused with the way to get it, as perf */
 TEST(per_thread_command_refused)
 {
@@ -532,6 +564,7 @@ main(int argc, char **argv)
 		TEST_CASE(pid_list) TEST_CASE(tid_list)
 		TEST_CASE(per_cpu_core_socket_node)
 		TEST_CASE(user_and_system_seconds)
+		TEST_CASE(user_and_system_seconds_csv)
 		TEST_CASE(per_thread_command_refused)
 		TEST_CASE(repeat_interval_rows_say_run)));
 }
