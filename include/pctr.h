@@ -462,13 +462,22 @@ int pctr_set_serialize(struct pctr_set *set, int mode);
 #define PCTR_TARGET_PID 2 /* another process and its threads now and later */
 #define PCTR_TARGET_TID 3 /* one thread */
 #define PCTR_TARGET_CPU 4 /* whole CPUs: every task on them */
+#define PCTR_TARGET_CGROUP 5 /* whole CPUs: the tasks of one cgroup */
 
 /**
  * struct pctr_target - what a set counts.
  * @type:    PCTR_TARGET_*
- * @pid:     the process or thread for PID and TID
- * @nr_cpus: for CPU: how many entries in @cpus; 0 means every online CPU
- * @cpus:    for CPU: the CPU numbers
+ * @pid:     the process or thread for PID and TID; for CGROUP a descriptor
+ *           of the cgroup's directory (cgroup2, or cgroup v1's perf_event
+ *           hierarchy), opened with O_RDONLY | O_DIRECTORY, which
+ *           pctr_set_open() uses and leaves open (perf_event_open(2)'s
+ *           PERF_FLAG_PID_CGROUP)
+ * @nr_cpus: for CPU and CGROUP: how many entries in @cpus; 0 means every
+ *           online CPU
+ * @cpus:    for CPU and CGROUP: the CPU numbers
+ *
+ * CPU and CGROUP need what whole-CPU counting needs: perf_event_paranoid
+ * 0 or less, or CAP_PERFMON (root).
  */
 struct pctr_target {
 	int type;

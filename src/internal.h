@@ -131,6 +131,13 @@ bool pctr__is_core_pmu_name(const char *pmu);
 /* tsc.c */
 uint64_t pctr__tsc_hz_from_page(const struct perf_event_mmap_page *pc);
 
+/* set.c: perf_event_open(2) of a counter of @set (a cgroup's, for one) */
+int pctr__set_perf_open(const struct pctr_set *set,
+			struct perf_event_attr *attr, pid_t pid, int cpu,
+			int group_fd);
+/* whole CPUs: PCTR_TARGET_CPU or _CGROUP, instances are CPUs */
+bool pctr__set_on_cpus(const struct pctr_set *set);
+
 /* os/perf_event.c: everything that talks to the kernel */
 int pctr__sys_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 			int group_fd, unsigned long flags);
@@ -183,6 +190,7 @@ struct pctr_set {
 
 	bool open;
 	int target;
+	int cgroup_fd; /* PCTR_TARGET_CGROUP: the caller's, during the open */
 	bool inherit; /* counters inherited by new threads: see pctr__group */
 	bool user_read; /* fast path offered */
 	bool last_user; /* last read took it for every event */

@@ -430,11 +430,12 @@ check_target(const struct pctr_set *set, const struct pctr__ovf_event *ev,
 	char path[64];
 	struct stat st;
 
-	if (set->target == PCTR_TARGET_CPU)
+	if (pctr__set_on_cpus(set))
 		return pctr__error(EOPNOTSUPP, "overflow signals of '%s' need "
 					       "a thread of this process to "
 					       "go to, not a CPU: sample CPUs "
-					       "with pctr_set_sampling()",
+					       "and cgroups with "
+					       "pctr_set_sampling()",
 				   e->name);
 	for (int i = 0; i < set->nr_inst; i++) {
 		snprintf(path, sizeof(path), "/proc/self/task/%d",

@@ -174,13 +174,14 @@ open_carrier(struct pctr_set *set, int c)
 		.wakeup_watermark = main_attr->wakeup_watermark,
 	};
 	int inst = c / set->nr_ctr;
-	pid_t pid = set->target == PCTR_TARGET_CPU ? -1 : set->inst_id[inst];
-	int cpu = set->target == PCTR_TARGET_CPU ? set->inst_id[inst]
-		  : set->inst_cpu		 ? set->inst_cpu[inst]
-						 : -1;
+	bool on_cpus = pctr__set_on_cpus(set);
+	pid_t pid = on_cpus ? -1 : set->inst_id[inst];
+	int cpu = on_cpus	     ? set->inst_id[inst]
+		  : set->inst_cpu ? set->inst_cpu[inst]
+				  : -1;
 
 	pctr__set_clock(set, &attr);
-	return pctr__sys_perf_open(&attr, pid, cpu, -1, 0);
+	return pctr__set_perf_open(set, &attr, pid, cpu, -1);
 }
 
 static int

@@ -31,7 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -472,7 +474,9 @@ static const char *
 target_name(const struct pctr_set *set, const struct how *how, int cpu,
 	    char *buf, size_t len)
 {
-	if (how->pid < 0)
+	if (set->target == PCTR_TARGET_CGROUP)
+		snprintf(buf, len, "the cgroup on CPU %d", cpu);
+	else if (how->pid < 0)
 		snprintf(buf, len, "CPU %d", cpu);
 	else if (how->pid == 0)
 		snprintf(buf, len, "this thread");
@@ -624,11 +628,11 @@ open_counter(struct pctr_set *set, int e, int part, int group_fd,
 	int fd;
 
 	make_attr(set, e, part, group_fd < 0, how, &u);
-	fd = pctr__sys_perf_open(attr, how->pid, cpu, group_fd, 0);
+	fd = pctr__set_perf_open(set, attr, how->pid, cpu, group_fd);
 	if ((fd == -EACCES || fd == -EPERM) && !attr->exclude_user &&
 	    !attr->exclude_kernel && !attr->exclude_hv) {
 		attr->exclude_kernel = attr->exclude_hv = 1;
-		fd = pctr__sys_perf_open(attr, how->pid, cpu, group_fd, 0);
+		fd = pctr__set_perf_open(set, attr, how->pid, cpu, group_fd);
 		if (fd >= 0) {
 			set->attr[e].a.exclude_kernel = 1;
 			set->attr[e].a.exclude_hv = 1;
@@ -1097,6 +1101,47 @@ check_openable(const struct pctr_set *set)
 	return 0;
 }
 
+bool
+pctr__set_on_cpus(const struct pctr_set *set)
+{
+	return set->target == PCTR_TARGET_CPU ||
+	       set->target == PCTR_TARGET_CGROUP;
+}
+
+int
+pctr__set_perf_open(const struct pctr_set *set, struct perf_event_attr *attr,
+		    pid_t pid, int cpu, int group_fd)
+{
+	if (set->target == PCTR_TARGET_CGROUP)
+		return pctr__sys_perf_open(attr, set->cgroup_fd, cpu, group_fd,
+					   PERF_FLAG_PID_CGROUP);
+	return pctr__sys_perf_open(attr, pid, cpu, group_fd, 0);
+}
+
+/*
+ * The kernel takes any descriptor and answers EBADF for one that is not a
+ * directory of a hierarchy with the perf_event controller: say which it
+ * is instead.
+ */
+static int
+check_cgroup(int fd)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return pctr__error(EBADF, "cgroup target: %d is no open "
+					  "descriptor", fd);
+	if (!S_ISDIR(st.st_mode) || fstatfs(fd, &fs) < 0 ||
+	    (fs.f_type != CGROUP2_SUPER_MAGIC &&
+	     fs.f_type != CGROUP_SUPER_MAGIC))
+		return pctr__error(ENOTDIR, "cgroup target: descriptor %d is "
+					    "not a cgroup's directory (open "
+					    "one under the cgroup2 mount, "
+					    "e.g. /sys/fs/cgroup/NAME)", fd);
+	return 0;
+}
+
 PCTR_EXPORT int
 pctr_set_open(struct pctr_set *set, const struct pctr_target *t)
 {
@@ -1135,11 +1180,17 @@ pctr_set_open(struct pctr_set *set, const struct pctr_target *t)
 		how.pid = t->pid;
 		r = push_id(&ids, &nr, &(int){ 0 }, (int)t->pid);
 		break;
+	case PCTR_TARGET_CGROUP: /* whole CPUs, counting the cgroup's tasks */
 	case PCTR_TARGET_CPU:
 		how.pid = -1;
-		if (t->nr_cpus < 0)
-			return pctr__error(EINVAL, "bad CPU count %d", t->nr_cpus);
-		r = list_cpus(t, &ids, &nr);
+		set->cgroup_fd = t->pid;
+		if (t->type == PCTR_TARGET_CGROUP)
+			r = check_cgroup(t->pid);
+		if (r == 0 && t->nr_cpus < 0)
+			r = pctr__error(EINVAL, "bad CPU count %d",
+					t->nr_cpus);
+		if (r == 0)
+			r = list_cpus(t, &ids, &nr);
 		break;
 	default:
 		return pctr__error(EINVAL, "unknown target type %d", t->type);
@@ -1148,7 +1199,7 @@ pctr_set_open(struct pctr_set *set, const struct pctr_target *t)
 		free(ids);
 		return r;
 	}
-	return open_on(set, ids, nr, &how, t->type == PCTR_TARGET_CPU);
+	return open_on(set, ids, nr, &how, pctr__set_on_cpus(set));
 }
 
 /*

@@ -869,13 +869,60 @@ spawn(struct stat_ctx *c, pid_t *pid)
 	return 0;
 }
 
+/* the cgroup2 mount point, from /proc/self/mountinfo */
+static bool
+cgroup2_mount(char *path, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[1024], mnt[512], type[64];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		const char *dash = strstr(line, " - ");
+
+		if (dash && sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1 &&
+		    sscanf(dash + 3, "%63s", type) == 1 &&
+		    !strcmp(type, "cgroup2"))
+			found = snprintf(path, len, "%s", mnt) < (int)len;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* -G NAME: NAME under the cgroup2 mount, or the path given */
+static int
+open_cgroup(struct stat_ctx *c)
+{
+	const char *name = c->rep.cgroup;
+	char mnt[512], path[1024];
+
+	if (name[0] == '/') {
+		snprintf(path, sizeof(path), "%s", name);
+	} else if (cgroup2_mount(mnt, sizeof(mnt))) {
+		snprintf(path, sizeof(path), "%s/%s", mnt, name);
+	} else {
+		tool_err("-G %s: no cgroup2 hierarchy is mounted here: give "
+			 "the cgroup's directory as a path", name);
+		return EXIT_USAGE;
+	}
+	c->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->cgroup_fd < 0) {
+		tool_err("-G %s: %s: %s", name, path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int
 open_one(struct stat_ctx *c, struct waiter *w, pid_t pid)
 {
 	static const int type[] = { 0, PCTR_TARGET_PID, PCTR_TARGET_TID,
 				    PCTR_TARGET_CPU };
-	struct pctr_target t = { .type = type[c->rep.target],
-				 .pid = pid,
+	bool cgroup = c->cgroup_fd >= 0;
+	struct pctr_target t = { .type = cgroup ? PCTR_TARGET_CGROUP
+						: type[c->rep.target],
+				 .pid = cgroup ? c->cgroup_fd : pid,
 				 .nr_cpus = c->rep.nr_cpus,
 				 .cpus = c->rep.cpus };
 	int r = make_set(c, &w->set[w->nr_sets]);
@@ -1055,6 +1102,7 @@ cmd_stat(int argc, char **argv)
 		.repeat = 1,
 		.ctl_fd = -1,
 		.ack_fd = -1,
+		.cgroup_fd = -1,
 	};
 	int r;
 
@@ -1062,6 +1110,8 @@ cmd_stat(int argc, char **argv)
 	r = stat_parse_options(&c, argc, argv);
 	if (r == 0)
 		r = check_command(&c);
+	if (r == 0 && c.rep.cgroup)
+		r = open_cgroup(&c);
 	if (r == 0)
 		r = setup_events(&c);
 	if (r == 0)
@@ -1073,5 +1123,7 @@ cmd_stat(int argc, char **argv)
 	free((void *)c.rep.cpus);
 	free(c.events);
 	stat_close_control(&c);
+	if (c.cgroup_fd >= 0)
+		close(c.cgroup_fd);
 	return r;
 }

@@ -24,6 +24,7 @@ struct stat_ctx {
 	long delay_ms; /* -D: counting starts this late; -1: at "enable" */
 	long interval_count; /* --interval-count: stop after so many rows */
 	int ctl_fd, ack_fd; /* --control; -1 when not given */
+	int cgroup_fd; /* -G: the cgroup's directory; -1 when not given */
 	char ctl_buf[256]; /* a command not yet ended by '\n' */
 	size_t ctl_len;
 	bool append; /* --append: -o adds to its file */

@@ -568,6 +568,8 @@ print_target(FILE *f, const struct stat_report *r)
 			fprintf(f, "%s%d", i ? "," : " ", (int)r->pids[i]);
 		return;
 	case STAT_CPU:
+		if (r->cgroup)
+			fprintf(f, "cgroup %s on ", r->cgroup);
 		fprintf(f, "%s", r->nr_cpus ? "CPUs" : "all CPUs");
 		for (int i = 0; i < r->nr_cpus; i++)
 			fprintf(f, "%s%d", i ? "," : " ", r->cpus[i]);
@@ -824,6 +826,8 @@ json_target(struct json *j, const struct stat_report *r)
 			json_int(j, NULL, r->pids[i]);
 		json_arr_end(j);
 	}
+	if (r->target == STAT_CPU && r->cgroup)
+		json_str(j, "cgroup", r->cgroup);
 	if (r->target == STAT_CPU) {
 		json_arr(j, "cpus");
 		for (int i = 0; i < r->nr_cpus; i++)

@@ -44,6 +44,10 @@ usage(FILE *f)
 		"  -a, --all-cpus            count whole CPUs (every task on "
 		"them)\n"
 		"  -C, --cpu CPUS            with -a: only these CPUs (0-3,6)\n"
+		"  -G, --cgroup NAME         with -a: only the tasks of cgroup "
+		"NAME\n"
+		"                            (under the cgroup2 mount, or a "
+		"path)\n"
 		"  -A, --no-aggr             with -a: the counts of each CPU\n"
 		"      --per-core, --per-socket, --per-node\n"
 		"                            with -a: the counts of each core, "
@@ -90,6 +94,7 @@ static const struct option long_options[] = {
 	{ "tid", required_argument, NULL, 't' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
+	{ "cgroup", required_argument, NULL, 'G' },
 	{ "detailed", no_argument, NULL, 'd' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "strict", no_argument, NULL, OPT_STRICT },
@@ -323,6 +328,13 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		return set_target(c, STAT_CPU, "-a", arg);
 	case 'C':
 		return parse_cpus(c, arg);
+	case 'G':
+		if (c->rep.cgroup || strchr(arg, ',')) {
+			tool_err("-G: one cgroup, counted for every event");
+			return -1;
+		}
+		c->rep.cgroup = arg;
+		return 0;
 	case 'd':
 		c->detailed = true;
 		return 0;
@@ -417,6 +429,9 @@ check_options(struct stat_ctx *c)
 
 	if (c->rep.nr_cpus && !c->all_cpus)
 		tool_err("-C: give -a too (-C chooses the CPUs of -a)");
+	else if (c->rep.cgroup && !c->all_cpus)
+		tool_err("-G: give -a too (a cgroup is counted on whole "
+			 "CPUs, as with perf stat -a -G)");
 	else if (!attach && !c->rep.argv)
 		tool_err("nothing to count: give a command (after --), or "
 			 "-p PID, -t TID or -a");
@@ -442,7 +457,7 @@ stat_parse_options(struct stat_ctx *c, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:dD:jx:o:h",
+	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:G:dD:jx:o:h",
 				  long_options, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);

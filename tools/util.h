@@ -142,6 +142,7 @@ struct stat_report {
 	pid_t pids[STAT_MAX_PIDS]; /* -p, -t */
 	const int *cpus;
 	int nr_cpus;
+	const char *cgroup; /* -G: with -a, only this cgroup's tasks */
 	bool multiplex;
 	bool per_thread; /* instances are read and shown (aggr != GLOBAL) */
 	enum stat_aggr aggr;

@@ -2,10 +2,11 @@
 /*
  * test_stat_flags - the flags of perf stat that people type into pctr
  * stat: -D, --interval-count, --append, --control, lists for -p and -t,
- * -A, --per-core/--per-socket/--per-node, the command's user and system
- * seconds, --per-thread refused for a command, -r with -I.
+ * -A, --per-core/--per-socket/--per-node, -G, the command's user and
+ * system seconds, --per-thread refused for a command, -r with -I.
  */
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "tool.h"
@@ -497,6 +498,59 @@ TEST(user_and_system_seconds_csv)
 	ASSERT_CONTAINS(r.out, ",,\n"); /* user_ns, sys_ns empty */
 }
 
+/*
+ * -a -G: only the cgroup's tasks.  The command moves itself into a cgroup
+ * made for the test, then touches 1000 pages: at least those are counted.
+ * The same command left outside it is not counted at all (0: nothing
+ * else runs in the new cgroup); the fork, exec and exit of the shell and
+ * the helper add tens of faults, not a thousand.  Root, as the suite runs.
+ */
+TEST(cgroup_counts_its_tasks)
+{
+	char mnt[256] = "", dir[320], name[64], move[512];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[1024], m[256], type[64];
+	struct result r;
+
+	if (geteuid() != 0)
+		SKIP("making a cgroup and whole-CPU counting need root");
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *dash = strstr(line, " - ");
+
+		if (dash && sscanf(line, "%*s %*s %*s %*s %255s", m) == 1 &&
+		    sscanf(dash + 3, "%63s", type) == 1 &&
+		    !strcmp(type, "cgroup2"))
+			snprintf(mnt, sizeof(mnt), "%s", m);
+	}
+	if (f)
+		fclose(f);
+	if (!*mnt)
+		SKIP("no cgroup2 hierarchy is mounted here");
+	snprintf(name, sizeof(name), "pctr-tool-%d", (int)getpid());
+	snprintf(dir, sizeof(dir), "%s/%s", mnt, name);
+	ASSERT_EQ(mkdir(dir, 0755), 0);
+	snprintf(move, sizeof(move),
+		 "echo $$ > %s/cgroup.procs && exec \"$0\" helper touch 1000",
+		 dir);
+	r = pctr("stat", "-a", "-G", name, "-x", ",", "-e", "page-faults",
+		 "--", "sh", "-c", move, self_exe, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_GE(csv_total(r.err, "page-faults"), 1000);
+	ASSERT_LT(csv_total(r.err, "page-faults"), 1200);
+	r = pctr("stat", "-a", "-G", dir, "-x", ",", "-e", "page-faults",
+		 "--", SELF, "touch", "1000", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(csv_total(r.err, "page-faults"), 0);
+	r = pctr("stat", "-G", name, "-e", "page-faults", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "-G: give -a too");
+	r = pctr("stat", "-a", "-G", "no-such-cgroup", "-e", "page-faults",
+		 "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "no-such-cgroup: No such file or directory");
+	ASSERT_EQ(rmdir(dir), 0);
+}
+
 /* --per-thread with a command: refused with the way to get it, as perf */
 TEST(per_thread_command_refused)
 {
@@ -565,6 +619,7 @@ main(int argc, char **argv)
 		TEST_CASE(per_cpu_core_socket_node)
 		TEST_CASE(user_and_system_seconds)
 		TEST_CASE(user_and_system_seconds_csv)
+		TEST_CASE(cgroup_counts_its_tasks)
 		TEST_CASE(per_thread_command_refused)
 		TEST_CASE(repeat_interval_rows_say_run)));
 }
