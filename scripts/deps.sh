@@ -23,7 +23,9 @@ check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
 	# tests/mpi/test_two_hosts.py: hosts made of network namespaces
 	pkgs="$pkgs iproute2"
 	# tests/tool/test_flame.py renders pctr profile --svg in a browser
-	pkgs="$pkgs chromium" ;;
+	pkgs="$pkgs chromium"
+	# test_profile reads pctr profile --perf-data with perf report
+	pkgs="$pkgs linux-perf" ;;
 package) pkgs="$pkgs $package" ;;
 qemu) pkgs="$qemu_build" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;

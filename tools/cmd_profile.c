@@ -35,6 +35,7 @@
 #include "text.h"
 #include "tool.h"
 #include "flame.h"
+#include "perf_data.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -50,6 +51,7 @@ struct opts {
 	int callgraph;
 	int json, folded;
 	const char *svg; /* --svg FILE, or NULL */
+	const char *perf_data; /* --perf-data FILE, or NULL */
 	double percent_limit;
 	long top;
 	enum key keys[MAX_KEYS];
@@ -74,6 +76,7 @@ struct prof {
 	uint64_t *ip;
 	size_t nip, capip;
 	struct syms *syms;
+	struct perf_data *pd; /* --perf-data: every record goes there too */
 	int err;
 };
 
@@ -143,6 +146,8 @@ on_record(const struct pctr_sample_record *r, void *arg)
 		p->err = add_sample(p, r);
 	else
 		p->err = syms_record(p->syms, r) < 0 ? -1 : 0;
+	if (p->err == 0 && p->pd && perf_data_record(p->pd, r) < 0)
+		p->err = -1;
 	return p->err;
 }
 
@@ -181,6 +186,8 @@ usage(FILE *f)
 		"line per stack\n"
 		"      --svg FILE            also a flame graph of the stacks "
 		"(SVG; with -g)\n"
+		"      --perf-data FILE      also every sample in perf.data "
+		"format (perf report -i)\n"
 		"  -j, --json                one JSON document "
 		"(schema pctr-profile/1)\n"
 		"  -o, --output FILE         write the report to FILE ('-': "
@@ -232,7 +239,7 @@ parse_sort(struct opts *o, const char *arg)
 	return o->nr_keys ? 0 : usage_error("--sort: no key", arg);
 }
 
-enum { OPT_PERCENT = 256, OPT_TOP, OPT_FOLDED, OPT_SVG };
+enum { OPT_PERCENT = 256, OPT_TOP, OPT_FOLDED, OPT_SVG, OPT_PERF_DATA };
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -249,6 +256,7 @@ static const struct option long_options[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "perf-data", required_argument, NULL, OPT_PERF_DATA },
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -316,6 +324,9 @@ parse_opt(struct opts *o, int c, const char *arg)
 			       ? EXIT_USAGE : 0;
 	case OPT_FOLDED:
 		o->folded = 1;
+		return 0;
+	case OPT_PERF_DATA:
+		o->perf_data = arg;
 		return 0;
 	case OPT_SVG:
 		o->svg = arg;
@@ -1033,13 +1044,31 @@ profile(struct opts *o, struct pctr_set *set, struct prof *p)
 	return r;
 }
 
+static int
+open_perf_data(const struct opts *o, const struct pctr_set *set,
+	       struct prof *p)
+{
+	int r = perf_data_open(&p->pd, o->perf_data, pctr_set_event(set, 0),
+			       o->period, o->period ? 0
+					  : o->hz ? o->hz : DEFAULT_HZ,
+			       o->callgraph);
+
+	if (r < 0) {
+		fprintf(stderr, "pctr profile: %s: %s\n", o->perf_data,
+			r == -EINVAL || r == -E2BIG ? pctr_strerror(r)
+						     : strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
 int
 cmd_profile(int argc, char **argv)
 {
 	struct opts o = { .event = NULL };
 	struct pctr_set *set = NULL;
 	struct prof p = { 0 };
-	int r;
+	int r, e;
 
 	r = parse(argc, argv, &o);
 	if (r) {
@@ -1053,8 +1082,15 @@ cmd_profile(int argc, char **argv)
 		r = open_output(&o);
 	if (r == 0)
 		r = syms_new(&p.syms) < 0 ? 1 : 0;
+	if (r == 0 && o.perf_data)
+		r = open_perf_data(&o, set, &p);
 	if (r == 0)
 		r = profile(&o, set, &p);
+	if (p.pd && (e = perf_data_close(p.pd)) < 0 && r == 0) {
+		fprintf(stderr, "pctr profile: %s: %s\n", o.perf_data,
+			strerror(-e));
+		r = 1;
+	}
 	syms_free(p.syms);
 	pctr_set_free(set);
 	free(p.s);

@@ -326,6 +326,80 @@ spawn_chain(const char *ms)
  * -p, -t and -a attach to what runs already: its maps are read from /proc
  * when its first sample comes.  -d ends the profile.
  */
+/* the samples of each function in perf report's -n output, by name */
+static double
+perf_report_samples(const char *out, const char *fn)
+{
+	char script[512];
+
+	snprintf(script, sizeof(script),
+		 "import re,sys\n"
+		 "n=0\n"
+		 "for l in sys.stdin:\n"
+		 "    m=re.match(r'\\s+[0-9.]+%%\\s+([0-9]+)\\s+\\[.\\]\\s+(\\S+)',l)\n"
+		 "    if m and m.group(2)=='%s': n+=int(m.group(1))\n"
+		 "print(n)\n", fn);
+	return python_num(script, out);
+}
+
+/*
+ * --perf-data: Debian's perf report reads the file pctr wrote.  Its
+ * samples are the report's own, one record each, so perf counts exactly
+ * as many in hot() as pctr does; named from the file's MMAP2 and COMM
+ * records, in the forked child too; hot's call chain goes up to main.
+ */
+TEST(perf_data_read_by_perf_report)
+{
+	const char *prog = chain_prog("PROFILE_CHAIN");
+	char data[] = "/tmp/pctr-perf-data-XXXXXX";
+	char *flat[] = { "/usr/bin/perf", "report", "-i", data, "--stdio", "-n",
+			 "--no-children", "--sort", "sym", "-g", "none", NULL };
+	char *chain[] = { "/usr/bin/perf", "report", "-i", data, "--stdio",
+			  "--no-children", "--sort", "comm,sym", "-g",
+			  "caller", NULL };
+	static const char *const frames[] = { "\n               main\n",
+					      "\n               spin\n",
+					      "\n               a\n",
+					      "\n               b\n",
+					      "\n               hot\n" };
+	struct result r, p;
+	const char *at;
+	double hot;
+	int fd;
+
+	if (access(flat[0], X_OK))
+		SKIP("perf is not installed (linux-perf; scripts/deps.sh "
+		     "check installs it)");
+	fd = mkstemp(data);
+	ASSERT(fd >= 0);
+	close(fd);
+	r = pctr("profile", "-e", "task-clock", "-g", "--json", "-o", "-",
+		 "--perf-data", data, "--", prog, "300", "fork", NULL);
+	ASSERT_EQ(r.status, 0);
+	hot = json_sum(r.out, "samples", "f['name']=='hot'");
+	ASSERT_GT(hot, 0);
+	p = run_in(flat, NULL);
+	ASSERT_EQ(p.status, 0);
+	printf("# hot: %.0f samples in pctr's report, %.0f in perf's\n", hot,
+	       perf_report_samples(p.out, "hot"));
+	ASSERT_EQ(perf_report_samples(p.out, "hot"), hot);
+	p = run_in(chain, NULL);
+	ASSERT_EQ(p.status, 0);
+	ASSERT_CONTAINS(p.out, "profile_chain  [.] hot");
+	/* -g caller: the chain from the root, "---" then a frame a line */
+	at = strstr(p.out, "---");
+	for (size_t i = 0; at && i < sizeof(frames) / sizeof(*frames); i++)
+		at = strstr(at, frames[i]);
+	if (!at)
+		TEST_FAIL("no chain main, spin, a, b, hot in: %s", p.out);
+	unlink(data);
+	/* a file that cannot be written: said, before anything runs */
+	r = pctr("profile", "--perf-data", "/nonexistent/dir/p.data", "--",
+		 "true", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_CONTAINS(r.err, "/nonexistent/dir/p.data: No such file");
+}
+
 TEST(attach_pid_tid_cpus)
 {
 	pid_t pid = spawn_chain("3000");
@@ -493,5 +567,6 @@ main(int argc, char **argv)
 			       TEST_CASE(kernel_hidden_says_why)
 			       TEST_CASE(options)
 			       TEST_CASE(missing_libdw_warns)
-			       TEST_CASE(signal_forwarded_report_kept)));
+			       TEST_CASE(signal_forwarded_report_kept)
+			       TEST_CASE(perf_data_read_by_perf_report)));
 }

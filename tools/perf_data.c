@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf_data.c - perf.data, version 2 (perf_data.h).
+ *
+ * The file: a header, one attribute (the sampled event, with the sample
+ * layout of the records below), then the records, in the kernel's own
+ * layouts (<linux/perf_event.h>):
+ *   PERF_RECORD_MMAP   the kernel, "[kernel.kallsyms]_text" from _text, as
+ *                      perf record writes it, so that perf names kernel
+ *                      samples from /proc/kallsyms;
+ *   PERF_RECORD_SAMPLE { ip, pid, tid, time, period[, nr, ips] } for
+ *                      sample_type IP | TID | TIME | PERIOD [| CALLCHAIN];
+ *   PERF_RECORD_MMAP2, _COMM, _FORK, _EXIT as the library read them.
+ * The attribute says sample_id_all 0, so the side-band records carry no
+ * sample fields and perf takes them in file order, before the samples
+ * that follow.  The library keeps only addresses of a call chain; the
+ * PERF_CONTEXT_KERNEL and _USER markers perf expects are put back from the
+ * address (the kernel's half of the address space is the upper one on
+ * x86-64 and arm64).  No feature sections: perf reads the file without.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <linux/perf_event.h>
+
+#include "perf_data.h"
+
+#define PERF_MAGIC2 0x32454c4946524550ull /* "PERFILE2", little-endian */
+
+struct file_section {
+	uint64_t offset, size;
+};
+
+struct file_header {
+	uint64_t magic, size, attr_size;
+	struct file_section attrs, data, event_types;
+	uint64_t features[4]; /* HEADER_FEAT_BITS: none set */
+};
+
+struct file_attr {
+	struct perf_event_attr attr;
+	struct file_section ids; /* none: one attribute takes every record */
+};
+
+struct perf_data {
+	FILE *f;
+	uint64_t data_size;
+	bool callchain;
+	int err;
+};
+
+static void
+put(struct perf_data *pd, const void *p, size_t n)
+{
+	if (!pd->err && fwrite(p, 1, n, pd->f) != n)
+		pd->err = errno ? errno : EIO;
+	pd->data_size += n;
+}
+
+static void
+put_u64(struct perf_data *pd, uint64_t v)
+{
+	put(pd, &v, sizeof(v));
+}
+
+static void
+put_u32(struct perf_data *pd, uint32_t v)
+{
+	put(pd, &v, sizeof(v));
+}
+
+/* a string, NUL-terminated and padded with NULs to 8 bytes */
+static void
+put_str(struct perf_data *pd, const char *s, size_t padded)
+{
+	static const char zero[8];
+	size_t n = strlen(s);
+
+	put(pd, s, n);
+	put(pd, zero, padded - n);
+}
+
+static size_t
+padded_len(const char *s)
+{
+	return (strlen(s) + 8) & ~(size_t)7;
+}
+
+static void
+put_header(struct perf_data *pd, uint32_t type, uint16_t misc, size_t size)
+{
+	struct perf_event_header h = { type, misc, (uint16_t)size };
+
+	put(pd, &h, sizeof(h));
+}
+
+/* _text from /proc/kallsyms, 0 when hidden (kptr_restrict) or absent */
+static uint64_t
+kernel_text(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256], type, name[128];
+	unsigned long long addr;
+	uint64_t text = 0;
+
+	while (f && !text && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_text"))
+			text = addr;
+	if (f)
+		fclose(f);
+	return text;
+}
+
+static void
+put_kernel_mmap(struct perf_data *pd)
+{
+	static const char name[] = "[kernel.kallsyms]_text";
+	uint64_t text = kernel_text();
+	size_t size = sizeof(struct perf_event_header) + 4 + 4 + 8 * 3 +
+		      padded_len(name);
+
+	if (!text)
+		return;
+	put_header(pd, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, size);
+	put_u32(pd, (uint32_t)-1); /* pid: the kernel */
+	put_u32(pd, 0);
+	put_u64(pd, text);
+	put_u64(pd, ~0ull - text);
+	put_u64(pd, text); /* pgoff: perf's relocation reference */
+	put_str(pd, name, padded_len(name));
+}
+
+int
+perf_data_open(struct perf_data **pdp, const char *path,
+	       const struct pctr_event *ev, uint64_t period, uint64_t freq,
+	       bool callchain)
+{
+	struct file_header h = { 0 };
+	struct file_attr a;
+	struct perf_data *pd = calloc(1, sizeof(*pd));
+	int r;
+
+	if (!pd)
+		return -ENOMEM;
+	memset(&a, 0, sizeof(a));
+	r = pctr_event_attr(ev, &a.attr, sizeof(a.attr));
+	if (r < 0) {
+		free(pd);
+		return r;
+	}
+	a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			     PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+			     (callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+	a.attr.freq = freq != 0;
+	a.attr.sample_freq = freq ? freq : period;
+	a.attr.mmap = a.attr.comm = a.attr.task = a.attr.mmap2 = 1;
+	pd->f = fopen(path, "w");
+	if (!pd->f) {
+		r = -errno;
+		free(pd);
+		return r;
+	}
+	pd->callchain = callchain;
+	/* the header again at the end, with the data's size */
+	put(pd, &h, sizeof(h));
+	put(pd, &a, sizeof(a));
+	pd->data_size = 0;
+	put_kernel_mmap(pd);
+	*pdp = pd;
+	return 0;
+}
+
+/* the chain with perf's context markers: kernel addresses, then user */
+static void
+put_callchain(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	uint64_t ctx = 0, nr = r->nr_callchain;
+
+	for (uint32_t i = 0; i < r->nr_callchain; i++) {
+		uint64_t want = r->callchain[i] >> 63 ? PERF_CONTEXT_KERNEL
+						       : PERF_CONTEXT_USER;
+
+		nr += want != ctx;
+		ctx = want;
+	}
+	put_u64(pd, nr);
+	ctx = 0;
+	for (uint32_t i = 0; i < r->nr_callchain; i++) {
+		uint64_t want = r->callchain[i] >> 63 ? PERF_CONTEXT_KERNEL
+						       : PERF_CONTEXT_USER;
+
+		if (want != ctx)
+			put_u64(pd, want);
+		ctx = want;
+		put_u64(pd, r->callchain[i]);
+	}
+}
+
+static size_t
+callchain_size(const struct pctr_sample_record *r)
+{
+	uint64_t ctx = 0;
+	size_t n = 1 + r->nr_callchain;
+
+	for (uint32_t i = 0; i < r->nr_callchain; i++) {
+		uint64_t want = r->callchain[i] >> 63;
+
+		n += i == 0 || want != ctx;
+		ctx = want;
+	}
+	return n * 8;
+}
+
+static void
+put_sample(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	size_t size = sizeof(struct perf_event_header) + 8 * 4 +
+		      (pd->callchain ? callchain_size(r) : 0);
+
+	put_header(pd, PERF_RECORD_SAMPLE,
+		   r->user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL,
+		   size);
+	put_u64(pd, r->ip);
+	put_u32(pd, (uint32_t)r->pid);
+	put_u32(pd, (uint32_t)r->tid);
+	put_u64(pd, r->time);
+	put_u64(pd, r->period);
+	if (pd->callchain)
+		put_callchain(pd, r);
+}
+
+static void
+put_mmap2(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	const char *name = r->name ? r->name : "//anon";
+	size_t size = sizeof(struct perf_event_header) + 4 + 4 + 8 * 3 +
+		      4 + 4 + 8 + 8 + 4 + 4 + padded_len(name);
+	uint16_t misc = PERF_RECORD_MISC_USER |
+			(r->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA);
+
+	put_header(pd, PERF_RECORD_MMAP2, misc, size);
+	put_u32(pd, (uint32_t)r->pid);
+	put_u32(pd, (uint32_t)r->tid);
+	put_u64(pd, r->addr);
+	put_u64(pd, r->len);
+	put_u64(pd, r->pgoff);
+	put_u32(pd, 0); /* maj, min, ino, ino_generation: not kept */
+	put_u32(pd, 0);
+	put_u64(pd, 0);
+	put_u64(pd, 0);
+	put_u32(pd, r->prot);
+	put_u32(pd, MAP_PRIVATE);
+	put_str(pd, name, padded_len(name));
+}
+
+static void
+put_comm(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	const char *name = r->name ? r->name : "";
+	size_t size = sizeof(struct perf_event_header) + 8 + padded_len(name);
+
+	put_header(pd, PERF_RECORD_COMM,
+		   r->exec ? PERF_RECORD_MISC_COMM_EXEC : 0, size);
+	put_u32(pd, (uint32_t)r->pid);
+	put_u32(pd, (uint32_t)r->tid);
+	put_str(pd, name, padded_len(name));
+}
+
+static void
+put_task(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	put_header(pd, r->kind == PCTR_REC_FORK ? PERF_RECORD_FORK
+						: PERF_RECORD_EXIT,
+		   0, sizeof(struct perf_event_header) + 4 * 4 + 8);
+	put_u32(pd, (uint32_t)r->pid);
+	put_u32(pd, (uint32_t)r->ppid);
+	put_u32(pd, (uint32_t)r->tid);
+	put_u32(pd, (uint32_t)r->ptid);
+	put_u64(pd, r->time);
+}
+
+int
+perf_data_record(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	switch (r->kind) {
+	case PCTR_REC_SAMPLE:
+		put_sample(pd, r);
+		break;
+	case PCTR_REC_MMAP:
+		put_mmap2(pd, r);
+		break;
+	case PCTR_REC_COMM:
+		put_comm(pd, r);
+		break;
+	case PCTR_REC_FORK:
+	case PCTR_REC_EXIT:
+		put_task(pd, r);
+		break;
+	}
+	return -pd->err;
+}
+
+int
+perf_data_close(struct perf_data *pd)
+{
+	struct file_header h = {
+		.magic = PERF_MAGIC2,
+		.size = sizeof(h),
+		.attr_size = sizeof(struct file_attr),
+		.attrs = { sizeof(h), sizeof(struct file_attr) },
+		.data = { sizeof(h) + sizeof(struct file_attr), pd->data_size },
+	};
+	int err = pd->err;
+
+	if (!err && (fseek(pd->f, 0, SEEK_SET) < 0 ||
+		     fwrite(&h, sizeof(h), 1, pd->f) != 1))
+		err = errno ? errno : EIO;
+	if (fclose(pd->f) != 0 && !err)
+		err = errno ? errno : EIO;
+	free(pd);
+	return -err;
+}
