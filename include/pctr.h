@@ -132,6 +132,10 @@ const char *pctr_errname(int err);
  *             core type and the parts are summed)
  * @part_type: PMU type of each part (extended hardware type), 0 if unused
  * @hardware:  1 if the event needs a hardware PMU
+ * @bp_type:   a hardware breakpoint's access (perf_event_attr.bp_type:
+ *             1 read, 2 write, 3 both, 4 execute), whose address is in
+ *             @config1 and length in @config2 (bp_addr and bp_len); 0 for
+ *             every other event (this was reserved, zero, in 0.1)
  * @name:      canonical name; parsing it again gives the same fields
  * @reserved:  zero: room for fields of later versions, which keep the
  *             struct's size.  pctr_set_add_event() refuses an event where
@@ -153,7 +157,7 @@ struct pctr_event {
 	uint32_t nr_parts;
 	uint32_t part_type[PCTR_MAX_PARTS];
 	int32_t hardware;
-	uint32_t reserved0;
+	uint32_t bp_type;
 	char name[PCTR_NAME_MAX];
 	uint64_t reserved[6];
 };

@@ -4,6 +4,7 @@
  *
  * Order of interpretation, first match wins:
  *   "fn:0x4300c0"        the seeds' x86 counter function
+ *   "mem:ADDR[/LEN][:rwx]" a hardware breakpoint, as perf's
  *   "pmu/terms/mods"     the kernel's sysfs syntax (sysfs.c)
  *   "name[:mods]"        generic hardware, software and cache names
  *   "rHHHH[:mods]"       raw code for the core PMU
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/hw_breakpoint.h>
 
 #include "internal.h"
 
@@ -316,6 +318,71 @@ unknown_event(const char *spec, const char *base)
 
 static int x86_event(uint32_t fn, struct pctr_event *ev);
 
+/* "r", "w", "x" of a breakpoint's access into bp_type bits, or 0 */
+static uint32_t
+bp_access(const char *p)
+{
+	uint32_t type = 0;
+
+	for (; *p; p++) {
+		uint32_t bit = *p == 'r' ? HW_BREAKPOINT_R
+			       : *p == 'w' ? HW_BREAKPOINT_W
+			       : *p == 'x' ? HW_BREAKPOINT_X
+					   : 0;
+
+		if (!bit || (type & bit))
+			return 0;
+		type |= bit;
+	}
+	return type;
+}
+
+/*
+ * perf's "mem:ADDR[/LEN][:ACCESS]": a hardware breakpoint on ADDR, LEN
+ * bytes (1, 2, 4 or 8; as perf, 4 by default, and the size of a long for
+ * x), ACCESS r, w or both (the default), or x alone.  The kernel takes the
+ * address as bp_addr and the length as bp_len, config1's and config2's
+ * places; the canonical name spells every part.
+ */
+static int
+parse_breakpoint(const char *spec, struct pctr_event *ev)
+{
+	unsigned long long addr, len = 0;
+	uint32_t type = HW_BREAKPOINT_RW;
+	char *end;
+
+	errno = 0;
+	addr = strtoull(spec + 4, &end, 0);
+	if (errno || end == spec + 4 || !isxdigit((unsigned char)spec[4]))
+		return pctr__error(EINVAL, "breakpoint '%s': expected "
+					   "mem:ADDR[/LEN][:ACCESS]", spec);
+	if (*end == '/') {
+		len = strtoull(end + 1, &end, 0);
+		if (len != 1 && len != 2 && len != 4 && len != 8)
+			return pctr__error(EINVAL, "breakpoint '%s': a length "
+						   "of 1, 2, 4 or 8 bytes",
+					   spec);
+	}
+	if (*end == ':')
+		type = bp_access(end + 1);
+	else if (*end)
+		type = 0;
+	if (!type || ((type & HW_BREAKPOINT_X) && type != HW_BREAKPOINT_X))
+		return pctr__error(EINVAL, "breakpoint '%s': the access is r, "
+					   "w, rw or x", spec);
+	if (!len)
+		len = type == HW_BREAKPOINT_X ? sizeof(long) : 4;
+	ev->type = PERF_TYPE_BREAKPOINT;
+	ev->config1 = addr;
+	ev->config2 = len;
+	ev->bp_type = type;
+	snprintf(ev->name, sizeof(ev->name), "mem:0x%llx/%llu:%s%s%s", addr,
+		 len, type & HW_BREAKPOINT_R ? "r" : "",
+		 type & HW_BREAKPOINT_W ? "w" : "",
+		 type & HW_BREAKPOINT_X ? "x" : "");
+	return 0;
+}
+
 /* pctr_event_parse() into the library's own full struct */
 int
 pctr__event_parse(const char *spec, struct pctr_event *ev)
@@ -349,6 +416,8 @@ pctr__event_parse(const char *spec, struct pctr_event *ev)
 					   spec);
 		return x86_event((uint32_t)fn, ev);
 	}
+	if (!strncmp(spec, "mem:", 4))
+		return parse_breakpoint(spec, ev);
 	if (strchr(spec, '/'))
 		return pctr__sysfs_parse(spec, ev);
 	colon = strstr(spec, "::") ? NULL : strchr(spec, ':');
@@ -454,8 +523,12 @@ pctr__event_check(const struct pctr_event *ev)
 	if (ev->nr_parts < 1 || ev->nr_parts > PCTR_MAX_PARTS)
 		return pctr__error(EINVAL, "event '%.*s' has %u parts",
 				   PCTR_NAME_MAX, ev->name, ev->nr_parts);
-	if (ev->reserved0 || memcmp(ev->reserved, (uint64_t[6]){ 0 },
-				    sizeof(ev->reserved)))
+	if (ev->bp_type && ev->type != PERF_TYPE_BREAKPOINT)
+		return pctr__error(EINVAL, "event '%.*s': a breakpoint access "
+					   "(bp_type %u) on an event that is "
+					   "no breakpoint",
+				   PCTR_NAME_MAX, ev->name, ev->bp_type);
+	if (memcmp(ev->reserved, (uint64_t[6]){ 0 }, sizeof(ev->reserved)))
 		return pctr__error(E2BIG, "event '%.*s': its reserved fields "
 					  "are not zero (built for a newer "
 					  "libpctr?)",
@@ -482,6 +555,7 @@ pctr__event_kattr(const struct pctr_event *ev, union pctr__attr *u,
 	a->config = ev->config;
 	a->config1 = ev->config1;
 	a->config2 = ev->config2;
+	a->bp_type = ev->bp_type;
 	memcpy(u->raw + ATTR_CONFIG3, &ev->config3, sizeof(ev->config3));
 	a->precise_ip = ev->precise;
 	a->exclude_user = !!(f & PCTR_EVENT_EXCLUDE_USER);

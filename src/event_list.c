@@ -16,17 +16,22 @@
 
 #include "internal.h"
 
-/* Split at commas and blanks that are not inside "pmu/.../". */
+/*
+ * Split at commas and blanks that are not inside "pmu/.../".  The slash of
+ * a breakpoint's length ("mem:ADDR/LEN") opens nothing.
+ */
 static const char *
 next_item(const char *p, char *item, size_t len)
 {
 	size_t n = 0;
 	int slashes = 0;
+	bool mem;
 
 	while (*p == ',' || isspace((unsigned char)*p))
 		p++;
+	mem = !strncmp(p + (*p == '{'), "mem:", 4);
 	for (; *p; p++) {
-		if (*p == '/')
+		if (*p == '/' && !mem)
 			slashes++;
 		if ((*p == ',' || isspace((unsigned char)*p)) &&
 		    slashes % 2 == 0)

@@ -180,6 +180,13 @@ TEST(parse_list_without_a_set)
 	s.nr = 0;
 	ASSERT_EQ(pctr_event_parse_list(many, see, &s), -E2BIG);
 	ASSERT_EQ(s.nr, 0);
+	/* a breakpoint's "/LEN" opens no "pmu/.../": the comma splits */
+	s.nr = 0;
+	ASSERT_EQ(pctr_event_parse_list("mem:0x1000/8:w,cs,{mem:0x2000/4,cs}",
+					see, &s), 4);
+	ASSERT_STR_EQ(s.name[0], "mem:0x1000/8:w");
+	ASSERT_STR_EQ(s.name[2], "mem:0x2000/4:rw");
+	ASSERT_EQ(s.group[2], 1);
 	/* the callback's non-zero return stops the walk */
 	s = (struct seen){ .stop_at = 2 };
 	ASSERT_EQ(pctr_event_parse_list("cs,page-faults,task-clock", see, &s),

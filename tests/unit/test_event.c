@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
 #include <pctr.h>
 
 #include "test.h"
@@ -117,6 +119,19 @@ static const struct row x86_rows[] = {
 	R("cycles:pppp", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
 	R("", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
 	R("   ", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	/* perf's breakpoints: type 5, the address in config1 (bp_addr) */
+	R("mem:0x1000", 0, 5, 0, 0x1000, 0, 0, 0, "mem:0x1000/4:rw"),
+	R("mem:4096/8:w", 0, 5, 0, 0x1000, 0, 0, 0, "mem:0x1000/8:w"),
+	R("mem:0x10:x", 0, 5, 0, 0x10, 0, 0, 0, "mem:0x10/8:x"),
+	R("mem:0x10/1:r", 0, 5, 0, 0x10, 0, 0, 0, "mem:0x10/1:r"),
+	R("mem:", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("mem:zz", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("mem:-1", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("mem:0x10:rx", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("mem:0x10:ww", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("mem:0x10:", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("mem:0x10/3", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("mem:0x10/8x", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
 	R("cyclez", -ENOENT, 0, 0, 0, 0, 0, 0, NULL),
 	R("L1-dcache-frobs", -ENOENT, 0, 0, 0, 0, 0, 0, NULL),
 	R("rxyz", -ENOENT, 0, 0, 0, 0, 0, 0, NULL),
@@ -177,6 +192,33 @@ TEST(canonical_names_round_trip)
 			TEST_FAIL("line %d: '%s' -> '%s' differs",
 				  x86_rows[i].line, x86_rows[i].spec, name);
 	}
+}
+
+/* a breakpoint's length and access, and what the kernel is given */
+TEST(breakpoints)
+{
+	struct pctr_event ev = { .size = sizeof(ev) };
+	struct perf_event_attr a;
+
+	ASSERT_OK(pctr_event_parse("mem:0x1000", &ev));
+	ASSERT_EQ(ev.config2, 4); /* perf's default length */
+	ASSERT_EQ(ev.bp_type, HW_BREAKPOINT_RW);
+	ASSERT_OK(pctr_event_parse("mem:0x2000/2:w", &ev));
+	ASSERT_OK(pctr_event_attr(&ev, &a, sizeof(a)));
+	ASSERT_EQ(a.type, PERF_TYPE_BREAKPOINT);
+	ASSERT_EQ(a.bp_type, HW_BREAKPOINT_W);
+	ASSERT_EQ(a.bp_addr, 0x2000);
+	ASSERT_EQ(a.bp_len, 2);
+	ASSERT_OK(pctr_event_parse("mem:0x3000:x", &ev));
+	ASSERT_EQ(ev.config2, sizeof(long));
+	ASSERT_EQ(ev.bp_type, HW_BREAKPOINT_X);
+	ASSERT_EQ(pctr_event_parse("mem:0x10:rx", &ev), -EINVAL);
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "the access is r, w, rw or x");
+	/* bp_type belongs to breakpoints only */
+	ASSERT_OK(pctr_event_parse("task-clock", &ev));
+	ev.bp_type = HW_BREAKPOINT_W;
+	ASSERT_EQ(pctr_event_attr(&ev, &a, sizeof(a)), -EINVAL);
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "no breakpoint");
 }
 
 TEST(modifiers)
@@ -385,6 +427,7 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(x86_syntaxes)
 			       TEST_CASE(canonical_names_round_trip)
+			       TEST_CASE(breakpoints)
 			       TEST_CASE(modifiers)
 			       TEST_CASE(unknown_event_suggests)
 			       TEST_CASE(too_long)
