@@ -408,6 +408,17 @@ sets_read(struct waiter *w, struct pctr_sample *s, bool raw)
 	return r;
 }
 
+/* the run's time starts at @t0 (ns) and @tsc0 (TSC ticks) */
+static void
+start_at(struct waiter *w, uint64_t t0, uint64_t tsc0)
+{
+	w->start = t0;
+	w->tsc0 = tsc0;
+	w->next = w->start + w->interval;
+	if (w->duration)
+		w->deadline = w->start + w->duration;
+}
+
 /* Counting begins: at once, after -D, or at the first "enable". */
 static int
 begin_counting(struct waiter *w)
@@ -418,11 +429,7 @@ begin_counting(struct waiter *w)
 		return r;
 	memset(&w->last, 0, sizeof(w->last));
 	w->begun = true;
-	w->start = now_ns();
-	w->tsc0 = pctr_tsc();
-	w->next = w->start + w->interval;
-	if (w->duration)
-		w->deadline = w->start + w->duration;
+	start_at(w, now_ns(), pctr_tsc());
 	return 0;
 }
 
@@ -836,10 +843,13 @@ run_command(struct stat_ctx *c, int run)
 {
 	struct waiter w = { .run = run, .nr_sets = 1, .child = -1 };
 	int r = make_set(c, &w.set[0]);
+	uint64_t t0, tsc0;
 
 	if (r)
 		return r;
 	w.interval = (uint64_t)c->interval_ms * 1000000u;
+	t0 = now_ns();
+	tsc0 = pctr_tsc();
 	r = pctr_set_open_command(w.set[0], c->rep.argv, &w.child);
 	if (r < 0) {
 		free_sets(&w);
@@ -847,6 +857,14 @@ run_command(struct stat_ctx *c, int run)
 	}
 	refresh_names(c, w.set[0]);
 	r = plan_begin(c, &w, true);
+	/*
+	 * Counting began at the exec, inside pctr_set_open_command(): the
+	 * run's time starts before it, not when the call returned (by then a
+	 * short command has run, or ended: 'true' counted 600 us of
+	 * task-clock in 30 us of "elapsed" time)
+	 */
+	if (r == 0 && !c->delay_ms)
+		start_at(&w, t0, tsc0);
 	r = r < 0 ? open_failed(r) : wait_run(c, &w);
 	if (r == 0)
 		r = finish_run(c, &w);

@@ -54,6 +54,29 @@ TEST(workload_counted)
 	ASSERT(csv_total(r.err, "task-clock") > 1e6);
 }
 
+/*
+ * A run's time covers the command's: counting starts at its exec, so the
+ * elapsed time starts before it.  A single thread runs at most the whole
+ * time: task-clock <= elapsed, for each run; 'true' ends before the exec
+ * call returns, so a clock started after it (30 us for 600 us of
+ * task-clock, "18 CPUs utilized") fails here every time.
+ */
+TEST(elapsed_covers_the_command)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"t=[r['value'] for r in d['events'][0]['runs']]\n"
+		"e=d['elapsed_ns']['values']\n"
+		"print(sum(1 for a,b in zip(t,e) if 0<a<=b) if len(t)==5 "
+		"and len(e)==5 else -1)\n";
+	struct result r = pctr("stat", "-r", "5", "-j", "-e", "task-clock",
+			       "--", "true", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.err), 5);
+}
+
 TEST(exit_status_passed)
 {
 	struct result r = pctr("stat", "-e", "task-clock", "--", SELF, "exit",
@@ -475,6 +498,7 @@ main(int argc, char **argv)
 	find_self(argv[0]);
 	return test_main(TESTS(
 		TEST_CASE(page_faults_counted) TEST_CASE(workload_counted)
+		TEST_CASE(elapsed_covers_the_command)
 		TEST_CASE(exit_status_passed)
 		TEST_CASE(signal_death_is_128_plus_n)
 		TEST_CASE(sigterm_forwarded) TEST_CASE(output_file_separate)
