@@ -425,7 +425,7 @@ static const struct metric metrics[] = {
 	  HWC(CACHE_REFERENCES) },
 	{ "l1d_miss_ratio", "L1 data load misses per load", L1D(READ, MISS),
 	  L1D(READ, ACCESS) },
-	{ "cpus_utilized", "CPUs utilized (task-clock / elapsed)",
+	{ "cpus_utilized", "CPUs utilized",
 	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, -1, 0 },
 };
 
@@ -529,7 +529,9 @@ elapsed_stats(const struct stat_report *r, enum elapsed_unit unit)
 /* ---- the stat report: for people ---------------------------------------- */
 
 #define NUMW 15
+#define CIW 14 /* " +- 12,345,678" */
 #define RSEW 15 /* " ( +- 12.34% )" */
+#define RATEW 13 /* " 123.456 M" */
 #define NOT_SUPPORTED "<not supported>"
 
 static int
@@ -581,6 +583,25 @@ print_target(FILE *f, const struct stat_report *r)
 	fputc('\'', f);
 }
 
+/*
+ * The "per cycle" (or "per TSC tick") column only when a hardware event
+ * was counted: for software events it is noise
+ */
+static bool
+per_cycle_column(const struct stat_report *r)
+{
+	for (int e = 0; e < r->nr_events; e++)
+		if (r->ev[e].hardware && !r->err[e])
+			return true;
+	return false;
+}
+
+/*
+ * Columns: the count (or the mean over runs, with its 95% interval and
+ * relative standard error), per second, per cycle for hardware events,
+ * the share of time on the counters.  Within 100 columns with -r; the
+ * median, min, max, stddev and percentiles are in -j and -x.
+ */
 static void
 print_header(FILE *f, const struct stat_report *r, int w, bool stats)
 {
@@ -591,12 +612,12 @@ print_header(FILE *f, const struct stat_report *r, int w, bool stats)
 	fprintf(f, ":\n\n %-*s%*s", w, "event", NUMW,
 		stats ? "mean" : "count");
 	if (stats)
-		fprintf(f, "%*s%*s%*s%*s%*s%*s", NUMW, "+- 95% CI", RSEW,
-			"(+- stderr) ", NUMW, "median", NUMW, "min", NUMW,
-			"max", NUMW, "stddev");
-	fprintf(f, "%*s%*s%9s\n", NUMW, "per second", NUMW,
-		cycles_event(r) >= 0 ? "per cycle" : "per TSC tick",
-		"running");
+		fprintf(f, "%*s%*s", CIW, "+- 95% CI", RSEW, "(+- stderr) ");
+	fprintf(f, "%*s", RATEW, "per second");
+	if (per_cycle_column(r))
+		fprintf(f, "%*s", RATEW,
+			cycles_event(r) >= 0 ? "per cycle" : "per TSC tick");
+	fprintf(f, "%9s\n", "running");
 }
 
 static void
@@ -617,8 +638,7 @@ print_running(FILE *f, const struct stat_report *r, int e,
 /*
  * The statistics columns over runs: the mean's 95% interval as
  * "+- half-width", its standard error relative to the mean as perf
- * writes it, "( +- 1.23% )", then median, min, max, stddev.  "-" where a
- * figure needs more runs.
+ * writes it, "( +- 1.23% )".  "-" where a figure needs more runs.
  */
 static void
 print_figures(FILE *f, const struct figures *fg, int decimals)
@@ -630,17 +650,9 @@ print_figures(FILE *f, const struct figures *fg, int decimals)
 		rse = 100.0 * fg->s.std_error / fabs(fg->s.mean);
 	snprintf(c, sizeof(c), "+- %s", fmt_group(b, sizeof(b), half,
 						   decimals));
-	fprintf(f, "%*s", NUMW, isfinite(half) ? c : "-");
+	fprintf(f, "%*s", CIW, isfinite(half) ? c : "-");
 	snprintf(c, sizeof(c), "( +- %.2f%% )", rse);
 	fprintf(f, "%*s", RSEW, isfinite(rse) ? c : "- ");
-	fprintf(f, "%*s", NUMW, fmt_group(b, sizeof(b), fg->median, decimals));
-	fprintf(f, "%*s", NUMW,
-		fmt_group(b, sizeof(b), fg->s.n ? fg->s.min : NAN, decimals));
-	fprintf(f, "%*s", NUMW,
-		fmt_group(b, sizeof(b), fg->s.n ? fg->s.max : NAN, decimals));
-	fprintf(f, "%*s", NUMW,
-		fmt_group(b, sizeof(b), fg->s.n > 1 ? fg->s.stddev : NAN,
-			  decimals));
 }
 
 static void
@@ -663,10 +675,12 @@ print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 			  stats ? 1 : 0));
 	if (stats)
 		print_figures(f, &s.count, 1);
-	fprintf(f, "%*s", NUMW,
+	fprintf(f, "%*s", RATEW,
 		fmt_si(b, sizeof(b), s.per_sec.s.n ? s.per_sec.s.mean : NAN));
 	snprintf(b, sizeof(b), "%.4g", s.per_cycle.s.mean);
-	fprintf(f, "%*s", NUMW, s.per_cycle.s.n ? b : "-");
+	if (per_cycle_column(r))
+		fprintf(f, "%*s", RATEW,
+			s.per_cycle.s.n && r->ev[e].hardware ? b : "-");
 	print_running(f, r, e, &s.running);
 	fputc('\n', f);
 }

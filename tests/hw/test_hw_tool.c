@@ -47,7 +47,7 @@ stat_loop(const char *const *args, uint64_t n, struct hw_run *r)
 #define CSV_HEADER                                                            \
 	"kind,run,time_ns,id,event,value,scaled,unit,enabled_ns,running_ns,"  \
 	"running_pct,note,n,mean,stddev,stderr,ci95_low,ci95_high,median,"    \
-	"p5,p95\n"
+	"p5,p95,user_ns,sys_ns\n"
 
 struct csv_row {
 	int run;
