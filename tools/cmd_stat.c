@@ -994,6 +994,26 @@ run_attached(struct stat_ctx *c)
 	return r;
 }
 
+/*
+ * -r on a terminal: "run I of N" on standard error before each run, the
+ * line cleared at the end (@i 0), so that a long series shows where it is;
+ * never when standard error is a file or a pipe.
+ */
+static void
+progress(const struct stat_ctx *c, long i)
+{
+	static int tty = -1;
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	if (!tty || c->repeat < 2)
+		return;
+	if (i)
+		fprintf(stderr, "\rpctr stat: run %ld of %ld ", i, c->repeat);
+	else
+		fputs("\r\033[K", stderr);
+}
+
 static int
 run_all(struct stat_ctx *c)
 {
@@ -1005,8 +1025,10 @@ run_all(struct stat_ctx *c)
 	for (long i = 0; i < c->repeat && !c->interrupted && r == 0; i++) {
 		if (c->rep.format == FMT_CSV && c->interval_ms && i == 0)
 			report_csv_header(c->out, &c->rep);
+		progress(c, i + 1);
 		r = run_command(c, (int)i + 1);
 	}
+	progress(c, 0);
 	return r;
 }
 

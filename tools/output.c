@@ -16,6 +16,8 @@
 
 /* ---- numbers ------------------------------------------------------------ */
 
+bool fmt_big_num = true;
+
 char *
 fmt_group(char *buf, size_t len, double v, int decimals)
 {
@@ -32,7 +34,8 @@ fmt_group(char *buf, size_t len, double v, int decimals)
 	n = strcspn(p, ".");
 	for (size_t i = 0; i < n && o + 1 < len; i++) {
 		buf[o++] = p[i];
-		if ((n - i - 1) % 3 == 0 && i + 1 < n && o + 1 < len)
+		if (fmt_big_num && (n - i - 1) % 3 == 0 && i + 1 < n &&
+		    o + 1 < len)
 			buf[o++] = ',';
 	}
 	snprintf(buf + o, len - o, "%s", p + n);

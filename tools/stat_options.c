@@ -62,6 +62,9 @@ usage(FILE *f)
 		"(-a) too\n"
 		"      --no-multiplex        fail rather than multiplex the "
 		"counters\n"
+		"  -B, --big-num             thousands separators in counts "
+		"(the default;\n"
+		"                            --no-big-num: none)\n"
 		"  -j, --json                one JSON document "
 		"(schema pctr-stat/1)\n"
 		"  -x, --field-separator SEP CSV with a header line\n"
@@ -84,6 +87,7 @@ enum {
 	OPT_PER_CORE,
 	OPT_PER_SOCKET,
 	OPT_PER_NODE,
+	OPT_NO_BIG_NUM,
 };
 
 static const struct option long_options[] = {
@@ -108,6 +112,8 @@ static const struct option long_options[] = {
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "append", no_argument, NULL, OPT_APPEND },
 	{ "no-multiplex", no_argument, NULL, OPT_NO_MULTIPLEX },
+	{ "big-num", no_argument, NULL, 'B' },
+	{ "no-big-num", no_argument, NULL, OPT_NO_BIG_NUM },
 	{ "json", no_argument, NULL, 'j' },
 	{ "field-separator", required_argument, NULL, 'x' },
 	{ "output", required_argument, NULL, 'o' },
@@ -328,6 +334,12 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		return set_target(c, STAT_CPU, "-a", arg);
 	case 'C':
 		return parse_cpus(c, arg);
+	case 'B':
+		fmt_big_num = true;
+		return 0;
+	case OPT_NO_BIG_NUM:
+		fmt_big_num = false;
+		return 0;
 	case 'G':
 		if (c->rep.cgroup || strchr(arg, ',')) {
 			tool_err("-G: one cgroup, counted for every event");
@@ -457,7 +469,7 @@ stat_parse_options(struct stat_ctx *c, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:G:dD:jx:o:h",
+	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:G:BdD:jx:o:h",
 				  long_options, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);

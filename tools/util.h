@@ -48,6 +48,8 @@ uint64_t now_ns(void);
 
 /* 1234567 -> "1,234,567"; fractions kept to @decimals places */
 char *fmt_group(char *buf, size_t len, double v, int decimals);
+/* fmt_group()'s thousands separators: on, off with --no-big-num */
+extern bool fmt_big_num;
 /* 1234567 -> "1.235 M"; plain below 1000 */
 char *fmt_si(char *buf, size_t len, double v);
 

@@ -551,6 +551,50 @@ TEST(cgroup_counts_its_tasks)
 	ASSERT_EQ(rmdir(dir), 0);
 }
 
+/*
+ * -r on a terminal shows "run I of N" on standard error, each over the
+ * last, and clears the line before the report; into a pipe, never.
+ * --no-big-num: counts without thousands separators.
+ */
+TEST(progress_on_a_terminal_only)
+{
+	char script[1024];
+	struct result r;
+	char *out, *line;
+
+	snprintf(script, sizeof(script),
+		 "import os,pty\n"
+		 "pid,fd=pty.fork()\n"
+		 "if pid==0:\n"
+		 "    os.execv('%s',['pctr','stat','-r','3','-e','task-clock',"
+		 "'--','true'])\n"
+		 "out=b''\n"
+		 "while True:\n"
+		 "    try: d=os.read(fd,4096)\n"
+		 "    except OSError: break\n"
+		 "    if not d: break\n"
+		 "    out+=d\n"
+		 "os.waitpid(pid,0)\n"
+		 "print(out.decode().replace('\\r','<CR>').replace('\\033','<ESC>'))\n",
+		 pctr_path());
+	out = python(script, NULL);
+	ASSERT_CONTAINS(out, "<CR>pctr stat: run 1 of 3 <CR>pctr stat: run 2 of 3 "
+			     "<CR>pctr stat: run 3 of 3 <CR><ESC>[K");
+	ASSERT_CONTAINS(out, "Performance counter stats for 'true' (3 runs)");
+	r = pctr("stat", "-r", "3", "-e", "task-clock", "--", "true", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT(strstr(r.err, "run 1 of") == NULL);
+	ASSERT(strstr(r.err, "\033") == NULL);
+	r = pctr("stat", "--no-big-num", "-e", "task-clock", "--", SELF,
+		 "spin", "20", NULL);
+	ASSERT_EQ(r.status, 0);
+	/* 20 ms of task-clock in ns: eight digits, no comma among them */
+	line = strstr(r.err, "task-clock (ns)");
+	ASSERT(line != NULL);
+	ASSERT(strcspn(line, ",") > strcspn(line, "\n"));
+	ASSERT(strtoull(line + 15, NULL, 10) >= 10000000);
+}
+
 /* --per-thread with a command: refused with the way to get it, as perf */
 TEST(per_thread_command_refused)
 {
@@ -620,6 +664,7 @@ main(int argc, char **argv)
 		TEST_CASE(user_and_system_seconds)
 		TEST_CASE(user_and_system_seconds_csv)
 		TEST_CASE(cgroup_counts_its_tasks)
+		TEST_CASE(progress_on_a_terminal_only)
 		TEST_CASE(per_thread_command_refused)
 		TEST_CASE(repeat_interval_rows_say_run)));
 }
