@@ -532,7 +532,7 @@ elapsed_stats(const struct stat_report *r, enum elapsed_unit unit)
 /* ---- the stat report: for people ---------------------------------------- */
 
 #define NUMW 15
-#define CIW 14 /* " +- 12,345,678" */
+#define CIW 17 /* " +- 14,057,041.5": always a space before */
 #define RSEW 15 /* " ( +- 12.34% )" */
 #define RATEW 13 /* " 123.456 M" */
 #define NOT_SUPPORTED "<not supported>"
@@ -615,7 +615,8 @@ print_header(FILE *f, const struct stat_report *r, int w, bool stats)
 	fprintf(f, ":\n\n %-*s%*s", w, "event", NUMW,
 		stats ? "mean" : "count");
 	if (stats)
-		fprintf(f, "%*s%*s", CIW, "+- 95% CI", RSEW, "(+- stderr) ");
+		fprintf(f, " %*s%*s", CIW - 1, "+- 95% CI", RSEW,
+			"(+- stderr) ");
 	fprintf(f, "%*s", RATEW, "per second");
 	if (per_cycle_column(r))
 		fprintf(f, "%*s", RATEW,
@@ -653,7 +654,7 @@ print_figures(FILE *f, const struct figures *fg, int decimals)
 		rse = 100.0 * fg->s.std_error / fabs(fg->s.mean);
 	snprintf(c, sizeof(c), "+- %s", fmt_group(b, sizeof(b), half,
 						   decimals));
-	fprintf(f, "%*s", CIW, isfinite(half) ? c : "-");
+	fprintf(f, " %*s", CIW - 1, isfinite(half) ? c : "-");
 	snprintf(c, sizeof(c), "( +- %.2f%% )", rse);
 	fprintf(f, "%*s", RSEW, isfinite(rse) ? c : "- ");
 }
