@@ -44,6 +44,45 @@ level_set(int v)
 	return fclose(f);
 }
 
+static char nobody_dir[] = "/tmp/pctr-nobody-XXXXXX";
+
+static void
+remove_nobody_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", nobody_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "# cannot remove %s\n", nobody_dir);
+}
+
+/*
+ * The command as another user may not reach the build tree (a clone under
+ * /root, mode 700): a copy of it and of its library, laid out as in the
+ * build (its RUNPATH is $ORIGIN/../src), in a directory anyone can enter.
+ */
+static const char *
+reachable_pctr(void)
+{
+	static char path[256];
+	char cmd[8192];
+
+	if (*path)
+		return path;
+	if (!mkdtemp(nobody_dir))
+		TEST_FAIL("cannot make a directory in /tmp");
+	atexit(remove_nobody_dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && mkdir tools src && cp '%s' tools/pctr && "
+		 "cp \"$(dirname '%s')/../src/libpctr.so.0\" src/ && "
+		 "chmod -R a+rX .",
+		 nobody_dir, pctr_path(), pctr_path());
+	if (system(cmd) != 0)
+		TEST_FAIL("cannot copy the command for another user: %s", cmd);
+	snprintf(path, sizeof(path), "%s/tools/pctr", nobody_dir);
+	return path;
+}
+
 /* pctr ARGS as uid 65534 with the knob at @level */
 static struct result
 pctr_as_nobody(int level, char *const args[])
@@ -55,7 +94,7 @@ pctr_as_nobody(int level, char *const args[])
 
 	if (geteuid() != 0)
 		SKIP("changing perf_event_paranoid and the user needs root");
-	argv[n++] = (char *)pctr_path();
+	argv[n++] = (char *)reachable_pctr();
 	while (*args && n < 15)
 		argv[n++] = *args++;
 	argv[n] = NULL;

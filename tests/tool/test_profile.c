@@ -521,9 +521,12 @@ TEST(missing_libdw_warns)
 		 "exec %s profile -e task-clock -- %s 50",
 		 pctr_path(), chain_prog("PROFILE_CHAIN"));
 	r = run_in(argv, NULL);
-	if (r.status == 77 || r.status == 127)
+	/* unshare's own failure: a chroot whose / is no mount point, say */
+	if (r.status == 77 || r.status == 127 ||
+	    !strncmp(r.err, "unshare: ", 9))
 		SKIP("no libdw.so.1 to hide, or no mount namespace (unshare)");
-	ASSERT_EQ(r.status, 0);
+	if (r.status != 0)
+		TEST_FAIL("exit status %d: %s", r.status, r.err);
 	ASSERT_CONTAINS(r.err, "libdw1");
 	ASSERT_CONTAINS(r.err, "samples of task-clock");
 }
