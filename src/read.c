@@ -2,6 +2,10 @@
 /*
  * read.c - the two read paths.
  *
+ * pctr_set_read() and pctr_set_read_values() check their arguments and
+ * call the set's read plan (plan.c): readers made for the counters a
+ * self-monitoring set has now, or, without a plan, the reads below.
+ *
  * User path: a set counting the calling thread reads every counter through
  * its mmap page (mmap_read.h) with one timestamp for all of them.  If any
  * counter is not readable there right now (index 0), the whole set is read

@@ -1376,10 +1376,22 @@ ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 	return 0;
 }
 
+/*
+ * The enable puts a thread's own counters on the hardware before it
+ * returns (the kernel schedules them in at once), so the read plan is
+ * made here and the first read is already the plan's.  Reads start over:
+ * pctr_set_user_read() says whether the plan is there until the next one.
+ */
 PCTR_EXPORT int
 pctr_set_enable(struct pctr_set *set)
 {
-	return ioctl_leaders(set, PERF_EVENT_IOC_ENABLE, "enable");
+	int r = ioctl_leaders(set, PERF_EVENT_IOC_ENABLE, "enable");
+
+	if (r == 0 && set->user_read) {
+		pctr__plan_build(set);
+		set->reads = 0;
+	}
+	return r;
 }
 
 PCTR_EXPORT int

@@ -69,7 +69,7 @@ metered(struct pctr_set *meter, const struct op *op, struct pctr_set *set,
 	reads(op, set, k);
 	ASSERT_OK(pctr_set_read(meter, &b));
 	*u = b.count[0].value - a.count[0].value;
-	*uk = b.count[1].value - a.count[1].value;
+	*uk = b.nr > 1 ? b.count[1].value - a.count[1].value : *u;
 }
 
 /* cost of K calls of op: 2K minus K */
@@ -92,7 +92,7 @@ cost_op(struct pctr_set *meter, const struct op *op, struct pctr_set *set,
 	}
 }
 
-static void
+static __attribute__((unused)) void
 cost_of(struct pctr_set *meter, read_fn fn, struct pctr_set *set,
 	uint64_t *u, uint64_t *uk)
 {
@@ -115,7 +115,7 @@ user_cost(struct pctr_set *meter, const struct op *op, struct pctr_set *set)
 	return (u - u0) / K;
 }
 
-static void
+static __attribute__((unused)) void
 measure(const char *label, unsigned int flags, const char *user_access,
 	const char *events, int nev, uint32_t path)
 {
@@ -123,17 +123,11 @@ measure(const char *label, unsigned int flags, const char *user_access,
 	struct pctr_sample a, b;
 	uint64_t u, uk, u0, uk0, pair = 0;
 
-	hw_sysctl("kernel.perf_user_access", user_access);
+	hw_user_read(user_access);
 	meter = hw_thread_set(PCTR_SET_NO_USER_READ,
 			      "instructions:u,instructions");
 	set = hw_thread_set(flags, events);
 	ASSERT_EQ(pctr_set_nr(set), nev);
-	/*
-	 * The first read after the enable finds the counters where the
-	 * kernel put them and makes the read plan: it is not one of the
-	 * reads measured.
-	 */
-	ASSERT_OK(pctr_set_read(set, &a));
 	/* the pair: what the set itself sees between two reads */
 	for (int t = 0; t < 3; t++) {
 		ASSERT_OK(pctr_set_read(set, &a));
@@ -161,6 +155,11 @@ measure(const char *label, unsigned int flags, const char *user_access,
 
 #define FOUR "instructions:u,instructions:u,instructions:u,instructions:u"
 
+/*
+ * pctr's read paths with a user-and-kernel meter: arm64 (its 6 event
+ * counters hold 4 measured and the meter's 2).
+ */
+#ifndef __x86_64__
 TEST(cost_read_syscall)
 {
 	measure("read(2) of the group", PCTR_SET_NO_USER_READ, "0",
@@ -183,6 +182,18 @@ TEST(cost_read_fallback)
 	measure("fallback: index 0, then read(2)", 0, "0", FOUR, 4,
 		PCTR_PATH_SYSCALL);
 }
+#endif
+
+/*
+ * The meter of the plans' costs: user mode alone.  x86's instructions
+ * events have 5 counters (fixed counter 0 and 4 general ones): 4
+ * measured and a user-and-kernel meter would need 6.
+ */
+#ifdef __x86_64__
+#define PLAN_METER "instructions:u"
+#else
+#define PLAN_METER "instructions:u,instructions"
+#endif
 
 /*
  * Read plans against the floor, one boot (issue 14's targets).  The floor
@@ -208,13 +219,12 @@ floor_cost(int nev, const char *events, struct pctr_set **setp,
 	struct pctr_sample s;
 	uint64_t f;
 
-	hw_sysctl("kernel.perf_user_access", "1");
+	hw_user_read("1");
 	*setp = hw_thread_set(0, events);
 	ASSERT_OK(pctr_set_read(*setp, &s));
 	ASSERT_HEX_EQ(s.path, PCTR_PATH_USER);
 	ASSERT_EQ(floor_map(*setp, nev), 1);
-	*meterp = hw_thread_set(PCTR_SET_NO_USER_READ,
-				"instructions:u,instructions");
+	*meterp = hw_thread_set(PCTR_SET_NO_USER_READ, PLAN_METER);
 	f = user_cost(*meterp, &floor, *setp);
 	floor_unmap(nev);
 	return f;
@@ -272,8 +282,7 @@ TEST(plan_other_layout)
 	ASSERT_HEX_EQ(s.path, PCTR_PATH_USER);
 	ASSERT_EQ(floor_map(set, 4), 0); /* not PMEVCNTR0..3 in order */
 	floor_unmap(4);
-	meter = hw_thread_set(PCTR_SET_NO_USER_READ,
-			      "instructions:u,instructions");
+	meter = hw_thread_set(PCTR_SET_NO_USER_READ, PLAN_METER);
 	v = user_cost(meter, &values, set);
 	r = user_cost(meter, &read, set);
 	ASSERT_EQ(pctr_set_user_read(set), 1);
@@ -287,10 +296,12 @@ TEST(plan_other_layout)
 int
 main(void)
 {
-	return test_main(TESTS(TEST_CASE(cost_read_syscall)
-				       TEST_CASE(cost_read_user)
-					       TEST_CASE(cost_read_fallback)
-						       TEST_CASE(plan_targets_1)
-							       TEST_CASE(plan_targets_4)
-								       TEST_CASE(plan_other_layout)));
+	return test_main(TESTS(
+#ifndef __x86_64__
+		TEST_CASE(cost_read_syscall) TEST_CASE(cost_read_user)
+			TEST_CASE(cost_read_fallback)
+#endif
+				TEST_CASE(plan_targets_1)
+					TEST_CASE(plan_targets_4)
+						TEST_CASE(plan_other_layout)));
 }

@@ -10,6 +10,7 @@
  * nothing between; the same pair means the same read path, instruction
  * for instruction (the emulated PMU counts exactly).
  */
+#include <signal.h>
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
@@ -57,7 +58,7 @@ values_exact(struct pctr_set *set, int path)
 	}
 }
 
-/* after one read more: the first read after a change makes the plan */
+/* after one read more: the first after the counters moved remakes the plan */
 static uint64_t
 pair(struct pctr_set *set)
 {
@@ -90,9 +91,8 @@ static void
 both_exact(struct pctr_set *set)
 {
 	long long c[PCTR_MAX_EVENTS];
-	struct pctr_sample s;
 
-	ASSERT_OK(pctr_set_read(set, &s)); /* the first read makes the plan */
+	/* from the first read: the enable made the plan */
 	hw_check_exact(set, HW_SMALL_POINTS, PCTR_PATH_USER, c);
 	values_exact(set, PCTR_PATH_USER);
 	ASSERT_EQ(pctr_set_user_read(set), 1);
@@ -341,6 +341,65 @@ TEST(plan_serialized)
 	pctr_set_free(set);
 }
 
+/*
+ * The page changes during a read: overflow interrupts on event 0 every P
+ * user instructions rewrite its counter, offset and page (the kernel's
+ * set-period path updates the page under its seqlock), at an instruction
+ * that moves through the loop's from one overflow to the next.  Some land
+ * between a plan reader's two looks at the lock: the read goes the slow
+ * way.  Every value must still be right: after each read_values, a read(2)
+ * of the same counters finds the user instructions between the two, one
+ * constant per path, never a torn count (off by the period or 2^32).
+ * The notifications' signal is ignored: no handler runs in user mode.
+ */
+#define SEQ_PERIOD 10007
+#define SEQ_READS 50000
+
+TEST(plan_seqlock_changed)
+{
+	struct pctr_overflow ovf = { .size = sizeof(ovf),
+				     .period = SEQ_PERIOD,
+				     .signo = SIGUSR2 };
+	struct pctr_target t = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *set;
+	struct pctr_sample s;
+	uint64_t v[2], first = 0;
+	int nfirst = 0, other = 0;
+
+	hw_user_read("1");
+	signal(SIGUSR2, SIG_IGN);
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_OK(pctr_set_add_list(set, "instructions:u,instructions:u"));
+	ASSERT_OK(pctr_set_overflow(set, 0, &ovf));
+	ASSERT_OK(pctr_set_open(set, &t));
+	ASSERT_OK(pctr_set_enable(set));
+	ASSERT_OK(pctr_set_read(set, &s));
+	for (int i = 0; i < SEQ_READS; i++) {
+		int r = pctr_set_read_values(set, v);
+		int rs = pctr_set_read_instance(set, 0, &s);
+		uint64_t d = s.count[0].value - v[0];
+
+		ASSERT_EQ(r, PCTR_PATH_USER);
+		ASSERT_OK(rs);
+		/* the user part of one read(2) and of this read's end */
+		ASSERT_LT(d, 2000);
+		ASSERT_LT(s.count[1].value - v[1], 2000);
+		if (i == 0)
+			first = d;
+		if (d == first)
+			nfirst++;
+		else
+			other++;
+	}
+	printf("# %d reads with %llu instructions to the read(2), %d "
+	       "other\n",
+	       nfirst, (unsigned long long)first, other);
+	/* the plan's reads, and some that the interrupts sent the slow way */
+	ASSERT_GT(nfirst, SEQ_READS / 2);
+	ASSERT_GT(other, 0);
+	pctr_set_free(set);
+}
+
 int
 main(void)
 {
@@ -352,5 +411,6 @@ main(void)
 						TEST_CASE(plan_counter_off)
 							TEST_CASE(plan_fork)
 								TEST_CASE(plan_reset)
-									TEST_CASE(plan_serialized)));
+									TEST_CASE(plan_serialized)
+										TEST_CASE(plan_seqlock_changed)));
 }
