@@ -175,7 +175,8 @@ typedef int (*pctr__sample_fn)(const struct pctr__plan_ctr *pc,
 			       struct pctr_count *out, uint64_t cyc);
 
 struct pctr__plan_seg {
-	pctr__values_fn values;
+	pctr__values_fn values; /* NULL after the last */
+	const struct pctr__plan_ctr *pc; /* &set->pc[first] */
 	pctr__sample_fn sample;
 	int first; /* its entries: pc[first .. first + nr - 1] */
 	int nr;
@@ -187,7 +188,7 @@ struct pctr__plan {
 	pctr__sample_fn serial; /* what sample calls after a fence, if it must */
 	uint64_t head; /* pctr_sample's nr and path, stored at once */
 	int nr_seg;
-	struct pctr__plan_seg seg[PCTR_MAX_EVENTS];
+	struct pctr__plan_seg seg[PCTR_MAX_EVENTS + 1];
 	struct pctr_set *next, *prev; /* set.c: sets a fork must unplan */
 	bool listed;
 };

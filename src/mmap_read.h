@@ -152,6 +152,7 @@ struct pctr__plan_ctr {
 	uint32_t hw; /* the page's index minus one that the plan expects */
 	uint16_t shift; /* 64 - pmc_width */
 	uint16_t pos; /* this entry's event: plan.c finds the set from it */
+	uint32_t index; /* hw + 1: the page's index itself */
 };
 
 /* perf_event_mmap_page.capabilities, with the kernel's bit layout */
@@ -172,10 +173,11 @@ pctr__plan_extend(uint64_t raw, unsigned int shift)
 
 /*
  * One counter's count less its baseline, if its page still shows counter
- * @hw and did not change meanwhile.  Return: 1, or 0 (not read).
+ * @hw (@index, hw + 1: the ports that take @hw from the entry compare with
+ * the entry's) and did not change meanwhile.  Return: 1, or 0 (not read).
  */
 static inline __attribute__((always_inline)) int
-pctr__plan_value(const struct pctr__plan_ctr *e, uint32_t hw,
+pctr__plan_value(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
 		 unsigned int shift, uint64_t (*read_pmc)(uint32_t hw),
 		 uint64_t *out)
 {
@@ -187,7 +189,7 @@ pctr__plan_value(const struct pctr__plan_ctr *e, uint32_t hw,
 	__asm__("" : "+r"(base));
 	seq = PCTR__READ_ONCE(pc->lock);
 	PCTR__BARRIER();
-	if (PCTR__READ_ONCE(pc->index) != hw + 1)
+	if (PCTR__READ_ONCE(pc->index) != index)
 		return 0;
 	raw = read_pmc(hw);
 	off = PCTR__READ_ONCE(pc->offset);
@@ -223,7 +225,7 @@ pctr__plan_ns(uint64_t cyc, uint64_t mult, uint16_t shift, uint64_t toff)
  * Return: 1, or 0 (not read: also when the page gives no time).
  */
 static inline __attribute__((always_inline)) int
-pctr__plan_lead(const struct pctr__plan_ctr *e, uint32_t hw,
+pctr__plan_lead(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
 		unsigned int shift, bool time_short,
 		uint64_t (*read_pmc)(uint32_t hw), uint64_t cyc,
 		struct pctr_count *out)
@@ -239,7 +241,7 @@ pctr__plan_lead(const struct pctr__plan_ctr *e, uint32_t hw,
 	__asm__("" : "+r"(pc), "+r"(base), "+r"(bena), "+r"(brun));
 	seq = PCTR__READ_ONCE(pc->lock);
 	PCTR__BARRIER();
-	if (PCTR__READ_ONCE(pc->index) != hw + 1)
+	if (PCTR__READ_ONCE(pc->index) != index)
 		return 0;
 	caps.all = PCTR__READ_ONCE(pc->capabilities);
 	if (!(time_short ? caps.user_time_short : caps.user_time))

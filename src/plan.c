@@ -47,6 +47,14 @@ set_of(const struct pctr__plan_ctr *pc)
 	return (struct pctr_set *)((char *)pc - offsetof(struct pctr_set, pc));
 }
 
+/* a reader of the whole set gets set->pc */
+static const struct pctr_set *
+whole(const struct pctr__plan_ctr *pc)
+{
+	return (const struct pctr_set *)((const char *)pc -
+					 offsetof(struct pctr_set, pc));
+}
+
 /*
  * After a read the slow way: a plan again if it was done in user space,
  * else the slow readers, which try again after each read.  So a plan
@@ -90,9 +98,10 @@ sample_slow(const struct pctr__plan_ctr *pc, struct pctr_count *out,
 /* ---- the readers ---------------------------------------------------------- */
 
 #if PCTR_ARCH_PMC_OPERAND
-#define RUN_HW(pc, S, i) ((pc)[i].hw)
+#define RUN_HW(pc, S, i) ((pc)[i].hw), ((pc)[i].index)
 #else
-#define RUN_HW(pc, S, i) ((uint32_t)(S) + (uint32_t)(i))
+#define RUN_HW(pc, S, i)                                                      \
+	((uint32_t)(S) + (uint32_t)(i)), ((uint32_t)(S) + (uint32_t)(i) + 1)
 #endif
 #define SH_arch(pc, i) PCTR_ARCH_PMC_SHIFT
 #define SH_0(pc, i) 0
@@ -198,36 +207,32 @@ reader_exists(uint32_t hw, int nr, unsigned int shift)
 
 /* ---- more than one run ------------------------------------------------------ */
 
+/*
+ * A miss within a run reads the whole set and may make the plan again:
+ * the runs after it are then read again, fresher, by the new plan's
+ * readers, or not at all (the slots past the last are cleared).
+ */
 static int
 values_runs(const struct pctr__plan_ctr *pc, uint64_t *out)
 {
-	const struct pctr__plan *p = &set_of(pc)->plan;
+	const struct pctr__plan_seg *g = whole(pc)->plan.seg;
+	int r = PCTR_PATH_USER;
 
-	for (int k = 0; k < p->nr_seg; k++) {
-		const struct pctr__plan_seg *g = &p->seg[k];
-		/* a miss read everything: the rest is read again, fresher */
-		int r = g->values(&pc[g->first], &out[g->first]);
-
-		if (r != PCTR_PATH_USER)
-			return r;
-	}
-	return PCTR_PATH_USER;
+	for (; g->values && r == PCTR_PATH_USER; g++)
+		r = g->values(g->pc, out + g->first);
+	return r;
 }
 
 static int
 sample_runs(const struct pctr__plan_ctr *pc, struct pctr_count *out,
 	    uint64_t cyc)
 {
-	const struct pctr__plan *p = &set_of(pc)->plan;
+	const struct pctr__plan_seg *g = whole(pc)->plan.seg;
+	int r = 0;
 
-	for (int k = 0; k < p->nr_seg; k++) {
-		const struct pctr__plan_seg *g = &p->seg[k];
-		int r = g->sample(&pc[g->first], &out[g->first], cyc);
-
-		if (r != 0)
-			return r;
-	}
-	return 0;
+	for (; g->values && r == 0; g++)
+		r = g->sample(g->pc, out + g->first, cyc);
+	return r;
 }
 
 /*
@@ -285,9 +290,13 @@ pctr__plan_runs(const uint32_t *hw, const uint16_t *shift, const int *group,
 void
 pctr__plan_none(struct pctr_set *set)
 {
-	set->plan.values = values_slow;
-	set->plan.sample = sample_slow;
-	set->plan.nr_seg = 0;
+	struct pctr__plan *p = &set->plan;
+
+	p->values = values_slow;
+	p->sample = sample_slow;
+	for (int k = 0; k < p->nr_seg; k++)
+		p->seg[k].values = NULL;
+	p->nr_seg = 0;
 }
 
 /* event @e's entry from its page as it is now; false if not on a counter */
@@ -308,6 +317,7 @@ plan_ctr(struct pctr_set *set, int e, uint16_t *shift, int *group)
 		.base_ena = set->base[e].enabled,
 		.base_run = set->base[e].running,
 		.hw = idx - 1,
+		.index = idx,
 		.shift = (uint16_t)((64u - width) & 63u),
 		.pos = (uint16_t)e,
 	};
@@ -325,9 +335,10 @@ plan_runs(struct pctr_set *set, const struct pctr__plan_run *run, int nr)
 		const struct pctr__plan_ctr *x = &set->pc[run[k].first];
 		const struct reader *r = find(x->hw, run[k].nr, x->shift);
 
-		p->seg[k] = (struct pctr__plan_seg){ r->values, r->sample,
+		p->seg[k] = (struct pctr__plan_seg){ r->values, x, r->sample,
 						     run[k].first, run[k].nr };
 	}
+	p->seg[nr].values = NULL;
 	p->nr_seg = nr;
 	p->values = nr == 1 ? p->seg[0].values : values_runs;
 	p->sample = nr == 1 ? p->seg[0].sample : sample_runs;

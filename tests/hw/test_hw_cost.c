@@ -244,9 +244,14 @@ plan_contiguous(int nev, const char *events, uint64_t read_limit)
 	ASSERT_EQ(pctr_set_user_read(set), 1);
 	plan_line("pctr_set_read_values", "contiguous", nev, f, v, "1.25x");
 	plan_line("pctr_set_read", "contiguous", nev, f, r,
-		  nev == 1 ? "45" : "90");
+		  HW_ARCH[0] == 'x' ? "-" : nev == 1 ? "45" : "90");
 	ASSERT_LE(4 * v, 5 * f);
+#ifndef __x86_64__
+	/* issue 14 states the sample's targets for arm64 only */
 	ASSERT_LE(r, read_limit);
+#else
+	(void)read_limit;
+#endif
 	pctr_set_free(meter);
 	pctr_set_free(set);
 }
@@ -262,35 +267,48 @@ TEST(plan_targets_4)
 }
 
 /*
- * Another layout: cycles on the cycle counter (index 32), three
- * instructions events on PMEVCNTR0..2, so two runs.  At most twice the
- * floor of four contiguous counters.
+ * Other layouts, at most twice the floor of four contiguous counters:
+ * cycles on the cycle counter (arm64 index 32), three instructions events
+ * on PMEVCNTR0..2, so two runs; and 32-bit and 64-bit counters in turn,
+ * so four runs of one (x86: one run, its counters are 48 bits).
  */
-TEST(plan_other_layout)
+static void
+other_layout(const char *label, const char *events, uint64_t f)
 {
 	struct pctr_set *set, *meter;
 	struct op values = { NULL, pctr_set_read_values };
-	struct pctr_sample s;
-	uint64_t f = floor_cost(4, FOUR, &set, &meter), v, r;
 	struct op read = { pctr_set_read, NULL };
+	struct pctr_sample s;
+	uint64_t v, r;
 
-	pctr_set_free(meter);
-	pctr_set_free(set);
-	set = hw_thread_set(0, "cycles:u,instructions:u,instructions:u,"
-			       "instructions:u");
+	set = hw_thread_set(0, events);
 	ASSERT_OK(pctr_set_read(set, &s));
 	ASSERT_HEX_EQ(s.path, PCTR_PATH_USER);
-	ASSERT_EQ(floor_map(set, 4), 0); /* not PMEVCNTR0..3 in order */
-	floor_unmap(4);
 	meter = hw_thread_set(PCTR_SET_NO_USER_READ, PLAN_METER);
 	v = user_cost(meter, &values, set);
 	r = user_cost(meter, &read, set);
 	ASSERT_EQ(pctr_set_user_read(set), 1);
-	plan_line("pctr_set_read_values", "cycle counter + 3", 4, f, v, "2x");
-	plan_line("pctr_set_read", "cycle counter + 3", 4, f, r, "-");
+	plan_line("pctr_set_read_values", label, 4, f, v, "2x");
+	plan_line("pctr_set_read", label, 4, f, r, "-");
 	ASSERT_LE(v, 2 * f);
 	pctr_set_free(meter);
 	pctr_set_free(set);
+}
+
+TEST(plan_other_layout)
+{
+	struct pctr_set *set, *meter;
+	uint64_t f = floor_cost(4, FOUR, &set, &meter);
+	char events[4 * PCTR_NAME_MAX];
+
+	pctr_set_free(meter);
+	pctr_set_free(set);
+	other_layout("cycle counter + 3",
+		     "cycles:u,instructions:u,instructions:u,instructions:u",
+		     f);
+	snprintf(events, sizeof(events), "instructions:u,%s,instructions:u,%s",
+		 HW_INST64, HW_INST64);
+	other_layout("32, 64, 32, 64 bits", events, f);
 }
 
 int

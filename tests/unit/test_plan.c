@@ -54,6 +54,7 @@ entry(uint64_t base, uint64_t bena, uint64_t brun, unsigned int shift)
 	return (struct pctr__plan_ctr){ .page = &page, .base = base,
 					.base_ena = bena, .base_run = brun,
 					.hw = page.index - 1,
+					.index = page.index,
 					.shift = (uint16_t)shift };
 }
 
@@ -86,7 +87,7 @@ TEST(plan_value_as_general_read)
 		hw_value = w->raw;
 		ASSERT_OK(pctr__mmap_read_value(&page, fake_pmc, &want));
 		e = entry(w->base, 0, 0, (64u - w->width) & 63u);
-		ASSERT_EQ(pctr__plan_value(&e, 2, e.shift, fake_pmc, &got), 1);
+		ASSERT_EQ(pctr__plan_value(&e, 2, 3, e.shift, fake_pmc, &got), 1);
 		ASSERT_EQ(hw_asked, 2);
 		printf("# line %d: %#llx\n", w->line, (unsigned long long)got);
 		ASSERT_HEX_EQ(got, want - w->base);
@@ -101,14 +102,14 @@ TEST(plan_value_misses)
 
 	reset_page(3, 32);
 	e = entry(0, 0, 0, 32);
-	ASSERT_EQ(pctr__plan_value(&e, 3, 32, fake_pmc, &got), 0);
+	ASSERT_EQ(pctr__plan_value(&e, 3, 4, 32, fake_pmc, &got), 0);
 	page.index = 0;
-	ASSERT_EQ(pctr__plan_value(&e, 2, 32, fake_pmc, &got), 0);
+	ASSERT_EQ(pctr__plan_value(&e, 2, 3, 32, fake_pmc, &got), 0);
 	page.index = 3;
 	bump_lock = 1;
-	ASSERT_EQ(pctr__plan_value(&e, 2, 32, fake_pmc, &got), 0);
+	ASSERT_EQ(pctr__plan_value(&e, 2, 3, 32, fake_pmc, &got), 0);
 	ASSERT_EQ(got, 77); /* nothing written on a miss */
-	ASSERT_EQ(pctr__plan_value(&e, 2, 32, fake_pmc, &got), 1);
+	ASSERT_EQ(pctr__plan_value(&e, 2, 3, 32, fake_pmc, &got), 1);
 }
 
 static void
@@ -120,7 +121,7 @@ lead_as_general(bool time_short, uint64_t cyc)
 	hw_value = 0xfffffff0ull; /* -16 in 32 bits */
 	ASSERT_OK(pctr__mmap_read(&page, cyc, fake_pmc, &want));
 	e = entry(100, 200, 300, 32);
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 32, time_short, fake_pmc, cyc, &got),
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, time_short, fake_pmc, cyc, &got),
 		  1);
 	ASSERT_HEX_EQ(got.value, want.value - 100);
 	ASSERT_EQ(got.enabled, want.enabled - 200);
@@ -154,17 +155,17 @@ TEST(plan_lead_misses)
 	reset_page(3, 32);
 	e = entry(0, 0, 0, 32);
 	page.cap_user_time = 0;
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 32, false, fake_pmc, 1, &got), 0);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, false, fake_pmc, 1, &got), 0);
 	page.cap_user_time = 1;
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 32, true, fake_pmc, 1, &got), 0);
-	ASSERT_EQ(pctr__plan_lead(&e, 1, 32, false, fake_pmc, 1, &got), 0);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, true, fake_pmc, 1, &got), 0);
+	ASSERT_EQ(pctr__plan_lead(&e, 1, 2, 32, false, fake_pmc, 1, &got), 0);
 	bump_lock = 1;
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 32, false, fake_pmc, 1, &got), 0);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, false, fake_pmc, 1, &got), 0);
 	ASSERT_EQ(got.value, 1);
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 32, false, fake_pmc, 1, &got), 1);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, false, fake_pmc, 1, &got), 1);
 	page.cap_user_time_short = 1;
 	page.time_mask = ~0ull;
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 32, true, fake_pmc, 1, &got), 1);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, true, fake_pmc, 1, &got), 1);
 }
 
 /* ---- runs -------------------------------------------------------------- */

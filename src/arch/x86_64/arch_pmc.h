@@ -22,10 +22,10 @@
 static inline __attribute__((always_inline)) uint64_t
 pctr__arch_read_pmc(uint32_t hw)
 {
-	uint32_t lo, hi;
+	uint64_t lo, hi; /* rdpmc writes eax and edx: rax and rdx zero-extended */
 
 	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(hw));
-	return lo | (uint64_t)hi << 32;
+	return lo | hi << 32;
 }
 
 #endif
