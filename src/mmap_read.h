@@ -165,6 +165,13 @@ union pctr__caps {
 	};
 };
 
+/* the baseline loaded early: only where loads pair (arm64 ldp) it helps */
+#if defined(__aarch64__)
+#define PCTR__PLAN_PAIR(x) __asm__("" : "+r"(x))
+#else
+#define PCTR__PLAN_PAIR(x) ((void)0)
+#endif
+
 static inline __attribute__((always_inline)) uint64_t
 pctr__plan_extend(uint64_t raw, unsigned int shift)
 {
@@ -186,10 +193,11 @@ pctr__plan_value(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
 	uint32_t seq;
 
 	/* the page and the baseline in one load (ldp) where the port can */
-	__asm__("" : "+r"(base));
+	PCTR__PLAN_PAIR(base);
 	seq = PCTR__READ_ONCE(pc->lock);
 	PCTR__BARRIER();
-	if (PCTR__READ_ONCE(pc->index) != index)
+	/* read once, compared at once: may be an operand of the compare */
+	if (pc->index != index)
 		return 0;
 	raw = read_pmc(hw);
 	off = PCTR__READ_ONCE(pc->offset);
@@ -241,7 +249,7 @@ pctr__plan_lead(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
 	__asm__("" : "+r"(pc), "+r"(base), "+r"(bena), "+r"(brun));
 	seq = PCTR__READ_ONCE(pc->lock);
 	PCTR__BARRIER();
-	if (PCTR__READ_ONCE(pc->index) != index)
+	if (pc->index != index) /* as in pctr__plan_value() */
 		return 0;
 	caps.all = PCTR__READ_ONCE(pc->capabilities);
 	if (!(time_short ? caps.user_time_short : caps.user_time))

@@ -71,8 +71,7 @@ floor_switch(struct pctr_set *set, struct pctr_sample *s)
 			idx = READ_ONCE(pc->index);
 			if (!idx)
 				return -1;
-			v = READ_ONCE(pc->offset) +
-			    (uint64_t)(int64_t)(int32_t)read_counter(idx);
+			v = READ_ONCE(pc->offset) + read_counter(idx);
 			BARRIER();
 		} while (READ_ONCE(pc->lock) != seq);
 		s->count[i].value = v;
