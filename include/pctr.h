@@ -585,8 +585,9 @@ int pctr_set_read_values(struct pctr_set *set, uint64_t *values);
 
 /**
  * pctr_set_user_read() - 1 if the last read of every event could be done
- * in user space, 0 otherwise.  Before the first read: whether the fast path
- * is offered for this set at all.
+ * in user space, 0 otherwise.  Before the first read since the set was
+ * opened or last enabled: whether the fast path is offered for this set
+ * at all.
  */
 int pctr_set_user_read(const struct pctr_set *set);
 

@@ -19,7 +19,15 @@
  *              by the mmap page's index; pctr__arch_read_pmc(index - 1);
  *              PCTR_ARCH_USER_ACCESS_SYSCTL: the path of the system-wide
  *              switch for those reads, or NULL when each PMU's sysfs
- *              directory has its own "rdpmc" (src/machine.c).
+ *              directory has its own "rdpmc" (src/machine.c).  For read
+ *              plans (src/plan.c): PCTR_ARCH_PMC_OPERAND, 1 if the counter
+ *              read takes the counter's number as an operand (x86 rdpmc),
+ *              0 if the instruction names it (arm64 mrs: one reader is
+ *              compiled per counter); PCTR_ARCH_PMC_SHIFT, 64 - pmc_width
+ *              of the usual counter; PCTR_ARCH_TIME_SHORT, 1 if the port's
+ *              kernel sets cap_user_time_short, and then always with
+ *              cap_user_time; PCTR_ARCH_TAIL_FN(type, name, value), a
+ *              function pointer the caller then calls as its tail call.
  * arch_cpu.h   pctr__arch_virtualized(): 1, 0, -1 (the CPU does not say).
  *
  * generic: no user-mode counter reads, CLOCK_MONOTONIC_RAW in nanoseconds

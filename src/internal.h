@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <linux/perf_event.h>
 #include "pctr.h"
+#include "mmap_read.h"
 
 #define PCTR_EXPORT __attribute__((visibility("default")))
 #define PCTR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -178,7 +179,39 @@ struct pctr__group {
 	struct pctr__ctr reader; /* fd -1 if none */
 };
 
+/*
+ * plan.c: a self-monitoring set's read plan.  A reader gets the entries
+ * of the events it reads and where their results go; a reader for the
+ * whole set gets set->pc, which is the set's address (set->pc comes
+ * first), and the exported reads call it with nothing in between.
+ */
+typedef int (*pctr__values_fn)(const struct pctr__plan_ctr *pc,
+			       uint64_t *out);
+typedef int (*pctr__sample_fn)(const struct pctr__plan_ctr *pc,
+			       struct pctr_count *out, uint64_t cyc);
+
+struct pctr__plan_seg {
+	pctr__values_fn values; /* NULL after the last */
+	const struct pctr__plan_ctr *pc; /* &set->pc[first] */
+	pctr__sample_fn sample;
+	int first; /* its entries: pc[first .. first + nr - 1] */
+	int nr;
+};
+
+struct pctr__plan {
+	pctr__values_fn values; /* for the whole set */
+	pctr__sample_fn sample;
+	pctr__sample_fn serial; /* what sample calls after a fence, if it must */
+	uint64_t head; /* pctr_sample's nr and path, stored at once */
+	int nr_seg;
+	struct pctr__plan_seg seg[PCTR_MAX_EVENTS + 1];
+	struct pctr_set *next, *prev; /* set.c: sets a fork must unplan */
+	bool listed;
+};
+
 struct pctr_set {
+	struct pctr__plan_ctr pc[PCTR_MAX_EVENTS]; /* first: see above */
+	struct pctr__plan plan;
 	unsigned int flags;
 	int serial;
 	int nr_events;
@@ -243,6 +276,30 @@ int pctr__inst_range(const struct pctr_set *set, int i, int *lo, int *hi);
 int pctr__inst_public(const struct pctr_set *set, int k);
 struct perf_event_attr;
 void pctr__set_clock(const struct pctr_set *set, struct perf_event_attr *attr);
+
+/*
+ * plan.c: pctr__plan_build() makes the plan for the counters where they
+ * are now, or sets the slow readers when there cannot be one;
+ * pctr__plan_none() sets the slow readers (a new, closed or forked set).
+ * set.c: pctr__plan_list()/_unlist() keep the sets with a plan, which a
+ * fork turns back to the slow readers in the child.
+ */
+void pctr__plan_build(struct pctr_set *set);
+void pctr__plan_none(struct pctr_set *set);
+void pctr__plan_list(struct pctr_set *set);
+void pctr__plan_unlist(struct pctr_set *set);
+/* plan.c's segmentation, alone for the unit tests: see plan.c */
+struct pctr__plan_run {
+	int first, nr;
+};
+int pctr__plan_runs(const uint32_t *hw, const uint16_t *shift,
+		    const int *group, int n, bool consecutive,
+		    bool (*has)(uint32_t hw, int nr, unsigned int shift),
+		    struct pctr__plan_run *run);
+
+/* read.c: the reads without a plan (plan.c calls them on a miss) */
+int pctr__read_sample_slow(struct pctr_set *set, struct pctr_sample *s);
+int pctr__read_values_slow(struct pctr_set *set, uint64_t *values);
 
 /* read.c */
 int pctr__set_read_inst(struct pctr_set *set, int inst,

@@ -2,6 +2,10 @@
 /*
  * read.c - the two read paths.
  *
+ * pctr_set_read() and pctr_set_read_values() check their arguments and
+ * call the set's read plan (plan.c): readers made for the counters a
+ * self-monitoring set has now, or, without a plan, the reads below.
+ *
  * User path: a set counting the calling thread reads every counter through
  * its mmap page (mmap_read.h) with one timestamp for all of them.  If any
  * counter is not readable there right now (index 0), the whole set is read
@@ -31,6 +35,7 @@
  * all of them at once.  Instances (threads, CPUs) add everything.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -328,8 +333,9 @@ read_insts(struct pctr_set *set, int lo, int hi, struct pctr_count *count)
 	return 0;
 }
 
-PCTR_EXPORT int
-pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
+/* the read without a plan: the pages counter by counter, else read(2) */
+int
+pctr__read_sample_slow(struct pctr_set *set, struct pctr_sample *s)
 {
 	int r = check_readable(set, s);
 
@@ -349,7 +355,33 @@ pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 	return read_insts(set, 0, set->nr_inst, s->count);
 }
 
-/* Counts only, every counter on the hardware: the cheapest read there is. */
+_Static_assert(offsetof(struct pctr_sample, path) ==
+		       offsetof(struct pctr_sample, nr) + 4,
+	       "pctr_set_read() stores nr and path at once");
+
+/*
+ * The plan's reader (plan.c), or the read without one, through the same
+ * call.  The timestamp is taken before the counts: the same for every
+ * read path.
+ */
+PCTR_EXPORT int
+pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
+{
+	uint64_t cyc, head;
+
+	if (__builtin_expect(!set, 0) || __builtin_expect(!s, 0))
+		return check_readable(set, s);
+	head = set->plan.head;
+	cyc = pctr__arch_tsc(PCTR_SERIAL_NONE); /* the plan serialises */
+	s->tsc = cyc;
+	memcpy(&s->nr, &head, sizeof(head));
+	{
+		PCTR_ARCH_TAIL_FN(pctr__sample_fn, fn, set->plan.sample);
+		return fn(set->pc, s->count, cyc);
+	}
+}
+
+/* Counts only, every counter on the hardware, without a plan. */
 static int
 read_values_user(const struct pctr_set *set, uint64_t *values)
 {
@@ -367,12 +399,22 @@ read_values_user(const struct pctr_set *set, uint64_t *values)
 	return 0;
 }
 
-static __attribute__((noinline)) int
-read_values_slow(struct pctr_set *set, uint64_t *values)
+int
+pctr__read_values_slow(struct pctr_set *set, uint64_t *values)
 {
 	struct pctr_sample s;
-	int r = pctr_set_read(set, &s);
+	int r;
 
+	if (!set->open)
+		return pctr__error(EBADFD, "cannot read: the set is not open "
+					   "(call pctr_set_open() first)");
+	if (set->fast_values && set->forks == pctr__forks &&
+	    read_values_user(set, values) == 0) {
+		set->reads++;
+		set->last_user = true;
+		return PCTR_PATH_USER;
+	}
+	r = pctr__read_sample_slow(set, &s);
 	if (r < 0)
 		return r;
 	for (uint32_t i = 0; i < s.nr; i++)
@@ -380,21 +422,18 @@ read_values_slow(struct pctr_set *set, uint64_t *values)
 	return (int)s.path;
 }
 
+/* The plan's reader (plan.c), or the read without one. */
 PCTR_EXPORT int
 pctr_set_read_values(struct pctr_set *set, uint64_t *values)
 {
-	if (set && values && set->fast_values && set->forks == pctr__forks &&
-	    read_values_user(set, values) == 0) {
-		set->reads++;
-		set->last_user = true;
-		return PCTR_PATH_USER;
+	if (__builtin_expect(!set, 0))
+		return pctr__error(EINVAL, "NULL set");
+	if (__builtin_expect(!values, 0))
+		return pctr__error(EINVAL, "NULL values");
+	{
+		PCTR_ARCH_TAIL_FN(pctr__values_fn, fn, set->plan.values);
+		return fn(set->pc, values);
 	}
-	if (!set || !values)
-		return pctr__error(EINVAL, "NULL set or values");
-	if (!set->open)
-		return pctr__error(EBADFD, "cannot read: the set is not open "
-					   "(call pctr_set_open() first)");
-	return read_values_slow(set, values);
 }
 
 PCTR_EXPORT int

@@ -60,22 +60,77 @@ pctr_set_new(struct pctr_set **setp, unsigned int flags)
 	if (!set)
 		return pctr__error(ENOMEM, "out of memory for a set");
 	set->flags = flags;
+	pctr__plan_none(set);
 	*setp = set;
 	return 0;
 }
 
 unsigned long pctr__forks;
 
+/*
+ * The sets whose reads may follow a plan into their pages (plan.c): in a
+ * child those pages are not mapped, and a plan's reader does not look at
+ * pctr__forks, so the child's copies are set to the slow readers, which
+ * do.  The lock is held across fork() so that the list is whole in the
+ * child.
+ */
+static pthread_mutex_t plans_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pctr_set *plans;
+
+void
+pctr__plan_list(struct pctr_set *set)
+{
+	pthread_mutex_lock(&plans_lock);
+	set->plan.prev = NULL;
+	set->plan.next = plans;
+	if (plans)
+		plans->plan.prev = set;
+	plans = set;
+	set->plan.listed = true;
+	pthread_mutex_unlock(&plans_lock);
+}
+
+void
+pctr__plan_unlist(struct pctr_set *set)
+{
+	if (!set->plan.listed)
+		return;
+	pthread_mutex_lock(&plans_lock);
+	if (set->plan.prev)
+		set->plan.prev->plan.next = set->plan.next;
+	else
+		plans = set->plan.next;
+	if (set->plan.next)
+		set->plan.next->plan.prev = set->plan.prev;
+	set->plan.listed = false;
+	pthread_mutex_unlock(&plans_lock);
+}
+
 static void
-count_fork(void)
+before_fork(void)
+{
+	pthread_mutex_lock(&plans_lock);
+}
+
+static void
+after_fork_parent(void)
+{
+	pthread_mutex_unlock(&plans_lock);
+}
+
+static void
+after_fork_child(void)
 {
 	pctr__forks++;
+	for (struct pctr_set *set = plans; set; set = set->plan.next)
+		pctr__plan_none(set);
+	pthread_mutex_unlock(&plans_lock);
 }
 
 __attribute__((constructor)) static void
 watch_forks(void)
 {
-	pthread_atfork(NULL, NULL, count_fork);
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 /* ---- descriptors that are still ours ----------------------------------- */
@@ -191,6 +246,8 @@ close_all(struct pctr_set *set)
 {
 	long page = sysconf(_SC_PAGESIZE);
 
+	pctr__plan_unlist(set);
+	pctr__plan_none(set);
 	pctr__overflow_close(set);
 	for (int i = 0; set->ctr && i < set->nr_inst * set->nr_ctr; i++) {
 		if (set->ctr[i].page && set->forks == pctr__forks)
@@ -376,6 +433,8 @@ pctr_set_serialize(struct pctr_set *set, int mode)
 		return pctr__error(EINVAL, "unknown serialisation mode %d",
 				   mode);
 	set->serial = mode;
+	if (set->plan.nr_seg) /* the plan serialises */
+		pctr__plan_build(set);
 	return 0;
 }
 
@@ -1071,6 +1130,10 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 		return r;
 	}
 	set->open = true;
+	if (set->user_read) {
+		pctr__plan_list(set);
+		pctr__plan_build(set);
+	}
 	pctr__error_clear();
 	return 0;
 }
@@ -1320,10 +1383,22 @@ ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 	return 0;
 }
 
+/*
+ * The enable puts a thread's own counters on the hardware before it
+ * returns (the kernel schedules them in at once), so the read plan is
+ * made here and the first read is already the plan's.  Reads start over:
+ * pctr_set_user_read() says whether the plan is there until the next one.
+ */
 PCTR_EXPORT int
 pctr_set_enable(struct pctr_set *set)
 {
-	return ioctl_leaders(set, PERF_EVENT_IOC_ENABLE, "enable");
+	int r = ioctl_leaders(set, PERF_EVENT_IOC_ENABLE, "enable");
+
+	if (r == 0 && set->user_read) {
+		pctr__plan_build(set);
+		set->reads = 0;
+	}
+	return r;
 }
 
 PCTR_EXPORT int
@@ -1357,6 +1432,8 @@ pctr_set_reset(struct pctr_set *set)
 		}
 	}
 	set->has_base = true;
+	if (set->plan.nr_seg) /* the plan holds the baseline: a new one */
+		pctr__plan_build(set);
 	return 0;
 }
 

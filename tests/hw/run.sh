@@ -5,7 +5,8 @@
 #
 # usage: tests/hw/run.sh [options] [OUT.tap]
 #   --arch A       aarch64 (default) or x86_64
-#   --bench        also write bench/hw-read-cost.md from test_hw_cost's figures
+#   --bench        also write bench/hw-read-cost.md (x86_64:
+#                  bench/hw-read-cost-x86_64.md) from test_hw_cost's figures
 #   --only LIST    run only these test programs (comma-separated names)
 #   --case NAME    run only this test case of the chosen programs (TEST_ONLY)
 #   -j N           guests booted at once (default: number of CPUs, at most 4)
@@ -330,27 +331,46 @@ number() { # reads unnumbered TAP, continues the count in $count
 }
 
 write_bench() { # LOG of test_hw_cost
-	local md=$top/bench/hw-read-cost.md
+	local md=$top/bench/hw-read-cost.md pmu="emulated arm64 PMU" opt=
+
+	if [ "$arch" = x86_64 ]; then
+		md=$top/bench/hw-read-cost-x86_64.md
+		pmu="emulated x86-64 PMU"
+		opt="--arch x86_64 "
+	fi
 	{
-		echo "# Cost of reading counters, in instructions (emulated arm64 PMU)"
+		echo "# Cost of reading counters, in instructions ($pmu)"
 		echo
-		echo "Measured exactly inside a QEMU TCG guest (\`-cpu max -icount shift=0\`,"
-		echo "Debian's arm64 kernel, \`randomize_kstack_offset=off\`) by"
+		echo "Measured exactly inside a QEMU TCG guest (\`-icount shift=0\`,"
+		echo "Debian's kernel, \`randomize_kstack_offset=off\`) by"
 		echo "\`tests/hw/test_hw_cost.c\`.  Regenerate with:"
 		echo
-		echo "    tests/hw/run.sh --bench --only test_hw_cost"
+		echo "    tests/hw/run.sh ${opt}--bench --only test_hw_cost"
 		echo
-		echo "* **pair**: what the set's own user-mode count shows for"
-		echo "  \`pctr_set_read(); pctr_set_read();\` with nothing between: the"
-		echo "  constant every measurement carries."
-		echo "* **per read, user / total**: instructions of one \`pctr_set_read()\`,"
-		echo "  counted by a second set around K and 2K reads (difference taken),"
-		echo "  user mode only / user and kernel (minimum over trials: a timer tick"
-		echo "  adds thousands)."
+		if grep -aq '^# cost|' "$1"; then
+			echo "* **pair**: what the set's own user-mode count shows for"
+			echo "  \`pctr_set_read(); pctr_set_read();\` with nothing between: the"
+			echo "  constant every measurement carries."
+			echo "* **per read, user / total**: instructions of one \`pctr_set_read()\`,"
+			echo "  counted by a second set around K and 2K reads (difference taken),"
+			echo "  user mode only / user and kernel (minimum over trials: a timer tick"
+			echo "  adds thousands)."
+			echo
+			echo "| read path | events | pair | per read, user | per read, total |"
+			echo "|---|---:|---:|---:|---:|"
+			grep -a '^# cost|' "$1" | cut -d'|' -f2- | sed 's/^/| /; s/$/ |/'
+			echo
+		fi
+		echo "Read plans (src/plan.c) against the floor measured in the same"
+		echo "boot (tests/hw/hw_floor.h: the mmap page's seqlock, the index"
+		echo "checked, the counter of a register known when compiling, the"
+		echo "offset added with the sign extension), user-mode instructions of"
+		echo "one call at a plain call site, less an empty function's; the"
+		echo "limit is issue 14's target, asserted by the test."
 		echo
-		echo "| read path | events | pair | per read, user | per read, total |"
-		echo "|---|---:|---:|---:|---:|"
-		grep -a '^# cost|' "$1" | cut -d'|' -f2- | sed 's/^/| /; s/$/ |/'
+		echo "| read | counters | events | floor | pctr | limit |"
+		echo "|---|---|---:|---:|---:|---:|"
+		grep -a '^# plan|' "$1" | cut -d'|' -f2- | sed 's/^/| /; s/$/ |/'
 		echo
 		echo "Kernel: $(basename "$(readlink -f "$kernel")"); QEMU: $("$qemu" --version | head -n1)."
 	} >"$md"
@@ -394,6 +414,6 @@ for n in $names; do
 done
 echo "1..$count" | tee -a "$out"
 echo "# hardware tests: $count test case(s), $failed failed, ${SECONDS}s"
-grep -aq '^# cost|' "$logs/test_hw_cost.log" 2>/dev/null && [ "$bench" = 1 ] &&
+grep -aqE '^# (cost|plan)\|' "$logs/test_hw_cost.log" 2>/dev/null && [ "$bench" = 1 ] &&
 	write_bench "$logs/test_hw_cost.log"
 [ "$failed" = 0 ]

@@ -8,10 +8,11 @@
  * exact (the same at every trial), never a target, so this never gates on
  * performance.
  *
- * The floor is the least a correct user-space read does per event: the
- * mmap page's seqlock around its offset and one mrs of the counter
- * register.  "known" reads a register fixed at compile time (the index is
- * still checked); "switch" picks it from the page's index at run time.
+ * The floor is the least a correct user-space read does per event
+ * (hw_floor.h): the mmap page's seqlock around its offset, one mrs of the
+ * counter register and the sign extension from 32 bits.  "known" reads a
+ * register fixed at compile time (the index is still checked); "switch"
+ * picks it from the page's index at run time.
  *
  * Method (as test_hw_cost.c): a meter set counts instructions:u and
  * instructions (user and kernel) around K and 2K calls through a function
@@ -19,27 +20,25 @@
  * The measured set is opened before the meter so its events get the
  * first counters (index 1, 2, ...).
  */
-#include <sys/mman.h>
 #include <sys/syscall.h>
-#include <linux/perf_event.h>
 
-#include "hw.h"
+#include "hw_floor.h"
 
 #define K 64
 #define TRIALS 5
-#define MAXK 4
+#define MAXK FLOOR_MAX
 
 typedef int (*read_fn)(struct pctr_set *, struct pctr_sample *);
 
-static struct perf_event_mmap_page *page[MAXK];
+#define page floor_page
 static int nr_pages;
 static int raw_fd = -1;
 static uint64_t raw_buf[3 + 2 * MAXK];
 static size_t raw_want;
 
-#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
-#define BARRIER() __asm__ volatile("" ::: "memory")
-#define MRS(reg, v) __asm__ volatile("mrs %0, " #reg : "=r"(v))
+#define READ_ONCE FLOOR_READ_ONCE
+#define BARRIER FLOOR_BARRIER
+#define MRS FLOOR_MRS
 
 static inline uint64_t
 read_counter(uint32_t idx)
@@ -56,41 +55,6 @@ read_counter(uint32_t idx)
 	case 32: MRS(pmccntr_el0, v); break;
 	}
 	return v;
-}
-
-/* one event on a register known when compiling: PMEVCNTR<n>_EL0 */
-#define FLOOR_ONE(i, reg)                                              \
-	do {                                                           \
-		const struct perf_event_mmap_page *pc = page[i];       \
-		uint32_t seq;                                          \
-		uint64_t v;                                            \
-		do {                                                   \
-			seq = READ_ONCE(pc->lock);                     \
-			BARRIER();                                     \
-			if (READ_ONCE(pc->index) != (i) + 1)           \
-				return -1;                             \
-			MRS(reg, v);                                   \
-			v += READ_ONCE(pc->offset);                    \
-			BARRIER();                                     \
-		} while (READ_ONCE(pc->lock) != seq);                  \
-		s->count[i].value = v;                                 \
-	} while (0)
-
-static int
-floor_known1(struct pctr_set *set, struct pctr_sample *s)
-{
-	FLOOR_ONE(0, pmevcntr0_el0);
-	return 0;
-}
-
-static int
-floor_known4(struct pctr_set *set, struct pctr_sample *s)
-{
-	FLOOR_ONE(0, pmevcntr0_el0);
-	FLOOR_ONE(1, pmevcntr1_el0);
-	FLOOR_ONE(2, pmevcntr2_el0);
-	FLOOR_ONE(3, pmevcntr3_el0);
-	return 0;
 }
 
 static int

@@ -14,6 +14,19 @@
 #define PCTR_ARCH_USER_READ 1
 /* one switch for the whole system (Linux 6.2+) */
 #define PCTR_ARCH_USER_ACCESS_SYSCTL "/proc/sys/kernel/perf_user_access"
+/* mrs names its register: read plans have a reader per counter number */
+#define PCTR_ARCH_PMC_OPERAND 0
+/* the kernel sets cap_user_time_short with cap_user_time (56-bit timer) */
+#define PCTR_ARCH_TIME_SHORT 1
+/* 64 - pmc_width of a plain event (32 bits; "long" events have 64) */
+#define PCTR_ARCH_PMC_SHIFT 32
+/*
+ * GCC branches to an indirect tail call through x16 (the register BTI
+ * accepts) and copies the target there: loaded there, the copy goes.
+ */
+#define PCTR_ARCH_TAIL_FN(type, name, value)                                   \
+	register type name __asm__("x16") = (value);                           \
+	__asm__("" : "+r"(name))
 
 #define PCTR__MRS_EVCNTR(n)                                                    \
 	case n:                                                                \

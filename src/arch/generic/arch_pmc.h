@@ -16,6 +16,20 @@
  */
 #define PCTR_ARCH_USER_ACCESS_SYSCTL NULL
 
+/*
+ * How read plans (src/plan.c) address counters: 1 if the counter read
+ * takes the counter's number as an operand, 0 if the instruction names
+ * it (one reader is then compiled per counter); and 64 - pmc_width of the
+ * usual counter, which the plans' readers are compiled for.
+ */
+#define PCTR_ARCH_PMC_OPERAND 1
+#define PCTR_ARCH_PMC_SHIFT 0
+/* whether the kernel sets cap_user_time_short whenever cap_user_time */
+#define PCTR_ARCH_TIME_SHORT 0
+
+/* a function pointer the caller then calls as its tail: a port may pin it */
+#define PCTR_ARCH_TAIL_FN(type, name, value) type name = (value)
+
 /* never called: PCTR_ARCH_USER_READ is 0 */
 static inline __attribute__((always_inline)) uint64_t
 pctr__arch_read_pmc(uint32_t hw)

@@ -8,16 +8,24 @@
 #define PCTR_ARCH_USER_READ 1
 /* each PMU's sysfs directory has its "rdpmc" switch */
 #define PCTR_ARCH_USER_ACCESS_SYSCTL NULL
+/* rdpmc takes the counter in ecx (fixed counters with bit 30 set) */
+#define PCTR_ARCH_PMC_OPERAND 1
+/* the TSC is 64 bits: the kernel never sets cap_user_time_short */
+#define PCTR_ARCH_TIME_SHORT 0
+/* 64 - pmc_width of Intel's and AMD's counters (48 bits), general and fixed */
+#define PCTR_ARCH_PMC_SHIFT 16
+/* an indirect tail call jumps through memory: nothing to pin */
+#define PCTR_ARCH_TAIL_FN(type, name, value) type name = (value)
 
 /* @hw is the mmap page's index minus one: the rdpmc counter number. */
 /* always inlined: the read path must not pay a call per counter */
 static inline __attribute__((always_inline)) uint64_t
 pctr__arch_read_pmc(uint32_t hw)
 {
-	uint32_t lo, hi;
+	uint64_t lo, hi; /* rdpmc writes eax and edx: rax and rdx zero-extended */
 
 	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(hw));
-	return lo | (uint64_t)hi << 32;
+	return lo | hi << 32;
 }
 
 #endif
