@@ -307,9 +307,10 @@ TEST(pid_list)
 		"d=json.load(sys.stdin)\n"
 		"ins=d['instances']; tot=d['events'][0]['runs'][0]['value']\n"
 		"ids=sorted(i['id'] for i in ins)\n"
-		"print(1 if sum(i['events'][0]['value'] for i in ins)==tot "
-		"and all(i['events'][0]['value']>0 for i in ins) else 0,"
-		" *ids)\n";
+		"v=[i['events'][0]['value'] for i in ins]\n"
+		"ok=sum(v)==tot and all(x>0 for x in v)\n"
+		"print(1, *ids) if ok else print(0, *ids, 'total', tot, "
+		"'rows', [(i['id'], i['events'][0]) for i in ins])\n";
 	/* a minute: they are killed at the end, long before */
 	pid_t a = spinner(60000), b = spinner(60000);
 	char list[64], expect[64];
