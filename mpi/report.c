@@ -316,10 +316,14 @@ pctr_mpi__report(const char *dest, const struct mpi_rank *ranks, int size,
 		return -EINVAL;
 	if (strcmp(file, "-") && !(f = open_report(file)))
 		return -errno;
-	if (json)
+	if (json) {
+		locale_t old = pctr__locale_c(); /* numbers in C (text.h) */
+
 		json_report(f, ranks, size, gather_s);
-	else
+		pctr__locale_restore(old);
+	} else {
 		text_report(f, ranks, size, gather_s);
+	}
 	if (ferror(f))
 		err = -EIO;
 	if (f != stderr && fclose(f) != 0 && !err)

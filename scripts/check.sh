@@ -88,8 +88,10 @@ asan() {
 	# verify_asan_link_order=0: tests that build legacy programs the way a
 	# user would link them against these instrumented libraries.
 	# no-asan: a reproducer whose kernel race the instrumentation hides
-	# (tests/repro/meson.build says which and why)
+	# (tests/repro/meson.build says which and why).  tests/lsan.supp: the
+	# leaks outside pctr, each with its reproducer.
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0 \
+	LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		run_meson asan "$ASAN_BUILD" $suites --no-suite no-asan
 }

@@ -25,7 +25,9 @@ check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
 	# tests/tool/test_flame.py renders pctr profile --svg in a browser
 	pkgs="$pkgs chromium"
 	# test_profile reads pctr profile --perf-data with perf report
-	pkgs="$pkgs linux-perf" ;;
+	pkgs="$pkgs linux-perf"
+	# tests/locale_de.h builds de_DE.UTF-8 from its sources (localedef)
+	pkgs="$pkgs locales" ;;
 package) pkgs="$pkgs $package" ;;
 qemu) pkgs="$qemu_build" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;

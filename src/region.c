@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "stats.h"
+#include "text.h"
 
 #define CAL_ID 0 /* reserved region: overhead calibration */
 
@@ -1036,13 +1037,16 @@ worth_reporting(void)
 PCTR_EXPORT int
 pctr_region_write(FILE *f, int format)
 {
+	locale_t old;
 	int r;
 
 	if (!f)
 		return pctr__error(EINVAL, "NULL FILE");
+	old = pctr__report_locale(format);
 	pthread_mutex_lock(&reg.lock);
 	r = write_locked(f, format);
 	pthread_mutex_unlock(&reg.lock);
+	pctr__locale_restore(old);
 	return r;
 }
 

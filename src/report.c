@@ -720,18 +720,33 @@ pctr__report_end(FILE *f, int format)
 	return 0;
 }
 
+/*
+ * JSON and CSV in the C locale (text.h), whatever the program set; text
+ * in the program's own, as its printf would write it.
+ */
+locale_t
+pctr__report_locale(int format)
+{
+	return format == PCTR_REPORT_TEXT ? (locale_t)0 : pctr__locale_c();
+}
+
 PCTR_EXPORT int
 pctr_stats_write(const struct pctr_stats *st, FILE *f, int format,
 		 const char *title)
 {
+	locale_t old;
 	int r;
 
 	if (!st || !f)
 		return pctr__error(EINVAL, "NULL statistics or FILE");
+	old = pctr__report_locale(format);
 	r = pctr__report_begin(f, format, st);
-	if (r < 0)
-		return r;
-	pctr__stats_write_one(st, f, format, title ? title : "statistics", 0,
-			      true, true);
-	return pctr__report_end(f, format);
+	if (r == 0) {
+		pctr__stats_write_one(st, f, format,
+				      title ? title : "statistics", 0, true,
+				      true);
+		r = pctr__report_end(f, format);
+	}
+	pctr__locale_restore(old);
+	return r;
 }

@@ -6,6 +6,8 @@
 #ifndef PCTR_STATS_H
 #define PCTR_STATS_H
 
+#include <locale.h>
+
 #include "internal.h"
 
 /*
@@ -71,5 +73,8 @@ int pctr__report_begin(FILE *f, int format, const struct pctr_stats *st);
 int pctr__report_not_counted(FILE *f, int format, const char *event,
 			     const char *why, bool first);
 int pctr__report_end(FILE *f, int format);
+/* the locale a report is written in; give the result to
+ * pctr__locale_restore() (text.h) */
+locale_t pctr__report_locale(int format);
 
 #endif

@@ -268,10 +268,15 @@ print_json(FILE *f, struct mpi_report *r)
 void
 mpi_report_print(FILE *f, struct mpi_report *r, bool json, bool per_rank)
 {
-	if (json)
+	locale_t old;
+
+	if (json) {
 		print_json(f, r);
-	else
-		print_text(f, r, per_rank);
+		return;
+	}
+	old = text_locale();
+	print_text(f, r, per_rank);
+	text_locale_end(old);
 }
 
 char *

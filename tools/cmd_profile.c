@@ -987,8 +987,11 @@ report(const struct opts *o, struct pctr_set *set, struct prof *p)
 				print_json(o, set, &t, n, p->ns, st.lost,
 					   syms_kernel_hidden(p->syms));
 			else {
+				locale_t old = text_locale();
+
 				print_head(o, set, p->ns, st.lost);
 				print_text(o, &t, n, p->ns);
+				text_locale_end(old);
 			}
 		}
 	}

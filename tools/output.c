@@ -3,6 +3,8 @@
  * output.c - how the pctr command writes: numbers for people, JSON and CSV
  * for programs (doc/json-schema.md), and the report of pctr stat.
  */
+#include <limits.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -18,6 +20,78 @@
 
 bool fmt_big_num = true;
 
+/*
+ * Text follows LC_NUMERIC: its radix, and its digit groups with -B.  The
+ * command never calls setlocale(): options, /proc and sysfs are parsed in
+ * C, and JSON and CSV are written in C.  Text is written with the thread
+ * switched to the numeric part of the environment's locale for the time
+ * (text_locale()); an unknown or missing locale leaves C.
+ */
+locale_t
+text_locale(void)
+{
+	static locale_t loc;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		loc = newlocale(LC_NUMERIC_MASK, "", (locale_t)0);
+	}
+	return loc ? uselocale(loc) : (locale_t)0;
+}
+
+void
+text_locale_end(locale_t old)
+{
+	if (old)
+		uselocale(old);
+}
+
+/*
+ * The current locale's thousands separator and grouping (struct lconv:
+ * each byte a group's size from the right, the last repeated, CHAR_MAX
+ * for no more groups).  A locale without a separator (C, POSIX) gets a
+ * comma every three digits, a point where the comma is the radix.
+ */
+static const char *
+group_rule(const char **grouping)
+{
+	const struct lconv *lc = localeconv();
+
+	if (*lc->thousands_sep && *lc->grouping) {
+		*grouping = lc->grouping;
+		return lc->thousands_sep;
+	}
+	*grouping = "\3";
+	return strcmp(lc->decimal_point, ",") ? "," : ".";
+}
+
+/* @n integer digits at @p, grouped, into @out; its length */
+static size_t
+group_digits(char *out, size_t len, const char *p, size_t n)
+{
+	const char *g, *sep = group_rule(&g);
+	bool before[64] = { false }; /* a separator before digit i */
+	size_t o = 0, rest = n, size = (unsigned char)*g;
+
+	for (; fmt_big_num && n < 64 && size > 0 && size != CHAR_MAX &&
+	       rest > size;) {
+		rest -= size;
+		before[rest] = true;
+		if (g[1])
+			size = (unsigned char)*++g;
+	}
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		if (i < 64 && before[i] && o + strlen(sep) + 1 < len) {
+			memcpy(out + o, sep, strlen(sep));
+			o += strlen(sep);
+		}
+		out[o++] = p[i];
+	}
+	out[o] = '\0';
+	return o;
+}
+
 char *
 fmt_group(char *buf, size_t len, double v, int decimals)
 {
@@ -28,16 +102,12 @@ fmt_group(char *buf, size_t len, double v, int decimals)
 		snprintf(buf, len, "-");
 		return buf;
 	}
+	/* the radix, if any, is the locale's */
 	snprintf(digits, sizeof(digits), "%.*f", decimals, v);
 	if (*p == '-' && o + 1 < len)
 		buf[o++] = *p++;
-	n = strcspn(p, ".");
-	for (size_t i = 0; i < n && o + 1 < len; i++) {
-		buf[o++] = p[i];
-		if (fmt_big_num && (n - i - 1) % 3 == 0 && i + 1 < n &&
-		    o + 1 < len)
-			buf[o++] = ',';
-	}
+	n = strspn(p, "0123456789");
+	o += group_digits(buf + o, len - o, p, n);
 	snprintf(buf + o, len - o, "%s", p + n);
 	return buf;
 }
@@ -1238,8 +1308,12 @@ report_format(FILE *f, const struct stat_report *r)
 		print_json(f, r);
 	else if (r->format == FMT_CSV)
 		print_csv(f, r);
-	else
+	else {
+		locale_t old = text_locale();
+
 		print_human(f, r);
+		text_locale_end(old);
+	}
 }
 
 /* stderr is unbuffered: build the report in memory, write it at once */
@@ -1281,6 +1355,7 @@ static void
 print_interval(FILE *f, struct stat_report *r,
 	       const struct stat_slice *s)
 {
+	locale_t old = text_locale();
 	char b[64];
 
 	/* -r: which run a row belongs to, first */
@@ -1302,6 +1377,7 @@ print_interval(FILE *f, struct stat_report *r,
 			fprintf(f, " (%.1f%% running)", pct);
 		fputc('\n', f);
 	}
+	text_locale_end(old);
 	fflush(f);
 }
 

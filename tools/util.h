@@ -6,6 +6,7 @@
 #ifndef PCTR_TOOL_UTIL_H
 #define PCTR_TOOL_UTIL_H
 
+#include <locale.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,7 +47,14 @@ uint64_t now_ns(void);
 
 /* ---- number formatting (output.c) ------------------------------------- */
 
-/* 1234567 -> "1,234,567"; fractions kept to @decimals places */
+/*
+ * Text in the numeric locale of the environment (LC_NUMERIC): switch the
+ * thread to it, and give the result back to text_locale_end().
+ */
+locale_t text_locale(void);
+void text_locale_end(locale_t old);
+/* 1234567 -> "1,234,567" (in the current locale's groups, a comma every
+ * three digits where it has none); fractions kept to @decimals places */
 char *fmt_group(char *buf, size_t len, double v, int decimals);
 /* fmt_group()'s thousands separators: on, off with --no-big-num */
 extern bool fmt_big_num;

@@ -2,9 +2,33 @@
 /*
  * text.c - JSON strings and CSV fields (text.h).
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "text.h"
+
+static locale_t c_locale;
+static pthread_once_t c_once = PTHREAD_ONCE_INIT;
+
+static void
+make_c_locale(void)
+{
+	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+locale_t
+pctr__locale_c(void)
+{
+	pthread_once(&c_once, make_c_locale);
+	return c_locale ? uselocale(c_locale) : (locale_t)0;
+}
+
+void
+pctr__locale_restore(locale_t old)
+{
+	if (old)
+		uselocale(old);
+}
 
 int
 pctr__utf8_len(const char *str)

@@ -8,6 +8,7 @@
 #ifndef PCTR_TEXT_H
 #define PCTR_TEXT_H
 
+#include <locale.h>
 #include <stdio.h>
 
 /*
@@ -29,5 +30,17 @@ void pctr__json_string(FILE *f, const char *s);
  * quotes doubled when it holds @sep, a quote, CR or LF.
  */
 void pctr__csv_field(FILE *f, const char *sep, const char *s);
+
+/*
+ * Numbers in JSON and CSV are written in the C locale whatever locale the
+ * program chose: after setlocale(LC_ALL, "") in a German locale printf's
+ * radix is ',' and strtod() stops at '.', which would break the documents.
+ * pctr__locale_c() switches the calling thread to the C locale (uselocale,
+ * no effect on other threads) and returns what pctr__locale_restore()
+ * takes back; (locale_t)0, and nothing switched, if there is no memory for
+ * the C locale object (made once).
+ */
+locale_t pctr__locale_c(void);
+void pctr__locale_restore(locale_t old);
 
 #endif

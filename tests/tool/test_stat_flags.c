@@ -5,10 +5,12 @@
  * -A, --per-core/--per-socket/--per-node, -G, the command's user and
  * system seconds, --per-thread refused for a command, -r with -I.
  */
+#include <ctype.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "locale_de.h"
 #include "tool.h"
 
 #define SELF self_exe, "helper"
@@ -573,7 +575,7 @@ TEST(progress_on_a_terminal_only)
 {
 	char script[1024];
 	struct result r;
-	char *out, *line;
+	char *out;
 
 	snprintf(script, sizeof(script),
 		 "import os,pty\n"
@@ -601,14 +603,81 @@ TEST(progress_on_a_terminal_only)
 	ASSERT_EQ(r.status, 0);
 	ASSERT(strstr(r.err, "run 1 of") == NULL);
 	ASSERT(strstr(r.err, "\033") == NULL);
+}
+
+/*
+ * The digits at @p (after blanks) in groups of three joined by @sep, the
+ * first of one to three: the number of separators, -1 if not so grouped.
+ */
+static int
+grouped(const char *p, char sep)
+{
+	int n = 0, seps = 0;
+
+	p += strspn(p, " ");
+	for (; isdigit((unsigned char)*p) || *p == sep; p++) {
+		if (*p != sep) {
+			n++;
+			continue;
+		}
+		if (n < 1 || n > 3 || (seps && n != 3))
+			return -1;
+		seps++;
+		n = 0;
+	}
+	return n == 3 || (!seps && n > 0) ? seps : -1;
+}
+
+/* the text of the line of @err that starts with @what, after it */
+static const char *
+row(const char *err, const char *what)
+{
+	const char *line = strstr(err, what);
+
+	if (!line)
+		TEST_FAIL("no '%s' in:\n%s", what, err);
+	return line + strlen(what);
+}
+
+/*
+ * Text follows LC_NUMERIC: in de_DE.UTF-8 counts in groups joined by '.'
+ * and fractions after ','; in C (no separator of its own) a comma every
+ * three digits; --no-big-num none; JSON and CSV are C's in any locale.
+ * The workload: 20 ms of task-clock, 8 digits in nanoseconds.
+ */
+TEST(numbers_follow_lc_numeric)
+{
+	struct result r;
+	const char *p;
+
+	locale_de_path();
+	setenv("LC_ALL", LOCALE_DE, 1);
+	r = pctr("stat", "-e", "task-clock", "--", SELF, "spin", "20", NULL);
+	if (r.status != 0)
+		TEST_FAIL("status %d:\n%s", r.status, r.err);
+	ASSERT_EQ(grouped(row(r.err, "task-clock (ns)"), '.'), 2);
+	p = row(r.err, "seconds elapsed");
+	ASSERT_EQ(strspn(p + strspn(p, " "), "0123456789,"), 8); /* 0,dddddd */
+	r = pctr("stat", "-j", "-o", "-", "-e", "task-clock", "--", SELF,
+		 "spin", "20", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_GE(json_num(r.out, "d['events'][0]['runs'][0]['value']"),
+		  20000000);
+	r = pctr("stat", "-x,", "-o", "-", "-e", "task-clock", "--", SELF,
+		 "spin", "20", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(python("import csv,sys\n"
+			     "print(next(csv.DictReader(sys.stdin))"
+			     "['running_pct'])\n",
+			     r.out),
+		      "100.00\n");
+	unsetenv("LC_ALL");
+	r = pctr("stat", "-e", "task-clock", "--", SELF, "spin", "20", NULL);
+	ASSERT_EQ(grouped(row(r.err, "task-clock (ns)"), ','), 2);
 	r = pctr("stat", "--no-big-num", "-e", "task-clock", "--", SELF,
 		 "spin", "20", NULL);
 	ASSERT_EQ(r.status, 0);
-	/* 20 ms of task-clock in ns: eight digits, no comma among them */
-	line = strstr(r.err, "task-clock (ns)");
-	ASSERT(line != NULL);
-	ASSERT(strcspn(line, ",") > strcspn(line, "\n"));
-	ASSERT(strtoull(line + 15, NULL, 10) >= 10000000);
+	ASSERT_EQ(grouped(row(r.err, "task-clock (ns)"), ','), 0);
 }
 
 /* --per-thread with a command: refused with the way to get it, as perf */
@@ -681,6 +750,7 @@ main(int argc, char **argv)
 		TEST_CASE(user_and_system_seconds_csv)
 		TEST_CASE(cgroup_counts_its_tasks)
 		TEST_CASE(progress_on_a_terminal_only)
+		TEST_CASE(numbers_follow_lc_numeric)
 		TEST_CASE(per_thread_command_refused)
 		TEST_CASE(repeat_interval_rows_say_run)));
 }

@@ -4,10 +4,12 @@
  * pmc_lib's, CSV with its header, JSON "pctr-region/1".
  */
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <pctr.h>
 #include <stdlib.h>
 
+#include "locale_de.h"
 #include "test.h"
 #include "unit/json_flat.h"
 
@@ -372,6 +374,39 @@ TEST(numbers_without_float_noise)
 	pctr_stats_free(st);
 }
 
+/*
+ * A program in a German locale (printf's radix ','): its reports' JSON
+ * and CSV numbers stay C's, its text report follows its locale, and the
+ * program's locale is the same afterwards.
+ */
+TEST(json_and_csv_ignore_the_program_locale)
+{
+	uint64_t v[5] = { 84962, 84963, 84963, 84963, 84963 };
+	struct pctr_stats *st;
+	char *t, b[32];
+
+	locale_de_path();
+	ASSERT(setlocale(LC_ALL, LOCALE_DE) != NULL);
+	ASSERT_OK(pctr_stats_new(&st, 1, 0));
+	for (int i = 0; i < 5; i++)
+		ASSERT_OK(pctr_stats_add_values(st, 10, &v[i]));
+	t = report(st, PCTR_REPORT_CSV);
+	ASSERT_CONTAINS(t, ",count,5,424814,84962,84962.8,84963,");
+	free(t);
+	t = report(st, PCTR_REPORT_JSON);
+	ASSERT_CONTAINS(t, "\"mean\": 84962.8,");
+	if (json_flatten(t, flat, sizeof(flat)) < 0)
+		TEST_FAIL("not JSON in " LOCALE_DE ":\n%s", t);
+	free(t);
+	t = report(st, PCTR_REPORT_TEXT);
+	ASSERT_CONTAINS(t, "84962,80");
+	free(t);
+	snprintf(b, sizeof(b), "%.1f", 84962.8);
+	ASSERT_STR_EQ(b, "84962,8");
+	setlocale(LC_ALL, "C");
+	pctr_stats_free(st);
+}
+
 TEST(bad_format_is_einval)
 {
 	struct pctr_stats *st = seed_stats(0);
@@ -392,5 +427,6 @@ main(void)
 			       TEST_CASE(json_and_csv_say_null_for_undefined)
 			       TEST_CASE(ratio_without_denominator_has_no_value)
 			       TEST_CASE(numbers_without_float_noise)
+			       TEST_CASE(json_and_csv_ignore_the_program_locale)
 			       TEST_CASE(bad_format_is_einval)));
 }
