@@ -6,7 +6,8 @@
  * PATTERN is a case-insensitive substring of the name, description or
  * source; with a wildcard (* ? [) it is a shell pattern on the name.
  * "pctr list tracepoint [PATTERN]" keeps the kernel's tracepoints only, as
- * perf list does.
+ * perf list does; "pctr list metrics [PATTERN]" lists pctr stat's derived
+ * metrics instead (metrics.c), each said countable here or not.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "metrics.h"
 #include "tool.h"
 #include "util.h"
 
@@ -189,9 +191,11 @@ print_json(FILE *f, const struct listing *l)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: pctr list [tracepoint] [PATTERN] [--json]\n"
+	fprintf(f, "usage: pctr list [tracepoint|metrics] [PATTERN] "
+		   "[--json]\n"
 		   "  tracepoint the kernel's tracepoints only "
 		   "(SUBSYSTEM:NAME)\n"
+		   "  metrics    pctr stat's derived metrics (-M NAME)\n"
 		   "  PATTERN    a substring of the name, description or source "
 		   "(any case),\n"
 		   "             or a shell pattern on the name ('*miss*')\n"
@@ -222,7 +226,8 @@ parse_options(int argc, char **argv, bool *json, struct listing *l)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc && !strcmp(argv[optind], "tracepoint"))
+	if (optind < argc && (!strcmp(argv[optind], "tracepoint") ||
+			      !strcmp(argv[optind], "metrics")))
 		l->source = argv[optind++];
 	if (argc - optind > 1) {
 		tool_err("give at most one PATTERN ('%s' is one too many)",
@@ -274,6 +279,115 @@ no_match(const struct listing *l)
 		tool_err("no tracepoints");
 }
 
+/* ---- pctr list metrics ------------------------------------------------- */
+
+/* can @spec be counted on the calling thread?  Opened, then closed. */
+static bool
+countable(const char *spec)
+{
+	struct pctr_event ev;
+	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *set;
+	int r;
+
+	if (!metric_event(spec, &ev))
+		return false;
+	r = pctr_set_new(&set, PCTR_SET_NO_USER_READ);
+	if (r == 0)
+		r = pctr_set_add_event(set, &ev);
+	if (r >= 0)
+		r = pctr_set_open(set, &self);
+	pctr_set_free(set);
+	return r >= 0;
+}
+
+static bool
+metric_here(const struct metric *m)
+{
+	return countable(m->num) && (!m->den || countable(m->den));
+}
+
+static bool
+metric_matches(const struct metric *m, const char *pattern)
+{
+	return !pattern || strcasestr(m->name, pattern) ||
+	       strcasestr(m->desc, pattern);
+}
+
+static void
+print_metrics_human(FILE *f, const char *pattern)
+{
+	char formula[128];
+
+	fprintf(f, "Derived metrics (pctr stat -M NAME[,NAME]):\n");
+	for (int i = 0; i < metric_count; i++) {
+		const struct metric *m = &metric_table[i];
+
+		if (!metric_matches(m, pattern))
+			continue;
+		snprintf(formula, sizeof(formula), "%s / %s", m->num,
+			 m->den ? m->den : "elapsed time");
+		fprintf(f, "  %-18s %-36s %s%s\n", m->name, m->desc, formula,
+			metric_here(m) ? "" : "  [not here]");
+	}
+	fprintf(f, "\n[not here]: this machine cannot count its events; "
+		   "each needs:\n");
+	for (int i = 0; i < metric_count; i++)
+		if (metric_matches(&metric_table[i], pattern) &&
+		    !metric_here(&metric_table[i]))
+			fprintf(f, "  %-18s %s\n", metric_table[i].name,
+				metric_table[i].where);
+}
+
+static void
+print_metrics_json(FILE *f, const char *pattern)
+{
+	struct json j;
+
+	json_begin(&j, f);
+	json_obj(&j, NULL);
+	json_str(&j, "schema", "pctr-list-metrics/1");
+	json_str(&j, "pattern", pattern);
+	json_arr(&j, "metrics");
+	for (int i = 0; i < metric_count; i++) {
+		const struct metric *m = &metric_table[i];
+
+		if (!metric_matches(m, pattern))
+			continue;
+		json_obj(&j, NULL);
+		json_str(&j, "name", m->name);
+		json_str(&j, "desc", m->desc);
+		json_str(&j, "numerator", m->num);
+		if (m->den)
+			json_str(&j, "denominator", m->den);
+		else
+			json_null(&j, "denominator");
+		json_str(&j, "events", m->inputs);
+		json_str(&j, "needs", m->where);
+		json_bool(&j, "countable", metric_here(m));
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static int
+list_metrics(const char *pattern, bool json)
+{
+	int n = 0;
+
+	for (int i = 0; i < metric_count; i++)
+		n += metric_matches(&metric_table[i], pattern);
+	if (json)
+		print_metrics_json(stdout, pattern);
+	else if (n)
+		print_metrics_human(stdout, pattern);
+	if (n == 0)
+		tool_err("no metric matches '%s'", pattern);
+	return fflush(stdout) == 0 && n ? 0 : 1;
+}
+
 int
 cmd_list(int argc, char **argv)
 {
@@ -286,6 +400,8 @@ cmd_list(int argc, char **argv)
 	r = parse_options(argc, argv, &json, &l);
 	if (r)
 		return r;
+	if (l.source && !strcmp(l.source, "metrics"))
+		return list_metrics(l.pattern, json);
 	pctr_machine_get(&m);
 	l.has_pmu = m.has_pmu;
 	r = pctr_event_list(collect, &l);

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cmd_stat.h"
+#include "metrics.h"
 #include "tool.h"
 #include "util.h"
 
@@ -213,21 +214,131 @@ default_events(struct stat_ctx *c)
 	return events_from_list(c, list);
 }
 
+/* ---- -M: the metrics' events -------------------------------------------- */
+
+static bool
+has_event(const struct stat_ctx *c, const struct pctr_event *ev)
+{
+	for (int e = 0; e < c->rep.nr_events; e++)
+		if (c->rep.ev[e].type == ev->type &&
+		    c->rep.ev[e].config == ev->config)
+			return true;
+	return false;
+}
+
+struct adding {
+	struct stat_ctx *c;
+	int group_base; /* the metric's groups after those of -e */
+};
+
+static int
+add_input(const struct pctr_event *ev, int group, void *arg)
+{
+	struct adding *a = arg;
+
+	if (!group && has_event(a->c, ev))
+		return 0;
+	if (a->c->rep.nr_events == PCTR_MAX_EVENTS)
+		return -E2BIG;
+	return take_event(ev, group ? a->group_base + group : 0, a->c);
+}
+
+/* the greatest "{...}" number in use */
+static int
+last_group(const struct stat_ctx *c)
+{
+	int g = 0;
+
+	for (int e = 0; e < c->rep.nr_events; e++)
+		if (c->group[e] > g)
+			g = c->group[e];
+	return g;
+}
+
+/*
+ * The events of each metric -M named that are not among those of -e yet
+ * (a group, as the top-down events need, added whole).  A metric whose
+ * events this machine does not have is left out with a note.
+ */
+static int
+add_metric_inputs(struct stat_ctx *c)
+{
+	for (int i = 0; i < metric_count; i++) {
+		const struct metric *m = &metric_table[i];
+		struct adding a = { c, last_group(c) };
+		int r;
+
+		if (!(c->rep.metrics & 1u << i))
+			continue;
+		r = pctr_event_parse_list(m->inputs, add_input, &a);
+		if (r == -E2BIG) {
+			tool_err("-M %s: more than %d events in all", m->name,
+				 PCTR_MAX_EVENTS);
+			return EXIT_USAGE;
+		}
+		if (r < 0)
+			report_note(&c->rep, "-M %s: not on this machine (it "
+					     "needs %s): %s",
+				    m->name, m->where, pctr_strerror(r));
+	}
+	if (c->rep.nr_events == 0) {
+		tool_err("-M: nothing to count (no metric named has its "
+			 "events here)");
+		return EXIT_EVENT;
+	}
+	return 0;
+}
+
+/* the metrics -M named that will not be shown for an event not counted */
+static void
+note_metrics_not_shown(struct stat_ctx *c)
+{
+	for (int i = 0; i < metric_count; i++) {
+		const struct metric *m = &metric_table[i];
+		const char *spec[2] = { m->num, m->den };
+
+		for (int k = 0; (c->rep.metrics & 1u << i) && k < 2; k++) {
+			struct pctr_event ev;
+
+			if (!spec[k] || !metric_event(spec[k], &ev))
+				continue;
+			for (int e = 0; e < c->rep.nr_events; e++)
+				if (c->rep.err[e] &&
+				    c->rep.ev[e].type == ev.type &&
+				    c->rep.ev[e].config == ev.config) {
+					report_note(&c->rep, "-M %s: not shown: "
+							     "%s is not "
+							     "counted here",
+						    m->name, spec[k]);
+					k = 2;
+					break;
+				}
+		}
+	}
+}
+
 static int
 setup_events(struct stat_ctx *c)
 {
-	int r;
+	int r = 0;
 
 	/* the machine is looked at only when needed: it costs start-up time */
-	if (c->rep.format == FMT_JSON || !c->events) {
+	if (c->rep.format == FMT_JSON || (!c->events && !c->rep.metrics)) {
 		c->rep.machine.size = sizeof(c->rep.machine);
 		pctr_machine_get(&c->rep.machine);
 	}
-	if (!c->events)
+	/* -M alone: the metrics' events only, as perf stat -M */
+	if (!c->events && !c->rep.metrics)
 		return default_events(c);
-	r = events_from_list(c, c->events);
+	c->rep.nr_events = 0;
+	if (c->events)
+		r = events_from_list(c, c->events);
+	if (r == 0 && c->rep.metrics)
+		r = add_metric_inputs(c);
 	if (r == 0 && !c->strict)
 		mark_unsupported(c);
+	if (r == 0)
+		note_metrics_not_shown(c);
 	return r;
 }
 

@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 #include <unistd.h>
 
+#include "metrics.h"
 #include "text.h"
 #include "tool.h"
 #include "util.h"
@@ -473,34 +474,14 @@ event_stats(const struct stat_report *r, int e, struct event_stats *s)
 }
 
 /*
- * Derived figures, present when their events were counted.  A missing
- * denominator event means "elapsed time" (CPUs utilized).
+ * Derived figures (metrics.c): each shown when its events were counted,
+ * all that apply unless -M named some.
  */
-struct metric {
-	const char *name, *desc;
-	uint32_t ntype;
-	uint64_t nconf;
-	int dtype; /* -1: elapsed nanoseconds */
-	uint64_t dconf;
-};
-
-#define HWC(c) PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c
-#define L1D(op, res)                                                          \
-	PERF_TYPE_HW_CACHE,                                                   \
-		(PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_##op << 8 | \
-		 PERF_COUNT_HW_CACHE_RESULT_##res << 16)
-
-static const struct metric metrics[] = {
-	{ "ipc", "instructions per cycle", HWC(INSTRUCTIONS), HWC(CPU_CYCLES) },
-	{ "branch_miss_ratio", "branch misses per branch", HWC(BRANCH_MISSES),
-	  HWC(BRANCH_INSTRUCTIONS) },
-	{ "cache_miss_ratio", "cache misses per reference", HWC(CACHE_MISSES),
-	  HWC(CACHE_REFERENCES) },
-	{ "l1d_miss_ratio", "L1 data load misses per load", L1D(READ, MISS),
-	  L1D(READ, ACCESS) },
-	{ "cpus_utilized", "CPUs utilized",
-	  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, -1, 0 },
-};
+static bool
+metric_shown(const struct stat_report *r, int i)
+{
+	return !r->metrics || (r->metrics & 1u << i);
+}
 
 /* metric @m of run @i: NaN where its denominator is 0 */
 static double
@@ -519,11 +500,17 @@ static bool
 metric_stats(const struct stat_report *r, const struct metric *m,
 	     struct figures *f, int *num, int *den)
 {
+	struct pctr_event nev, dev;
 	double *x;
 
-	*num = find_event(r, m->ntype, m->nconf);
-	*den = m->dtype < 0 ? -1 : find_event(r, (uint32_t)m->dtype, m->dconf);
-	if (*num < 0 || (m->dtype >= 0 && *den < 0) || r->nr_runs == 0)
+	if (!metric_event(m->num, &nev) ||
+	    (m->den && !metric_event(m->den, &dev)))
+		return false;
+	*num = find_event(r, nev.type, nev.config & PERF_HW_EVENT_MASK);
+	*den = m->den ? find_event(r, dev.type,
+				   dev.config & PERF_HW_EVENT_MASK)
+		      : -1;
+	if (*num < 0 || (m->den && *den < 0) || r->nr_runs == 0)
 		return false;
 	x = per_run(r, 1);
 	for (int i = 0; x && i < r->nr_runs; i++)
@@ -620,10 +607,11 @@ name_width(const struct stat_report *r)
 		if (n > w)
 			w = n;
 	}
-	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
-		if (metric_stats(r, &metrics[i], &a, &num, &den) &&
-		    (int)strlen(metrics[i].desc) > w)
-			w = (int)strlen(metrics[i].desc);
+	for (int i = 0; i < metric_count; i++)
+		if (metric_shown(r, i) &&
+		    metric_stats(r, &metric_table[i], &a, &num, &den) &&
+		    (int)strlen(metric_table[i].desc) > w)
+			w = (int)strlen(metric_table[i].desc);
 	return w;
 }
 
@@ -779,9 +767,11 @@ print_metrics(FILE *f, const struct stat_report *r, int w, bool stats)
 	int num, den;
 
 	fputc('\n', f);
-	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
-		if (metric_stats(r, &metrics[i], &a, &num, &den))
-			print_stat_line(f, metrics[i].desc, w, &a, stats, 4);
+	for (int i = 0; i < metric_count; i++)
+		if (metric_shown(r, i) &&
+		    metric_stats(r, &metric_table[i], &a, &num, &den))
+			print_stat_line(f, metric_table[i].desc, w, &a, stats,
+					4);
 	el = elapsed_stats(r, ELAPSED_SEC);
 	print_stat_line(f, "seconds elapsed", w, &el, stats, 6);
 	if (!has_rusage(r))
@@ -1104,8 +1094,9 @@ print_json(FILE *f, const struct stat_report *r)
 		json_event(&j, r, e);
 	json_arr_end(&j);
 	json_arr(&j, "metrics");
-	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
-		json_metric(&j, r, &metrics[i]);
+	for (int i = 0; i < metric_count; i++)
+		if (metric_shown(r, i))
+			json_metric(&j, r, &metric_table[i]);
 	json_arr_end(&j);
 	if (r->nr_intervals)
 		json_slices(&j, r, "intervals", r->intervals, r->nr_intervals,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd_stat.h"
+#include "metrics.h"
 #include "util.h"
 
 static void
@@ -54,6 +55,9 @@ usage(FILE *f)
 		"socket, node\n"
 		"  -d, --detailed            add the cache events to the "
 		"defaults\n"
+		"  -M, --metrics NAMES       these derived metrics, their "
+		"events added\n"
+		"                            ('pctr list metrics')\n"
 		"      --duration SECONDS    when attaching: stop after this "
 		"long\n"
 		"      --strict              fail if any event cannot be "
@@ -100,6 +104,7 @@ static const struct option long_options[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "cgroup", required_argument, NULL, 'G' },
 	{ "detailed", no_argument, NULL, 'd' },
+	{ "metrics", required_argument, NULL, 'M' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
@@ -350,6 +355,8 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 	case 'd':
 		c->detailed = true;
 		return 0;
+	case 'M':
+		return metric_parse(arg, &c->rep.metrics);
 	case OPT_DURATION:
 		return parse_double("--duration", arg, 0.001, 31536000.0,
 				    &c->duration);
@@ -469,7 +476,7 @@ stat_parse_options(struct stat_ctx *c, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:G:BdD:jx:o:h",
+	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:G:BdD:M:jx:o:h",
 				  long_options, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);

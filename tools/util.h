@@ -157,6 +157,7 @@ struct stat_report {
 	bool per_thread; /* instances are read and shown (aggr != GLOBAL) */
 	enum stat_aggr aggr;
 	bool repeated; /* -r given: report statistics even for one run */
+	unsigned int metrics; /* -M: bit i for metric_table[i]; 0: all */
 
 	/* the events */
 	int nr_events;

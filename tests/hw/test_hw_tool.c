@@ -203,6 +203,44 @@ json_number_after(const char *json, const char *from, const char *key)
 	return strtod(p + strlen(k), NULL);
 }
 
+/*
+ * -M ipc,ghz alone counts their events only (instructions, cycles and
+ * task-clock), and each metric is the ratio of its events' counts in the
+ * same report: the same doubles divided, so equal to the last bit.
+ */
+TEST(stat_metrics_from_their_events)
+{
+	static const char *const args[] = { "-M", "ipc,ghz", "-j", "-o", "-",
+					     NULL };
+	double ins, cyc, tc;
+	struct hw_run r;
+
+	install();
+	stat_loop(args, 1000000, &r);
+	ASSERT(strstr(r.out, "\"name\": \"page-faults\"") == NULL);
+	ins = json_number_after(r.out, "\"name\": \"instructions\"", "value");
+	cyc = json_number_after(r.out, "\"name\": \"cycles\"", "value");
+	tc = json_number_after(r.out, "\"name\": \"task-clock\"", "value");
+	ASSERT_GE(ins, hw_loop_exec_count(1000000));
+	printf("# ipc %.6f, ghz %.6f\n", ins / cyc, cyc / tc);
+	ASSERT(json_number_after(r.out, "\"name\": \"ipc\"", "mean") ==
+	       ins / cyc);
+	ASSERT(json_number_after(r.out, "\"name\": \"ghz\"", "mean") ==
+	       cyc / tc);
+	/* and pctr list metrics says ipc is countable here */
+	{
+		char *argv[] = { PCTR, "list", "metrics", "--json", NULL };
+		const char *p, *c;
+
+		hw_run(argv, NULL, &r);
+		ASSERT_EQ(r.status, 0);
+		p = strstr(r.out, "\"name\": \"ipc\"");
+		ASSERT(p != NULL);
+		c = strstr(p, "\"countable\": true");
+		ASSERT(c != NULL && c < strchr(p, '}'));
+	}
+}
+
 /* -r 3 over an exact loop: three equal counts, standard deviation 0 */
 TEST(stat_repeat_stddev_zero)
 {
@@ -302,6 +340,7 @@ main(void)
 		TEST_CASE(stat_exact_instructions)
 		TEST_CASE(stat_human_report_exact)
 		TEST_CASE(stat_default_events_hardware)
+		TEST_CASE(stat_metrics_from_their_events)
 		TEST_CASE(stat_repeat_stddev_zero)
 		TEST_CASE(stat_unsupported_event)
 		TEST_CASE(info_json_has_pmu)

@@ -85,6 +85,56 @@ TEST(no_match_and_bad_option)
 	ASSERT_STR_EQ(r.out, "");
 }
 
+/*
+ * pctr list metrics: every built-in metric with its events, countable as
+ * the machine's PMU allows (cpus_utilized, of task-clock, everywhere; ipc
+ * where there is a hardware PMU; the top-down ones not on this x86 VM); a
+ * pattern keeps the matching ones; no match is status 1 with an empty
+ * list in JSON.
+ */
+TEST(list_metrics)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"pmu=json.load(open(sys.argv[1]))['machine']['has_pmu']\n"
+		"n={m['name']:m for m in d['metrics']}\n"
+		"ok=(d['schema']=='pctr-list-metrics/1' and\n"
+		"    n['cpus_utilized']['countable'] is True and\n"
+		"    n['cpus_utilized']['denominator'] is None and\n"
+		"    n['ipc']['countable'] is pmu and\n"
+		"    n['ipc']['events']=='instructions,cycles' and\n"
+		"    n['frontend_bound']['events'].startswith('{') and\n"
+		"    len(n)==10)\n"
+		"print(1 if ok else 0)\n";
+	char path[] = "/tmp/pctr-info-XXXXXX", script[1024];
+	struct result r = pctr("info", "--json", NULL);
+	FILE *f;
+	int fd = mkstemp(path);
+
+	ASSERT(fd >= 0 && (f = fdopen(fd, "w")) != NULL);
+	fputs(r.out, f);
+	fclose(f);
+	r = pctr("list", "metrics", "--json", NULL);
+	ASSERT_EQ(r.status, 0);
+	snprintf(script, sizeof(script), "import sys\nsys.argv=['', '%s']\n%s",
+		 path, check);
+	ASSERT_EQ(python_num(script, r.out), 1);
+	unlink(path);
+	r = pctr("list", "metrics", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "Derived metrics (pctr stat -M NAME[,NAME]):");
+	ASSERT_CONTAINS(r.out, "cpus_utilized");
+	r = pctr("list", "metrics", "MISS", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "branch_miss_ratio");
+	ASSERT(strstr(r.out, "cpus_utilized") == NULL);
+	r = pctr("list", "metrics", "zzz", "--json", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_CONTAINS(r.out, "\"metrics\": []");
+	ASSERT_CONTAINS(r.err, "no metric matches 'zzz'");
+}
+
 int
 main(void)
 {
@@ -92,5 +142,6 @@ main(void)
 			       TEST_CASE(pattern_filters)
 			       TEST_CASE(dash_l_is_list) TEST_CASE(json_listing)
 			       TEST_CASE(glob_pattern)
-			       TEST_CASE(no_match_and_bad_option)));
+			       TEST_CASE(no_match_and_bad_option)
+			       TEST_CASE(list_metrics)));
 }

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <pctr.h>
+
 #include "locale_de.h"
 #include "tool.h"
 
@@ -680,6 +682,63 @@ TEST(numbers_follow_lc_numeric)
 	ASSERT_EQ(grouped(row(r.err, "task-clock (ns)"), ','), 0);
 }
 
+static bool
+has_pmu(void)
+{
+	struct pctr_machine m = { .size = sizeof(m) };
+
+	return pctr_machine_get(&m) == 0 && m.has_pmu;
+}
+
+/*
+ * -M: alone, its metrics' events only; with -e, those added that are not
+ * there already (task-clock once); a metric whose events cannot be
+ * counted here (ipc without a PMU) is noted and not shown, the rest
+ * counted; none countable is status 3; an unknown name status 2 with the
+ * names known.  cpus_utilized is task-clock over the elapsed time of the
+ * same report, the same doubles divided.
+ */
+TEST(metrics_option)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"ev=[e['name'] for e in d['events']]\n"
+		"m={x['name']:x for x in d['metrics']}\n"
+		"print(ev, sorted(m), m['cpus_utilized']['values'][0]*1e9 > 0)\n";
+	struct result r;
+	char *out;
+
+	r = pctr("stat", "-M", "cpus_utilized", "-j", "-o", "-", "--", SELF,
+		 "spin", "20", NULL);
+	ASSERT_EQ(r.status, 0);
+	out = python(check, r.out);
+	ASSERT_STR_EQ(out, "['task-clock'] ['cpus_utilized'] True\n");
+	r = pctr("stat", "-e", "task-clock,page-faults", "-M",
+		 "cpus_utilized,ipc", "-j", "-o", "-", "--", SELF, "spin", "20",
+		 NULL);
+	ASSERT_EQ(r.status, 0);
+	out = python(check, r.out);
+	if (has_pmu())
+		ASSERT_STR_EQ(out, "['task-clock', 'page-faults', "
+				   "'instructions', 'cycles'] "
+				   "['cpus_utilized', 'ipc'] True\n");
+	else
+		ASSERT_STR_EQ(out, "['task-clock', 'page-faults', "
+				   "'instructions', 'cycles'] "
+				   "['cpus_utilized'] True\n");
+	if (!has_pmu()) {
+		ASSERT_CONTAINS(r.err, "-M ipc: not shown: instructions is "
+				       "not counted here");
+		r = pctr("stat", "-M", "ipc", "true", NULL);
+		ASSERT_EQ(r.status, 3);
+	}
+	r = pctr("stat", "-M", "ipc,bogus", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "-M: no metric 'bogus' (known: ipc, ghz, "
+			       "cpus_utilized");
+}
+
 /* --per-thread with a command: refused with the way to get it, as perf */
 TEST(per_thread_command_refused)
 {
@@ -751,6 +810,7 @@ main(int argc, char **argv)
 		TEST_CASE(cgroup_counts_its_tasks)
 		TEST_CASE(progress_on_a_terminal_only)
 		TEST_CASE(numbers_follow_lc_numeric)
+		TEST_CASE(metrics_option)
 		TEST_CASE(per_thread_command_refused)
 		TEST_CASE(repeat_interval_rows_say_run)));
 }
