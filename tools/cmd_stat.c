@@ -289,31 +289,35 @@ add_metric_inputs(struct stat_ctx *c)
 	return 0;
 }
 
+/* is event @spec among those marked as not counted here? */
+static bool
+not_counted(const struct stat_ctx *c, const char *spec)
+{
+	struct pctr_event ev;
+
+	if (!spec || !metric_event(spec, &ev))
+		return false;
+	for (int e = 0; e < c->rep.nr_events; e++)
+		if (c->rep.err[e] && c->rep.ev[e].type == ev.type &&
+		    c->rep.ev[e].config == ev.config)
+			return true;
+	return false;
+}
+
 /* the metrics -M named that will not be shown for an event not counted */
 static void
 note_metrics_not_shown(struct stat_ctx *c)
 {
 	for (int i = 0; i < metric_count; i++) {
 		const struct metric *m = &metric_table[i];
-		const char *spec[2] = { m->num, m->den };
+		const char *missing = not_counted(c, m->num)   ? m->num
+				      : not_counted(c, m->den) ? m->den
+							       : NULL;
 
-		for (int k = 0; (c->rep.metrics & 1u << i) && k < 2; k++) {
-			struct pctr_event ev;
-
-			if (!spec[k] || !metric_event(spec[k], &ev))
-				continue;
-			for (int e = 0; e < c->rep.nr_events; e++)
-				if (c->rep.err[e] &&
-				    c->rep.ev[e].type == ev.type &&
-				    c->rep.ev[e].config == ev.config) {
-					report_note(&c->rep, "-M %s: not shown: "
-							     "%s is not "
-							     "counted here",
-						    m->name, spec[k]);
-					k = 2;
-					break;
-				}
-		}
+		if ((c->rep.metrics & 1u << i) && missing)
+			report_note(&c->rep, "-M %s: not shown: %s is not "
+					     "counted here",
+				    m->name, missing);
 	}
 }
 
