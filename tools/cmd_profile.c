@@ -52,6 +52,7 @@ struct opts {
 	int json, folded;
 	const char *svg; /* --svg FILE, or NULL */
 	const char *perf_data; /* --perf-data FILE, or NULL */
+	const char *input; /* --input FILE, or NULL */
 	double percent_limit;
 	long top;
 	enum key keys[MAX_KEYS];
@@ -160,6 +161,7 @@ usage(FILE *f)
 		"usage: pctr profile [OPTIONS] [--] COMMAND [ARGS...]\n"
 		"       pctr profile [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
 		"[-d SECONDS]\n"
+		"       pctr profile [VIEW OPTIONS] --input FILE\n"
 		"  -e, --event EVENT         the event to sample (one; default "
 		"cycles, or\n"
 		"                            task-clock without a PMU, "
@@ -188,6 +190,8 @@ usage(FILE *f)
 		"(SVG; with -g)\n"
 		"      --perf-data FILE      also every sample in perf.data "
 		"format (perf report -i)\n"
+		"      --input FILE          report a recording again "
+		"(--perf-data's, perf record's)\n"
 		"  -j, --json                one JSON document "
 		"(schema pctr-profile/1)\n"
 		"  -o, --output FILE         write the report to FILE ('-': "
@@ -239,7 +243,14 @@ parse_sort(struct opts *o, const char *arg)
 	return o->nr_keys ? 0 : usage_error("--sort: no key", arg);
 }
 
-enum { OPT_PERCENT = 256, OPT_TOP, OPT_FOLDED, OPT_SVG, OPT_PERF_DATA };
+enum {
+	OPT_PERCENT = 256,
+	OPT_TOP,
+	OPT_FOLDED,
+	OPT_SVG,
+	OPT_PERF_DATA,
+	OPT_INPUT,
+};
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -257,6 +268,7 @@ static const struct option long_options[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "perf-data", required_argument, NULL, OPT_PERF_DATA },
+	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -328,6 +340,9 @@ parse_opt(struct opts *o, int c, const char *arg)
 	case OPT_PERF_DATA:
 		o->perf_data = arg;
 		return 0;
+	case OPT_INPUT:
+		o->input = arg;
+		return 0;
 	case OPT_SVG:
 		o->svg = arg;
 		return 0;
@@ -344,9 +359,30 @@ parse_opt(struct opts *o, int c, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* --input: a recording, reported with the view options only */
+static int
+check_input(const struct opts *o, int argc, char **argv)
+{
+	if (optind < argc)
+		return usage_error("--input reports a recording: no command",
+				   argv[optind]);
+	if (o->attach || o->event || o->period || o->hz || o->callgraph ||
+	    o->duration > 0 || o->target.nr_cpus || o->perf_data)
+		return usage_error("--input takes the view options only "
+				   "(-s, --percent-limit, --top, --folded, "
+				   "--svg, -j, -o): the recording says what "
+				   "was sampled",
+				   NULL);
+	return 0;
+}
+
 static int
 check_opts(struct opts *o, int argc, char **argv)
 {
+	if (o->json && o->folded)
+		return usage_error("give --json or --folded, not both", NULL);
+	if (o->input)
+		return check_input(o, argc, argv);
 	if (o->period && o->hz)
 		return usage_error("give -c or -F, not both", NULL);
 	if (o->target.nr_cpus && o->target.type != PCTR_TARGET_CPU)
@@ -651,14 +687,13 @@ event_name(const struct pctr_set *set, char *buf, size_t len)
 }
 
 static void
-print_head(const struct opts *o, const struct pctr_set *set, uint64_t total,
+print_head(const struct opts *o, const char *event, uint64_t total,
 	   uint64_t lost)
 {
 	FILE *out = o->out;
-	char name[PCTR_NAME_MAX + 2];
 
 	fprintf(out, "# %llu samples of %s (", (unsigned long long)total,
-		event_name(set, name, sizeof(name)));
+		event);
 	if (o->period)
 		fprintf(out, "every %llu events",
 			(unsigned long long)o->period);
@@ -747,16 +782,14 @@ json_row(const struct opts *o, const struct row *r, uint64_t total)
 }
 
 static void
-print_json(const struct opts *o, const struct pctr_set *set,
-	   const struct table *t, size_t n, uint64_t total, uint64_t lost,
-	   const char *khidden)
+print_json(const struct opts *o, const char *event, const struct table *t,
+	   size_t n, uint64_t total, uint64_t lost, const char *khidden)
 {
 	static const char *const names[] = { "comm", "dso", "sym" };
 	FILE *out = o->out;
-	char name[PCTR_NAME_MAX + 2];
 
 	fprintf(out, "{\"schema\":\"pctr-profile/1\",\"event\":");
-	pctr__json_string(out, event_name(set, name, sizeof(name)));
+	pctr__json_string(out, event);
 	if (o->period)
 		fprintf(out, ",\"period\":%llu", (unsigned long long)o->period);
 	else
@@ -963,15 +996,14 @@ warnings(const struct prof *p, uint64_t lost)
 			(unsigned long long)lost);
 }
 
+/* the report of the samples in @p, of @event, @lost of them lost */
 static int
-report(const struct opts *o, struct pctr_set *set, struct prof *p)
+report(const struct opts *o, const char *event, uint64_t lost,
+       struct prof *p)
 {
-	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	struct table t = { 0 };
-	char name[PCTR_NAME_MAX + 2];
 	int r = 0;
 
-	pctr_set_overflow_stats(set, 0, &st);
 	if (o->folded) {
 		r = print_folded(o, p);
 	} else {
@@ -984,12 +1016,12 @@ report(const struct opts *o, struct pctr_set *set, struct prof *p)
 				qsort(t.r, t.n, sizeof(*t.r), cmp_row);
 			n = shown(o, &t, p->ns);
 			if (o->json)
-				print_json(o, set, &t, n, p->ns, st.lost,
+				print_json(o, event, &t, n, p->ns, lost,
 					   syms_kernel_hidden(p->syms));
 			else {
 				locale_t old = text_locale();
 
-				print_head(o, set, p->ns, st.lost);
+				print_head(o, event, p->ns, lost);
 				print_text(o, &t, n, p->ns);
 				text_locale_end(old);
 			}
@@ -1000,11 +1032,21 @@ report(const struct opts *o, struct pctr_set *set, struct prof *p)
 		fprintf(stderr, "pctr profile: out of memory\n");
 		return 1;
 	}
-	warnings(p, st.lost);
-	if (o->svg && write_svg(o, p, event_name(set, name,
-						  sizeof(name))) < 0)
+	warnings(p, lost);
+	if (o->svg && write_svg(o, p, event) < 0)
 		return 1;
 	return 0;
+}
+
+/* the live report: the set's event and what its buffers lost */
+static int
+report_set(const struct opts *o, struct pctr_set *set, struct prof *p)
+{
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	char name[PCTR_NAME_MAX + 2];
+
+	pctr_set_overflow_stats(set, 0, &st);
+	return report(o, event_name(set, name, sizeof(name)), st.lost, p);
 }
 
 static int
@@ -1039,7 +1081,7 @@ profile(struct opts *o, struct pctr_set *set, struct prof *p)
 	if (r < 0 && p->err)
 		fprintf(stderr, "pctr profile: out of memory\n");
 	if (r == 0)
-		r = report(o, set, p);
+		r = report_set(o, set, p);
 	else if (r < 0)
 		r = 1;
 	if (r == 0 && !o->attach)
@@ -1065,6 +1107,32 @@ open_perf_data(const struct opts *o, const struct pctr_set *set,
 	return 0;
 }
 
+/*
+ * --input FILE: the recording's records through the same reading as live
+ * ones (on_record), then the report as it was sampled: its event, period
+ * or frequency, call chains or not, and the samples its buffers lost.
+ */
+static int
+profile_input(struct opts *o, struct prof *p)
+{
+	struct perf_data_info info;
+	int r = perf_data_read(o->input, &info, on_record, p);
+
+	if (r == -ECANCELED || r == -ENOMEM) {
+		fprintf(stderr, "pctr profile: out of memory\n");
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "pctr profile: %s: %s\n", o->input,
+			r == -EINVAL && info.why ? info.why : strerror(-r));
+		return 1;
+	}
+	o->period = info.period;
+	o->hz = info.freq;
+	o->callgraph = info.callchain;
+	return report(o, info.event, info.lost, p);
+}
+
 int
 cmd_profile(int argc, char **argv)
 {
@@ -1077,6 +1145,17 @@ cmd_profile(int argc, char **argv)
 	if (r) {
 		free((void *)o.target.cpus);
 		return r < 0 ? 0 : r;
+	}
+	if (o.input) {
+		r = open_output(&o);
+		if (r == 0)
+			r = syms_new(&p.syms) < 0 ? 1 : 0;
+		if (r == 0)
+			r = profile_input(&o, &p);
+		syms_free(p.syms);
+		free(p.s);
+		free(p.ip);
+		return close_output(&o, r);
 	}
 	if (!o.event)
 		o.event = default_event(&o);

@@ -16,7 +16,10 @@
  * that follow.  The library keeps only addresses of a call chain; the
  * PERF_CONTEXT_KERNEL and _USER markers perf expects are put back from the
  * address (the kernel's half of the address space is the upper one on
- * x86-64 and arm64).  No feature sections: perf reads the file without.
+ * x86-64 and arm64).  One feature section, HEADER_EVENT_DESC: the event's
+ * name as pctr shows it, for the attribute's one id (1), which is how perf
+ * finds it; perf report then names the event, and so does
+ * pctr profile --input (perf_data_read.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,11 +47,17 @@ struct file_attr {
 	struct file_section ids; /* none: one attribute takes every record */
 };
 
+#define HEADER_EVENT_DESC 12 /* feature bit (perf's util/header.h) */
+#define EVENT_ID 1 /* the attribute's one id */
+#define NAME_ALIGN 64 /* perf's padding of a header string */
+
 struct perf_data {
 	FILE *f;
 	uint64_t data_size;
 	bool callchain;
 	int err;
+	struct perf_event_attr attr;
+	char name[PCTR_NAME_MAX + 2];
 };
 
 static void
@@ -164,9 +173,14 @@ perf_data_open(struct perf_data **pdp, const char *path,
 		return r;
 	}
 	pd->callchain = callchain;
+	pd->attr = a.attr;
+	pctr_event_display_name(ev, pd->name, sizeof(pd->name));
 	/* the header again at the end, with the data's size */
+	a.ids.offset = sizeof(h) + sizeof(a);
+	a.ids.size = 8;
 	put(pd, &h, sizeof(h));
 	put(pd, &a, sizeof(a));
+	put_u64(pd, EVENT_ID);
 	pd->data_size = 0;
 	put_kernel_mmap(pd);
 	*pdp = pd;
@@ -303,17 +317,48 @@ perf_data_record(struct perf_data *pd, const struct pctr_sample_record *r)
 	return -pd->err;
 }
 
+/*
+ * After the data, the feature sections' table (one entry) and
+ * HEADER_EVENT_DESC: u32 events, u32 attr size; the attr, u32 ids, the
+ * name (u32 length, then the string NUL-padded to 64 bytes), the ids.
+ */
+static void
+put_event_desc(struct perf_data *pd, uint64_t at)
+{
+	static const char zero[NAME_ALIGN];
+	uint32_t len = (uint32_t)((strlen(pd->name) + NAME_ALIGN) &
+				  ~(size_t)(NAME_ALIGN - 1));
+	uint64_t size = 4 + 4 + sizeof(pd->attr) + 4 + 4 + len + 8;
+
+	put_u64(pd, at + 16);
+	put_u64(pd, size);
+	put_u32(pd, 1);
+	put_u32(pd, sizeof(pd->attr));
+	put(pd, &pd->attr, sizeof(pd->attr));
+	put_u32(pd, 1);
+	put_u32(pd, len);
+	put(pd, pd->name, strlen(pd->name));
+	put(pd, zero, len - strlen(pd->name));
+	put_u64(pd, EVENT_ID);
+}
+
 int
 perf_data_close(struct perf_data *pd)
 {
+	uint64_t data = sizeof(struct file_header) + sizeof(struct file_attr) +
+			8;
 	struct file_header h = {
 		.magic = PERF_MAGIC2,
 		.size = sizeof(h),
 		.attr_size = sizeof(struct file_attr),
 		.attrs = { sizeof(h), sizeof(struct file_attr) },
-		.data = { sizeof(h) + sizeof(struct file_attr), pd->data_size },
+		.data = { data, pd->data_size },
+		.features = { 1ull << HEADER_EVENT_DESC },
 	};
-	int err = pd->err;
+	int err;
+
+	put_event_desc(pd, data + pd->data_size);
+	err = pd->err;
 
 	if (!err && (fseek(pd->f, 0, SEEK_SET) < 0 ||
 		     fwrite(&h, sizeof(h), 1, pd->f) != 1))

@@ -29,4 +29,27 @@ int perf_data_record(struct perf_data *pd,
 /* the header written, the file closed (also after an error); 0 or -errno */
 int perf_data_close(struct perf_data *pd);
 
+/* what a file read back said about itself (perf_data_read.c) */
+struct perf_data_info {
+	char event[PCTR_NAME_MAX + 2]; /* its name, or "type T config C" */
+	uint64_t period, freq; /* as sampled (one of them 0) */
+	bool callchain;
+	uint64_t samples, lost; /* samples read; lost (PERF_RECORD_LOST) */
+	const char *why; /* after -EINVAL: what is wrong with the file */
+};
+
+/*
+ * Read @path (perf.data, version 2: pctr profile --perf-data's or perf
+ * record's) and hand each record to @cb as pctr_set_sampling_read() would,
+ * in time order.  Return: 0; -ECANCELED if @cb returned non-zero; -EINVAL
+ * with @info->why for a file that is not one; -ENOMEM or -errno.
+ */
+int perf_data_read(const char *path, struct perf_data_info *info,
+		   int (*cb)(const struct pctr_sample_record *, void *),
+		   void *arg);
+/* the same of @size bytes at @p (the file's contents) */
+int perf_data_parse(const void *p, size_t size, struct perf_data_info *info,
+		    int (*cb)(const struct pctr_sample_record *, void *),
+		    void *arg);
+
 #endif

@@ -400,6 +400,73 @@ TEST(perf_data_read_by_perf_report)
 	ASSERT_CONTAINS(r.err, "/nonexistent/dir/p.data: No such file");
 }
 
+/*
+ * --input: a recording of --perf-data reported again is the live report,
+ * to the byte (the same records through the same reading); one of perf
+ * record's gives the hot function as many samples as perf report does;
+ * a file that is not one, or is cut short, is said so (status 1); and
+ * --input takes no command and no sampling options (status 2).
+ */
+TEST(input_reports_a_recording_again)
+{
+	const char *prog = chain_prog("PROFILE_CHAIN");
+	char data[] = "/tmp/pctr-input-XXXXXX", cut[64], cmd[256];
+	char *record[] = { "/usr/bin/perf", "record", "-q", "-e", "task-clock",
+			   "-c", "1000000", "-g", "-o", data, "--", (char *)prog,
+			   "300", NULL };
+	char *report[] = { "/usr/bin/perf", "report", "-i", data, "--stdio",
+			   "-n", "--no-children", "--sort", "sym", "-g", "none",
+			   NULL };
+	struct result live, again, p;
+	double hot;
+	int fd = mkstemp(data);
+
+	ASSERT(fd >= 0);
+	close(fd);
+	live = pctr("profile", "-e", "task-clock", "-g", "--json", "-o", "-",
+		    "--perf-data", data, "--", prog, "300", "fork", NULL);
+	ASSERT_EQ(live.status, 0);
+	again = pctr("profile", "--input", data, "--json", "-o", "-", NULL);
+	ASSERT_EQ(again.status, 0);
+	ASSERT_STR_EQ(again.out, live.out);
+	again = pctr("profile", "--input", data, "--folded", "-o", "-", NULL);
+	ASSERT_EQ(again.status, 0);
+	ASSERT_CONTAINS(again.out, "main;spin;a;b;hot ");
+	/* cut short: the data section runs past the end */
+	snprintf(cut, sizeof(cut), "%s.cut", data);
+	snprintf(cmd, sizeof(cmd), "head -c 2000 %s > %s", data, cut);
+	ASSERT_EQ(system(cmd), 0);
+	again = pctr("profile", "--input", cut, NULL);
+	ASSERT_EQ(again.status, 1);
+	ASSERT_CONTAINS(again.err, "cut short");
+	unlink(cut);
+	again = pctr("profile", "--input", "/etc/hostname", NULL);
+	ASSERT_EQ(again.status, 1);
+	ASSERT_CONTAINS(again.err, "not a perf.data file");
+	again = pctr("profile", "--input", data, "--", "true", NULL);
+	ASSERT_EQ(again.status, 2);
+	again = pctr("profile", "--input", data, "-F", "99", NULL);
+	ASSERT_EQ(again.status, 2);
+	ASSERT_CONTAINS(again.err, "--input takes the view options only");
+	/* perf record's own file */
+	if (access(record[0], X_OK))
+		SKIP("perf is not installed (linux-perf; scripts/deps.sh "
+		     "check installs it)");
+	p = run_in(record, NULL);
+	ASSERT_EQ(p.status, 0);
+	again = pctr("profile", "--input", data, "--json", "-o", "-", NULL);
+	ASSERT_EQ(again.status, 0);
+	hot = json_sum(again.out, "samples", "f['name']=='hot'");
+	p = run_in(report, NULL);
+	ASSERT_EQ(p.status, 0);
+	printf("# perf record: hot has %.0f samples in pctr's report, %.0f in "
+	       "perf's\n",
+	       hot, perf_report_samples(p.out, "hot"));
+	ASSERT_GT(hot, 0);
+	ASSERT_EQ(perf_report_samples(p.out, "hot"), hot);
+	unlink(data);
+}
+
 TEST(attach_pid_tid_cpus)
 {
 	pid_t pid = spawn_chain("3000");
@@ -571,5 +638,6 @@ main(int argc, char **argv)
 			       TEST_CASE(options)
 			       TEST_CASE(missing_libdw_warns)
 			       TEST_CASE(signal_forwarded_report_kept)
-			       TEST_CASE(perf_data_read_by_perf_report)));
+			       TEST_CASE(perf_data_read_by_perf_report)
+			       TEST_CASE(input_reports_a_recording_again)));
 }
