@@ -9,7 +9,7 @@ profile=${1:-build}
 # libjson-c-dev: pctr merge and pctr mpirun read reports with json-c
 pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev libjson-c-dev"
 # the Debian packages (debian/), lintian, and the chroot that tests them
-package="dpkg-dev debhelper fakeroot lintian debootstrap"
+package="dpkg-dev debhelper fakeroot lintian debootstrap libopenmpi-dev"
 # tests/hw/qemu/build.sh: Debian's QEMU source, patched, built for TCG only
 qemu_build="dpkg-dev xz-utils patch python3 gcc libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev"
 case $profile in

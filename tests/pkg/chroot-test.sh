@@ -4,7 +4,8 @@
 # checked with lintian, installed with apt in a fresh Debian 12 chroot, and
 # used there: examples/count.c built with pkg-config pctr and run, a libcpc
 # program built with pkg-config pctr-libcpc, a pmc_lib program built with
-# pmc_options, pctr --version.  Software events count in a chroot.
+# pmc_options, pctr --version, an MPI program built with pkg-config
+# pctr-mpi and run on two ranks.  Software events count in a chroot.
 #
 # The base chroot (debootstrap --variant=minbase bookworm, plus gcc and
 # pkg-config) is cached as a tarball in $PCTR_CHROOT_CACHE (default
@@ -16,7 +17,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 debs=${1:-}
 cache=${PCTR_CHROOT_CACHE:-/var/tmp/pctr-chroot}
 mirror=${PCTR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-plan=9
+plan=10
 
 if [ "$(id -u)" != 0 ]; then
 	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
@@ -191,6 +192,38 @@ ok $? "a pmc_lib program: gcc -O \`pmc_options\` pmc.c -lpmc, runs"
 in_root 'pctr --version && pctr stat -- true' >"$tmp/log" 2>&1 &&
 	grep -q "^pctr $(sed -n "s/^ *version : '\(.*\)',$/\1/p" "$src/meson.build")\$" "$tmp/log"
 ok $? "pctr --version, pctr stat -- true"
+
+# 10: libpctr-mpi: an MPI program built with mpicc and pkg-config
+# pctr-mpi, two ranks under Open MPI's mpirun (root allowed: the chroot
+# has no other user); the job's report, gathered over MPI by rank 0, has
+# both ranks and the page faults of the 64 pages each touched
+cat >"$root/tmp/mpi.c" <<'PROG'
+#include <mpi.h>
+#include <stdlib.h>
+
+int
+main(int argc, char **argv)
+{
+	volatile char *p;
+
+	MPI_Init(&argc, &argv);
+	p = calloc(64, 4096);
+	for (int i = 0; p && i < 64; i++)
+		p[i * 4096] = 1;
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Finalize();
+	return 0;
+}
+PROG
+in_root 'apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null &&
+	cd /tmp && mpicc -o mpi mpi.c $(pkg-config --cflags --libs pctr-mpi) &&
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	mpirun --oversubscribe -n 2 -x PCTR_EVENTS=page-faults \
+		-x PCTR_REPORT=json:/tmp/job.json ./mpi &&
+	cat /tmp/job.json && grep -q "\"size\":2" /tmp/job.json' \
+	>"$tmp/log" 2>&1
+ok $? "an MPI program: pkg-config pctr-mpi, 2 ranks under mpirun, one report"
+sed 's/^/#   /' "$tmp/log" | tail -n 5
 
 echo "# $(($(date +%s) - started)) s"
 exit $fail
