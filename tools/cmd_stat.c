@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/perf_event.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -55,6 +56,7 @@ struct waiter {
 	struct pctr_scale scale[PCTR_MAX_EVENTS];
 	bool scale_bad[PCTR_MAX_EVENTS]; /* a read it refused: unknown */
 	uint64_t scale_next; /* the next read for them, ns */
+	bool scale_on; /* read every SCALE_READ_NS: some event can rotate */
 	struct pctr_sample last;
 	long rows; /* interval rows printed */
 	struct rusage ru;
@@ -418,10 +420,25 @@ sets_read(struct waiter *w, struct pctr_sample *s, bool raw)
  * each -I interval and at the end.  10 ms is 2.5 rotations of the kernel's
  * multiplexing at HZ 250 (perf_event_mux_interval_ms 4), 10 at HZ 1000:
  * most slices see each event on the counters for a part of the time.  A
- * read of a group is one read(2), so 100 a second cost the command
- * nothing it can see.
+ * read of a group is one read(2), but pctr wakes up for it, which on a CPU
+ * the command shares is a context switch of the command's: so only when
+ * an event can be multiplexed at all.  The kernel always puts a group of
+ * software events or tracepoints on (they need no counter).
  */
 #define SCALE_READ_NS 10000000u
+
+static bool
+may_multiplex(const struct stat_ctx *c)
+{
+	for (int i = 0; i < c->nr_set; i++) {
+		uint32_t type = c->rep.ev[c->map[i]].type;
+
+		if (type != PERF_TYPE_SOFTWARE &&
+		    type != PERF_TYPE_TRACEPOINT)
+			return true;
+	}
+	return false;
+}
 
 static void
 scale_add(struct waiter *w, const struct pctr_sample *s)
@@ -446,17 +463,17 @@ scale_bounds(const struct stat_ctx *c, const struct waiter *w,
 	}
 }
 
-static int
+/* a read that fails leaves the intervals unknown; the totals' read says */
+static void
 scale_tick(struct waiter *w, uint64_t now)
 {
 	struct pctr_sample s;
-	int r = sets_read(w, &s, false);
 
-	if (r < 0)
-		return open_failed(r);
-	scale_add(w, &s);
+	if (sets_read(w, &s, false) == 0)
+		scale_add(w, &s);
+	else
+		memset(w->scale_bad, 1, sizeof(w->scale_bad));
 	w->scale_next = now + SCALE_READ_NS;
-	return 0;
 }
 
 /* the run's time starts at @t0 (ns) and @tsc0 (TSC ticks) */
@@ -667,7 +684,7 @@ next_wakeup(const struct waiter *w, uint64_t now)
 	if (w->interval)
 		t = w->next > now ? w->next - now : 0;
 	u = w->scale_next > now ? w->scale_next - now : 0;
-	if (u < t)
+	if (w->scale_on && u < t)
 		t = u;
 	if (w->deadline && (w->deadline > now ? w->deadline - now : 0) < t)
 		t = w->deadline > now ? w->deadline - now : 0;
@@ -713,8 +730,8 @@ wait_step(struct stat_ctx *c, struct waiter *w)
 		w->done = true;
 	if (!w->done && w->begun && w->interval && now >= w->next)
 		return interval_tick(c, w, now);
-	if (!w->done && w->begun && now >= w->scale_next)
-		return scale_tick(w, now);
+	if (!w->done && w->begun && w->scale_on && now >= w->scale_next)
+		scale_tick(w, now);
 	return 0;
 }
 
@@ -910,6 +927,7 @@ run_command(struct stat_ctx *c, int run)
 	if (r)
 		return r;
 	w.interval = (uint64_t)c->interval_ms * 1000000u;
+	w.scale_on = may_multiplex(c);
 	t0 = now_ns();
 	tsc0 = pctr_tsc();
 	r = pctr_set_open_command(w.set[0], c->rep.argv, &w.child);
@@ -1037,6 +1055,7 @@ run_attached(struct stat_ctx *c)
 
 	if (r == 0) {
 		w.interval = (uint64_t)c->interval_ms * 1000000u;
+		w.scale_on = may_multiplex(c);
 		w.watch = c->rep.target != STAT_CPU;
 		w.duration = (uint64_t)(c->duration * 1e9);
 		r = plan_begin(c, &w, false);
