@@ -1186,8 +1186,8 @@ csv_bounds(FILE *f, const struct stat_report *r, const struct stat_run *run,
 
 /*
  * "not counted: ..." on a run's total row of an event that never ran on a
- * counter (a flexible group that never found room is enabled for 0 ns too
- * on some kernels: 6.1 in the emulated arm64 guest)
+ * counter, whatever its enabled time (0 as well was seen in the emulated
+ * arm64 guest, for events grouped behind a pinned group)
  */
 static const char *
 csv_note(const char *kind, const struct pctr_count *c)
