@@ -302,6 +302,50 @@ TEST(stat_multiplexed_interval)
 }
 
 /*
+ * The same events on a command of 7e6 instructions, 7 ms of guest time:
+ * the kernel rotates the groups at least once (every 4 ms at HZ 250), so
+ * the counts are multiplexed, and the command ends before pctr stat's
+ * first read for the intervals (at 10 ms): one slice, one rate, no
+ * interval.  Every multiplexed row has empty bounds, and the report says
+ * why instead of showing a number.
+ */
+TEST(stat_short_multiplexed_unknown)
+{
+	static const char *const csv[] = { "-x", ",", "-o", "-", "-e",
+					   MUX_EVENTS, NULL };
+	static const char *const human[] = { "-e", MUX_EVENTS, NULL };
+	uint64_t n = 3500000;
+	int rows = 0, mux = 0, unknown = 0;
+	const char *line;
+	struct hw_run r;
+	char b[64];
+
+	install();
+	stat_loop(csv, n, &r);
+	for (line = r.out; (line = strstr(line, "\ntotal,")); rows++) {
+		line++;
+		printf("# %.*s\n", (int)strcspn(line, "\n"), line);
+		if (atof(csv_field(line, 10, b, sizeof(b))) >= 100.0 ||
+		    !strcmp(csv_field(line, 9, b, sizeof(b)), "0"))
+			continue; /* exact, or never ran */
+		mux++;
+		ASSERT_STR_EQ(csv_field(line, 23, b, sizeof(b)), "");
+		ASSERT_STR_EQ(csv_field(line, 24, b, sizeof(b)), "");
+	}
+	ASSERT_EQ(rows, 11);
+	ASSERT_GT(mux, 0);
+	stat_loop(human, n, &r);
+	for (line = r.err; (line = strstr(line, "[interval unknown: too few "
+						"reads]"));
+	     line++)
+		unknown++;
+	printf("# %d multiplexed rows in CSV, %d unknown intervals in the "
+	       "report\n", mux, unknown);
+	ASSERT_GT(unknown, 0);
+	ASSERT(strstr(r.err, " .. ") == NULL);
+}
+
+/*
  * A pinned group of six instruction events holds the 6 counters for the
  * whole run (pinned is the leader's: the kernel refuses a pinned member
  * with EINVAL), so a seventh, not pinned, is enabled and never finds
@@ -427,6 +471,7 @@ main(void)
 		TEST_CASE(stat_default_events_hardware)
 		TEST_CASE(stat_repeat_stddev_zero)
 		TEST_CASE(stat_multiplexed_interval)
+		TEST_CASE(stat_short_multiplexed_unknown)
 		TEST_CASE(stat_never_ran_not_counted)
 		TEST_CASE(stat_unsupported_event)
 		TEST_CASE(info_json_has_pmu)
