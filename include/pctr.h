@@ -639,7 +639,8 @@ int pctr_set_fd(const struct pctr_set *set, int idx);
 
 /**
  * pctr_count_scaled() - the count estimated for the whole enabled time:
- * value * enabled / running; 0 if the event never ran.
+ * value * enabled / running; 0 if the event never ran.  How far off it
+ * may be: pctr_scale_bounds(), from successive reads.
  */
 double pctr_count_scaled(const struct pctr_count *c);
 
