@@ -639,7 +639,8 @@ int pctr_set_fd(const struct pctr_set *set, int idx);
 
 /**
  * pctr_count_scaled() - the count estimated for the whole enabled time:
- * value * enabled / running; 0 if the event never ran.
+ * value * enabled / running; 0 if the event never ran.  How far off it
+ * may be: pctr_scale_bounds(), from successive reads.
  */
 double pctr_count_scaled(const struct pctr_count *c);
 
@@ -648,6 +649,43 @@ double pctr_count_scaled(const struct pctr_count *c);
  */
 struct pctr_count pctr_count_delta(const struct pctr_count *after,
 				   const struct pctr_count *before);
+
+/**
+ * struct pctr_scale - the interval around a scaled count, from successive
+ * reads of the event (src/scale.c, pctr_set(3) "MULTIPLEXING").  Zero it
+ * before the first pctr_scale_add(); it holds no resources.  Fixed size
+ * (like struct pctr_count): it has no size field and never grows.
+ * @last:     the last count added
+ * @rate_min: the lowest rate (events per running ns) of a slice between
+ *            two reads in which the event ran
+ * @rate_max: the highest such rate
+ * @nr_ran:   the slices in which the event ran
+ */
+struct pctr_scale {
+	struct pctr_count last;
+	double rate_min;
+	double rate_max;
+	uint64_t nr_ran;
+};
+
+/**
+ * pctr_scale_add() - add a read of the event: its count since it was
+ * enabled (or a pctr_count_delta() from one base read), not behind the
+ * last one added.  The slice since the last read gives one rate.
+ * Return: 0, or -EINVAL (a count behind the last one, running time past
+ * enabled time: nothing is added).
+ *
+ * pctr_scale_bounds() - *@low and *@high: the count over the whole enabled
+ * time, assuming the event's rate while it was off the counters lay
+ * within the lowest and highest rates of the slices in which it ran:
+ * value + (enabled - running) * rate_min (rate_max).  They contain
+ * pctr_count_scaled() and are @value itself for a count that was never
+ * multiplexed.
+ * Return: 0, or -ENODATA with both NAN: the event never ran, or ran in
+ * fewer than two slices (one rate says nothing about the error).
+ */
+int pctr_scale_add(struct pctr_scale *s, const struct pctr_count *c);
+int pctr_scale_bounds(const struct pctr_scale *s, double *low, double *high);
 
 /* ---- statistics and regions (src/stats.c, src/region.c) ---------------- */
 

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/perf_event.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -52,6 +53,11 @@ struct waiter {
 	int nr_sets;
 	struct pctr_set *set[STAT_MAX_PIDS];
 	struct pctr_sample base; /* what was counted before counting began */
+	/* each event's reads so far, for the interval of a scaled count */
+	struct pctr_scale scale[PCTR_MAX_EVENTS];
+	bool scale_bad[PCTR_MAX_EVENTS]; /* a read it refused: unknown */
+	uint64_t scale_next; /* the next read for them, ns */
+	bool scale_on; /* read every SCALE_READ_NS: some event can rotate */
 	struct pctr_sample last;
 	long rows; /* interval rows printed */
 	struct rusage ru;
@@ -523,6 +529,68 @@ sets_read(struct waiter *w, struct pctr_sample *s, bool raw)
 	return r;
 }
 
+/*
+ * The interval of a scaled count needs the event's rate in several slices
+ * of the run (src/scale.c): the counters are read every SCALE_READ_NS, at
+ * each -I interval and at the end.  10 ms is 2.5 rotations of the kernel's
+ * multiplexing at HZ 250 (perf_event_mux_interval_ms 4), 10 at HZ 1000:
+ * most slices see each event on the counters for a part of the time.  A
+ * read of a group is one read(2), but pctr wakes up for it, which on a CPU
+ * the command shares is a context switch of the command's: so only when
+ * an event can be multiplexed at all.  The kernel always puts a group of
+ * software events or tracepoints on (they need no counter).
+ */
+#define SCALE_READ_NS 10000000u
+
+static bool
+may_multiplex(const struct stat_ctx *c)
+{
+	for (int i = 0; i < c->nr_set; i++) {
+		uint32_t type = c->rep.ev[c->map[i]].type;
+
+		if (type != PERF_TYPE_SOFTWARE &&
+		    type != PERF_TYPE_TRACEPOINT)
+			return true;
+	}
+	return false;
+}
+
+static void
+scale_add(struct waiter *w, const struct pctr_sample *s)
+{
+	for (uint32_t e = 0; e < s->nr; e++)
+		if (pctr_scale_add(&w->scale[e], &s->count[e]) < 0)
+			w->scale_bad[e] = true;
+}
+
+/* @run's bounds, in the report's order, from the reads of the run */
+static void
+scale_bounds(const struct stat_ctx *c, const struct waiter *w,
+	     struct stat_run *run)
+{
+	for (int i = 0; i < c->nr_set; i++) {
+		struct stat_bounds *b = &run->bounds[c->map[i]];
+		const struct pctr_count *n = &w->scale[i].last;
+
+		b->known = !w->scale_bad[i] && n->running < n->enabled &&
+			   pctr_scale_bounds(&w->scale[i], &b->low,
+					     &b->high) == 0;
+	}
+}
+
+/* a read that fails leaves the intervals unknown; the totals' read says */
+static void
+scale_tick(struct waiter *w, uint64_t now)
+{
+	struct pctr_sample s;
+
+	if (sets_read(w, &s, false) == 0)
+		scale_add(w, &s);
+	else
+		memset(w->scale_bad, 1, sizeof(w->scale_bad));
+	w->scale_next = now + SCALE_READ_NS;
+}
+
 /* the run's time starts at @t0 (ns) and @tsc0 (TSC ticks) */
 static void
 start_at(struct waiter *w, uint64_t t0, uint64_t tsc0)
@@ -530,6 +598,7 @@ start_at(struct waiter *w, uint64_t t0, uint64_t tsc0)
 	w->start = t0;
 	w->tsc0 = tsc0;
 	w->next = w->start + w->interval;
+	w->scale_next = w->start + SCALE_READ_NS;
 	if (w->duration)
 		w->deadline = w->start + w->duration;
 }
@@ -543,6 +612,8 @@ begin_counting(struct waiter *w)
 	if (r < 0)
 		return r;
 	memset(&w->last, 0, sizeof(w->last));
+	memset(w->scale, 0, sizeof(w->scale));
+	memset(w->scale_bad, 0, sizeof(w->scale_bad));
 	w->begun = true;
 	start_at(w, now_ns(), pctr_tsc());
 	return 0;
@@ -709,6 +780,7 @@ interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
 	if (r < 0)
 		return open_failed(r);
 	w->next += w->interval;
+	scale_add(w, &s);
 	if (last)
 		last_interval(w);
 	return interval_row(c, w, now, &s);
@@ -718,7 +790,7 @@ interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
 static uint64_t
 next_wakeup(const struct waiter *w, uint64_t now)
 {
-	uint64_t t = UINT64_MAX;
+	uint64_t t = UINT64_MAX, u;
 
 	if (!w->begun)
 		return w->begin_at == UINT64_MAX ? UINT64_MAX
@@ -726,6 +798,9 @@ next_wakeup(const struct waiter *w, uint64_t now)
 						 : 0;
 	if (w->interval)
 		t = w->next > now ? w->next - now : 0;
+	u = w->scale_next > now ? w->scale_next - now : 0;
+	if (w->scale_on && u < t)
+		t = u;
 	if (w->deadline && (w->deadline > now ? w->deadline - now : 0) < t)
 		t = w->deadline > now ? w->deadline - now : 0;
 	if (w->watch && t > 100000000u)
@@ -770,6 +845,8 @@ wait_step(struct stat_ctx *c, struct waiter *w)
 		w->done = true;
 	if (!w->done && w->begun && w->interval && now >= w->next)
 		return interval_tick(c, w, now);
+	if (!w->done && w->begun && w->scale_on && now >= w->scale_next)
+		scale_tick(w, now);
 	return 0;
 }
 
@@ -931,6 +1008,8 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 	if (r < 0)
 		return open_failed(r);
 	scatter(c, s.count, run->count);
+	scale_add(w, &s);
+	scale_bounds(c, w, run);
 	run->has_rusage = w->child == 0 && c->rep.argv;
 	run->user_ns = timeval_ns(&w->ru.ru_utime);
 	run->sys_ns = timeval_ns(&w->ru.ru_stime);
@@ -963,6 +1042,7 @@ run_command(struct stat_ctx *c, int run)
 	if (r)
 		return r;
 	w.interval = (uint64_t)c->interval_ms * 1000000u;
+	w.scale_on = may_multiplex(c);
 	t0 = now_ns();
 	tsc0 = pctr_tsc();
 	r = pctr_set_open_command(w.set[0], c->rep.argv, &w.child);
@@ -1090,6 +1170,7 @@ run_attached(struct stat_ctx *c)
 
 	if (r == 0) {
 		w.interval = (uint64_t)c->interval_ms * 1000000u;
+		w.scale_on = may_multiplex(c);
 		w.watch = c->rep.target != STAT_CPU;
 		w.duration = (uint64_t)(c->duration * 1e9);
 		r = plan_begin(c, &w, false);

@@ -445,7 +445,8 @@ event_values(const struct stat_report *r, int e, double *x)
 
 	for (int i = 0; i < n; i++) {
 		const struct pctr_count *c = &r->runs[i].count[e];
-		double v = pctr_count_scaled(c), sec, cyc;
+		/* a run in which it never ran measured nothing: left out */
+		double v = c->running ? pctr_count_scaled(c) : NAN, sec, cyc;
 
 		sec = (double)r->runs[i].elapsed_ns / 1e9;
 		cyc = run_cycles(r, i);
@@ -593,6 +594,7 @@ elapsed_stats(const struct stat_report *r, enum elapsed_unit unit)
 #define RSEW 15 /* " ( +- 12.34% )" */
 #define RATEW 13 /* " 123.456 M" */
 #define NOT_SUPPORTED "<not supported>"
+#define NOT_COUNTED "<not counted>" /* enabled, never on a counter */
 
 static int
 name_width(const struct stat_report *r)
@@ -688,10 +690,10 @@ print_running(FILE *f, const struct stat_report *r, int e,
 {
 	char pct[32];
 
-	if (run->s.n == 0)
-		snprintf(pct, sizeof(pct), "-");
-	else if (r->nr_runs && r->runs[r->nr_runs - 1].count[e].running == 0)
+	if (r->nr_runs && r->runs[r->nr_runs - 1].count[e].running == 0)
 		snprintf(pct, sizeof(pct), "never");
+	else if (run->s.n == 0)
+		snprintf(pct, sizeof(pct), "-");
 	else
 		snprintf(pct, sizeof(pct), "%.1f%%", run->s.mean);
 	fprintf(f, "%9s", pct);
@@ -717,6 +719,29 @@ print_figures(FILE *f, const struct figures *fg, int decimals)
 	fprintf(f, "%*s", RSEW, isfinite(rse) ? c : "- ");
 }
 
+/*
+ * After the columns, for one run: the interval of a multiplexed count
+ * ("[low .. high]", pctr_set(3)), or why there is none.  With more runs
+ * the spread over them is shown; each run's interval is in -j and -x.
+ */
+static void
+print_bounds(FILE *f, const struct stat_report *r, int e)
+{
+	const struct stat_run *run = &r->runs[0];
+	const struct pctr_count *c = &run->count[e];
+	char lo[64], hi[64];
+
+	if (r->nr_runs != 1 || c->running == 0 || c->running >= c->enabled)
+		return;
+	if (!run->bounds[e].known) {
+		fprintf(f, "  [interval unknown: too few reads]");
+		return;
+	}
+	fprintf(f, "  [%s .. %s]", fmt_group(lo, sizeof(lo),
+					     run->bounds[e].low, 0),
+		fmt_group(hi, sizeof(hi), run->bounds[e].high, 0));
+}
+
 static void
 print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 {
@@ -733,8 +758,11 @@ print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 		return;
 	}
 	fprintf(f, " %-*s%*s", w, name, NUMW,
-		fmt_group(b, sizeof(b), s.count.s.n ? s.count.s.mean : NAN,
-			  stats ? 1 : 0));
+		!s.count.s.n && r->nr_runs
+			? NOT_COUNTED
+			: fmt_group(b, sizeof(b),
+				    s.count.s.n ? s.count.s.mean : NAN,
+				    stats ? 1 : 0));
 	if (stats)
 		print_figures(f, &s.count, 1);
 	fprintf(f, "%*s", RATEW,
@@ -744,6 +772,7 @@ print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 		fprintf(f, "%*s", RATEW,
 			s.per_cycle.s.n && r->ev[e].hardware ? b : "-");
 	print_running(f, r, e, &s.running);
+	print_bounds(f, r, e);
 	fputc('\n', f);
 }
 
@@ -878,12 +907,18 @@ json_figures(struct json *j, const struct figures *a)
 	json_num(j, "p95", a->p95);
 }
 
+/* @b: the run's interval of the scaled count; NULL where none is kept */
 static void
-json_count(struct json *j, const struct pctr_count *c)
+json_count(struct json *j, const struct pctr_count *c,
+	   const struct stat_bounds *b)
 {
+	bool known = b && b->known;
+
 	json_obj(j, NULL);
 	json_uint(j, "value", c->value);
 	json_num(j, "scaled", pctr_count_scaled(c));
+	json_num(j, "scaled_low", known ? b->low : NAN);
+	json_num(j, "scaled_high", known ? b->high : NAN);
 	json_uint(j, "enabled_ns", c->enabled);
 	json_uint(j, "running_ns", c->running);
 	json_num(j, "running_pct", running_pct(c));
@@ -966,7 +1001,7 @@ json_event(struct json *j, const struct stat_report *r, int e)
 		json_null(j, "not_supported");
 	json_arr(j, "runs");
 	for (int i = 0; !r->err[e] && i < r->nr_runs; i++)
-		json_count(j, &r->runs[i].count[e]);
+		json_count(j, &r->runs[i].count[e], &r->runs[i].bounds[e]);
 	json_arr_end(j);
 	json_obj(j, "stats");
 	json_figures(j, &s.count);
@@ -1014,7 +1049,7 @@ json_slice_events(struct json *j, const struct stat_report *r,
 		if (r->err[e])
 			json_null(j, NULL);
 		else
-			json_count(j, &s->count[e]);
+			json_count(j, &s->count[e], NULL);
 	json_arr_end(j);
 }
 
@@ -1119,6 +1154,8 @@ static const char *const csv_columns[] = {
 	"p5", "p95",
 	/* the command's CPU time, on "total" rows of a reaped command only */
 	"user_ns", "sys_ns",
+	/* the interval of a multiplexed count, on "total" rows only */
+	"scaled_low", "scaled_high",
 };
 
 #define CSV_STATS 9 /* the columns from "n" on */
@@ -1197,6 +1234,30 @@ csv_rusage(FILE *f, const struct stat_report *r, const struct stat_run *run)
 	csv_field(f, r->sep, false, b);
 }
 
+/* scaled_low and scaled_high: event @e's in @run, if known; else empty */
+static void
+csv_bounds(FILE *f, const struct stat_report *r, const struct stat_run *run,
+	   int e)
+{
+	bool known = run && e >= 0 && run->bounds[e].known;
+
+	csv_number(f, r, "%.0f", known ? run->bounds[e].low : NAN);
+	csv_number(f, r, "%.0f", known ? run->bounds[e].high : NAN);
+}
+
+/*
+ * "not counted: ..." on a run's total row of an event that never ran on a
+ * counter, whatever its enabled time (0 as well was seen in the emulated
+ * arm64 guest, for events grouped behind a pinned group)
+ */
+static const char *
+csv_note(const char *kind, const struct pctr_count *c)
+{
+	return !strcmp(kind, "total") && !c->running
+		       ? "not counted: the event never ran on a counter"
+		       : "";
+}
+
 /* @ru: the run whose CPU time goes at the end (total rows), or NULL */
 static void
 csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
@@ -1215,6 +1276,7 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 	if (r->err[e]) {
 		csv_unsupported(f, r, e);
 		csv_rusage(f, r, ru);
+		csv_bounds(f, r, NULL, e);
 		fputc('\n', f);
 		return;
 	}
@@ -1229,9 +1291,10 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 	csv_field(f, r->sep, false, b);
 	snprintf(b, sizeof(b), "%.2f", pct);
 	csv_field(f, r->sep, false, isfinite(pct) ? b : "");
-	csv_field(f, r->sep, false, "");
+	csv_field(f, r->sep, false, csv_note(kind, c));
 	csv_figures(f, r, NULL);
 	csv_rusage(f, r, ru);
+	csv_bounds(f, r, ru, e);
 	fputc('\n', f);
 }
 
@@ -1262,6 +1325,7 @@ csv_stats_row(FILE *f, const struct stat_report *r, int e)
 	csv_field(f, r->sep, false, ""); /* note */
 	csv_figures(f, r, &s.count);
 	csv_rusage(f, r, NULL);
+	csv_bounds(f, r, NULL, e);
 	fputc('\n', f);
 }
 

@@ -121,8 +121,19 @@ enum stat_aggr {
 };
 
 /* one run's totals */
+/*
+ * The interval around a multiplexed count (pctr_scale_bounds()); not
+ * known (zero) for a count that was never multiplexed, an event that never
+ * ran, or one read too few.
+ */
+struct stat_bounds {
+	bool known;
+	double low, high;
+};
+
 struct stat_run {
 	struct pctr_count count[PCTR_MAX_EVENTS];
+	struct stat_bounds bounds[PCTR_MAX_EVENTS];
 	uint64_t elapsed_ns;
 	uint64_t tsc_ticks;
 	bool has_rusage; /* a command was reaped: its CPU time is known */

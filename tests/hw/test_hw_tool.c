@@ -7,6 +7,7 @@
  * PMU.  The command is a static build of tools/, carried inside
  * this program (embed.py) and written to /tmp/pctr.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "hw_prog.h"
@@ -47,7 +48,7 @@ stat_loop(const char *const *args, uint64_t n, struct hw_run *r)
 #define CSV_HEADER                                                            \
 	"kind,run,time_ns,id,event,value,scaled,unit,enabled_ns,running_ns,"  \
 	"running_pct,note,n,mean,stddev,stderr,ci95_low,ci95_high,median,"    \
-	"p5,p95,user_ns,sys_ns\n"
+	"p5,p95,user_ns,sys_ns,scaled_low,scaled_high\n"
 
 struct csv_row {
 	int run;
@@ -274,6 +275,172 @@ TEST(stat_repeat_stddev_zero)
 	ASSERT(json_number_after(r.out, ev, "median") == (double)c);
 }
 
+/*
+ * 11 instruction events on the 6 counters, -r 5: each run's total row of
+ * each event carries the interval of its scaled count (pctr stat reads
+ * the counters every 10 ms for it), which holds the scaled count always
+ * and the exact count in at least 95% of the rows, as the library's
+ * intervals do in test_hw_mux.  Fields from 0: 6 scaled, 10 running_pct,
+ * 23 scaled_low, 24 scaled_high.
+ */
+#define MUX_EVENTS "instructions:u,instructions:u,instructions:u,"       \
+		   "instructions:u,instructions:u,instructions:u,"       \
+		   "instructions:u,instructions:u,instructions:u,"       \
+		   "instructions:u,instructions:u"
+
+TEST(stat_multiplexed_interval)
+{
+	static const char *const csv[] = { "-r", "5", "-x", ",", "-o", "-",
+					   "-e", MUX_EVENTS, NULL };
+	static const char *const human[] = { "-e", MUX_EVENTS, NULL };
+	uint64_t n = 50000000;
+	double exact = (double)hw_loop_exec_count(n), wmax = 0;
+	const char *line;
+	int rows = 0, held = 0;
+	struct hw_run r;
+	char b[64];
+
+	install();
+	stat_loop(csv, n, &r);
+	for (line = r.out; (line = strstr(line, "\ntotal,")); rows++) {
+		double sc, lo, hi;
+
+		line++;
+		ASSERT(atof(csv_field(line, 10, b, sizeof(b))) < 100.0);
+		sc = atof(csv_field(line, 6, b, sizeof(b)));
+		ASSERT(*csv_field(line, 23, b, sizeof(b)));
+		lo = atof(b);
+		ASSERT(*csv_field(line, 24, b, sizeof(b)));
+		hi = atof(b);
+		/* the CSV rounds each figure to an integer: 1 either way */
+		ASSERT(lo <= sc + 1 && sc <= hi + 1);
+		held += lo <= exact && exact <= hi;
+		wmax = fmax(wmax, (hi - lo) / exact);
+	}
+	printf("# pctr stat -r 5, 11 events: %d of %d intervals held the "
+	       "exact count %.0f, the widest %.3f%% of it\n", held, rows,
+	       exact, 100.0 * wmax);
+	ASSERT_EQ(rows, 55);
+	ASSERT_GE(held * 100, rows * 95);
+	/* one run: the report (stderr) shows the interval after the share */
+	stat_loop(human, n, &r);
+	for (line = r.err; (line = strstr(line, "\n instructions:u")); rows++) {
+		char one[256];
+		size_t len = strcspn(++line, "\n");
+
+		ASSERT_LT(len, sizeof(one));
+		memcpy(one, line, len);
+		one[len] = '\0';
+		if (rows == 55)
+			printf("# %s\n", one);
+		ASSERT_CONTAINS(one, "%  [");
+		ASSERT_CONTAINS(one, " .. ");
+	}
+	ASSERT_EQ(rows, 55 + 11);
+}
+
+/*
+ * The same events on a command of 7e6 instructions, 7 ms of guest time:
+ * the kernel rotates the groups at least once (every 4 ms at HZ 250), so
+ * the counts are multiplexed, and the command ends before pctr stat's
+ * first read for the intervals (at 10 ms): one slice, one rate, no
+ * interval.  Every multiplexed row has empty bounds, and the report says
+ * why instead of showing a number.
+ */
+TEST(stat_short_multiplexed_unknown)
+{
+	static const char *const csv[] = { "-x", ",", "-o", "-", "-e",
+					   MUX_EVENTS, NULL };
+	static const char *const human[] = { "-e", MUX_EVENTS, NULL };
+	uint64_t n = 3500000;
+	int rows = 0, mux = 0, unknown = 0;
+	const char *line;
+	struct hw_run r;
+	char b[64];
+
+	install();
+	stat_loop(csv, n, &r);
+	for (line = r.out; (line = strstr(line, "\ntotal,")); rows++) {
+		line++;
+		printf("# %.*s\n", (int)strcspn(line, "\n"), line);
+		if (atof(csv_field(line, 10, b, sizeof(b))) >= 100.0 ||
+		    !strcmp(csv_field(line, 9, b, sizeof(b)), "0"))
+			continue; /* exact, or never ran */
+		mux++;
+		ASSERT_STR_EQ(csv_field(line, 23, b, sizeof(b)), "");
+		ASSERT_STR_EQ(csv_field(line, 24, b, sizeof(b)), "");
+	}
+	ASSERT_EQ(rows, 11);
+	ASSERT_GT(mux, 0);
+	stat_loop(human, n, &r);
+	for (line = r.err; (line = strstr(line, "[interval unknown: too few "
+						"reads]"));
+	     line++)
+		unknown++;
+	printf("# %d multiplexed rows in CSV, %d unknown intervals in the "
+	       "report\n", mux, unknown);
+	ASSERT_GT(unknown, 0);
+	ASSERT(strstr(r.err, " .. ") == NULL);
+}
+
+/*
+ * A pinned group of six instruction events holds the 6 counters for the
+ * whole run (pinned is the leader's: the kernel refuses a pinned member
+ * with EINVAL), so a seventh, not pinned, is enabled and never finds
+ * room: its row says "not counted", the report shows no number for it,
+ * its interval is empty; the pinned six count hw_loop exactly.
+ */
+#define PINNED_SIX "{instructions:uD,instructions:u,instructions:u,"      \
+		   "instructions:u,instructions:u,instructions:u},"       \
+		   "instructions:u"
+
+TEST(stat_never_ran_not_counted)
+{
+	static const char *const csv[] = { "-x", ",", "-o", "-", "-e",
+					   PINNED_SIX, NULL };
+	static const char *const human[] = { "-e", PINNED_SIX, NULL };
+	uint64_t n = 1000000;
+	const char *line = NULL, *p;
+	int rows = 0, never = 0;
+	struct hw_run r;
+	char b[128];
+
+	install();
+	stat_loop(csv, n, &r);
+	for (p = r.out; (p = strstr(p, "\ntotal,1,")); rows++) {
+		line = ++p;
+		printf("# %.*s\n", (int)strcspn(line, "\n"), line);
+		if (rows < 6) {
+			ASSERT_UEQ(strtoull(csv_field(line, 5, b, sizeof(b)),
+					    NULL, 10),
+				   hw_loop_exec_count(n));
+			continue;
+		}
+		ASSERT_STR_EQ(csv_field(line, 4, b, sizeof(b)),
+			      "instructions:u");
+		ASSERT_STR_EQ(csv_field(line, 9, b, sizeof(b)), "0");
+		ASSERT_STR_EQ(csv_field(line, 11, b, sizeof(b)),
+			      "not counted: the event never ran on a counter");
+		ASSERT_STR_EQ(csv_field(line, 23, b, sizeof(b)), "");
+		ASSERT_STR_EQ(csv_field(line, 24, b, sizeof(b)), "");
+	}
+	ASSERT_EQ(rows, 7);
+	stat_loop(human, n, &r);
+	for (line = r.err; *line; line += line[strcspn(line, "\n")] != 0) {
+		size_t len = strcspn(line, "\n");
+
+		printf("# %.*s\n", (int)len, line);
+		p = strstr(line, "<not counted>");
+		if (p && p < line + len) {
+			never++;
+			ASSERT(strstr(p, "never") && strstr(p, "never") <
+							     line + len);
+		}
+		line += len;
+	}
+	ASSERT_EQ(never, 1);
+}
+
 /* an event this PMU lacks: refused, nothing on stdout */
 TEST(stat_unsupported_event)
 {
@@ -342,6 +509,9 @@ main(void)
 		TEST_CASE(stat_default_events_hardware)
 		TEST_CASE(stat_metrics_from_their_events)
 		TEST_CASE(stat_repeat_stddev_zero)
+		TEST_CASE(stat_multiplexed_interval)
+		TEST_CASE(stat_short_multiplexed_unknown)
+		TEST_CASE(stat_never_ran_not_counted)
 		TEST_CASE(stat_unsupported_event)
 		TEST_CASE(info_json_has_pmu)
 		TEST_CASE(list_shows_pmu_events)));

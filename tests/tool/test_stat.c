@@ -327,6 +327,47 @@ TEST(json_document)
 	ASSERT_EQ(python_num(check, r.out), 1);
 }
 
+/*
+ * Software events are never multiplexed (the kernel always puts a group of
+ * software events on): their counts are exact and carry no interval,
+ * scaled_low and scaled_high are null in JSON (runs and -I intervals) and
+ * empty in CSV, and the report shows none.  The multiplexed case, where
+ * they are numbers, runs in the emulated PMU (test_hw_tool).
+ */
+TEST(scaled_bounds_absent_when_exact)
+{
+	static const char *json =
+		"import json,sys\n"
+		"d=json.loads(sys.stdin.read().splitlines()[-1])\n"
+		"c=[r for e in d['events'] for r in e['runs']]+\\\n"
+		"  [x for i in d['intervals'] for x in i['events']]\n"
+		"ok=(len(c)>=4 and all(x['scaled_low'] is None and\n"
+		"    x['scaled_high'] is None and\n"
+		"    x['running_ns']==x['enabled_ns'] for x in c))\n"
+		"print(1 if ok else 0)\n";
+	static const char *csv =
+		"import csv,sys\n"
+		"rows=list(csv.reader(sys.stdin))\n"
+		"ok=(rows[0][-2:]==['scaled_low','scaled_high'] and\n"
+		"    len(rows)==3 and all(r[-2:]==['',''] for r in rows[1:]))\n"
+		"print(1 if ok else 0)\n";
+	struct result r = pctr("stat", "-j", "-I", "100", "-o", "-", "-e",
+			       "page-faults,task-clock", "--", SELF, "sleep",
+			       "250", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(json, r.out), 1);
+	r = pctr("stat", "-x", ",", "-o", "-", "-e", "page-faults,task-clock",
+		 "--", SELF, "touch", "10", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(csv, r.out), 1);
+	r = pctr("stat", "-e", "page-faults", "--", SELF, "touch", "10",
+		 NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "page-faults");
+	ASSERT(strstr(r.err, " .. ") == NULL && strstr(r.err, "[") == NULL);
+}
+
 /* CSV: a header, then rows of the same width; any separator */
 TEST(csv_rows)
 {
@@ -508,6 +549,7 @@ main(int argc, char **argv)
 		TEST_CASE(repeat_percentiles_and_one_run)
 		TEST_CASE(interval_rows)
 		TEST_CASE(json_document) TEST_CASE(csv_rows)
+		TEST_CASE(scaled_bounds_absent_when_exact)
 		TEST_CASE(attach_pid) TEST_CASE(attach_ends_with_process)
 		TEST_CASE(all_cpus_as_root) TEST_CASE(unknown_event)
 		TEST_CASE(command_not_found) TEST_CASE(bad_flag_values)
