@@ -237,6 +237,16 @@ thread_free(struct region_thread *t)
 	free(t);
 }
 
+/*
+ * Intervals, or disturbed ones left out: a region every interval of which
+ * was dropped is still reported, with the number.
+ */
+static bool
+has_any(const struct pctr_stats *st)
+{
+	return st && (st->time.w.n || st->disturbed);
+}
+
 /* Merge the thread's statistics into the registry's, then start afresh. */
 static int
 thread_flush(struct region_thread *t)
@@ -247,7 +257,7 @@ thread_flush(struct region_thread *t)
 	for (int i = CAL_ID + 1; i < t->cap && r == 0; i++) {
 		struct pctr_stats *st = t->rs[i];
 
-		if (!st || st->time.w.n == 0)
+		if (!has_any(st))
 			continue;
 		r = reg.total[i] ? pctr_stats_merge(reg.total[i], st)
 				 : pctr__stats_clone(st, &reg.total[i]);
@@ -1175,8 +1185,7 @@ merged_locked(int id, struct pctr_stats **stp, int *threads)
 
 	*stp = NULL;
 	*threads = reg.threads[id];
-	if (t && t->gen == gen && id < t->cap && t->rs[id] &&
-	    t->rs[id]->time.w.n) {
+	if (t && t->gen == gen && id < t->cap && has_any(t->rs[id])) {
 		mine = t->rs[id];
 		*threads += !t->counted[id];
 	}
