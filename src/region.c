@@ -85,6 +85,8 @@ struct region_thread {
 	int meter; /* the switch meter's index, or -1 */
 	const volatile uint32_t *lock; /* a page's seqlock, or NULL */
 	uint64_t kernel; /* events counting kernel mode only, by bit */
+	int nr_lead; /* events whose times stand for their group's: */
+	uint8_t lead[PCTR_MAX_EVENTS]; /* the first of each group */
 	unsigned int detect; /* PCTR__DISTURB_* in force */
 	int depth;
 	int id[PCTR_REGION_MAX_DEPTH];
@@ -451,6 +453,15 @@ detectors(struct region_thread *t)
 		if (ev->hardware && (ev->flags & PCTR_EVENT_EXCLUDE_USER) &&
 		    !(ev->flags & PCTR_EVENT_EXCLUDE_KERNEL))
 			t->kernel |= 1ull << i;
+		/*
+		 * The kernel puts a group on the counters and takes it off
+		 * as a whole, and reads its members' times as the leader's:
+		 * one event of each group says whether it was multiplexed.
+		 * Events of several counters (hybrid parts): every one.
+		 */
+		if (!set->simple || i == 0 || set->ctr[i].event != i ||
+		    set->ctr[i].group != set->ctr[i - 1].group)
+			t->lead[t->nr_lead++] = (uint8_t)i;
 	}
 	if (t->kernel && t->lock)
 		t->detect |= PCTR__DISTURB_KERNEL;
@@ -770,6 +781,19 @@ end_error(const struct region_thread *t, int id)
 			   want, open);
 }
 
+/* a kernel-only event counted, in an interval read in user space */
+static __attribute__((noinline)) unsigned int
+kernel_ran(const struct region_thread *t, const struct pctr_count *c0,
+	   const struct pctr_sample *s)
+{
+	if (!t->lock || s->path != PCTR_PATH_USER)
+		return 0;
+	for (int i = 0; i < t->nr; i++)
+		if (((t->kernel >> i) & 1) && s->count[i].value != c0[i].value)
+			return PCTR__DISTURB_KERNEL;
+	return 0;
+}
+
 /* PCTR__DISTURB_* of the interval from open region @d to @s (see the top) */
 static unsigned int
 disturbed(const struct region_thread *t, int d, const struct pctr_sample *s)
@@ -781,15 +805,15 @@ disturbed(const struct region_thread *t, int d, const struct pctr_sample *s)
 		why |= PCTR__DISTURB_PAGE;
 	if (t->meter >= 0 && s->count[t->meter].value != c0[t->meter].value)
 		why |= PCTR__DISTURB_SWITCH;
-	for (int i = 0; i < t->nr; i++)
+	for (int k = 0; k < t->nr_lead; k++) {
+		int i = t->lead[k];
+
 		if (s->count[i].running - c0[i].running !=
 		    s->count[i].enabled - c0[i].enabled)
 			why |= PCTR__DISTURB_MUX;
-	if (t->kernel && t->lock && s->path == PCTR_PATH_USER)
-		for (int i = 0; i < t->nr; i++)
-			if (((t->kernel >> i) & 1) &&
-			    s->count[i].value != c0[i].value)
-				why |= PCTR__DISTURB_KERNEL;
+	}
+	if (__builtin_expect(t->kernel != 0, 0))
+		why |= kernel_ran(t, c0, s);
 	return why;
 }
 
