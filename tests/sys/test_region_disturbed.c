@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <pctr.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -231,6 +232,44 @@ TEST(migrating_regions_are_disturbed)
 	ASSERT_EQ(res.n, 0);
 }
 
+static void *
+sleeper(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < LOOPS / 2; i++) {
+		ASSERT_OK(pctr_region_begin("nap"));
+		nap();
+		ASSERT_OK(pctr_region_end("nap"));
+	}
+	return NULL;
+}
+
+/* threads' counts add up when they exit, and a region all dropped stays */
+TEST(threads_disturbed_add_up)
+{
+	struct pctr_regions *all;
+	pthread_t th[2];
+	struct result res;
+	int k = -1;
+
+	init("drop");
+	for (int i = 0; i < 2; i++)
+		ASSERT_OK(pthread_create(&th[i], NULL, sleeper, NULL));
+	for (int i = 0; i < 2; i++)
+		ASSERT_OK(pthread_join(th[i], NULL));
+	res = result("nap");
+	/* every interval slept: all flagged, all left out */
+	ASSERT_EQ(res.disturbed, LOOPS);
+	ASSERT_EQ(res.n, 0);
+	ASSERT_OK(pctr_regions_get(&all));
+	for (int i = 0; i < pctr_regions_nr(all); i++)
+		if (!strcmp(pctr_regions_name(all, i), "nap"))
+			k = i;
+	ASSERT_GE(k, 0);
+	ASSERT_EQ(pctr_regions_threads(all, k), 2);
+	pctr_regions_free(all);
+}
+
 /* figures read back from the JSON, CSV and text reports */
 static char *
 report(int format)
@@ -354,6 +393,7 @@ main(void)
 			       TEST_CASE(sleeping_regions_are_disturbed_and_dropped)
 			       TEST_CASE(config_drops_without_the_environment)
 			       TEST_CASE(migrating_regions_are_disturbed)
+			       TEST_CASE(threads_disturbed_add_up)
 			       TEST_CASE(reports_say_how_many)
 			       TEST_CASE(bad_value_is_refused_and_loses_nothing)));
 }
