@@ -370,6 +370,40 @@ TEST(reports_say_how_many)
 	free(text);
 }
 
+/* a pack (another rank's statistics) carries the count and the spread */
+TEST(pack_carries_disturbed)
+{
+	struct pctr_stats *st, *back;
+	uint64_t n, m;
+	double a, b;
+	ssize_t len;
+	void *buf;
+
+	init("drop");
+	regions_with_sleeps();
+	ASSERT_OK(pctr_region_stats("r", &st));
+	len = pctr_stats_pack(st, NULL, 0);
+	ASSERT_GT(len, 0);
+	buf = malloc((size_t)len);
+	ASSERT(buf != NULL);
+	ASSERT_EQ(pctr_stats_pack(st, buf, (size_t)len), len);
+	ASSERT_OK(pctr_stats_unpack(&back, buf, (size_t)len));
+	ASSERT_EQ(pctr_stats_disturbed(back, &m), 1);
+	ASSERT_EQ(pctr_stats_disturbed(st, &n), 1);
+	ASSERT_EQ(m, n);
+	ASSERT_GE(m, LOOPS / 2);
+	ASSERT_OK(pctr_stats_overhead_spread(st, PCTR_STATS_TIME, &a));
+	ASSERT_OK(pctr_stats_overhead_spread(back, PCTR_STATS_TIME, &b));
+	ASSERT_DBL_NEAR(a, b, 0);
+	/* merged on the other side, as the MPI layer does: they add up */
+	ASSERT_OK(pctr_stats_merge(back, st));
+	ASSERT_EQ(pctr_stats_disturbed(back, &m), 1);
+	ASSERT_EQ(m, 2 * n);
+	free(buf);
+	pctr_stats_free(back);
+	pctr_stats_free(st);
+}
+
 TEST(bad_value_is_refused_and_loses_nothing)
 {
 	struct pctr_region_config cfg = { .size = sizeof(cfg),
@@ -409,5 +443,6 @@ main(void)
 			       TEST_CASE(migrating_regions_are_disturbed)
 			       TEST_CASE(threads_disturbed_add_up)
 			       TEST_CASE(reports_say_how_many)
+			       TEST_CASE(pack_carries_disturbed)
 			       TEST_CASE(bad_value_is_refused_and_loses_nothing)));
 }
