@@ -34,11 +34,13 @@
  *           CPU, so also a migration (the thread is switched out on one CPU
  *           and in on the other) and a blocking call.  Only on sets read
  *           with read(2), where one more member of the group costs a few
- *           bytes of the same syscall; not where the kernel refuses kernel
- *           counting (perf_event_paranoid 2 for an unprivileged user: the
- *           event would count nothing).
+ *           bytes of the same syscall, or without a hardware event (whose
+ *           page would tell); not where the kernel refuses kernel counting
+ *           (perf_event_paranoid 2 for an unprivileged user: the event
+ *           would count nothing).
  *   page    on sets read in user space: the seqlock (lock) of the first
- *           counter's mmap page, read before begin's read and after end's.
+ *           hardware counter's mmap page, read before begin's read and
+ *           after end's.
  *           The kernel rewrites the page whenever it puts the counter back
  *           on the hardware (the thread switched back in, after a
  *           migration, multiplexing) and when it reprograms the counter
@@ -434,17 +436,35 @@ add_meter(struct region_thread *t)
 	t->meter = t->nr;
 }
 
+/*
+ * The mmap page of the set's first hardware counter when the set is read
+ * in user space, else NULL: a software event's page is not rewritten when
+ * the thread comes back (perf_event_update_userpage() is called from the
+ * hardware drivers' start).
+ */
+static struct perf_event_mmap_page *
+hw_page(const struct pctr_set *set)
+{
+	if (!set->user_read)
+		return NULL;
+	for (int c = 0; c < set->nr_ctr; c++)
+		if (set->ev[set->ctr[c].event].hardware && set->ctr[c].page)
+			return set->ctr[c].page;
+	return NULL;
+}
+
 /* what the set offers to find disturbed intervals with (see the top) */
 static void
 detectors(struct region_thread *t)
 {
 	const struct pctr_set *set = t->set;
+	struct perf_event_mmap_page *page = hw_page(set);
 
 	t->detect = PCTR__DISTURB_MUX;
 	if (t->meter >= 0)
 		t->detect |= PCTR__DISTURB_SWITCH;
-	if (set->user_read && set->nr_ctr > 0 && set->ctr[0].page) {
-		t->lock = &set->ctr[0].page->lock;
+	if (page) {
+		t->lock = &page->lock;
 		t->detect |= PCTR__DISTURB_PAGE;
 	}
 	for (int i = 0; i < t->nr; i++) {
@@ -476,7 +496,7 @@ open_counters(struct region_thread *t)
 	t->meter = -1;
 	if (r == 0) {
 		t->nr = pctr_set_nr(t->set);
-		if (!pctr_set_user_read(t->set))
+		if (!hw_page(t->set))
 			add_meter(t);
 		r = pctr_set_enable(t->set);
 	}
@@ -597,10 +617,10 @@ calibrate(struct region_thread *t)
 	cal = t->rs[CAL_ID];
 	t->oh_ticks = cal->time.min;
 	t->oh_ticks_sd = spread(&cal->time);
-	for (int i = 0; i < t->nr; i++) {
+	for (int i = 0; i < t->nr; i++)
 		t->oh[i] = cal->ev[i].min;
+	for (int i = 0; i < t->nr; i++)
 		t->oh_sd[i] = spread(&cal->ev[i]);
-	}
 	pctr_stats_overhead_set(cal, t->oh_ticks, t->oh);
 	pctr_stats_overhead_spread_set(cal, t->oh_ticks_sd, t->oh_sd);
 	return pctr_stats_reset(cal);
