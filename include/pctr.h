@@ -895,7 +895,9 @@ int pctr_stats_percentile(const struct pctr_stats *st, int idx, double p,
  * pctr_stats_calibrate() - the -Clean method of pmc_lib: read @set twice in
  * a row @n times, and keep the smallest difference of each event and of
  * the ticks as the overhead that pctr_stats_add() takes off later
- * intervals.  @set must be open and enabled, with the statistics' events.
+ * intervals, and the differences' standard deviation as its spread
+ * (pctr_stats_overhead_spread()).  @set must be open and enabled, with the
+ * statistics' events.
  */
 int pctr_stats_calibrate(struct pctr_stats *st, struct pctr_set *set,
 			 unsigned int n);
@@ -908,6 +910,30 @@ int pctr_stats_calibrate(struct pctr_stats *st, struct pctr_set *set,
 int pctr_stats_overhead_set(struct pctr_stats *st, uint64_t ticks,
 			    const uint64_t *values);
 int pctr_stats_overhead(const struct pctr_stats *st, int idx, uint64_t *out);
+
+/**
+ * pctr_stats_overhead_spread_set() - set how much the overhead spreads: the
+ * standard deviation of what one measurement costs, @ticks and one per
+ * event (NULL: 0 for every event).  pctr_stats_get() adds it in quadrature
+ * to the mean's standard error, and widens the 95% interval to match.
+ * pctr_stats_overhead_spread() - that of event @idx or PCTR_STATS_TIME.
+ * Return: 0, -EINVAL (NULL, a negative or not finite spread: nothing set).
+ */
+int pctr_stats_overhead_spread_set(struct pctr_stats *st, double ticks,
+				   const double *values);
+int pctr_stats_overhead_spread(const struct pctr_stats *st, int idx,
+			       double *out);
+
+/**
+ * pctr_stats_disturbed() - how many intervals of a region were found
+ * disturbed (a context switch or migration, the kernel rewriting a
+ * counter's page, an event off its counter for a while, a kernel-only
+ * event counting: pctr_region(3)), into @out.
+ * Return: 0 if they are in the figures ($PCTR_REGION_DISTURBED=keep), 1 if
+ * they were left out (drop), -ENODATA for statistics not gathered by
+ * regions, -EINVAL.
+ */
+int pctr_stats_disturbed(const struct pctr_stats *st, uint64_t *out);
 
 /**
  * pctr_stats_add_diff() - the differencing method: run @body @n times
@@ -940,6 +966,11 @@ int pctr_stats_write(const struct pctr_stats *st, FILE *f, int format,
 #define PCTR_REGION_MAX_DEPTH 32 /* regions open at once in one thread */
 #define PCTR_REGION_CALIBRATE 1000 /* default empty regions per thread */
 #define PCTR_REGION_CONFIG_SIZE_VER0 24 /* sizeof(pctr_region_config), 0.x */
+#define PCTR_REGION_CONFIG_SIZE_VER1 32 /* + disturbed */
+
+/* struct pctr_region_config.disturbed */
+#define PCTR_REGION_DISTURBED_KEEP 0 /* disturbed intervals in the figures */
+#define PCTR_REGION_DISTURBED_DROP 1 /* counted, but left out */
 
 /**
  * struct pctr_region_config - how regions are measured.
@@ -951,12 +982,16 @@ int pctr_stats_write(const struct pctr_stats *st, FILE *f, int format,
  * @calibrate: empty regions measured when a thread starts, whose minimum
  *             is taken off every later interval of that thread; 0 for no
  *             overhead subtraction
+ * @disturbed: PCTR_REGION_DISTURBED_KEEP or _DROP: whether intervals found
+ *             disturbed stay in the statistics (they are counted either
+ *             way); $PCTR_REGION_DISTURBED ("keep" or "drop") replaces it
  */
 struct pctr_region_config {
 	size_t size;
 	const char *events;
 	unsigned int keep;
 	unsigned int calibrate;
+	unsigned int disturbed;
 };
 
 /**

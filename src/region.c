@@ -20,7 +20,46 @@
  * What remains between the two reads (begin's return, end's entry, the
  * rest of the read itself) is the same for every region, and is measured
  * when a thread starts by running empty regions of the reserved id 0
- * through the same public calls; its minimum is taken off every interval.
+ * through the same public calls; its minimum is taken off every interval,
+ * and its standard deviation is the uncertainty of what was taken off.
+ *
+ * Disturbed intervals.  An interval can hold more than the region's code:
+ * the kernel's, another thread's time, a read that had to start again.
+ * Each is looked for with what costs nothing or next to nothing, and an
+ * interval any of them flags is counted in the region's "disturbed";
+ * $PCTR_REGION_DISTURBED=drop leaves it out of the figures too:
+ *
+ *   switch  a hidden "context-switches" software event read with the
+ *           region's events: it counts every time the thread leaves its
+ *           CPU, so also a migration (the thread is switched out on one CPU
+ *           and in on the other) and a blocking call.  Only on sets read
+ *           with read(2), where one more member of the group costs a few
+ *           bytes of the same syscall, or without a hardware event (whose
+ *           page would tell); not where the kernel refuses kernel counting
+ *           (perf_event_paranoid 2 for an unprivileged user: the event
+ *           would count nothing).
+ *   page    on sets read in user space: the seqlock (lock) of the first
+ *           hardware counter's mmap page, read before begin's read and
+ *           after end's.
+ *           The kernel rewrites the page whenever it puts the counter back
+ *           on the hardware (the thread switched back in, after a
+ *           migration, multiplexing) and when it reprograms the counter
+ *           (x86_perf_event_set_period(), armpmu_event_set_period()); a read
+ *           that overlapped such a rewrite started again (the "seqlock
+ *           retry") and so is flagged too.  A load and a compare.
+ *   mux     an event whose running time grew less than its enabled time:
+ *           it was off its counter part of the interval and its count is
+ *           an extrapolation.  From the counts already read.
+ *   kernel  an event of the region's list counting kernel mode only (for
+ *           example "instructions:u,instructions:k") that counted in an
+ *           interval read in user space: the kernel ran inside it (an
+ *           interrupt, a page fault, a system call).  This is the only
+ *           detector of an interrupt that neither switches the thread nor
+ *           touches the counters, and it needs a hardware counter.
+ *
+ * The empty regions of the calibration are checked the same way, and a
+ * disturbed one is always left out: it would widen the overhead's spread
+ * with what the detectors already account for.
  *
  * Measurement is off until pctr_region_init() succeeds (or $PCTR_EVENTS is
  * set when the library is loaded); when off, begin and end read one global
@@ -28,6 +67,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,17 +83,27 @@ struct region_thread {
 	unsigned int gen; /* fork generation the state belongs to */
 	int err; /* opening the counters failed: every begin says so */
 	struct pctr_set *set;
-	int nr; /* events */
+	int nr; /* the region's events */
+	int nr_all; /* the set's: the region's, then the switch meter */
+	int meter; /* the switch meter's index, or -1 */
+	const volatile uint32_t *lock; /* a page's seqlock, or NULL */
+	uint64_t kernel; /* events counting kernel mode only, by bit */
+	int nr_lead; /* events whose times stand for their group's: */
+	uint8_t lead[PCTR_MAX_EVENTS]; /* the first of each group */
+	unsigned int detect; /* PCTR__DISTURB_* in force */
 	int depth;
 	int id[PCTR_REGION_MAX_DEPTH];
+	uint32_t seq[PCTR_REGION_MAX_DEPTH]; /* *lock before begin's read */
 	uint64_t tsc[PCTR_REGION_MAX_DEPTH];
-	struct pctr_count *start; /* [PCTR_REGION_MAX_DEPTH * nr] */
+	struct pctr_count *start; /* [PCTR_REGION_MAX_DEPTH * nr_all] */
 	int cap; /* slots below */
 	struct pctr_stats **rs; /* by region id */
 	const char **key; /* name pointer last used for each id */
 	bool *counted; /* this thread counted in the region's threads */
 	uint64_t oh_ticks;
 	uint64_t oh[PCTR_MAX_EVENTS];
+	double oh_ticks_sd;
+	double oh_sd[PCTR_MAX_EVENTS];
 };
 
 static struct {
@@ -66,6 +116,7 @@ static struct {
 	char *events;
 	unsigned int keep;
 	unsigned int calibrate;
+	bool drop; /* $PCTR_REGION_DISTURBED=drop */
 	char report[4096]; /* $PCTR_REPORT, "" for none */
 	bool report_chosen; /* pctr_region_report(): not the environment's */
 	bool from_env; /* the events are $PCTR_EVENTS: say what fails */
@@ -191,6 +242,16 @@ thread_free(struct region_thread *t)
 	free(t);
 }
 
+/*
+ * Intervals, or disturbed ones left out: a region every interval of which
+ * was dropped is still reported, with the number.
+ */
+static bool
+has_any(const struct pctr_stats *st)
+{
+	return st && (st->time.w.n || st->disturbed);
+}
+
 /* Merge the thread's statistics into the registry's, then start afresh. */
 static int
 thread_flush(struct region_thread *t)
@@ -201,7 +262,7 @@ thread_flush(struct region_thread *t)
 	for (int i = CAL_ID + 1; i < t->cap && r == 0; i++) {
 		struct pctr_stats *st = t->rs[i];
 
-		if (!st || st->time.w.n == 0)
+		if (!has_any(st))
 			continue;
 		r = reg.total[i] ? pctr_stats_merge(reg.total[i], st)
 				 : pctr__stats_clone(st, &reg.total[i]);
@@ -327,24 +388,130 @@ open_list(struct pctr_set **setp, const char *events)
 	return r;
 }
 
+/* @dst's events are @src's: its groups of pctr_set_group() too */
+static int
+copy_groups(struct pctr_set *dst, const struct pctr_set *src, int nr)
+{
+	int r = 0;
+
+	for (int e = 0, end; r == 0 && e < nr; e = end) {
+		for (end = e + 1; end < nr && src->group_id[e] &&
+				  src->group_id[end] == src->group_id[e];
+		     end++)
+			;
+		if (src->group_id[e])
+			r = pctr_set_group(dst, e, end - e);
+	}
+	return r;
+}
+
+/*
+ * The thread's events again, and the switch meter after them, in the
+ * last group: read with them by the same read(2).  Kept only if the kernel
+ * lets it count kernel mode, where switches happen; else, or if anything
+ * fails, the set stays as it was (the detector is not in force).
+ */
+static void
+add_meter(struct region_thread *t)
+{
+	struct pctr_target me = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *set;
+	int r = pctr_set_new(&set, 0);
+
+	/* pctr_set_add_event() and _add_list() return an index, a number */
+	for (int i = 0; r >= 0 && i < t->nr; i++)
+		r = pctr_set_add_event(set, pctr_set_event(t->set, i));
+	if (r >= 0)
+		r = copy_groups(set, t->set, t->nr);
+	if (r >= 0)
+		r = pctr_set_add_list(set, "context-switches");
+	if (r >= 0)
+		r = pctr_set_open(set, &me);
+	if (r < 0 || pctr_set_nr(set) != t->nr + 1 ||
+	    (pctr_set_event(set, t->nr)->flags & PCTR_EVENT_USER_FALLBACK)) {
+		pctr_set_free(set);
+		return;
+	}
+	pctr_set_free(t->set);
+	t->set = set;
+	t->meter = t->nr;
+}
+
+/*
+ * The mmap page of the set's first hardware counter when the set is read
+ * in user space, else NULL: a software event's page is not rewritten when
+ * the thread comes back (perf_event_update_userpage() is called from the
+ * hardware drivers' start).
+ */
+static struct perf_event_mmap_page *
+hw_page(const struct pctr_set *set)
+{
+	if (!set->user_read)
+		return NULL;
+	for (int c = 0; c < set->nr_ctr; c++)
+		if (set->ev[set->ctr[c].event].hardware && set->ctr[c].page)
+			return set->ctr[c].page;
+	return NULL;
+}
+
+/* what the set offers to find disturbed intervals with (see the top) */
+static void
+detectors(struct region_thread *t)
+{
+	const struct pctr_set *set = t->set;
+	struct perf_event_mmap_page *page = hw_page(set);
+
+	t->detect = PCTR__DISTURB_MUX;
+	if (t->meter >= 0)
+		t->detect |= PCTR__DISTURB_SWITCH;
+	if (page) {
+		t->lock = &page->lock;
+		t->detect |= PCTR__DISTURB_PAGE;
+	}
+	for (int i = 0; i < t->nr; i++) {
+		const struct pctr_event *ev = pctr_set_event(set, i);
+
+		if (ev->hardware && (ev->flags & PCTR_EVENT_EXCLUDE_USER) &&
+		    !(ev->flags & PCTR_EVENT_EXCLUDE_KERNEL))
+			t->kernel |= 1ull << i;
+		/*
+		 * The kernel puts a group on the counters and takes it off
+		 * as a whole, and reads its members' times as the leader's:
+		 * one event of each group says whether it was multiplexed.
+		 * Events of several counters (hybrid parts): every one.
+		 */
+		if (!set->simple || i == 0 || set->ctr[i].event != i ||
+		    set->ctr[i].group != set->ctr[i - 1].group)
+			t->lead[t->nr_lead++] = (uint8_t)i;
+	}
+	if (t->kernel && t->lock)
+		t->detect |= PCTR__DISTURB_KERNEL;
+}
+
 static int
 open_counters(struct region_thread *t)
 {
 	int r = open_list(&t->set, reg.events);
+	size_t len;
 
-	if (r == 0)
+	t->meter = -1;
+	if (r == 0) {
+		t->nr = pctr_set_nr(t->set);
+		if (!hw_page(t->set))
+			add_meter(t);
 		r = pctr_set_enable(t->set);
+	}
 	if (r < 0)
 		return r;
-	t->nr = pctr_set_nr(t->set);
-	t->start = malloc((size_t)PCTR_REGION_MAX_DEPTH * t->nr *
-			  sizeof(*t->start));
+	t->nr_all = pctr_set_nr(t->set);
+	detectors(t);
+	len = (size_t)PCTR_REGION_MAX_DEPTH * t->nr_all * sizeof(*t->start);
+	t->start = malloc(len);
 	if (!t->start)
 		return pctr__error(ENOMEM, "out of memory for a thread's "
 					   "regions");
 	/* touched now, so that no region's first begin takes a page fault */
-	memset(t->start, 0,
-	       (size_t)PCTR_REGION_MAX_DEPTH * t->nr * sizeof(*t->start));
+	memset(t->start, 0, len);
 	return 0;
 }
 
@@ -388,10 +555,13 @@ add_slot(struct region_thread *t, int id)
 				   id);
 	if (id >= t->cap && (r = grow_slots(t, id + 1)) < 0)
 		return r;
-	r = pctr_stats_new_for_set(&st, t->set, reg.keep);
+	r = pctr__stats_new_for_events(&st, t->set, t->nr, reg.keep);
 	if (r < 0)
 		return r;
 	pctr_stats_overhead_set(st, t->oh_ticks, t->oh);
+	pctr_stats_overhead_spread_set(st, t->oh_ticks_sd, t->oh_sd);
+	st->detect = t->detect;
+	st->drop = reg.drop;
 	t->rs[id] = st;
 	return 0;
 }
@@ -421,6 +591,13 @@ empty_pair(void)
 	return r;
 }
 
+/* the standard deviation of a calibration's empty regions */
+static double
+spread(const struct pctr__series *s)
+{
+	return s->w.n > 1 ? sqrt(s->w.m2 / (double)(s->w.n - 1)) : 0.0;
+}
+
 static int
 calibrate(struct region_thread *t)
 {
@@ -436,11 +613,17 @@ calibrate(struct region_thread *t)
 		r = empty_pair();
 	if (r < 0)
 		return r;
+	/* all disturbed (a calibration of one or a few): nothing to take off,
+	 * and the report's overhead of 0 says so */
 	cal = t->rs[CAL_ID];
 	t->oh_ticks = cal->time.min;
+	t->oh_ticks_sd = spread(&cal->time);
 	for (int i = 0; i < t->nr; i++)
 		t->oh[i] = cal->ev[i].min;
+	for (int i = 0; i < t->nr; i++)
+		t->oh_sd[i] = spread(&cal->ev[i]);
 	pctr_stats_overhead_set(cal, t->oh_ticks, t->oh);
+	pctr_stats_overhead_spread_set(cal, t->oh_ticks_sd, t->oh_sd);
 	return pctr_stats_reset(cal);
 }
 
@@ -510,10 +693,10 @@ exclude_since(struct region_thread *t, const struct pctr_sample *s0)
 	if (pctr_set_read(t->set, &s1) < 0)
 		return;
 	for (int d = 0; d < t->depth; d++) {
-		struct pctr_count *c = &t->start[d * t->nr];
+		struct pctr_count *c = &t->start[d * t->nr_all];
 
 		t->tsc[d] += s1.tsc - s0->tsc;
-		for (int i = 0; i < t->nr; i++) {
+		for (int i = 0; i < t->nr_all; i++) {
 			c[i].value += s1.count[i].value - s0->count[i].value;
 			c[i].enabled +=
 				s1.count[i].enabled - s0->count[i].enabled;
@@ -521,6 +704,21 @@ exclude_since(struct region_thread *t, const struct pctr_sample *s0)
 				s1.count[i].running - s0->count[i].running;
 		}
 	}
+}
+
+/*
+ * And the page's seqlock: a rewrite during the pause (in the library's
+ * slow path: a lock, an allocation) is not one of the regions around it.
+ * A region whose page had moved before the pause stays flagged.
+ */
+static void
+move_seq(struct region_thread *t, uint32_t before)
+{
+	uint32_t now = *t->lock;
+
+	for (int d = 0; d < t->depth; d++)
+		if (t->seq[d] == before)
+			t->seq[d] = now;
 }
 
 static int lookup(struct region_thread *t, const char *name, bool create);
@@ -531,6 +729,7 @@ begin_slow(int *id, const char *name)
 {
 	struct region_thread *t = self;
 	bool pause = t && t->gen == gen && !t->err && t->depth > 0;
+	uint32_t seq = pause && t->lock ? *t->lock : 0;
 	struct pctr_sample s0;
 	int r = 0;
 
@@ -544,6 +743,8 @@ begin_slow(int *id, const char *name)
 		self->key[*id] = name;
 	if (pause)
 		exclude_since(t, &s0);
+	if (pause && t->lock)
+		move_seq(t, seq);
 	return r < 0 ? r : 0;
 }
 
@@ -568,10 +769,14 @@ pctr_region_begin_id(int id)
 	if (t->depth == PCTR_REGION_MAX_DEPTH)
 		return pctr__error(E2BIG, "more than %d regions open at once",
 				   PCTR_REGION_MAX_DEPTH);
+	/* before the read: a rewrite of the page during it is flagged too */
+	if (t->lock)
+		t->seq[t->depth] = *t->lock;
 	r = pctr_set_read(t->set, &s);
 	if (r < 0)
 		return r;
-	memcpy(&t->start[t->depth * t->nr], s.count, t->nr * sizeof(s.count[0]));
+	memcpy(&t->start[t->depth * t->nr_all], s.count,
+	       t->nr_all * sizeof(s.count[0]));
 	t->tsc[t->depth] = s.tsc;
 	t->id[t->depth++] = id;
 	return 0;
@@ -597,16 +802,58 @@ end_error(const struct region_thread *t, int id)
 			   want, open);
 }
 
+/* a kernel-only event counted, in an interval read in user space */
+static __attribute__((noinline)) unsigned int
+kernel_ran(const struct region_thread *t, const struct pctr_count *c0,
+	   const struct pctr_sample *s)
+{
+	if (!t->lock || s->path != PCTR_PATH_USER)
+		return 0;
+	for (int i = 0; i < t->nr; i++)
+		if (((t->kernel >> i) & 1) && s->count[i].value != c0[i].value)
+			return PCTR__DISTURB_KERNEL;
+	return 0;
+}
+
+/* PCTR__DISTURB_* of the interval from open region @d to @s (see the top) */
+static unsigned int
+disturbed(const struct region_thread *t, int d, const struct pctr_sample *s)
+{
+	const struct pctr_count *c0 = &t->start[d * t->nr_all];
+	unsigned int why = 0;
+
+	if (t->lock && *t->lock != t->seq[d])
+		why |= PCTR__DISTURB_PAGE;
+	if (t->meter >= 0 && s->count[t->meter].value != c0[t->meter].value)
+		why |= PCTR__DISTURB_SWITCH;
+	for (int k = 0; k < t->nr_lead; k++) {
+		int i = t->lead[k];
+
+		if (s->count[i].running - c0[i].running !=
+		    s->count[i].enabled - c0[i].enabled)
+			why |= PCTR__DISTURB_MUX;
+	}
+	if (__builtin_expect(t->kernel != 0, 0))
+		why |= kernel_ran(t, c0, s);
+	return why;
+}
+
 static int
 finish(struct region_thread *t, int id, const struct pctr_sample *s)
 {
+	struct pctr_stats *st = t->rs[id];
 	int d = t->depth - 1;
 
 	if (d < 0 || t->id[d] != id)
 		return end_error(t, id);
 	t->depth = d;
-	return pctr__stats_add_counts(t->rs[id], s->tsc - t->tsc[d], s->count,
-				      &t->start[d * t->nr]);
+	if (__builtin_expect(disturbed(t, d, s) != 0, 0)) {
+		st->disturbed++;
+		if (st->drop || id == CAL_ID)
+			return 0;
+	}
+	return pctr__stats_add_counts(st, s->tsc - t->tsc[d], s->count,
+				      &t->start[d * t->nr_all]);
 }
 
 static inline int
@@ -813,7 +1060,7 @@ check_events(const char *events)
 
 static int
 configure_locked(const struct pctr_region_config *cfg, const char *events,
-		 const char *report, bool from_env)
+		 const char *report, bool from_env, bool drop)
 {
 	char *copy = strdup(events);
 
@@ -823,6 +1070,7 @@ configure_locked(const struct pctr_region_config *cfg, const char *events,
 	reg.events = copy;
 	reg.keep = cfg ? cfg->keep : 0;
 	reg.calibrate = cfg ? cfg->calibrate : PCTR_REGION_CALIBRATE;
+	reg.drop = drop;
 	if (!reg.report_chosen)
 		snprintf(reg.report, sizeof(reg.report), "%s",
 			 report ? report : "");
@@ -875,6 +1123,37 @@ pctr_region_report(const char *dest)
 #define CONFIG_SIZED \
 	PCTR__SIZED(pctr_region_config, PCTR_REGION_CONFIG_SIZE_VER0)
 
+/*
+ * Whether disturbed intervals are left out: $PCTR_REGION_DISTURBED if set,
+ * else the program's choice.  Anything else is refused, whole: nothing is
+ * configured.
+ */
+static int
+check_disturbed(const struct pctr_region_config *cfg, bool *drop)
+{
+	const char *v = env("PCTR_REGION_DISTURBED");
+
+	if (v && (!strcmp(v, "keep") || !strcmp(v, "drop"))) {
+		*drop = !strcmp(v, "drop");
+		return 0;
+	}
+	if (v)
+		return pctr__error(EINVAL, "PCTR_REGION_DISTURBED='%.40s': "
+					   "expected 'keep' (disturbed "
+					   "intervals stay in the statistics) "
+					   "or 'drop' (they are left out)",
+				   v);
+	if (cfg && cfg->disturbed != PCTR_REGION_DISTURBED_KEEP &&
+	    cfg->disturbed != PCTR_REGION_DISTURBED_DROP)
+		return pctr__error(EINVAL, "pctr_region_config.disturbed is "
+					   "%u: expected "
+					   "PCTR_REGION_DISTURBED_KEEP (0) or "
+					   "_DROP (1)",
+				   cfg->disturbed);
+	*drop = cfg && cfg->disturbed == PCTR_REGION_DISTURBED_DROP;
+	return 0;
+}
+
 PCTR_EXPORT int
 pctr_region_init(const struct pctr_region_config *ucfg)
 {
@@ -882,9 +1161,13 @@ pctr_region_init(const struct pctr_region_config *ucfg)
 	const char *report = env("PCTR_REPORT");
 	bool from_env = events != NULL;
 	struct pctr_region_config full, *cfg = ucfg ? &full : NULL;
+	bool drop = false;
 	int r;
 
 	if (ucfg && (r = pctr__struct_in(&CONFIG_SIZED, &full, ucfg)) < 0)
+		return r;
+	r = check_disturbed(cfg, &drop);
+	if (r < 0)
 		return r;
 	if (!events)
 		events = cfg && cfg->events ? cfg->events : "task-clock";
@@ -901,7 +1184,7 @@ pctr_region_init(const struct pctr_region_config *ucfg)
 		r = pctr__error(EALREADY, "regions are configured once, before "
 					  "any thread enters one");
 	else
-		r = configure_locked(cfg, events, report, from_env);
+		r = configure_locked(cfg, events, report, from_env, drop);
 	pthread_mutex_unlock(&reg.lock);
 	if (r == 0)
 		__atomic_store_n(&on, strcmp(events, "off") != 0,
@@ -947,8 +1230,7 @@ merged_locked(int id, struct pctr_stats **stp, int *threads)
 
 	*stp = NULL;
 	*threads = reg.threads[id];
-	if (t && t->gen == gen && id < t->cap && t->rs[id] &&
-	    t->rs[id]->time.w.n) {
+	if (t && t->gen == gen && id < t->cap && has_any(t->rs[id])) {
 		mine = t->rs[id];
 		*threads += !t->counted[id];
 	}

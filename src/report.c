@@ -138,6 +138,7 @@ text_counts(FILE *f, const struct pctr_stats *st)
 	text_spread(f, st);
 }
 
+/* what was taken off every interval, and how much it spread */
 static void
 text_overhead(FILE *f, const struct pctr_stats *st)
 {
@@ -146,6 +147,43 @@ text_overhead(FILE *f, const struct pctr_stats *st)
 	for (int i = 0; i < st->nr; i++)
 		v[i] = st->ev[i].overhead;
 	text_row_u(f, "overhead", "", st->time.overhead, v, st);
+	fprintf(f, "%-22s" COL ".2f", "overhead sd", st->time.overhead_sd);
+	for (int i = 0; i < st->nr; i++)
+		fprintf(f, " %*.2f", col_width(st), st->ev[i].overhead_sd);
+	fputc('\n', f);
+}
+
+static const char *const detector[] = {
+	"context switches", "counter page rewrites", "multiplexing",
+	"kernel-mode counts",
+};
+static const char *const detector_key[] = {
+	"switch", "page", "mux", "kernel",
+};
+
+/*
+ * Regions: how many intervals were found disturbed, whether they are in
+ * the figures above, and what was looked for.
+ */
+static void
+text_disturbed(FILE *f, const struct pctr_stats *st)
+{
+	const char *sep = "";
+
+	if (!st->detect)
+		return;
+	fprintf(f, "Disturbed: %llu interval%s, %s; looked for: ",
+		(unsigned long long)st->disturbed,
+		st->disturbed == 1 ? "" : "s",
+		st->drop ? "left out of the figures above"
+			 : "kept in the figures above");
+	for (size_t k = 0; k < PCTR_ARRAY_SIZE(detector); k++) {
+		if (!(st->detect & (1u << k)))
+			continue;
+		fprintf(f, "%s%s", sep, detector[k]);
+		sep = ", ";
+	}
+	fputc('\n', f);
 }
 
 static void
@@ -308,6 +346,7 @@ text_block(FILE *f, const struct pctr_stats *st, const char *name,
 	fprintf(f, "Time: timestamp counter (TSC) ticks at %llu Hz\n",
 		(unsigned long long)st->tsc_hz);
 	text_events(f, st);
+	text_disturbed(f, st);
 	fputc('\n', f);
 	text_counts(f, st);
 	text_percentiles(f, st);
@@ -360,7 +399,11 @@ csv_row(FILE *f, const char *region, int threads, const char *event,
 	csv_num(f, s->n > 1 ? s->stddev : NAN);
 }
 
-/* percentiles and overhead (counts only), then the mean's uncertainty */
+/*
+ * Percentiles and overhead (counts only), then the mean's uncertainty,
+ * the overhead's spread (counts only) and the region's disturbed intervals
+ * (empty where nothing looked for them).
+ */
 static void
 csv_tail(FILE *f, const struct pctr_stats *st, int idx, bool counts,
 	 const struct pctr_summary *s)
@@ -375,6 +418,11 @@ csv_tail(FILE *f, const struct pctr_stats *st, int idx, bool counts,
 	csv_num(f, s->std_error);
 	csv_num(f, s->ci95_low);
 	csv_num(f, s->ci95_high);
+	csv_num(f, counts ? pctr__stats_series(st, idx)->overhead_sd : NAN);
+	if (st->detect)
+		fprintf(f, ",%llu", (unsigned long long)st->disturbed);
+	else
+		fputc(',', f);
 	fputc('\n', f);
 }
 
@@ -500,6 +548,8 @@ json_time(FILE *f, const struct pctr_stats *st)
 	json_median(f, st, PCTR_STATS_TIME);
 	fprintf(f, ", \"overhead\": %llu, ",
 		(unsigned long long)st->time.overhead);
+	json_num(f, "overhead_stddev", st->time.overhead_sd);
+	fputs(", ", f);
 	json_percentiles(f, st, PCTR_STATS_TIME);
 	fputs("},\n      \"elapsed_ns\": {", f);
 	json_stats(f, &s, 1e9 / (double)st->tsc_hz);
@@ -514,10 +564,12 @@ json_event(FILE *f, const struct pctr_stats *st, int i)
 	fputs("        {\"name\": ", f);
 	pctr__json_string(f, st->name[i]);
 	fprintf(f, ", \"hardware\": %s, \"unit\": \"%s\", \"total\": %llu, "
-		   "\"overhead\": %llu,\n         \"stats\": {",
+		   "\"overhead\": %llu, ",
 		st->hardware[i] ? "true" : "false", unit_of(st->name[i]),
 		(unsigned long long)st->ev[i].total,
 		(unsigned long long)st->ev[i].overhead);
+	json_num(f, "overhead_stddev", st->ev[i].overhead_sd);
+	fputs(",\n         \"stats\": {", f);
 	pctr_stats_get(st, i, &s);
 	json_stats(f, &s, 1.0);
 	json_median(f, st, i);
@@ -570,6 +622,28 @@ json_null_int(FILE *f, const char *key, long v, bool null)
 		fprintf(f, "\"%s\": %ld", key, v);
 }
 
+/* {"intervals": N, "dropped": bool, "detectors": [...]}, or null */
+static void
+json_disturbed(FILE *f, const struct pctr_stats *st)
+{
+	const char *sep = "";
+
+	if (!st->detect) {
+		fputs("\"disturbed\": null", f);
+		return;
+	}
+	fprintf(f, "\"disturbed\": {\"intervals\": %llu, \"dropped\": %s, "
+		   "\"detectors\": [",
+		(unsigned long long)st->disturbed, st->drop ? "true" : "false");
+	for (size_t k = 0; k < PCTR_ARRAY_SIZE(detector_key); k++) {
+		if (!(st->detect & (1u << k)))
+			continue;
+		fprintf(f, "%s\"%s\"", sep, detector_key[k]);
+		sep = ", ";
+	}
+	fputs("]}", f);
+}
+
 static void
 json_block(FILE *f, const struct pctr_stats *st, const char *name,
 	   int threads)
@@ -578,8 +652,10 @@ json_block(FILE *f, const struct pctr_stats *st, const char *name,
 	pctr__json_string(f, name);
 	fputs(",\n      ", f);
 	json_null_int(f, "threads", threads, threads <= 0);
-	fprintf(f, ",\n      \"intervals\": %llu,\n      \"tsc_hz\": %llu,\n",
-		(unsigned long long)st->time.w.n,
+	fprintf(f, ",\n      \"intervals\": %llu,\n      ",
+		(unsigned long long)st->time.w.n);
+	json_disturbed(f, st);
+	fprintf(f, ",\n      \"tsc_hz\": %llu,\n",
 		(unsigned long long)st->tsc_hz);
 	json_time(f, st);
 	fputs("      \"events\": [\n", f);
@@ -635,7 +711,8 @@ pctr__report_begin(FILE *f, int format, const struct pctr_stats *st)
 		return 0;
 	case PCTR_REPORT_CSV:
 		fputs("region,threads,event,measure,n,total,min,mean,max,"
-		      "stddev,p50,p90,p99,overhead,stderr,ci95_low,ci95_high\n",
+		      "stddev,p50,p90,p99,overhead,stderr,ci95_low,ci95_high,"
+		      "overhead_stddev,disturbed\n",
 		      f);
 		return 0;
 	case PCTR_REPORT_JSON:
@@ -695,7 +772,7 @@ pctr__report_not_counted(FILE *f, int format, const char *event,
 		pctr__csv_field(f, ",", event);
 		fputc(',', f);
 		pctr__csv_field(f, ",", measure);
-		fputs(",,,,,,,,,,,,,\n", f);
+		fputs(",,,,,,,,,,,,,,,\n", f);
 		break;
 	case PCTR_REPORT_JSON:
 		fputs(first ? "  ],\n  \"not_counted\": [\n" : ",\n", f);

@@ -12,7 +12,9 @@
  * Overhead (pmc_lib's -Clean method): the smallest difference of two reads
  * in a row is what measuring costs; pctr_stats_add() takes it off every
  * interval and clamps at zero, since an interval cannot cost less than
- * nothing.
+ * nothing.  What one interval's measuring really cost is uncertain by the
+ * calibration's spread (its standard deviation): pctr_stats_get() adds it
+ * in quadrature to the mean's standard error (overhead_uncertain()).
  */
 #include <errno.h>
 #include <math.h>
@@ -214,15 +216,13 @@ is_cycles(const struct pctr_event *ev)
 	       (ev->config & 0xffffffffu) == PERF_COUNT_HW_CPU_CYCLES;
 }
 
-PCTR_EXPORT int
-pctr_stats_new_for_set(struct pctr_stats **stp, const struct pctr_set *set,
-		       unsigned int keep)
+/* statistics of the first @nr events of @set (regions: not their meter) */
+int
+pctr__stats_new_for_events(struct pctr_stats **stp, const struct pctr_set *set,
+			   int nr, unsigned int keep)
 {
-	int nr = pctr_set_nr(set), r;
+	int r = pctr_stats_new(stp, nr, keep);
 
-	if (nr < 0)
-		return nr;
-	r = pctr_stats_new(stp, nr, keep);
 	if (r < 0)
 		return r;
 	for (int i = 0; i < nr; i++) {
@@ -236,6 +236,17 @@ pctr_stats_new_for_set(struct pctr_stats **stp, const struct pctr_set *set,
 			(*stp)->cycles = i;
 	}
 	return 0;
+}
+
+PCTR_EXPORT int
+pctr_stats_new_for_set(struct pctr_stats **stp, const struct pctr_set *set,
+		       unsigned int keep)
+{
+	int nr = pctr_set_nr(set);
+
+	if (nr < 0)
+		return nr;
+	return pctr__stats_new_for_events(stp, set, nr, keep);
 }
 
 static int
@@ -304,11 +315,17 @@ pctr_stats_reset(struct pctr_stats *st)
 		return pctr__error(EINVAL, "NULL statistics");
 	for (int i = 0; i < st->nr; i++) {
 		uint64_t oh = st->ev[i].overhead;
+		double sd = st->ev[i].overhead_sd;
 
 		memset(&st->ev[i], 0, sizeof(st->ev[i]));
 		st->ev[i].overhead = oh;
+		st->ev[i].overhead_sd = sd;
 	}
-	st->time = (struct pctr__series){ .overhead = st->time.overhead };
+	st->time = (struct pctr__series){
+		.overhead = st->time.overhead,
+		.overhead_sd = st->time.overhead_sd,
+	};
+	st->disturbed = 0;
 	memset(st->per_sec, 0, st->nr * sizeof(*st->per_sec));
 	memset(st->per_cyc, 0, st->nr * sizeof(*st->per_cyc));
 	memset(st->ratio, 0,
@@ -502,11 +519,30 @@ keep_merge(struct pctr_stats *dst, const struct pctr_stats *src)
 	return 0;
 }
 
+/* the smaller overhead is the one known to be paid; the wider spread */
 static void
 overhead_merge(struct pctr__series *dst, const struct pctr__series *src)
 {
 	if (src->overhead < dst->overhead)
 		dst->overhead = src->overhead;
+	if (src->overhead_sd > dst->overhead_sd)
+		dst->overhead_sd = src->overhead_sd;
+}
+
+/*
+ * Disturbed intervals add up; the detectors are those both were gathered
+ * with (statistics that hold nothing yet take the other's).
+ */
+static void
+disturbed_merge(struct pctr_stats *dst, const struct pctr_stats *src)
+{
+	if (dst->time.w.n == 0 && dst->disturbed == 0) {
+		dst->detect = src->detect;
+		dst->drop = src->drop;
+	} else if (src->time.w.n || src->disturbed) {
+		dst->detect &= src->detect;
+	}
+	dst->disturbed += src->disturbed;
 }
 
 /*
@@ -547,6 +583,7 @@ pctr_stats_merge(struct pctr_stats *dst, const struct pctr_stats *src)
 		r = keep_merge(dst, src);
 	if (r < 0)
 		return r;
+	disturbed_merge(dst, src);
 	series_merge(&dst->time, &src->time);
 	overhead_merge(&dst->time, &src->time);
 	for (int i = 0; i < dst->nr; i++) {
@@ -571,8 +608,11 @@ pctr__stats_clone(const struct pctr_stats *src, struct pctr_stats **dst)
 	memcpy((*dst)->hardware, src->hardware, sizeof(src->hardware));
 	(*dst)->cycles = src->cycles;
 	(*dst)->time.overhead = src->time.overhead;
-	for (int i = 0; i < src->nr; i++)
+	(*dst)->time.overhead_sd = src->time.overhead_sd;
+	for (int i = 0; i < src->nr; i++) {
 		(*dst)->ev[i].overhead = src->ev[i].overhead;
+		(*dst)->ev[i].overhead_sd = src->ev[i].overhead_sd;
+	}
 	return pctr_stats_merge(*dst, src);
 }
 
@@ -585,6 +625,27 @@ pctr__stats_series(const struct pctr_stats *st, int idx)
 }
 
 #define SUMMARY_SIZED PCTR__SIZED(pctr_summary, PCTR_SUMMARY_SIZE_VER0)
+
+/*
+ * Every interval had the same overhead @sd taken off, where what each
+ * really cost spread with standard deviation @sd: an uncertainty that does
+ * not shrink with more intervals (the same number is taken off all of
+ * them).  It is combined with the mean's standard error in quadrature, as
+ * independent standard uncertainties are (JCGM 100:2008, the GUM, 5.1.2),
+ * and the interval is t(0.975, n - 1) times the combined one.
+ */
+static void
+overhead_uncertain(struct pctr_summary *out, double sd)
+{
+	double half;
+
+	if (!(sd > 0.0) || out->n < 2)
+		return;
+	out->std_error = sqrt(out->std_error * out->std_error + sd * sd);
+	half = pctr_t975(out->n - 1) * out->std_error;
+	out->ci95_low = out->mean - half;
+	out->ci95_high = out->mean + half;
+}
 
 /* the figures go into a struct of the library's, then the caller's size */
 static int
@@ -614,6 +675,7 @@ pctr_stats_get(const struct pctr_stats *st, int idx,
 	out->max = s->w.n ? (double)s->max : 0.0;
 	out->mean = pctr__series_mean(s);
 	pctr__summary_interval(out);
+	overhead_uncertain(out, s->overhead_sd);
 	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
 }
 
@@ -792,6 +854,56 @@ pctr_stats_overhead_set(struct pctr_stats *st, uint64_t ticks,
 }
 
 PCTR_EXPORT int
+pctr_stats_overhead_spread_set(struct pctr_stats *st, double ticks,
+			       const double *values)
+{
+	if (!st)
+		return pctr__error(EINVAL, "NULL statistics");
+	if (!(ticks >= 0.0) || !isfinite(ticks))
+		return pctr__error(EINVAL, "overhead spread %g: a standard "
+					   "deviation is finite and not "
+					   "negative",
+				   ticks);
+	for (int i = 0; values && i < st->nr; i++)
+		if (!(values[i] >= 0.0) || !isfinite(values[i]))
+			return pctr__error(EINVAL, "overhead spread %g of "
+						   "event %d: a standard "
+						   "deviation is finite and "
+						   "not negative",
+					   values[i], i);
+	st->time.overhead_sd = ticks;
+	for (int i = 0; i < st->nr; i++)
+		st->ev[i].overhead_sd = values ? values[i] : 0.0;
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_stats_overhead_spread(const struct pctr_stats *st, int idx, double *out)
+{
+	int r = check_index(st, idx, true);
+
+	if (r < 0)
+		return r;
+	if (!out)
+		return pctr__error(EINVAL, "NULL overhead spread pointer");
+	*out = pctr__stats_series(st, idx)->overhead_sd;
+	return 0;
+}
+
+PCTR_EXPORT int
+pctr_stats_disturbed(const struct pctr_stats *st, uint64_t *out)
+{
+	if (!st || !out)
+		return pctr__error(EINVAL, "NULL statistics or count pointer");
+	if (!st->detect)
+		return pctr__error(ENODATA, "these statistics were not "
+					    "gathered by regions: nothing "
+					    "looked for disturbed intervals");
+	*out = st->disturbed;
+	return st->drop ? 1 : 0;
+}
+
+PCTR_EXPORT int
 pctr_stats_overhead(const struct pctr_stats *st, int idx, uint64_t *out)
 {
 	int r = check_index(st, idx, true);
@@ -820,16 +932,39 @@ check_set(const struct pctr_stats *st, const struct pctr_set *set)
 	return 0;
 }
 
-static void
-min_delta(uint64_t *lo, const struct pctr_sample *t1,
-	  const struct pctr_sample *t0, bool first)
-{
-	for (uint32_t i = 0; i < t1->nr; i++) {
-		uint64_t d = interval_count(&t1->count[i], &t0->count[i]);
+/*
+ * The smallest of each event's differences and of the ticks, and their
+ * spread (Welford): slot 0 the ticks, slot 1 + i event i.
+ */
+struct cal {
+	uint64_t lo[PCTR_MAX_EVENTS + 1];
+	struct pctr__welford w[PCTR_MAX_EVENTS + 1];
+};
 
-		if (first || d < lo[i])
-			lo[i] = d;
-	}
+static void
+cal_add(struct cal *c, int k, uint64_t d)
+{
+	if (c->w[k].n == 0 || d < c->lo[k])
+		c->lo[k] = d;
+	pctr__welford_add(&c->w[k], (double)d);
+}
+
+static double
+cal_sd(const struct cal *c, int k)
+{
+	return c->w[k].n > 1 ? sqrt(c->w[k].m2 / (double)(c->w[k].n - 1))
+			     : 0.0;
+}
+
+static int
+cal_set(struct pctr_stats *st, const struct cal *c)
+{
+	double sd[PCTR_MAX_EVENTS];
+
+	for (int i = 0; i < st->nr; i++)
+		sd[i] = cal_sd(c, i + 1);
+	pctr_stats_overhead_set(st, c->lo[0], &c->lo[1]);
+	return pctr_stats_overhead_spread_set(st, cal_sd(c, 0), sd);
 }
 
 PCTR_EXPORT int
@@ -837,7 +972,7 @@ pctr_stats_calibrate(struct pctr_stats *st, struct pctr_set *set,
 		     unsigned int n)
 {
 	struct pctr_sample t0, t1;
-	uint64_t lo[PCTR_MAX_EVENTS], ticks = 0;
+	struct cal c = { 0 };
 	int r = check_set(st, set);
 
 	if (r < 0)
@@ -851,11 +986,12 @@ pctr_stats_calibrate(struct pctr_stats *st, struct pctr_set *set,
 			r = pctr_set_read(set, &t1);
 		if (r < 0)
 			return r;
-		min_delta(lo, &t1, &t0, k == 0);
-		if (k == 0 || t1.tsc - t0.tsc < ticks)
-			ticks = t1.tsc - t0.tsc;
+		cal_add(&c, 0, t1.tsc - t0.tsc);
+		for (uint32_t i = 0; i < t1.nr; i++)
+			cal_add(&c, (int)i + 1,
+				interval_count(&t1.count[i], &t0.count[i]));
 	}
-	return pctr_stats_overhead_set(st, ticks, lo);
+	return cal_set(st, &c);
 }
 
 /* ---- the differencing method ----------------------------------------- */

@@ -33,7 +33,17 @@ struct pctr__series {
 	uint64_t total;
 	uint64_t min, max;
 	uint64_t overhead;
+	double overhead_sd; /* the spread of the overhead's calibration */
 };
+
+/*
+ * Why an interval was found disturbed (region.c), the detectors a
+ * region's statistics were gathered with (struct pctr_stats.detect).
+ */
+#define PCTR__DISTURB_SWITCH 0x1u /* the context-switch meter counted */
+#define PCTR__DISTURB_PAGE 0x2u /* a counter's mmap page was rewritten */
+#define PCTR__DISTURB_MUX 0x4u /* an event was off its counter a while */
+#define PCTR__DISTURB_KERNEL 0x8u /* a kernel-only event counted */
 
 struct pctr_stats {
 	int nr;
@@ -51,6 +61,10 @@ struct pctr_stats {
 	uint64_t rng;
 	double *kept; /* [(nr + 1) * keep]: row 0 ticks, row 1 + i event i */
 	bool hardware[PCTR_MAX_EVENTS];
+	/* regions: intervals found disturbed, kept in the figures or not */
+	uint64_t disturbed;
+	unsigned int detect; /* PCTR__DISTURB_* in force; 0: not looked for */
+	bool drop; /* disturbed intervals are left out of the figures */
 };
 
 void pctr__welford_add(struct pctr__welford *w, double x);
@@ -66,6 +80,9 @@ int pctr__stats_add_counts(struct pctr_stats *st, uint64_t ticks,
 			   const struct pctr_count *t1,
 			   const struct pctr_count *t0);
 int pctr__stats_clone(const struct pctr_stats *src, struct pctr_stats **dst);
+int pctr__stats_new_for_events(struct pctr_stats **stp,
+			       const struct pctr_set *set, int nr,
+			       unsigned int keep);
 int pctr__stats_write_one(const struct pctr_stats *st, FILE *f, int format,
 			  const char *name, int threads, bool first,
 			  bool last);

@@ -12,7 +12,8 @@
  *   header, 64 bytes:
  *     0  magic "PCTRSTAT"     8 bytes
  *     8  version              u32, 1
- *    12  flags                u32, 0 (any other bit: refused)
+ *    12  flags                u32, bit 0: the region part below follows
+ *                             (any other bit: refused)
  *    16  length               u64, of the whole pack, header included
  *    24  nr                   u32, events, 1..PCTR_MAX_EVENTS
  *    28  cycles               i32, event index or -1 (PCTR_STATS_TIME)
@@ -30,6 +31,10 @@
  *     each event, per cycle of each event, then the pair ratios,
  *     min(nr, PCTR_STATS_RATIO_MAX) squared, numerator-major
  *   the reservoir: (nr + 1) rows of @kept doubles, the ticks' row first
+ *   with flag bit 0, the region part, 16 + 8 * (nr + 1) bytes: disturbed
+ *     intervals u64, the checks in force u32 (bits 0..3: switch, page,
+ *     mux, kernel), dropped u32 (0 or 1), then the overhead's spread,
+ *     doubles, the ticks' first (region.c, pctr_stats_overhead_spread())
  *
  * Unpacking checks the length before reading a field, and every field
  * before believing it: a pack that is short, long, of another version or
@@ -47,6 +52,8 @@
 #define EVENT_LEN (PCTR_NAME_MAX + 8)
 #define WELFORD_LEN 40
 #define SERIES_LEN (WELFORD_LEN + 40)
+#define PACK_REGION 0x1u /* flags: the region part follows */
+#define DETECT_ALL 0xfu /* PCTR__DISTURB_* */
 
 /* ---- bytes ------------------------------------------------------------- */
 
@@ -125,14 +132,26 @@ kept_nr(const struct pctr_stats *st)
 
 /* bytes of a pack of @nr events and @kept reservoir slots */
 static uint64_t
-pack_len(int nr, uint64_t kept)
+pack_len(int nr, uint64_t kept, bool region)
 {
 	uint64_t nrr = (uint64_t)ratio_nr(nr);
 
 	return HEADER_LEN + (uint64_t)nr * EVENT_LEN +
 	       (uint64_t)(nr + 1) * SERIES_LEN +
 	       (2 * (uint64_t)nr + nrr * nrr) * WELFORD_LEN +
-	       (uint64_t)(nr + 1) * kept * 8;
+	       (uint64_t)(nr + 1) * kept * 8 +
+	       (region ? 16 + (uint64_t)(nr + 1) * 8 : 0);
+}
+
+/* a region's statistics, or an overhead spread: the region part */
+static bool
+has_region(const struct pctr_stats *st)
+{
+	bool any = st->detect || st->time.overhead_sd != 0.0;
+
+	for (int i = 0; !any && i < st->nr; i++)
+		any = st->ev[i].overhead_sd != 0.0;
+	return any;
 }
 
 /* ---- packing ----------------------------------------------------------- */
@@ -164,7 +183,7 @@ put_header(struct cursor *c, const struct pctr_stats *st, uint64_t len)
 	memcpy(c->w, PACK_MAGIC, 8);
 	c->at = 8;
 	put_u32(c, PCTR_STATS_PACK_VERSION);
-	put_u32(c, 0);
+	put_u32(c, has_region(st) ? PACK_REGION : 0);
 	put_u64(c, len);
 	put_u32(c, (uint32_t)st->nr);
 	put_u32(c, (uint32_t)st->cycles);
@@ -199,6 +218,14 @@ put_body(struct cursor *c, const struct pctr_stats *st)
 	for (int row = 0; row <= st->nr; row++)
 		for (uint64_t k = 0; k < m; k++)
 			put_double(c, st->kept[(size_t)row * st->keep + k]);
+	if (!has_region(st))
+		return;
+	put_u64(c, st->disturbed);
+	put_u32(c, st->detect);
+	put_u32(c, st->drop ? 1 : 0);
+	put_double(c, st->time.overhead_sd);
+	for (int i = 0; i < st->nr; i++)
+		put_double(c, st->ev[i].overhead_sd);
 }
 
 PCTR_EXPORT ssize_t
@@ -209,7 +236,7 @@ pctr_stats_pack(const struct pctr_stats *st, void *buf, size_t len)
 
 	if (!st)
 		return pctr__error(EINVAL, "NULL statistics");
-	need = pack_len(st->nr, kept_nr(st));
+	need = pack_len(st->nr, kept_nr(st), has_region(st));
 	if (!buf)
 		return (ssize_t)need;
 	if (len < need)
@@ -226,7 +253,7 @@ pctr_stats_pack(const struct pctr_stats *st, void *buf, size_t len)
 
 /* the header's figures, checked against each other and the length */
 struct header {
-	uint32_t nr, keep, kept;
+	uint32_t nr, keep, kept, flags;
 	int32_t cycles;
 	uint64_t seen, tsc_hz;
 };
@@ -240,7 +267,7 @@ bad(const char *why)
 static int
 check_header(struct cursor *c, size_t len, struct header *h)
 {
-	uint32_t version, flags;
+	uint32_t version;
 	uint64_t declared;
 
 	if (len < HEADER_LEN)
@@ -249,13 +276,13 @@ check_header(struct cursor *c, size_t len, struct header *h)
 		return bad("no \"PCTRSTAT\" magic");
 	c->at = 8;
 	version = get_u32(c);
-	flags = get_u32(c);
+	h->flags = get_u32(c);
 	declared = get_u64(c);
 	if (version != PCTR_STATS_PACK_VERSION)
 		return pctr__error(EINVAL, "statistics pack of version %u; "
 					   "this library reads version %d",
 				   version, PCTR_STATS_PACK_VERSION);
-	if (flags)
+	if (h->flags & ~PACK_REGION)
 		return bad("unknown flags set");
 	if (declared != len)
 		return pctr__error(EINVAL, "statistics pack says it is %llu "
@@ -282,8 +309,9 @@ check_figures(const struct header *h, size_t len)
 		return bad("reservoir sizes inconsistent");
 	if (h->tsc_hz == 0)
 		return bad("zero timestamp counter frequency");
-	if (pack_len((int)h->nr, h->kept) != len)
-		return bad("length does not match its number of events");
+	if (pack_len((int)h->nr, h->kept, h->flags & PACK_REGION) != len)
+		return bad("length does not match its number of events and "
+			   "flags");
 	return 0;
 }
 
@@ -381,6 +409,34 @@ get_kept(struct cursor *c, struct pctr_stats *st, uint64_t kept)
 }
 
 static int
+get_spread(struct cursor *c, double *sd)
+{
+	*sd = get_double(c);
+	if (!isfinite(*sd) || *sd < 0.0)
+		return bad("an overhead spread is not a finite number of 0 or "
+			   "more");
+	return 0;
+}
+
+static int
+get_region(struct cursor *c, struct pctr_stats *st)
+{
+	uint32_t drop;
+	int r;
+
+	st->disturbed = get_u64(c);
+	st->detect = get_u32(c);
+	drop = get_u32(c);
+	if ((st->detect & ~DETECT_ALL) || drop > 1)
+		return bad("unknown checks for disturbed intervals");
+	st->drop = drop;
+	r = get_spread(c, &st->time.overhead_sd);
+	for (int i = 0; r == 0 && i < st->nr; i++)
+		r = get_spread(c, &st->ev[i].overhead_sd);
+	return r;
+}
+
+static int
 get_body(struct cursor *c, struct pctr_stats *st, uint64_t kept)
 {
 	int r = get_names(c, st);
@@ -426,6 +482,8 @@ pctr_stats_unpack(struct pctr_stats **stp, const void *buf, size_t len)
 	(*stp)->seen = h.seen;
 	(*stp)->tsc_hz = h.tsc_hz;
 	r = get_body(&c, *stp, h.kept);
+	if (r == 0 && (h.flags & PACK_REGION))
+		r = get_region(&c, *stp);
 	if (r < 0) {
 		pctr_stats_free(*stp);
 		*stp = NULL;

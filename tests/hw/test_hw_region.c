@@ -7,13 +7,25 @@
  * paths: user space (hw_user_read("1"): arm64's perf_user_access, x86's
  * rdpmc switch) and read(2) ("0").
  *
+ * Disturbed intervals: a region with a sleep inside leaves the CPU every
+ * time (the guest's one vCPU goes idle until the timer fires), and is
+ * flagged every time, on both read paths; empty regions that nothing
+ * disturbed are not, and those kept still count exactly 0.  A region with
+ * a system call inside, counted with a kernel-only event beside the user
+ * one, is flagged by that event.
+ *
  * The measured code between begin and end must be what calibration runs
  * there: the region id put in the argument register and the call.  So the
  * results of begin and end are not checked inside the measured span; the
  * statistics' interval count proves every call worked.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 
 #include "hw.h"
 
@@ -23,11 +35,12 @@
 #define NOPS(n) __asm__ volatile(".rept " #n "\n\tnop\n\t.endr" ::: "memory")
 
 static int
-setup(const char *user_access, const char *events)
+setup_policy(const char *user_access, const char *events, unsigned int drop)
 {
 	struct pctr_region_config cfg = { .size = sizeof(cfg),
 					  .events = events,
-					  .calibrate = 1000 };
+					  .calibrate = 1000,
+					  .disturbed = drop };
 	int id;
 
 	hw_user_read(user_access);
@@ -39,6 +52,28 @@ setup(const char *user_access, const char *events)
 	id = pctr_region_id("r");
 	ASSERT_GE(id, 1);
 	return id;
+}
+
+static int
+setup(const char *user_access, const char *events)
+{
+	return setup_policy(user_access, events, PCTR_REGION_DISTURBED_KEEP);
+}
+
+/* the intervals of "r" found disturbed; 1 if they were left out */
+static int
+disturbed(uint64_t *n)
+{
+	struct pctr_stats *st;
+	int r;
+
+	ASSERT_OK(pctr_region_stats("r", &st));
+	r = pctr_stats_disturbed(st, n);
+	ASSERT_GE(r, 0);
+	printf("# disturbed %llu%s\n", (unsigned long long)*n,
+	       r ? " (left out)" : "");
+	pctr_stats_free(st);
+	return r;
 }
 
 static struct pctr_summary
@@ -83,6 +118,7 @@ static void
 check_empty(const char *user_access)
 {
 	struct pctr_summary s;
+	uint64_t n;
 
 	empty_regions(setup(user_access, HW_INST64));
 	s = summary(0);
@@ -90,6 +126,50 @@ check_empty(const char *user_access)
 	ASSERT_DBL_NEAR(s.total, 0, 0);
 	ASSERT_DBL_NEAR(s.max, 0, 0);
 	ASSERT_DBL_NEAR(s.stddev, 0, 0);
+	/* nothing disturbed them: none flagged */
+	ASSERT_EQ(disturbed(&n), 0);
+	ASSERT_EQ(n, 0);
+}
+
+static void
+nap(void)
+{
+	struct timespec ts = { 0, 100000 }; /* any sleep blocks */
+
+	nanosleep(&ts, NULL);
+}
+
+static __attribute__((noinline)) void
+sleeping_regions(int id)
+{
+	for (int i = 0; i < REPEATS; i++) {
+		pctr_region_begin_id(id);
+		nap();
+		pctr_region_end_id(id);
+	}
+}
+
+/*
+ * Every interval slept, so every one is flagged: by the counter page's
+ * seqlock (the kernel rewrites the page when it puts the counter back as
+ * the thread returns) on the user-space path, by the context-switch meter
+ * on the read(2) path.  Dropped, none is left in the figures.
+ */
+static void
+check_sleeping(const char *user_access)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+	struct pctr_stats *st;
+	uint64_t n;
+
+	sleeping_regions(setup_policy(user_access, HW_INST64,
+				      PCTR_REGION_DISTURBED_DROP));
+	ASSERT_EQ(disturbed(&n), 1);
+	ASSERT_EQ(n, REPEATS);
+	ASSERT_OK(pctr_region_stats("r", &st));
+	ASSERT_OK(pctr_stats_get(st, 0, &s));
+	ASSERT_EQ(s.n, 0);
+	pctr_stats_free(st);
 }
 
 static void
@@ -115,6 +195,112 @@ TEST(empty_region_is_zero_user_read)
 TEST(empty_region_is_zero_syscall_read)
 {
 	check_empty("0");
+}
+
+TEST(sleeping_regions_are_flagged_user_read)
+{
+	check_sleeping("1");
+}
+
+TEST(sleeping_regions_are_flagged_syscall_read)
+{
+	check_sleeping("0");
+}
+
+/* a system call inside: the kernel-only event counts, user read */
+static __attribute__((noinline)) void
+syscall_regions(int id)
+{
+	for (int i = 0; i < REPEATS; i++) {
+		pctr_region_begin_id(id);
+		syscall(SYS_getppid);
+		pctr_region_end_id(id);
+	}
+}
+
+/*
+ * "instructions:u,instructions:k": empty regions kept (those nothing
+ * entered the kernel in) count exactly 0 user instructions, and the ones
+ * dropped are those the kernel ran in (an interrupt); regions around a
+ * system call are every one flagged.
+ */
+TEST(kernel_mode_count_flags_kernel_entries)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+	struct pctr_stats *st;
+	char events[2 * PCTR_NAME_MAX];
+	uint64_t n;
+	int id;
+
+	snprintf(events, sizeof(events), "%s,%s", HW_INST64,
+		 hw_sysfs_event(HW_LONG_BIT ? "inst_retired,long"
+					    : "instructions",
+				"k"));
+	id = setup_policy("1", events, PCTR_REGION_DISTURBED_DROP);
+	empty_regions(id);
+	ASSERT_EQ(disturbed(&n), 1);
+	ASSERT_OK(pctr_region_stats("r", &st));
+	ASSERT_OK(pctr_stats_get(st, 0, &s));
+	ASSERT_EQ(s.n + n, REPEATS);
+	ASSERT_GT(s.n, 0);
+	ASSERT_DBL_NEAR(s.max, 0, 0);
+	ASSERT_OK(pctr_stats_get(st, 1, &s));
+	ASSERT_DBL_NEAR(s.max, 0, 0); /* kept: the kernel did not run */
+	pctr_stats_free(st);
+	syscall_regions(id);
+	ASSERT_EQ(disturbed(&n), 1);
+	ASSERT_GE(n, REPEATS); /* all of these, and those before */
+}
+
+static volatile sig_atomic_t rang;
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	rang = 1;
+}
+
+/*
+ * A timer interrupt inside, for sure: armed before begin (200 us is some
+ * 200000 guest instructions, begin a few hundred), then the region waits
+ * until its signal came.  No system call of the region's own.
+ */
+static __attribute__((noinline)) void
+interrupted_regions(int id)
+{
+	struct itimerval once = { .it_value = { 0, 200 } };
+
+	for (int i = 0; i < REPEATS; i++) {
+		rang = 0;
+		setitimer(ITIMER_REAL, &once, NULL);
+		pctr_region_begin_id(id);
+		while (!rang)
+			;
+		pctr_region_end_id(id);
+	}
+}
+
+/*
+ * An interrupt that neither switches the thread nor touches the counters
+ * (the timer's, and the signal it delivers) is seen by the kernel-only
+ * event beside the user one, in every interval.
+ */
+TEST(interrupt_flagged_by_kernel_mode_count)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	char events[2 * PCTR_NAME_MAX];
+	uint64_t n;
+
+	ASSERT_OK(sigaction(SIGALRM, &sa, NULL));
+	snprintf(events, sizeof(events), "%s,%s", HW_INST64,
+		 hw_sysfs_event(HW_LONG_BIT ? "inst_retired,long"
+					    : "instructions",
+				"k"));
+	interrupted_regions(setup_policy("1", events,
+					 PCTR_REGION_DISTURBED_KEEP));
+	ASSERT_EQ(disturbed(&n), 0);
+	ASSERT_EQ(n, REPEATS);
 }
 
 TEST(known_instructions_user_read)
@@ -218,6 +404,10 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(empty_region_is_zero_user_read)
 			       TEST_CASE(empty_region_is_zero_syscall_read)
+			       TEST_CASE(sleeping_regions_are_flagged_user_read)
+			       TEST_CASE(sleeping_regions_are_flagged_syscall_read)
+			       TEST_CASE(kernel_mode_count_flags_kernel_entries)
+			       TEST_CASE(interrupt_flagged_by_kernel_mode_count)
 			       TEST_CASE(known_instructions_user_read)
 			       TEST_CASE(known_instructions_syscall_read)
 			       TEST_CASE(per_cycle_and_ratio_of_identical_intervals)

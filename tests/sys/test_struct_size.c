@@ -313,14 +313,24 @@ region_init(const void *in)
 
 TEST(region_config)
 {
-	struct pctr_region_config cfg = { .size = sizeof(cfg),
-					  .events = "task-clock",
-					  .calibrate = 10 };
+	/* a version 0 caller's: its size is that of version 0 */
+	struct pctr_region_config cfg = {
+		.size = PCTR_REGION_CONFIG_SIZE_VER0,
+		.events = "task-clock",
+		.calibrate = 10,
+	};
 
 	unsetenv("PCTR_EVENTS");
 	unsetenv("PCTR_REPORT");
+	unsetenv("PCTR_REGION_DISTURBED");
 	check_in("struct pctr_region_config", PCTR_REGION_CONFIG_SIZE_VER0,
 		 &cfg, region_init);
+	/* this version's, with the field version 1 added, read */
+	cfg.size = PCTR_REGION_CONFIG_SIZE_VER1;
+	cfg.disturbed = PCTR_REGION_DISTURBED_DROP;
+	ASSERT_OK(region_init(&cfg));
+	cfg.disturbed = 5;
+	ASSERT_EQ(region_init(&cfg), -EINVAL);
 }
 
 /* ---- overflow and sampling --------------------------------------------- */

@@ -47,14 +47,17 @@ TEST(version_0_sizes)
 {
 	/*
 	 * each published minimum is the struct's size today (version 0),
-	 * but for pctr_summary, grown once: version 0 ends at stddev
+	 * but for pctr_summary, grown once: version 0 ends at stddev, and
+	 * pctr_region_config, whose version 0 ends before disturbed
 	 */
 	ASSERT_EQ(sizeof(struct pctr_machine), PCTR_MACHINE_SIZE_VER0);
 	ASSERT_EQ(offsetof(struct pctr_summary, std_error),
 		  PCTR_SUMMARY_SIZE_VER0);
 	ASSERT_EQ(sizeof(struct pctr_summary), PCTR_SUMMARY_SIZE_VER1);
-	ASSERT_EQ(sizeof(struct pctr_region_config),
+	ASSERT_EQ(offsetof(struct pctr_region_config, disturbed),
 		  PCTR_REGION_CONFIG_SIZE_VER0);
+	ASSERT_EQ(sizeof(struct pctr_region_config),
+		  PCTR_REGION_CONFIG_SIZE_VER1);
 	ASSERT_EQ(sizeof(struct pctr_overflow), PCTR_OVERFLOW_SIZE_VER0);
 	ASSERT_EQ(sizeof(struct pctr_overflow_info),
 		  PCTR_OVERFLOW_INFO_SIZE_VER0);

@@ -172,7 +172,8 @@ csv_split(const char *line, char f[][128], int max)
 static const char *const csv_head[] = {
 	"region", "threads", "event",	 "measure",  "n",	  "total",
 	"min",	  "mean",    "max",	 "stddev",   "p50",	  "p90",
-	"p99",	  "overhead", "stderr", "ci95_low", "ci95_high"
+	"p99",	  "overhead", "stderr", "ci95_low", "ci95_high",
+	"overhead_stddev", "disturbed"
 };
 
 TEST(csv_parses_back)
@@ -181,13 +182,15 @@ TEST(csv_parses_back)
 	char *t = report(st, PCTR_REPORT_CSV), f[20][128];
 	int rows = 0, found = 0;
 
-	ASSERT_EQ(csv_split(t, f, 20), 17);
-	for (int i = 0; i < 17; i++)
+	ASSERT_EQ(csv_split(t, f, 20), 19);
+	for (int i = 0; i < 19; i++)
 		ASSERT_STR_EQ(f[i], csv_head[i]);
 	for (const char *l = strchr(t, '\n') + 1; *l;
 	     l = strchr(l, '\n') + 1, rows++) {
-		ASSERT_EQ(csv_split(l, f, 20), 17);
+		ASSERT_EQ(csv_split(l, f, 20), 19);
 		ASSERT_STR_EQ(f[0], "loop");
+		/* not a region's: nothing looked for disturbed intervals */
+		ASSERT_STR_EQ(f[18], "");
 		if (!strcmp(f[2], "uops, \"retired\"") &&
 		    !strcmp(f[3], "count")) {
 			ASSERT_STR_EQ(f[4], "4");
@@ -201,6 +204,8 @@ TEST(csv_parses_back)
 			ASSERT_STR_EQ(f[14], "0");
 			ASSERT_STR_EQ(f[15], "92");
 			ASSERT_STR_EQ(f[16], "92");
+			/* no overhead spread was given */
+			ASSERT_STR_EQ(f[17], "0");
 			found++;
 		}
 		if (!strcmp(f[2], "tsc_ticks")) {
@@ -305,9 +310,12 @@ TEST(json_and_csv_say_null_for_undefined)
 			 sizeof(buf)));
 	ASSERT_STR_EQ(jget("regions[0].events[0].percentiles"), "null");
 	ASSERT(!json_get(flat, "regions[0].ratios[0].n", buf, sizeof(buf)));
+	/* not a region's: nothing looked for disturbed intervals */
+	ASSERT_STR_EQ(jget("regions[0].disturbed"), "null");
+	ASSERT_STR_EQ(jget("regions[0].events[0].overhead_stddev"), "0");
 	free(t);
 	t = report(st, PCTR_REPORT_CSV);
-	ASSERT_CONTAINS(t, "loop,0,event 0,count,1,5,5,5,5,,,,,0,,,\n");
+	ASSERT_CONTAINS(t, "loop,0,event 0,count,1,5,5,5,5,,,,,0,,,,0,\n");
 	free(t);
 	pctr_stats_free(st);
 }

@@ -535,6 +535,54 @@ TEST(reset_keeps_names_and_overhead)
 	pctr_stats_free(st);
 }
 
+/*
+ * The overhead's spread goes into the mean's uncertainty in quadrature:
+ * 10, 12, 14, 16 have mean 13, stddev sqrt(20 / 3), standard error
+ * sqrt(5 / 3); with an overhead spread of 3 the combined standard
+ * uncertainty is sqrt(5 / 3 + 9) = 3.2659863 and the 95% interval 13 -/+
+ * t(0.975, 3) 3.1824463 times that: 2.6061739 .. 23.3938261 (computed by
+ * hand, in that order).  The stddev itself, the ticks (no spread given)
+ * and the rates are as before.
+ */
+TEST(overhead_spread_widens_the_interval)
+{
+	static const double x[] = { 10, 12, 14, 16 };
+	struct pctr_stats *st = one_event(x, 4, 0), *other;
+	double sd = 3, wide = 5, out;
+	uint64_t n;
+
+	ASSERT_OK(pctr_stats_overhead_spread_set(st, 0, &sd));
+	ASSERT_DBL_NEAR(get(st, 0).stddev, 2.5819889, 1e-6);
+	ASSERT_DBL_NEAR(get(st, 0).std_error, 3.2659863, 1e-6);
+	ASSERT_DBL_NEAR(get(st, 0).ci95_low, 2.6061739, 1e-6);
+	ASSERT_DBL_NEAR(get(st, 0).ci95_high, 23.3938261, 1e-6);
+	ASSERT_DBL_NEAR(get(st, PCTR_STATS_TIME).stddev, 0, 0);
+	ASSERT_DBL_NEAR(get(st, PCTR_STATS_TIME).std_error, 0, 0);
+	/* kept by a reset, as the overhead is */
+	ASSERT_OK(pctr_stats_reset(st));
+	ASSERT_OK(pctr_stats_overhead_spread(st, 0, &out));
+	ASSERT_DBL_NEAR(out, 3, 0);
+	/* merged: the wider of the two */
+	ASSERT_OK(pctr_stats_new(&other, 1, 0));
+	ASSERT_OK(pctr_stats_overhead_spread_set(other, 0, &wide));
+	ASSERT_OK(pctr_stats_merge(st, other));
+	ASSERT_OK(pctr_stats_overhead_spread(st, 0, &out));
+	ASSERT_DBL_NEAR(out, 5, 0);
+	/* refused whole: a negative or not finite spread sets nothing */
+	sd = -1;
+	ASSERT_EQ(pctr_stats_overhead_spread_set(st, 0, &sd), -EINVAL);
+	sd = NAN;
+	ASSERT_EQ(pctr_stats_overhead_spread_set(st, 0, &sd), -EINVAL);
+	ASSERT_EQ(pctr_stats_overhead_spread_set(st, INFINITY, NULL), -EINVAL);
+	ASSERT_OK(pctr_stats_overhead_spread(st, 0, &out));
+	ASSERT_DBL_NEAR(out, 5, 0);
+	ASSERT_EQ(pctr_stats_overhead_spread(st, 1, &out), -ERANGE);
+	/* statistics of no region: nothing looked for disturbed intervals */
+	ASSERT_EQ(pctr_stats_disturbed(st, &n), -ENODATA);
+	pctr_stats_free(other);
+	pctr_stats_free(st);
+}
+
 TEST(errors_are_negative_errno)
 {
 	struct pctr_summary bad = { 0 }, s = { .size = sizeof(s) };
@@ -580,5 +628,6 @@ main(void)
 			       TEST_CASE(percentiles_sample_all_intervals)
 			       TEST_CASE(merge_of_small_reservoirs_is_exact)
 			       TEST_CASE(reset_keeps_names_and_overhead)
+			       TEST_CASE(overhead_spread_widens_the_interval)
 			       TEST_CASE(errors_are_negative_errno)));
 }

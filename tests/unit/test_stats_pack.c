@@ -87,6 +87,9 @@ assert_same_stats(const struct pctr_stats *a, const struct pctr_stats *b)
 		ASSERT_OK(pctr_stats_overhead(a, i, &oa));
 		ASSERT_OK(pctr_stats_overhead(b, i, &ob));
 		ASSERT_UEQ(oa, ob);
+		ASSERT_OK(pctr_stats_overhead_spread(a, i, &pa));
+		ASSERT_OK(pctr_stats_overhead_spread(b, i, &pb));
+		ASSERT(same_double(pa, pb));
 		ASSERT_EQ(pctr_stats_percentile(a, i, 90, &pa),
 			  pctr_stats_percentile(b, i, 90, &pb));
 		if (pctr_stats_percentile(a, i, 90, &pa) == 0)
@@ -159,6 +162,22 @@ le64(const unsigned char *p)
 	for (int i = 7; i >= 0; i--)
 		v = v << 8 | p[i];
 	return v;
+}
+
+static uint32_t
+le32(const unsigned char *p)
+{
+	return (uint32_t)le64(p) & 0xffffffffu;
+}
+
+static double
+le_double(const unsigned char *p)
+{
+	uint64_t v = le64(p);
+	double x;
+
+	memcpy(&x, &v, sizeof(x));
+	return x;
 }
 
 /*
@@ -299,6 +318,40 @@ TEST(unpack_refuses_bad_packs)
 	ASSERT_EQ(pctr_stats_unpack(&back, NULL, len), -EINVAL);
 	ASSERT_EQ(pctr_stats_unpack(NULL, buf, len), -EINVAL);
 	ASSERT_EQ(pctr_stats_pack(NULL, NULL, 0), -EINVAL);
+	free(buf);
+	pctr_stats_free(st);
+}
+
+/*
+ * An overhead spread travels in the region part (flag bit 0), 16 + 8 *
+ * (events + 1) bytes at the end; without a region's checks, the count of
+ * disturbed intervals stays unknown on the other side too.  A bad spread
+ * or an unknown check is refused.
+ */
+TEST(region_part_carries_the_spread)
+{
+	struct pctr_stats *st = sample_stats(0, 10, 7), *back;
+	double sd[3] = { 0.5, 0, 1e300 };
+	size_t len, plain = 64 + 3 * 136 + 4 * 80 + 15 * 40;
+	unsigned char *buf;
+	uint64_t n;
+
+	ASSERT_OK(pctr_stats_overhead_spread_set(st, 12.25, sd));
+	buf = pack(st, &len);
+	ASSERT_EQ(len, plain + 16 + 4 * 8);
+	ASSERT_UEQ(le32(buf + 12), 1);
+	ASSERT_OK(pctr_stats_unpack(&back, buf, len));
+	assert_same_stats(st, back);
+	ASSERT_EQ(pctr_stats_disturbed(back, &n), -ENODATA);
+	pctr_stats_free(back);
+	/* the ticks' spread, as a double, after 16 bytes of the part */
+	ASSERT(same_double(le_double(buf + plain + 16), 12.25));
+	refused_patch(buf, len, plain + 16, 0xbff0000000000000ull, false,
+		      "spread"); /* -1 */
+	refused_patch(buf, len, plain + 8, 0x10, true, "checks");
+	refused_patch(buf, len, plain + 12, 2, true, "checks");
+	refused(buf, plain, "bytes long");
+	refused_patch(buf, len, 12, 0, true, "length");
 	free(buf);
 	pctr_stats_free(st);
 }
@@ -473,6 +526,7 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(pack_and_unpack_give_every_figure_back)
 			       TEST_CASE(layout_is_fixed_and_little_endian)
+			       TEST_CASE(region_part_carries_the_spread)
 			       TEST_CASE(unpack_refuses_bad_packs)
 			       TEST_CASE(unpack_of_random_bytes_never_crashes)
 			       TEST_CASE(reduction_over_ranks_equals_one_pass)
