@@ -1053,14 +1053,15 @@ exit_status(int status)
 }
 
 static void
-warnings(const struct prof *p, uint64_t lost)
+warnings(const struct opts *o, const struct prof *p, uint64_t lost)
 {
 	const char *k = syms_kernel_hidden(p->syms);
 
 	if (syms_can_name() < 0)
 		fprintf(stderr, "pctr profile: warning: libdw.so.1 cannot be "
 				"loaded (install the package libdw1): "
-				"user-space samples are not named\n");
+				"user-space samples are not named%s\n",
+			o->callgraph == CG_DWARF ? " nor unwound" : "");
 	if (k)
 		fprintf(stderr, "pctr profile: warning: %s\n", k);
 	if (lost)
@@ -1106,7 +1107,7 @@ report(const struct opts *o, const char *event, uint64_t lost,
 		fprintf(stderr, "pctr profile: out of memory\n");
 		return 1;
 	}
-	warnings(p, lost);
+	warnings(o, p, lost);
 	if (o->svg && write_svg(o, p, event) < 0)
 		return 1;
 	return 0;
