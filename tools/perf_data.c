@@ -246,17 +246,30 @@ callchain_size(const struct pctr_sample_record *r)
 	return n * 8;
 }
 
+/*
+ * @r's registers and stack go in: the first record with registers sets
+ * the attribute's mask, which every record of one event shares (the
+ * kernel's for the architecture); one with another would be misread.
+ */
+static bool
+has_user_regs(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	if (r->regs_abi && !pd->attr.sample_regs_user)
+		pd->attr.sample_regs_user = r->regs_mask;
+	return r->regs_abi && r->regs &&
+	       r->regs_mask == pd->attr.sample_regs_user;
+}
+
 static size_t
-user_stack_size(const struct perf_data *pd,
-		const struct pctr_sample_record *r)
+user_stack_size(struct perf_data *pd, const struct pctr_sample_record *r)
 {
 	size_t n = 8 + 8; /* abi; size */
 
 	if (!pd->user_stack)
 		return 0;
-	if (r->regs_abi)
+	if (has_user_regs(pd, r))
 		n += 8 * (size_t)__builtin_popcountll(r->regs_mask);
-	if (r->regs_abi && r->stack_len)
+	if (has_user_regs(pd, r) && r->stack_len)
 		n += ((r->stack_len + 7) & ~7ull) + 8;
 	return n;
 }
@@ -272,9 +285,7 @@ put_user_stack(struct perf_data *pd, const struct pctr_sample_record *r)
 	static const char zero[8];
 	uint64_t size = (r->stack_len + 7) & ~7ull;
 
-	if (r->regs_abi && !pd->attr.sample_regs_user)
-		pd->attr.sample_regs_user = r->regs_mask;
-	if (!r->regs_abi || r->regs_mask != pd->attr.sample_regs_user) {
+	if (!has_user_regs(pd, r)) {
 		put_u64(pd, PERF_SAMPLE_REGS_ABI_NONE);
 		put_u64(pd, 0);
 		return;

@@ -35,7 +35,6 @@ struct unwind {
 	uint64_t sp;
 	uint64_t *chain;
 	size_t n, max, first;
-	uint64_t unwound, stopped;
 };
 
 /*
@@ -100,13 +99,6 @@ unwind_new(struct unwind **up)
 {
 	*up = calloc(1, sizeof(**up));
 	return *up ? 0 : -ENOMEM;
-}
-
-void
-unwind_stats(const struct unwind *u, uint64_t *unwound, uint64_t *stopped)
-{
-	*unwound = u ? u->unwound : 0;
-	*stopped = u ? u->stopped : 0;
 }
 
 void
@@ -227,18 +219,15 @@ unwind_user(struct unwind *u, struct syms *s, int space,
 {
 	uint64_t regs[NR_DWARF], pc;
 	Dwfl *d;
-	int err;
 
 	if (unwind_regs_dwarf(r, regs, NR_DWARF, &pc, &u->sp) < 0 ||
 	    r->pid <= 0 || !dw_load() || !(d = attached(u, s, space, r->pid)))
 		return;
 	u->r = r;
 	u->first = u->n;
-	u->unwound++;
-	err = DW(dwfl_getthread_frames)(d, r->tid > 0 ? r->tid : r->pid,
-					on_frame, u);
-	/* -1: a frame the unwinder could not step past (DWARF_CB_ABORT: ours) */
-	u->stopped += err == -1;
+	/* its end, or a frame it could not step past: what was found stays */
+	DW(dwfl_getthread_frames)(d, r->tid > 0 ? r->tid : r->pid, on_frame,
+				  u);
 	if (u->n == u->first)
 		u->chain[u->n++] = pc;
 }

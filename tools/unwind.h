@@ -30,9 +30,6 @@ int unwind_new(struct unwind **up);
 size_t unwind_sample(struct unwind *u, struct syms *s, int space,
 		     const struct pctr_sample_record *r, uint64_t *chain,
 		     size_t max);
-/* samples whose user part was unwound, and of them those stopped early */
-void unwind_stats(const struct unwind *u, uint64_t *unwound,
-		  uint64_t *stopped);
 void unwind_free(struct unwind *u);
 
 /* the registers' DWARF numbering (unwind.c), for tests */
