@@ -1403,7 +1403,10 @@ int pctr_set_sampling(struct pctr_set *set, int idx,
  *                arm64: X0 to X30, SP, PC (bits 0-32)
  * @regs:         one value per bit of @regs_mask, lowest bit first
  * @stack_len:    bytes of @stack: the user stack from the stack pointer
- *                up, as many as the thread had of the bytes asked for
+ *                up, as many as asked for, or fewer up to the first page
+ *                not in memory (the kernel copies in its interrupt,
+ *                without faulting pages in): the stack's end, or a page
+ *                of it never touched
  * @stack:        the copy; @regs and @stack are valid during the callback
  *                only
  */

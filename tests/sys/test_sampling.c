@@ -405,26 +405,8 @@ TEST(callchains)
 
 struct stack_tally {
 	int n, bad_regs, ip_equal, canary_seen, canary_wrong, len_wrong;
-	uintptr_t canary, stack_end;
+	uintptr_t canary;
 };
-
-/* the end of the mapping that holds @addr (/proc/self/maps), or 0 */
-static uintptr_t
-mapping_end(uintptr_t addr)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	unsigned long lo, hi;
-	char line[512];
-	uintptr_t end = 0;
-
-	while (f && !end && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo <= addr &&
-		    addr < hi)
-			end = hi;
-	if (f)
-		fclose(f);
-	return end;
-}
 
 static uint64_t
 reg(const struct pctr_sample_record *r, int bit)
@@ -447,10 +429,15 @@ check_stack(const struct pctr_sample_record *r, void *arg)
 	}
 	sp = reg(r, REG_SP);
 	t->ip_equal += reg(r, REG_IP) == r->ip;
-	/* as much as asked, or up to the stack's end: the kernel's copy stops
-	 * at the first byte it cannot read */
-	t->len_wrong += r->stack_len != (t->stack_end - sp < 4096
-						 ? t->stack_end - sp : 4096);
+	/*
+	 * As much as asked, or less up to a page's end: the kernel copies in
+	 * its interrupt, where it cannot fault a page in, and stops at the
+	 * first page that is not in memory (the stack's end, or a page of it
+	 * never touched: 3616 of 4096 bytes, the next page untouched, in one
+	 * environment's layout).
+	 */
+	t->len_wrong += r->stack_len > 4096 || r->stack_len == 0 ||
+			(r->stack_len < 4096 && (sp + r->stack_len) % 4096);
 	if (sp >= t->canary || t->canary + 8 > sp + r->stack_len)
 		return 0;
 	t->canary_seen++;
@@ -473,8 +460,6 @@ TEST(user_stack_copies)
 
 	if (under_valgrind())
 		SKIP("under valgrind the kernel sees valgrind's registers");
-	t.stack_end = mapping_end(t.canary);
-	ASSERT(t.stack_end > t.canary);
 	ASSERT_OK(pctr_set_new(&set, 0));
 	ASSERT_OK(pctr_set_add(set, "task-clock:u"));
 	ASSERT_OK(pctr_set_sampling(set, 0, &cfg));
@@ -487,7 +472,7 @@ TEST(user_stack_copies)
 	pctr_set_overflow_stats(set, 0, &st);
 	printf("# %d samples, %llu lost: %d with the sampled IP as the IP "
 	       "register, %d with the canary in the copy (%d wrong), %d copies "
-	       "of another length\n",
+	       "of a wrong length\n",
 	       t.n, (unsigned long long)st.lost, t.ip_equal, t.canary_seen,
 	       t.canary_wrong, t.len_wrong);
 	ASSERT_UEQ(st.lost, 0);
@@ -498,7 +483,7 @@ TEST(user_stack_copies)
 	/* the spin is a few frames of some hundred bytes below the canary */
 	ASSERT_EQ(t.canary_seen, t.n);
 	ASSERT_EQ(t.canary_wrong, 0);
-	/* 4096 bytes as asked, not perf's 8192, or up to the stack's end */
+	/* 4096 bytes as asked, not perf's 8192, or up to a page's end */
 	ASSERT_EQ(t.len_wrong, 0);
 	pctr_set_free(set);
 	(void)canary[1];
