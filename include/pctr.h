@@ -1369,8 +1369,22 @@ int pctr_set_overflow_stats(const struct pctr_set *set, int idx,
  * reads too.
  */
 #define PCTR_SAMPLE_SIDEBAND 0x10u
-/* with PCTR_SAMPLE_CALLCHAIN: the kernel part of the chain too */
+/*
+ * With PCTR_SAMPLE_CALLCHAIN: the kernel part of the chain too.  Alone
+ * (new in 0.2): the kernel part only, for a program that unwinds the user
+ * part itself from PCTR_SAMPLE_USER_STACK.
+ */
 #define PCTR_SAMPLE_CALLCHAIN_KERNEL 0x20u
+/*
+ * The user-mode registers and a copy of the user stack at the sample (new
+ * in 0.2), for unwinding code built without frame pointers after the
+ * fact, as perf record --call-graph dwarf does: @regs_abi, @regs_mask,
+ * @regs, @stack_len and @stack of struct pctr_sample_record.  x86-64 and
+ * arm64 (else -EOPNOTSUPP).  With PCTR_SAMPLE_SIDEBAND, the mappings that
+ * do not execute come too (@prot tells them apart): an unwinder reads the
+ * tables of read-only segments (.eh_frame_hdr) there.
+ */
+#define PCTR_SAMPLE_USER_STACK 0x40u
 
 /**
  * struct pctr_sampling - how one event samples into a buffer.
@@ -1382,6 +1396,12 @@ int pctr_set_overflow_stats(const struct pctr_set *set, int idx,
  *             When the program does not read fast enough, the kernel drops
  *             samples and says how many (pctr_set_overflow_stats()).
  * @max_stack: deepest call chain kept; 0 means 127
+ * @stack_size: with PCTR_SAMPLE_USER_STACK, bytes of user stack copied
+ *             into each sample from its stack pointer up, a multiple of 8
+ *             up to 65528; 0 means 8192.  New in 0.2, in what was the
+ *             struct's padding: read only with PCTR_SAMPLE_USER_STACK, a
+ *             flag older programs never set.  The kernel copies less where
+ *             a sample record would pass its 64 KiB limit.
  */
 #define PCTR_SAMPLING_SIZE_VER0 32 /* sizeof(struct pctr_sampling) in 0.x */
 
@@ -1391,6 +1411,7 @@ struct pctr_sampling {
 	unsigned int flags;
 	unsigned int pages;
 	unsigned int max_stack;
+	unsigned int stack_size;
 };
 
 /**
@@ -1441,6 +1462,26 @@ int pctr_set_sampling(struct pctr_set *set, int idx,
  * The fields from @kind on are new in 0.2: the library fills them for
  * every record, and callers that know only the earlier ones never see
  * other kinds, since they do not ask for PCTR_SAMPLE_SIDEBAND.
+ *
+ * With PCTR_SAMPLE_USER_STACK (new in 0.2; all 0 and NULL without it and
+ * in records of other kinds), the user-mode state of the sampled thread,
+ * at the sample when it was in user mode, else at its last entry into the
+ * kernel:
+ * @regs_abi:     64, or 32 for a 32-bit task; 0 when the thread has no
+ *                user mode (a kernel thread): no registers, no stack
+ * @regs_mask:    which registers @regs holds: bit N is register N of the
+ *                kernel's numbering for the architecture (asm/perf_regs.h:
+ *                enum perf_event_x86_regs, perf_event_arm64_regs);
+ *                x86-64: AX to SS (bits 0-11) and R8 to R15 (16-23);
+ *                arm64: X0 to X30, SP, PC (bits 0-32)
+ * @regs:         one value per bit of @regs_mask, lowest bit first
+ * @stack_len:    bytes of @stack: the user stack from the stack pointer
+ *                up, as many as asked for, or fewer up to the first page
+ *                not in memory (the kernel copies in its interrupt,
+ *                without faulting pages in): the stack's end, or a page
+ *                of it never touched
+ * @stack:        the copy; @regs and @stack are valid during the callback
+ *                only
  */
 struct pctr_sample_record {
 	int event;
@@ -1462,6 +1503,11 @@ struct pctr_sample_record {
 	uint32_t prot;
 	int exec;
 	const char *name;
+	int regs_abi;
+	uint64_t regs_mask;
+	const uint64_t *regs;
+	uint64_t stack_len;
+	const unsigned char *stack;
 };
 
 /**

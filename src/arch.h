@@ -28,6 +28,9 @@
  *              kernel sets cap_user_time_short, and then always with
  *              cap_user_time; PCTR_ARCH_TAIL_FN(type, name, value), a
  *              function pointer the caller then calls as its tail call.
+ *              PCTR_ARCH_REGS_USER: the kernel's register mask
+ *              (sample_regs_user) an unwinder of user stacks needs, 0 if
+ *              the port has none.
  * arch_cpu.h   pctr__arch_virtualized(): 1, 0, -1 (the CPU does not say).
  *
  * generic: no user-mode counter reads, CLOCK_MONOTONIC_RAW in nanoseconds

@@ -160,6 +160,8 @@ struct pctr__rec {
 	uint32_t nr_chain;
 	const uint64_t *chain;
 	int user;
+	/* the fields past CALLCHAIN (REGS_USER, STACK_USER), up to @end */
+	const uint64_t *rest, *end;
 };
 
 /*
@@ -200,8 +202,10 @@ pctr__ring_record(const unsigned char *data, uint64_t size, uint64_t tail,
 
 /*
  * Decode a PERF_RECORD_SAMPLE holding the fields of @type, which must be a
- * subset of IP | TID | TIME | PERIOD | CALLCHAIN (in the kernel's order).
- * Return 0, or -EINVAL if the record is shorter than its fields say.
+ * subset of IP | TID | TIME | PERIOD | CALLCHAIN (in the kernel's order),
+ * with REGS_USER and STACK_USER left in @r->rest for the caller, who
+ * knows the register mask.  Return 0, or -EINVAL if the record is shorter
+ * than its fields say.
  */
 static inline int
 pctr__sample_parse(const struct perf_event_header *h, uint64_t type,
@@ -240,8 +244,11 @@ pctr__sample_parse(const struct perf_event_header *h, uint64_t type,
 			return -EINVAL;
 		r->nr_chain = (uint32_t)nr;
 		r->chain = p;
+		p += nr;
 	}
 #undef PCTR__TAKE
+	r->rest = p;
+	r->end = end;
 	return 0;
 }
 

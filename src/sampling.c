@@ -12,9 +12,13 @@
 #include <unistd.h>
 
 #include "ring.h"
+#include "arch.h"
 
 #define DEFAULT_PAGES 64
 #define DEFAULT_STACK 127
+#define DEFAULT_USER_STACK 8192 /* perf record --call-graph dwarf's */
+/* the kernel takes less than USHRT_MAX, in whole u64s (perf_copy_attr()) */
+#define MAX_USER_STACK 65528
 
 /* @ucfg, of the caller's size, into @cfg, and checked */
 static int
@@ -24,7 +28,8 @@ check_sampling(const struct pctr_sampling *ucfg, struct pctr_sampling *cfg,
 	unsigned int known = PCTR_SAMPLE_TID | PCTR_SAMPLE_TIME |
 			     PCTR_SAMPLE_CALLCHAIN | PCTR_SAMPLE_FREQ |
 			     PCTR_SAMPLE_SIDEBAND |
-			     PCTR_SAMPLE_CALLCHAIN_KERNEL;
+			     PCTR_SAMPLE_CALLCHAIN_KERNEL |
+			     PCTR_SAMPLE_USER_STACK;
 	int r = pctr__struct_in(&PCTR__SIZED(pctr_sampling,
 					     PCTR_SAMPLING_SIZE_VER0),
 				cfg, ucfg);
@@ -43,7 +48,52 @@ check_sampling(const struct pctr_sampling *ucfg, struct pctr_sampling *cfg,
 		return pctr__error(EINVAL, "call chains of %u entries: at most "
 					   "1024",
 				   cfg->max_stack);
+	if (!(cfg->flags & PCTR_SAMPLE_USER_STACK))
+		cfg->stack_size = 0; /* padding to callers of 0.1 */
+	else if (cfg->stack_size % 8 || cfg->stack_size > MAX_USER_STACK)
+		return pctr__error(EINVAL, "a user stack copy of %u bytes: a "
+					   "multiple of 8 up to %u",
+				   cfg->stack_size, MAX_USER_STACK);
+	else if (!PCTR_ARCH_REGS_USER)
+		return pctr__error(EOPNOTSUPP, "user stack copies are for "
+					       "x86-64 and arm64, not "
+					       PCTR_ARCH_NAME);
 	return 0;
+}
+
+/*
+ * The call chain: user and kernel parts (perf_callchain()), each with
+ * its own exclude bit; the kernel part alone for a caller that unwinds
+ * the user part from the stack copy.
+ */
+static void
+set_callchain(struct perf_event_attr *attr, const struct pctr_sampling *cfg)
+{
+	unsigned int f = cfg->flags;
+
+	if (!(f & (PCTR_SAMPLE_CALLCHAIN | PCTR_SAMPLE_CALLCHAIN_KERNEL)))
+		return;
+	attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	attr->exclude_callchain_kernel = !(f & PCTR_SAMPLE_CALLCHAIN_KERNEL);
+	attr->exclude_callchain_user = !(f & PCTR_SAMPLE_CALLCHAIN);
+	attr->sample_max_stack = cfg->max_stack ? cfg->max_stack
+						: DEFAULT_STACK;
+}
+
+/*
+ * The user registers an unwinder starts from and the stack it reads: the
+ * kernel copies them from the thread's user-mode state (its pt_regs) at
+ * each sample, the stack from the stack pointer up.
+ */
+static void
+set_user_stack(struct perf_event_attr *attr, const struct pctr_sampling *cfg)
+{
+	if (!(cfg->flags & PCTR_SAMPLE_USER_STACK))
+		return;
+	attr->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	attr->sample_regs_user = PCTR_ARCH_REGS_USER;
+	attr->sample_stack_user = cfg->stack_size ? cfg->stack_size
+						  : DEFAULT_USER_STACK;
 }
 
 PCTR_EXPORT int
@@ -70,13 +120,8 @@ pctr_set_sampling(struct pctr_set *set, int idx,
 	/* side-band records are ordered with the samples by time */
 	if (cfg->flags & (PCTR_SAMPLE_TIME | PCTR_SAMPLE_SIDEBAND))
 		attr->sample_type |= PERF_SAMPLE_TIME;
-	if (cfg->flags & PCTR_SAMPLE_CALLCHAIN) {
-		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		attr->exclude_callchain_kernel =
-			!(cfg->flags & PCTR_SAMPLE_CALLCHAIN_KERNEL);
-		attr->sample_max_stack = cfg->max_stack ? cfg->max_stack
-							: DEFAULT_STACK;
-	}
+	set_callchain(attr, cfg);
+	set_user_stack(attr, cfg);
 	/*
 	 * Side-band records: executable mappings (MMAP2), names (COMM, with
 	 * PERF_RECORD_MISC_COMM_EXEC on exec), FORK and EXIT, written by the
@@ -86,6 +131,12 @@ pctr_set_sampling(struct pctr_set *set, int idx,
 	 */
 	attr->mmap2 = attr->mmap = attr->comm = attr->task =
 		attr->sample_id_all = !!(cfg->flags & PCTR_SAMPLE_SIDEBAND);
+	/*
+	 * With stack copies, the mappings that do not execute too: an
+	 * unwinder reads tables (.eh_frame_hdr) from read-only segments.
+	 */
+	attr->mmap_data = (cfg->flags & PCTR_SAMPLE_SIDEBAND) &&
+			  (cfg->flags & PCTR_SAMPLE_USER_STACK);
 	attr->watermark = 1;
 	attr->wakeup_watermark = pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
 	r = pctr__ovf_probe(set, idx);
@@ -197,6 +248,45 @@ deliver_side(struct pctr_set *set, struct pctr__ring *ring,
 	return ctx->cb(&rec, ctx->arg);
 }
 
+/*
+ * After the call chain (perf_event.h, PERF_RECORD_SAMPLE):
+ *   REGS_USER   { u64 abi; u64 regs[weight(sample_regs_user)] }, the
+ *               registers only when abi is not PERF_SAMPLE_REGS_ABI_NONE
+ *   STACK_USER  { u64 size; char data[size]; u64 dyn_size }, dyn_size
+ *               only when size is not 0: how much of data is stack
+ * Return 0, or -1 for a record shorter than that.
+ */
+static int
+user_stack_parse(const struct pctr__rec *r, uint64_t mask,
+		 struct pctr_sample_record *rec)
+{
+	const uint64_t *p = r->rest, *end = r->end;
+	uint64_t size, dyn;
+	long nr = __builtin_popcountll(mask);
+
+	if (p >= end)
+		return -1;
+	if (*p++ != PERF_SAMPLE_REGS_ABI_NONE) {
+		if (end - p < nr)
+			return -1;
+		rec->regs_abi = p[-1] == PERF_SAMPLE_REGS_ABI_32 ? 32 : 64;
+		rec->regs_mask = mask;
+		rec->regs = p;
+		p += nr;
+	}
+	if (p >= end)
+		return -1;
+	size = *p++;
+	if (size == 0)
+		return 0;
+	if (size % 8 || size / 8 + 1 > (uint64_t)(end - p))
+		return -1;
+	dyn = p[size / 8];
+	rec->stack = (const unsigned char *)p;
+	rec->stack_len = dyn < size ? dyn : size;
+	return 0;
+}
+
 static int
 deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 	       const struct perf_event_header *h, void *arg)
@@ -214,6 +304,10 @@ deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 		return deliver_side(set, ring, h, ctx);
 	rec.ppid = rec.ptid = -1;
 	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
+		return 0;
+	if (ring->sample_type & PERF_SAMPLE_STACK_USER &&
+	    user_stack_parse(&r, set->attr[ring->event].a.sample_regs_user,
+			     &rec) < 0)
 		return 0;
 	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
 	if (ring->sample_type & PERF_SAMPLE_TID) {

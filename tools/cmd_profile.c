@@ -37,10 +37,18 @@
 #include "flame.h"
 #include "perf_data.h"
 #include "symbols.h"
+#include "unwind.h"
 #include "util.h"
 
 #define DEFAULT_HZ 1000
 #define MAX_KEYS 3
+#define DEFAULT_STACK_COPY 8192 /* --call-graph dwarf, as perf's */
+#define MAX_STACK_COPY 65528 /* the kernel's limit (pctr_sampling) */
+/* kernel part (the library's limit) and user part (unwind.c's) */
+#define MAX_CHAIN (1024 + 128)
+
+/* -g, --call-graph: none, frame pointers, or unwinding stack copies */
+enum call_graph { CG_NONE, CG_FP, CG_DWARF };
 
 enum key { KEY_COMM, KEY_DSO, KEY_SYM };
 
@@ -48,7 +56,8 @@ struct opts {
 	const char *event;
 	uint64_t period;
 	uint64_t hz;
-	int callgraph;
+	enum call_graph callgraph;
+	unsigned int stack_copy; /* --call-graph dwarf,SIZE */
 	int json, folded;
 	const char *svg; /* --svg FILE, or NULL */
 	const char *perf_data; /* --perf-data FILE, or NULL */
@@ -77,6 +86,7 @@ struct prof {
 	uint64_t *ip;
 	size_t nip, capip;
 	struct syms *syms;
+	struct unwind *unw; /* once a sample brings a stack copy */
 	struct perf_data *pd; /* --perf-data: every record goes there too */
 	int err;
 };
@@ -118,6 +128,28 @@ grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/*
+ * A sample with a user stack copy (--call-graph dwarf, or a recording of
+ * one): its chain unwound now, in the address space its process has now,
+ * the one it was taken in (the side-band records come in order).
+ */
+static int
+add_unwound(struct prof *p, const struct pctr_sample_record *r, int space)
+{
+	size_t n;
+
+	if (!p->unw && unwind_new(&p->unw) < 0)
+		return -1;
+	if (grow((void **)&p->ip, &p->capip, p->nip + MAX_CHAIN,
+		 sizeof(*p->ip)) < 0)
+		return -1;
+	n = unwind_sample(p->unw, p->syms, space, r, p->ip + p->nip,
+			  MAX_CHAIN);
+	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, (uint32_t)n };
+	p->nip += n;
+	return 0;
+}
+
 static int
 add_sample(struct prof *p, const struct pctr_sample_record *r)
 {
@@ -125,8 +157,11 @@ add_sample(struct prof *p, const struct pctr_sample_record *r)
 	int space = syms_space(p->syms, r->pid);
 
 	if (space < 0 || grow((void **)&p->s, &p->caps, p->ns + 1,
-			      sizeof(*p->s)) < 0 ||
-	    grow((void **)&p->ip, &p->capip, p->nip + n, sizeof(*p->ip)) < 0)
+			      sizeof(*p->s)) < 0)
+		return -1;
+	if (r->regs_abi || r->stack_len)
+		return add_unwound(p, r, space);
+	if (grow((void **)&p->ip, &p->capip, p->nip + n, sizeof(*p->ip)) < 0)
 		return -1;
 	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, n };
 	/* a call chain starts with the sampled IP itself */
@@ -169,8 +204,15 @@ usage(FILE *f)
 		"  -c, --period N            a sample every N events\n"
 		"  -F, --freq HZ             HZ samples a second (default "
 		"1000)\n"
-		"  -g, --call-graph          call chains (frame pointers), "
+		"  -g                        call chains (frame pointers), "
 		"kernel and user\n"
+		"      --call-graph fp|dwarf[,SIZE]\n"
+		"                            call chains from frame pointers "
+		"(fp, as -g), or\n"
+		"                            unwound from SIZE bytes of user "
+		"stack copied\n"
+		"                            with each sample (dwarf; default "
+		"8192)\n"
 		"  -p, --pid PID             a running process and its "
 		"threads\n"
 		"  -t, --tid TID             one thread\n"
@@ -244,6 +286,7 @@ parse_sort(struct opts *o, const char *arg)
 }
 
 enum {
+	OPT_CALL_GRAPH = 255,
 	OPT_PERCENT = 256,
 	OPT_TOP,
 	OPT_FOLDED,
@@ -256,7 +299,7 @@ static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "period", required_argument, NULL, 'c' },
 	{ "freq", required_argument, NULL, 'F' },
-	{ "call-graph", no_argument, NULL, 'g' },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "tid", required_argument, NULL, 't' },
 	{ "all-cpus", no_argument, NULL, 'a' },
@@ -274,6 +317,27 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
+
+/* fp | dwarf[,SIZE]: SIZE bytes, rounded up to 8 as perf does */
+static int
+parse_call_graph(struct opts *o, const char *arg)
+{
+	long size = DEFAULT_STACK_COPY;
+
+	if (!strcmp(arg, "fp")) {
+		o->callgraph = CG_FP;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return usage_error("--call-graph takes fp or dwarf[,SIZE]",
+				   arg);
+	if (arg[5] && parse_long("--call-graph dwarf,SIZE", arg + 6, 1,
+				 MAX_STACK_COPY, &size) < 0)
+		return EXIT_USAGE;
+	o->callgraph = CG_DWARF;
+	o->stack_copy = (unsigned int)(size + 7) & ~7u;
+	return 0;
+}
 
 static int
 set_target(struct opts *o, int type, const char *arg)
@@ -309,8 +373,10 @@ parse_opt(struct opts *o, int c, const char *arg)
 							    arg)
 					      : 0;
 	case 'g':
-		o->callgraph = 1;
+		o->callgraph = CG_FP;
 		return 0;
+	case OPT_CALL_GRAPH:
+		return parse_call_graph(o, arg);
 	case 'p':
 		return set_target(o, PCTR_TARGET_PID, arg);
 	case 't':
@@ -453,9 +519,15 @@ open_set(const struct opts *o, struct pctr_set **setp)
 	cfg.period = o->period ? o->period : o->hz ? o->hz : DEFAULT_HZ;
 	cfg.flags = PCTR_SAMPLE_TID | PCTR_SAMPLE_SIDEBAND |
 		    (o->period ? 0 : PCTR_SAMPLE_FREQ);
-	if (o->callgraph)
+	if (o->callgraph == CG_FP)
 		cfg.flags |= PCTR_SAMPLE_CALLCHAIN |
 			     PCTR_SAMPLE_CALLCHAIN_KERNEL;
+	/* the kernel's chain of kernel frames, the user part unwound */
+	if (o->callgraph == CG_DWARF) {
+		cfg.flags |= PCTR_SAMPLE_USER_STACK |
+			     PCTR_SAMPLE_CALLCHAIN_KERNEL;
+		cfg.stack_size = o->stack_copy;
+	}
 	r = pctr_set_new(setp, 0);
 	if (r == 0)
 		r = pctr_set_add(*setp, o->event);
@@ -796,9 +868,11 @@ print_json(const struct opts *o, const char *event, const struct table *t,
 		fprintf(out, ",\"frequency\":%llu",
 			(unsigned long long)(o->hz ? o->hz : DEFAULT_HZ));
 	fprintf(out, ",\"samples\":%llu,\"lost\":%llu,\"call_graph\":%s,"
-		     "\"sort\":[",
+		     "\"call_graph_method\":%s,\"sort\":[",
 		(unsigned long long)total, (unsigned long long)lost,
-		o->callgraph ? "true" : "false");
+		o->callgraph ? "true" : "false",
+		o->callgraph == CG_DWARF ? "\"dwarf\""
+		: o->callgraph == CG_FP ? "\"fp\"" : "null");
 	for (int k = 0; k < o->nr_keys; k++)
 		fprintf(out, "%s\"%s\"", k ? "," : "", names[o->keys[k]]);
 	fprintf(out, "],\"kernel_hidden\":");
@@ -979,14 +1053,15 @@ exit_status(int status)
 }
 
 static void
-warnings(const struct prof *p, uint64_t lost)
+warnings(const struct opts *o, const struct prof *p, uint64_t lost)
 {
 	const char *k = syms_kernel_hidden(p->syms);
 
 	if (syms_can_name() < 0)
 		fprintf(stderr, "pctr profile: warning: libdw.so.1 cannot be "
 				"loaded (install the package libdw1): "
-				"user-space samples are not named\n");
+				"user-space samples are not named%s\n",
+			o->callgraph == CG_DWARF ? " nor unwound" : "");
 	if (k)
 		fprintf(stderr, "pctr profile: warning: %s\n", k);
 	if (lost)
@@ -1032,7 +1107,7 @@ report(const struct opts *o, const char *event, uint64_t lost,
 		fprintf(stderr, "pctr profile: out of memory\n");
 		return 1;
 	}
-	warnings(p, lost);
+	warnings(o, p, lost);
 	if (o->svg && write_svg(o, p, event) < 0)
 		return 1;
 	return 0;
@@ -1096,7 +1171,8 @@ open_perf_data(const struct opts *o, const struct pctr_set *set,
 	int r = perf_data_open(&p->pd, o->perf_data, pctr_set_event(set, 0),
 			       o->period, o->period ? 0
 					  : o->hz ? o->hz : DEFAULT_HZ,
-			       o->callgraph);
+			       o->callgraph != CG_NONE,
+			       o->callgraph == CG_DWARF ? o->stack_copy : 0);
 
 	if (r < 0) {
 		fprintf(stderr, "pctr profile: %s: %s\n", o->perf_data,
@@ -1129,7 +1205,8 @@ profile_input(struct opts *o, struct prof *p)
 	}
 	o->period = info.period;
 	o->hz = info.freq;
-	o->callgraph = info.callchain;
+	o->callgraph = info.user_stack ? CG_DWARF
+		       : info.callchain ? CG_FP : CG_NONE;
 	return report(o, info.event, info.lost, p);
 }
 
@@ -1153,6 +1230,7 @@ cmd_profile(int argc, char **argv)
 		if (r == 0)
 			r = profile_input(&o, &p);
 		syms_free(p.syms);
+	unwind_free(p.unw);
 		free(p.s);
 		free(p.ip);
 		return close_output(&o, r);
@@ -1174,6 +1252,7 @@ cmd_profile(int argc, char **argv)
 		r = 1;
 	}
 	syms_free(p.syms);
+	unwind_free(p.unw);
 	pctr_set_free(set);
 	free(p.s);
 	free(p.ip);

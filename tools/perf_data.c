@@ -8,8 +8,10 @@
  *   PERF_RECORD_MMAP   the kernel, "[kernel.kallsyms]_text" from _text, as
  *                      perf record writes it, so that perf names kernel
  *                      samples from /proc/kallsyms;
- *   PERF_RECORD_SAMPLE { ip, pid, tid, time, period[, nr, ips] } for
- *                      sample_type IP | TID | TIME | PERIOD [| CALLCHAIN];
+ *   PERF_RECORD_SAMPLE { ip, pid, tid, time, period[, nr, ips]
+ *                      [, abi, regs[], size, stack[size], dyn_size] } for
+ *                      sample_type IP | TID | TIME | PERIOD [| CALLCHAIN]
+ *                      [| REGS_USER | STACK_USER];
  *   PERF_RECORD_MMAP2, _COMM, _FORK, _EXIT as the library read them.
  * The attribute says sample_id_all 0, so the side-band records carry no
  * sample fields and perf takes them in file order, before the samples
@@ -20,6 +22,15 @@
  * name as pctr shows it, for the attribute's one id (1), which is how perf
  * finds it; perf report then names the event, and so does
  * pctr profile --input (perf_data_read.c).
+ *
+ * With user stack copies (--call-graph dwarf) the samples keep the
+ * registers and the stack as the kernel gave them, and the chain its
+ * kernel part only, as perf record --call-graph dwarf writes them: perf
+ * report unwinds them itself.  The register mask (sample_regs_user) is the
+ * records', known from the first one that has registers, so the attribute
+ * is written again at the end, with the header.  A stack is written with
+ * its dyn_size bytes only (size rounded up to 8), not the whole copy the
+ * kernel reserved.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,7 +65,7 @@ struct file_attr {
 struct perf_data {
 	FILE *f;
 	uint64_t data_size;
-	bool callchain;
+	bool callchain, user_stack;
 	int err;
 	struct perf_event_attr attr;
 	char name[PCTR_NAME_MAX + 2];
@@ -145,7 +156,7 @@ put_kernel_mmap(struct perf_data *pd)
 int
 perf_data_open(struct perf_data **pdp, const char *path,
 	       const struct pctr_event *ev, uint64_t period, uint64_t freq,
-	       bool callchain)
+	       bool callchain, unsigned int stack_user)
 {
 	struct file_header h = { 0 };
 	struct file_attr a;
@@ -162,7 +173,13 @@ perf_data_open(struct perf_data **pdp, const char *path,
 	}
 	a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			     PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
-			     (callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+			     (callchain ? PERF_SAMPLE_CALLCHAIN : 0) |
+			     (stack_user ? PERF_SAMPLE_REGS_USER |
+						   PERF_SAMPLE_STACK_USER
+					 : 0);
+	/* the user part of the chain is in the stack copies */
+	a.attr.exclude_callchain_user = stack_user != 0;
+	a.attr.sample_stack_user = stack_user;
 	a.attr.freq = freq != 0;
 	a.attr.sample_freq = freq ? freq : period;
 	a.attr.mmap = a.attr.comm = a.attr.task = a.attr.mmap2 = 1;
@@ -173,6 +190,7 @@ perf_data_open(struct perf_data **pdp, const char *path,
 		return r;
 	}
 	pd->callchain = callchain;
+	pd->user_stack = stack_user != 0;
 	pd->attr = a.attr;
 	pctr_event_display_name(ev, pd->name, sizeof(pd->name));
 	/* the header again at the end, with the data's size */
@@ -228,12 +246,73 @@ callchain_size(const struct pctr_sample_record *r)
 	return n * 8;
 }
 
+/*
+ * @r's registers and stack go in: the first record with registers sets
+ * the attribute's mask, which every record of one event shares (the
+ * kernel's for the architecture); one with another would be misread.
+ */
+static bool
+has_user_regs(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	if (r->regs_abi && !pd->attr.sample_regs_user)
+		pd->attr.sample_regs_user = r->regs_mask;
+	return r->regs_abi && r->regs &&
+	       r->regs_mask == pd->attr.sample_regs_user;
+}
+
+static size_t
+user_stack_size(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	size_t n = 8 + 8; /* abi; size */
+
+	if (!pd->user_stack)
+		return 0;
+	if (has_user_regs(pd, r))
+		n += 8 * (size_t)__builtin_popcountll(r->regs_mask);
+	if (has_user_regs(pd, r) && r->stack_len)
+		n += ((r->stack_len + 7) & ~7ull) + 8;
+	return n;
+}
+
+/*
+ * REGS_USER { abi, regs } and STACK_USER { size, data, dyn_size }: no
+ * registers (a kernel thread), no stack.  Every record has the same mask,
+ * the kernel's for the architecture.
+ */
+static void
+put_user_stack(struct perf_data *pd, const struct pctr_sample_record *r)
+{
+	static const char zero[8];
+	uint64_t size = (r->stack_len + 7) & ~7ull;
+
+	if (!has_user_regs(pd, r)) {
+		put_u64(pd, PERF_SAMPLE_REGS_ABI_NONE);
+		put_u64(pd, 0);
+		return;
+	}
+	put_u64(pd, r->regs_abi == 32 ? PERF_SAMPLE_REGS_ABI_32
+				      : PERF_SAMPLE_REGS_ABI_64);
+	put(pd, r->regs, 8 * (size_t)__builtin_popcountll(r->regs_mask));
+	put_u64(pd, size);
+	if (!size)
+		return;
+	put(pd, r->stack, r->stack_len);
+	put(pd, zero, size - r->stack_len);
+	put_u64(pd, r->stack_len);
+}
+
 static void
 put_sample(struct perf_data *pd, const struct pctr_sample_record *r)
 {
 	size_t size = sizeof(struct perf_event_header) + 8 * 4 +
-		      (pd->callchain ? callchain_size(r) : 0);
+		      (pd->callchain ? callchain_size(r) : 0) +
+		      user_stack_size(pd, r);
 
+	/* the kernel's limit, which its own records keep to */
+	if (size > UINT16_MAX) {
+		pd->err = pd->err ? pd->err : E2BIG;
+		return;
+	}
 	put_header(pd, PERF_RECORD_SAMPLE,
 		   r->user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL,
 		   size);
@@ -244,6 +323,8 @@ put_sample(struct perf_data *pd, const struct pctr_sample_record *r)
 	put_u64(pd, r->period);
 	if (pd->callchain)
 		put_callchain(pd, r);
+	if (pd->user_stack)
+		put_user_stack(pd, r);
 }
 
 static void
@@ -360,8 +441,10 @@ perf_data_close(struct perf_data *pd)
 	put_event_desc(pd, data + pd->data_size);
 	err = pd->err;
 
+	/* the header, and the attribute with the records' register mask */
 	if (!err && (fseek(pd->f, 0, SEEK_SET) < 0 ||
-		     fwrite(&h, sizeof(h), 1, pd->f) != 1))
+		     fwrite(&h, sizeof(h), 1, pd->f) != 1 ||
+		     fwrite(&pd->attr, sizeof(pd->attr), 1, pd->f) != 1))
 		err = errno ? errno : EIO;
 	if (fclose(pd->f) != 0 && !err)
 		err = errno ? errno : EIO;

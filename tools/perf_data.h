@@ -18,11 +18,12 @@ struct perf_data;
 /*
  * Start @path (created or truncated): the sampled event @ev, one sample
  * every @period events or @freq a second (the other 0), with call chains
- * or not.  Return: 0, or -errno.
+ * or not, with user registers and stack copies of @stack_user bytes
+ * (PCTR_SAMPLE_USER_STACK) or not (0).  Return: 0, or -errno.
  */
 int perf_data_open(struct perf_data **pd, const char *path,
 		   const struct pctr_event *ev, uint64_t period, uint64_t freq,
-		   bool callchain);
+		   bool callchain, unsigned int stack_user);
 /* one record as pctr_set_sampling_read() gives it; 0 or -errno */
 int perf_data_record(struct perf_data *pd,
 		     const struct pctr_sample_record *r);
@@ -34,6 +35,7 @@ struct perf_data_info {
 	char event[PCTR_NAME_MAX + 2]; /* its name, or "type T config C" */
 	uint64_t period, freq; /* as sampled (one of them 0) */
 	bool callchain;
+	bool user_stack; /* samples with user registers and stack copies */
 	uint64_t samples, lost; /* samples read; lost (PERF_RECORD_LOST) */
 	const char *why; /* after -EINVAL: what is wrong with the file */
 };

@@ -8,7 +8,10 @@
  * the feature sections HEADER_EVENT_DESC for the event's name.  Records:
  *   PERF_RECORD_SAMPLE  the fields up to the call chain, in the kernel's
  *                       order (IDENTIFIER, IP, TID, TIME, ADDR, ID,
- *                       STREAM_ID, CPU, PERIOD, READ, CALLCHAIN); perf's
+ *                       STREAM_ID, CPU, PERIOD, READ, CALLCHAIN, and
+ *                       past RAW, REGS_USER and STACK_USER, handed on for
+ *                       unwinding as PCTR_SAMPLE_USER_STACK gives them:
+ *                       perf record --call-graph dwarf's); perf's
  *                       context markers left out of the chain;
  *   PERF_RECORD_MMAP2, _MMAP (but the kernel's), _COMM, _FORK, _EXIT;
  *   PERF_RECORD_LOST    its count added up;
@@ -39,6 +42,7 @@ struct reader {
 	const uint8_t *p;
 	size_t size;
 	uint64_t sample_type, read_format, period;
+	uint64_t regs_mask; /* sample_regs_user */
 	bool id_all;
 	const char *why; /* what is wrong with the file */
 };
@@ -78,6 +82,16 @@ inside(const struct reader *rd, uint64_t off, uint64_t len)
 
 /* ---- header, attributes, event name ------------------------------------ */
 
+/* samples with registers and stacks this reader finds (user_part()) */
+static bool
+user_stack(const struct reader *rd)
+{
+	uint64_t t = rd->sample_type;
+
+	return (t & PERF_SAMPLE_REGS_USER) && (t & PERF_SAMPLE_STACK_USER) &&
+	       !(t & PERF_SAMPLE_BRANCH_STACK) && rd->regs_mask;
+}
+
 /*
  * The attributes: every one with the first one's sample layout (records
  * of several layouts would need the sample ids to tell them apart).
@@ -102,6 +116,7 @@ read_attrs(struct reader *rd, struct perf_data_info *info)
 		if (a == off) {
 			rd->sample_type = attr.sample_type;
 			rd->read_format = attr.read_format;
+			rd->regs_mask = attr.sample_regs_user;
 			rd->id_all = attr.sample_id_all;
 			rd->period = attr.freq ? 0 : attr.sample_period;
 			info->freq = attr.freq ? attr.sample_freq : 0;
@@ -120,6 +135,7 @@ read_attrs(struct reader *rd, struct perf_data_info *info)
 		return -EINVAL;
 	}
 	info->callchain = rd->sample_type & PERF_SAMPLE_CALLCHAIN;
+	info->user_stack = user_stack(rd);
 	return 0;
 }
 
@@ -198,11 +214,58 @@ read_part(const struct reader *rd, const uint8_t *p, const uint8_t *end)
 	return 8 + times + nr * per;
 }
 
+/*
+ * After the call chain: RAW { u32 size; data }, then REGS_USER { abi;
+ * regs[weight(sample_regs_user)] } and STACK_USER { size; data[size];
+ * dyn_size }, as the kernel writes them (sampling.c).  The registers are
+ * copied out to @regs (records need not be aligned here).  False if the
+ * record is too short.
+ */
+static bool
+user_part(const struct reader *rd, const uint8_t *p, const uint8_t *end,
+	  struct pctr_sample_record *r, uint64_t *regs)
+{
+	size_t nr = (size_t)__builtin_popcountll(rd->regs_mask);
+	uint64_t abi, size, dyn;
+
+	if (rd->sample_type & PERF_SAMPLE_RAW) {
+		if (end - p < 4 || (size_t)(end - p) - 4 < u32_at(p))
+			return false;
+		p += 4 + u32_at(p);
+	}
+	if (end - p < 8)
+		return false;
+	abi = u64_at(p);
+	p += 8;
+	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+		if (nr > 64 || (size_t)(end - p) / 8 < nr)
+			return false;
+		memcpy(regs, p, 8 * nr);
+		r->regs_abi = abi == PERF_SAMPLE_REGS_ABI_32 ? 32 : 64;
+		r->regs_mask = rd->regs_mask;
+		r->regs = regs;
+		p += 8 * nr;
+	}
+	if (end - p < 8)
+		return false;
+	size = u64_at(p);
+	p += 8;
+	if (size == 0)
+		return true;
+	if ((size_t)(end - p) < 8 || (size_t)(end - p) - 8 < size)
+		return false;
+	dyn = u64_at(p + size);
+	r->stack = p;
+	r->stack_len = dyn < size ? dyn : size;
+	return true;
+}
+
 /* a sample's fields into @r; false if the record is too short */
 static bool
 parse_sample(const struct reader *rd, const struct rec *rec,
 	     struct pctr_sample_record *r, uint64_t *chain)
 {
+	static uint64_t regs[64];
 	const struct perf_event_header *h = &rec->h;
 	const uint8_t *p = rec->p + sizeof(*h), *end = rec->p + h->size;
 	uint64_t t = rd->sample_type, nr;
@@ -248,20 +311,22 @@ parse_sample(const struct reader *rd, const struct rec *rec,
 			return false;
 		TAKE(n);
 	}
-	if (!(t & PERF_SAMPLE_CALLCHAIN))
-		return true;
-	TAKE(8);
-	nr = u64_at(p - 8);
-	if (nr > (uint64_t)(end - p) / 8)
-		return false;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t ip = u64_at(p + 8 * i);
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		TAKE(8);
+		nr = u64_at(p - 8);
+		if (nr > (uint64_t)(end - p) / 8)
+			return false;
+		for (uint64_t i = 0; i < nr; i++) {
+			uint64_t ip = u64_at(p + 8 * i);
 
-		if (ip < PERF_CONTEXT_MAX && r->nr_callchain < MAX_CHAIN)
-			chain[r->nr_callchain++] = ip;
+			if (ip < PERF_CONTEXT_MAX &&
+			    r->nr_callchain < MAX_CHAIN)
+				chain[r->nr_callchain++] = ip;
+		}
+		r->callchain = chain;
+		p += 8 * nr;
 	}
-	r->callchain = chain;
-	return true;
+	return !user_stack(rd) || user_part(rd, p, end, r, regs);
 #undef TAKE
 }
 

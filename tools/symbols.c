@@ -21,71 +21,50 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "symbols.h"
 
-#if !defined(PCTR_NO_DWFL) && __has_include(<elfutils/libdwfl.h>)
-#include <elfutils/libdwfl.h>
-#define HAVE_DWFL 1
-#endif
+#include "dw.h"
 
-/*
- * libdw and the compression libraries it brings are loaded when the first
- * sample is named, not when pctr starts: "pctr stat" never pays for them.
- */
 #if defined(HAVE_DWFL) && defined(PCTR_DWFL_DLOPEN)
 #include <dlfcn.h>
 
-#define DWFL_FUNCS(X)                                                         \
-	X(dwfl_linux_proc_find_elf)                                           \
-	X(dwfl_standard_find_debuginfo)                                       \
-	X(dwfl_begin)                                                         \
-	X(dwfl_end)                                                           \
-	X(dwfl_report_begin)                                                  \
-	X(dwfl_linux_proc_maps_report)                                        \
-	X(dwfl_report_end)                                                    \
-	X(dwfl_addrmodule)                                                    \
-	X(dwfl_module_addrname)                                               \
-	X(dwfl_module_info)
+struct dw_table dw_fn;
 
-static struct {
-	int tried, ok;
-#define X(f) __typeof__(f) *f;
-	DWFL_FUNCS(X)
-#undef X
-} dw;
-
-#define DW(f) dw.f
-
-static int
+int
 dw_load(void)
 {
+	static int tried, ok;
 	void *h;
 
-	if (dw.tried)
-		return dw.ok;
-	dw.tried = 1;
+	if (tried)
+		return ok;
+	tried = 1;
 	h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return 0;
 #define X(f)                                                                  \
-	if (!(dw.f = (__typeof__(dw.f))dlsym(h, #f)))                         \
+	if (!(dw_fn.f = (__typeof__(dw_fn.f))dlsym(h, #f)))                   \
 		return 0;
 	DWFL_FUNCS(X)
 #undef X
-	dw.ok = 1;
+	ok = 1;
 	return 1;
 }
 #elif defined(HAVE_DWFL)
-#define DW(f) f
-
-static int
+int
 dw_load(void)
 {
 	return 1;
 }
+#else
+int
+dw_load(void)
+{
+	return 0;
+}
 #endif
-
 
 /* an address space: one process between a fork or exec and the next */
 struct space {
@@ -242,15 +221,16 @@ add_mmap(struct syms *s, const struct pctr_sample_record *r)
 	if (i < 0)
 		return i;
 	/*
-	 * Only executable mappings are reported (attr.mmap_data is 0), but
-	 * libdwfl takes a file's lowest mapping for its load address: the
-	 * line starts where the file's offset 0 is mapped, as ELF segments
-	 * keep their file offsets and addresses congruent.  libdwfl takes
+	 * Only executable mappings are named from, but libdwfl takes a
+	 * file's lowest mapping for its load address: the line starts
+	 * where the file's offset 0 is mapped, as ELF segments keep their
+	 * file offsets and addresses congruent.  libdwfl takes
 	 * a line of device 00:00 and inode 0 for an anonymous mapping, and
 	 * lines of one device and inode for one file: the inode is made up
 	 * from the name.
 	 */
-	if (r->pgoff > r->addr)
+	/* data mappings (with stack copies): their offsets are not text's */
+	if (r->pgoff > r->addr || !(r->prot & PROT_EXEC))
 		return 0;
 	snprintf(line, sizeof(line),
 		 "%" PRIx64 "-%" PRIx64 " r-xp 00000000 00:00 %u %s\n",
@@ -453,6 +433,15 @@ report(struct space *sp)
 	fclose(f);
 }
 
+void *
+syms_dwfl(struct syms *s, int space)
+{
+	if (space < 0 || (size_t)space >= s->n)
+		return NULL;
+	report(&s->sp[space]);
+	return s->sp[space].dwfl;
+}
+
 /*
  * Addresses without a symbol (a stripped program) are one row per module,
  * "[unknown]", rather than one per address.
@@ -496,6 +485,13 @@ syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
 		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
 	snprintf(fn, fn_len, "%#llx", (unsigned long long)ip);
 	snprintf(mod, mod_len, "?");
+}
+
+void *
+syms_dwfl(struct syms *s, int space)
+{
+	(void)s, (void)space;
+	return NULL;
 }
 #endif
 

@@ -30,6 +30,12 @@ int syms_space(struct syms *s, pid_t pid);
 const char *syms_comm(const struct syms *s, int space);
 void syms_name(struct syms *s, int space, uint64_t ip, char *fn,
 	       size_t fn_len, char *mod, size_t mod_len);
+/*
+ * The libdwfl session (a Dwfl *) of address space @space with its maps
+ * reported, for unwinding (unwind.c); NULL without libdw.  Valid until
+ * the next call of syms_name() or syms_dwfl() (new maps make a new one).
+ */
+void *syms_dwfl(struct syms *s, int space);
 /* why kernel addresses have no names, or NULL; after a kernel address */
 const char *syms_kernel_hidden(const struct syms *s);
 /* 0 if user-space addresses can be named (libdw is there) */

@@ -3,7 +3,7 @@
  * fuzz_tool_perf_data.c - pctr profile --input's reader of perf.data files
  * (tools/perf_data_read.c) on any bytes: every record it hands on is
  * checked to lie within the input (names NUL-terminated, call chains as
- * long as they say).
+ * long as they say, stack copies), its registers read.
  */
 #include <stdint.h>
 #include <string.h>
@@ -32,6 +32,10 @@ check(const struct pctr_sample_record *r, void *arg)
 	}
 	for (uint32_t i = 0; i < r->nr_callchain; i++)
 		sum += r->callchain[i];
+	/* a stack copy lies within the input; the registers are copied out */
+	within(r->stack, r->stack_len);
+	for (int i = 0; r->regs && i < __builtin_popcountll(r->regs_mask); i++)
+		sum += r->regs[i];
 	return 0;
 }
 

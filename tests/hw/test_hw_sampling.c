@@ -180,6 +180,139 @@ TEST(instructions_process_exact)
 	exact_samples("instructions:u", PCTR_TARGET_PROCESS);
 }
 
+/*
+ * PCTR_SAMPLE_USER_STACK: the registers in the kernel's order for the
+ * architecture, checked by what hw_loop() does with them.  It counts its
+ * argument down in place (x0 on arm64, rdi on x86-64), so that register
+ * falls from sample to sample; it is a leaf that keeps nothing on the
+ * stack, so its return address is in the link register (arm64: x30) or
+ * at the stack pointer (x86-64), and the instruction before it is the
+ * caller's call of hw_loop; the stack copy from the SP holds the canary
+ * of this function's frame.
+ */
+#if defined(__aarch64__)
+#define REGS_USER ((1ull << 33) - 1) /* X0..X30, SP, PC */
+#define REG_ARG0 0
+#define REG_LR 30
+#define REG_SP 31
+#define REG_PC 32
+#elif defined(__x86_64__)
+#define REGS_USER (0xfffull | 0xff0000ull) /* AX..SS, R8..R15 */
+#define REG_ARG0 5 /* DI */
+#define REG_SP 7
+#define REG_PC 8
+#endif
+
+#ifdef REGS_USER
+#define CANARY 0x5ca1ab1e0ddba11ull
+
+struct regs_tally {
+	int n, bad, pc_is_ip, arg_falls, ret_calls_loop, canary_seen;
+	uint64_t last_arg;
+	uintptr_t canary;
+};
+
+static uint64_t
+reg(const struct pctr_sample_record *r, int bit)
+{
+	return r->regs[__builtin_popcountll(r->regs_mask &
+					    ((1ull << bit) - 1))];
+}
+
+/* @ret follows a call of hw_loop: bl (arm64), call rel32 (x86-64) */
+static bool
+calls_loop(uint64_t ret)
+{
+#if defined(__aarch64__)
+	uint32_t insn;
+	int64_t off;
+
+	memcpy(&insn, (const void *)(uintptr_t)(ret - 4), 4);
+	off = (int64_t)((uint64_t)(insn & 0x3ffffff) << 38) >> 36;
+	return (insn & 0xfc000000u) == 0x94000000u &&
+	       ret - 4 + (uint64_t)off == (uintptr_t)hw_loop;
+#else
+	int32_t rel;
+
+	memcpy(&rel, (const void *)(uintptr_t)(ret - 4), 4);
+	return *(const uint8_t *)(uintptr_t)(ret - 5) == 0xe8 &&
+	       ret + (uint64_t)(int64_t)rel == (uintptr_t)hw_loop;
+#endif
+}
+
+static int
+check_regs(const struct pctr_sample_record *r, void *arg)
+{
+	struct regs_tally *t = arg;
+	uint64_t sp, ret;
+
+	t->n++;
+	if (r->regs_abi != 64 || r->regs_mask != REGS_USER || !r->stack ||
+	    r->stack_len < 8) {
+		t->bad++;
+		return 0;
+	}
+	sp = reg(r, REG_SP);
+	t->pc_is_ip += reg(r, REG_PC) == r->ip;
+	t->arg_falls += t->n == 1 || reg(r, REG_ARG0) < t->last_arg;
+	t->last_arg = reg(r, REG_ARG0);
+#if defined(__aarch64__)
+	ret = reg(r, REG_LR);
+#else
+	memcpy(&ret, r->stack, 8);
+#endif
+	t->ret_calls_loop += calls_loop(ret);
+	if (sp < t->canary && t->canary + 8 <= sp + r->stack_len) {
+		uint64_t w;
+
+		memcpy(&w, r->stack + (t->canary - sp), 8);
+		t->canary_seen += w == CANARY;
+	}
+	return 0;
+}
+
+TEST(instructions_user_stack_registers)
+{
+	volatile uint64_t canary = CANARY;
+	uint64_t p = HW_OVF_PERIOD, n = hw_ovf_iterations(p, HW_OVF_K);
+	struct pctr_sampling cfg = { .size = sizeof(cfg), .period = p,
+				     .flags = PCTR_SAMPLE_USER_STACK,
+				     .stack_size = 1024 };
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	struct regs_tally t = { .canary = (uintptr_t)&canary };
+	struct pctr_target tg = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *set;
+
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_OK(pctr_set_add(set, "instructions:u"));
+	ASSERT_OK(pctr_set_sampling(set, 0, &cfg));
+	ASSERT_OK(pctr_set_open(set, &tg));
+	ASSERT_OK(pctr_set_enable(set));
+	hw_loop(n);
+	ASSERT_OK(pctr_set_disable(set));
+	ASSERT(pctr_set_sampling_read(set, check_regs, &t) >= 0);
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
+	printf("# %d samples (%llu lost): PC = IP %d, argument falling %d, "
+	       "return address after a call of hw_loop %d, canary in the "
+	       "stack copy %d, bad %d\n",
+	       t.n, (unsigned long long)st.lost, t.pc_is_ip, t.arg_falls,
+	       t.ret_calls_loop, t.canary_seen, t.bad);
+	ASSERT_UEQ(t.n, HW_OVF_K);
+	ASSERT_UEQ(st.lost, 0);
+	ASSERT_EQ(t.bad, 0);
+	ASSERT_EQ(t.pc_is_ip, t.n);
+	ASSERT_EQ(t.arg_falls, t.n);
+	ASSERT_EQ(t.ret_calls_loop, t.n);
+	ASSERT_EQ(t.canary_seen, t.n);
+	pctr_set_free(set);
+}
+#else
+TEST(instructions_user_stack_registers)
+{
+	SKIP("user stack copies are for x86-64 and arm64 (this is another)");
+}
+#endif
+
 int
 main(void)
 {
@@ -187,5 +320,6 @@ main(void)
 			       TEST_CASE(cycles_process_exact)
 			       TEST_CASE(cycles_command_exact)
 			       TEST_CASE(instructions_thread_exact)
-			       TEST_CASE(instructions_process_exact)));
+			       TEST_CASE(instructions_process_exact)
+			       TEST_CASE(instructions_user_stack_registers)));
 }

@@ -37,7 +37,7 @@ pctr() { "$pctr" "$@"; }
 . "$src/tools/pctr.bash-completion"
 
 subs="list stat info profile merge mpirun"
-echo "1..$(($(echo $subs | wc -w) + 3))"
+echo "1..$(($(echo $subs | wc -w) + 4))"
 got=$(offer pctr '')
 want=$(printf '%s\n' $subs --version --help | sort | tr '\n' ' ')
 [ "$got" = "$want" ]
@@ -52,6 +52,9 @@ done
 got=$(offer pctr stat -e task-clock,page-fa)
 [ "$got" = "task-clock,page-faults " ]
 ok $? "an event after a comma" "offered '$got'"
+got=$(offer pctr profile --call-graph '')
+[ "$got" = "dwarf dwarf, fp " ]
+ok $? "profile --call-graph: its methods" "offered '$got'"
 got=$(offer pctr stat -e task-clock -- ech)
 case " $got" in *" echo "*) r=0 ;; *) r=1 ;; esac
 ok $r "a command after --" "offered '$got'"

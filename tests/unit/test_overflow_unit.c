@@ -159,6 +159,8 @@ TEST(parse_field_combinations)
 		ASSERT_EQ(r.nr_chain, parse_rows[i].nr);
 		if (r.nr_chain)
 			ASSERT_HEX_EQ(r.chain[1], 0x22);
+		/* what follows (REGS_USER, STACK_USER) starts past them all */
+		ASSERT(r.rest == &w[1 + k] && r.end == r.rest);
 		/* one word short: refused */
 		h->size -= 8;
 		if (pctr__sample_parse(h, parse_rows[i].type, &r) == 0)
