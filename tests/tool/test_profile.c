@@ -323,26 +323,6 @@ spawn_chain(const char *ms)
 }
 
 /*
- * -p, -t and -a attach to what runs already: its maps are read from /proc
- * when its first sample comes.  -d ends the profile.
- */
-/* the samples of each function in perf report's -n output, by name */
-static double
-perf_report_samples(const char *out, const char *fn)
-{
-	char script[512];
-
-	snprintf(script, sizeof(script),
-		 "import re,sys\n"
-		 "n=0\n"
-		 "for l in sys.stdin:\n"
-		 "    m=re.match(r'\\s+[0-9.]+%%\\s+([0-9]+)\\s+\\[.\\]\\s+(\\S+)',l)\n"
-		 "    if m and m.group(2)=='%s': n+=int(m.group(1))\n"
-		 "print(n)\n", fn);
-	return python_num(script, out);
-}
-
-/*
  * --perf-data: Debian's perf report reads the file pctr wrote.  Its
  * samples are the report's own, one record each, so perf counts exactly
  * as many in hot() as pctr does; named from the file's MMAP2 and COMM
@@ -467,6 +447,10 @@ TEST(input_reports_a_recording_again)
 	unlink(data);
 }
 
+/*
+ * -p, -t and -a attach to what runs already: its maps are read from /proc
+ * when its first sample comes.  -d ends the profile.
+ */
 TEST(attach_pid_tid_cpus)
 {
 	pid_t pid = spawn_chain("3000");

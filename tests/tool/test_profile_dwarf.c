@@ -147,22 +147,6 @@ TEST(dwarf_stack_size)
 	ASSERT_EQ(r.status, 2);
 }
 
-/* perf report's count of samples in @fn (perf report -n --sort sym) */
-static double
-perf_report_samples(const char *out, const char *fn)
-{
-	char script[512];
-
-	snprintf(script, sizeof(script),
-		 "import re,sys\n"
-		 "n=0\n"
-		 "for l in sys.stdin:\n"
-		 "    m=re.match(r'\\s+[0-9.]+%%\\s+([0-9]+)\\s+\\[.\\]\\s+(\\S+)',l)\n"
-		 "    if m and m.group(2)=='%s': n+=int(m.group(1))\n"
-		 "print(n)\n", fn);
-	return python_num(script, out);
-}
-
 /*
  * --perf-data with dwarf: the registers and stacks are kept, so
  * pctr profile --input unwinds them to the same report to the byte, and

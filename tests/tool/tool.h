@@ -195,6 +195,22 @@ python_num(const char *script, const char *input)
 	return v;
 }
 
+/* the samples of function @fn in perf report's -n --sort sym output */
+static inline double
+perf_report_samples(const char *out, const char *fn)
+{
+	char script[512];
+
+	snprintf(script, sizeof(script),
+		 "import re,sys\n"
+		 "n=0\n"
+		 "for l in sys.stdin:\n"
+		 "    m=re.match(r'\\s+[0-9.]+%%\\s+([0-9]+)\\s+\\[.\\]\\s+(\\S+)',l)\n"
+		 "    if m and m.group(2)=='%s': n+=int(m.group(1))\n"
+		 "print(n)\n", fn);
+	return python_num(script, out);
+}
+
 /* ---- the test binary as its own workload --------------------------------- */
 
 static inline void
