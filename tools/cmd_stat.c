@@ -851,18 +851,20 @@ wait_step(struct stat_ctx *c, struct waiter *w)
 }
 
 /*
- * -D: counting begins this late, or (-D -1) at "enable" on --control.
+ * -D: counting begins this late after @t0 (a command's: before its exec,
+ * where its elapsed time starts too), or (-D -1) at "enable" on --control.
  * Attached sets are opened stopped; a command's counters started at its
  * exec (@running), so with a delay they are stopped at once and what they
  * counted in between is left out of every figure.
  */
 static int
-plan_begin(const struct stat_ctx *c, struct waiter *w, bool running)
+plan_begin(const struct stat_ctx *c, struct waiter *w, bool running,
+	   uint64_t t0)
 {
 	int r;
 
 	w->begin_at = c->delay_ms < 0 ? UINT64_MAX
-		      : now_ns() + (uint64_t)c->delay_ms * 1000000u;
+		      : t0 + (uint64_t)c->delay_ms * 1000000u;
 	if (!c->delay_ms)
 		return begin_counting(w);
 	if (!running)
@@ -1051,7 +1053,8 @@ run_command(struct stat_ctx *c, int run)
 		return open_failed(r);
 	}
 	refresh_names(c, w.set[0]);
-	r = plan_begin(c, &w, true);
+	/* -D from the command's start, as its elapsed time (below) */
+	r = plan_begin(c, &w, true, t0);
 	/*
 	 * Counting began at the exec, inside pctr_set_open_command(): the
 	 * run's time starts before it, not when the call returned (by then a
@@ -1173,7 +1176,7 @@ run_attached(struct stat_ctx *c)
 		w.scale_on = may_multiplex(c);
 		w.watch = c->rep.target != STAT_CPU;
 		w.duration = (uint64_t)(c->duration * 1e9);
-		r = plan_begin(c, &w, false);
+		r = plan_begin(c, &w, false, now_ns());
 		r = r < 0 ? open_failed(r) : 0;
 	}
 	if (r == 0 && c->rep.argv)
