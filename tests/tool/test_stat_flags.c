@@ -702,6 +702,8 @@ TEST(numbers_follow_lc_numeric)
 		 "spin", "20", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(grouped(row(r.err, "task-clock (ns)"), ','), 0);
+	/* 20 ms of task-clock in ns: eight digits or more, in one run */
+	ASSERT(strtoull(row(r.err, "task-clock (ns)"), NULL, 10) >= 10000000);
 }
 
 static bool
