@@ -4,13 +4,16 @@
  * CPC_BIND_LWP_INHERIT, so its helpers are counted and the main LWP,
  * busy meanwhile, is not.
  *
- *	cpc_lwptrack [-c event] [-n helpers]
+ *	cpc_lwptrack [-c event] [-n helpers] [-p pages]
  *
  * Prints the count and, to compare it with, the CPU time each side spent
  * (gethrvtime() was per-LWP on Solaris; CLOCK_THREAD_CPUTIME_ID is
- * the same thing).
+ * the same thing).  With -p, each counted LWP also writes to that many
+ * fresh pages of its own and the main LWP to eight times as many, so that
+ * a page-fault count tells exactly who was counted.
  */
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/lwp.h>
 #include <libcpc.h>
@@ -25,6 +28,7 @@
 
 static char event[CPC_MAX_EVENT_LEN] = "PAPI_tot_ins";
 static int nhelpers = 2;
+static long npages;		/* fresh pages each counted LWP writes */
 static volatile hrtime_t helper_ns;	/* CPU time of the helpers */
 static pthread_mutex_t helper_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -37,12 +41,33 @@ lwp_vtime(void)
 	return ((hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 }
 
+/* the first write to each page of a fresh mapping faults once */
+static void
+touch(long pages)
+{
+	long pgsz = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)pages * pgsz;
+	volatile char *p;
+
+	if (pages == 0)
+		return;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	(void) madvise((void *)p, len, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < len; i += pgsz)
+		p[i] = 1;
+	(void) munmap((void *)p, len);
+}
+
 static hrtime_t
-burn(void)
+burn(long pages)
 {
 	hrtime_t start = lwp_vtime(), now;
 	volatile unsigned long x = 0;
 
+	touch(pages);
 	do {
 		for (int i = 0; i < 10000; i++)
 			x += i;
@@ -53,7 +78,7 @@ burn(void)
 static void *
 helper(void *arg)
 {
-	hrtime_t t = burn();
+	hrtime_t t = burn(npages);
 
 	(void) pthread_mutex_lock(&helper_lock);
 	helper_ns += t;
@@ -106,7 +131,7 @@ worker(void *arg)
 	    (int)_lwp_self(), event, nhelpers);
 	for (i = 0; i < nhelpers; i++)
 		(void) pthread_create(&tid[i], NULL, helper, NULL);
-	(void) burn();
+	(void) burn(npages);
 	for (i = 0; i < nhelpers; i++)
 		(void) pthread_join(tid[i], NULL);
 	r->vtime = lwp_vtime() - v0;
@@ -128,7 +153,7 @@ main(int argc, char *argv[])
 	hrtime_t main_ns;
 	int c;
 
-	while ((c = getopt(argc, argv, "c:n:")) != EOF) {
+	while ((c = getopt(argc, argv, "c:n:p:")) != EOF) {
 		switch (c) {
 		case 'c':
 			if (strlen(optarg) >= sizeof (event)) {
@@ -142,9 +167,15 @@ main(int argc, char *argv[])
 			if (nhelpers < 0 || nhelpers > 16)
 				nhelpers = 2;
 			break;
+		case 'p':
+			npages = atol(optarg);
+			if (npages < 0 || npages > 65536)
+				npages = 0;
+			break;
 		default:
 			(void) fprintf(stderr,
-			    "usage: %s [-c event] [-n helpers]\n", argv[0]);
+			    "usage: %s [-c event] [-n helpers] [-p pages]\n",
+			    argv[0]);
 			return (2);
 		}
 	}
@@ -153,7 +184,7 @@ main(int argc, char *argv[])
 		return (1);
 	}
 	(void) pthread_create(&w, NULL, worker, &r);
-	main_ns = burn();	/* the main LWP works too, uncounted */
+	main_ns = burn(8 * npages);	/* the main LWP works too, uncounted */
 	(void) pthread_join(w, NULL);
 	if (r.status != 0)
 		return (r.status);
