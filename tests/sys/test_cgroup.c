@@ -99,7 +99,12 @@ child(int go, int done)
  * sanitizers' and valgrind's runtimes add more), never the parent's
  * PARENT_PAGES, which would make it 4000 or more.  task-clock: at least
  * the CPU time the child measured around its spin, all of it in the
- * cgroup; more is the rest of its run and a host's steal.
+ * cgroup; more is the rest of its run and a host's steal.  task-clock
+ * can run short of a thread's own clock at each context switch, by
+ * microseconds and once by 101 us over two (tests/repro/
+ * repro_cpu_clock_short); the child's CPU time outside the measured spin
+ * (its CHILD_PAGES faults, its start and exit: 2.7 to 2.9 ms here) covers
+ * that many times over.
  */
 TEST(counts_the_cgroups_tasks_only)
 {
