@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -199,6 +200,32 @@ struct test_case {
 			TEST_FAIL("%s = %d (%s)", #call, r_,                  \
 				  pctr_strerror(r_));                         \
 	} while (0)
+
+/*
+ * Write to @n fresh anonymous pages, small ones (MADV_NOHUGEPAGE; an
+ * allocator could hand out pages already touched): exactly @n first-touch
+ * page faults, the count a test can know exactly on a machine without a
+ * PMU.  0, or -1 when the pages could not be mapped.  Not instrumented:
+ * AddressSanitizer's shadow reads would fault too.
+ */
+__attribute__((no_sanitize_address)) static inline int
+test_touch_pages(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len = n * page;
+	volatile char *p;
+
+	if (n == 0)
+		return 0;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	(void)madvise((void *)p, len, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < len; i += page)
+		p[i] = 1;
+	munmap((void *)p, len);
+	return 0;
+}
 
 /* the TAP line of a finished case; 1 if it counts as a failure */
 /*

@@ -13,21 +13,14 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
+#include "test.h"
 
-/* Touch @pages fresh anonymous pages: at least @pages minor faults. */
-/* uninstrumented: AddressSanitizer's shadow reads would fault too */
-__attribute__((no_sanitize_address)) static inline void
+/* Touch @pages fresh pages: exactly @pages minor faults (test.h), or abort. */
+static inline void
 touch_pages(size_t pages)
 {
-	size_t len = pages * 4096;
-	volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
+	if (test_touch_pages(pages) < 0)
 		abort();
-	for (size_t i = 0; i < len; i += 4096)
-		p[i] = 1;
-	munmap((void *)p, len);
 }
 
 static inline uint64_t

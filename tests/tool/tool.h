@@ -226,26 +226,11 @@ spin_ns(uint64_t ns)
 	       ns);
 }
 
-/*
- * touch N fresh pages, small pages only: exactly N more page faults (not
- * instrumented: AddressSanitizer's shadow reads would fault too)
- */
-__attribute__((no_sanitize_address)) static inline int
+/* touch N fresh pages (test.h): 0, or 1 when they could not be mapped */
+static inline int
 touch_pages(long n)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	char *p;
-
-	if (n == 0)
-		return 0;
-	p = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return 1;
-	madvise(p, n * page, MADV_NOHUGEPAGE);
-	for (long i = 0; i < n; i++)
-		p[i * page] = 1;
-	return 0;
+	return test_touch_pages((size_t)n) < 0;
 }
 
 static void

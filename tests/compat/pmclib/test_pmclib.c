@@ -296,20 +296,6 @@ TEST(clean_subtracts_overhead_clamped)
  * clocks differ by the scheduler's switch-in path, so cpu-clock can
  * come out short of the spin (repro_cpu_clock_short).
  */
-static void
-fault_pages(size_t n)
-{
-	size_t len = n << 12;
-	volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	ASSERT(p != MAP_FAILED);
-	ASSERT_OK(madvise((void *)p, len, MADV_NOHUGEPAGE));
-	for (size_t i = 0; i < len; i += 4096)
-		p[i] = 1;
-	munmap((void *)p, len);
-}
-
 TEST(enable_zero_disables_a_counter)
 {
 	char *args[] = { "prog", "--Enable", "0,1", "--e",
@@ -323,7 +309,7 @@ TEST(enable_zero_disables_a_counter)
 	ASSERT_EQ(pmc_open(0), TRUE);
 	ASSERT_EQ(pmc_select(&ctl.counters[0]), TRUE);
 	pmc_read(&t0);
-	fault_pages(64);
+	ASSERT_OK(test_touch_pages(64));
 	pmc_read(&t1);
 	pmc_accumulate(&ctl.counters[0], &t1, &t0);
 	ASSERT_EQ(t1.event[0], 0);
