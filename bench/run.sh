@@ -10,7 +10,8 @@
 # thread scaling (bench_read, bench_scale); count the user-space
 # instructions of one read exactly with callgrind; time whole-process
 # start-up (bench/startup.sh if present, else hyperfine here); run
-# region_cost and overflow_cost if they are built; refresh the guest's
+# region_cost and overflow_cost if they are built; the sampling overhead
+# of pctr profile beside perf record (bench/profile_overhead.py); refresh the guest's
 # instruction counts (tests/hw/run.sh --bench); then bench/report.py writes
 # RESULTS.md and bench/plot.gp the SVG plots.  Raw figures stay in
 # bench/data/ so that the report can be rebuilt without measuring again
@@ -138,6 +139,17 @@ for b in region_cost overflow_cost; do
 		timeout 120 "$bin/$b" >"$data/$b.txt" 2>&1 || say "$b failed (status $?)"
 	fi
 done
+
+# ---- sampling overhead: pctr profile beside perf record ---------------------
+
+if [ -x "$bin/profile_work" ] && [ -x "$pctr_cmd" ]; then
+	say "sampling overhead (bench/profile_overhead.py)"
+	ptrials=11
+	[ -n "$quick" ] && ptrials=3
+	timeout 900 python3 "$here/profile_overhead.py" "$pctr_cmd" \
+		"$bin/profile_work" $ptrials >"$data/profile_overhead.txt" 2>&1 ||
+		say "profile_overhead.py failed (status $?)"
+fi
 
 # ---- the emulated-PMU guest: exact instruction counts ----------------------
 
