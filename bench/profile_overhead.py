@@ -12,9 +12,12 @@ load on the machine falls on all cases alike:
   pctr profile              at its default frequency (1000 Hz)
   pctr profile -F 4000      perf record's default frequency
   pctr profile -g           with call chains
+  pctr profile --call-graph dwarf   user stacks copied and unwound
   perf record               at its default frequency (4000 Hz)
   perf record -F 1000
   perf record -g
+  perf record --call-graph dwarf   (perf unwinds later, in perf report:
+                            its own CPU here leaves that out)
 
 Estimators, per case, over the trials:
   * slowdown, CPU: median of WORK's own CPU time over the timed part,
@@ -70,12 +73,14 @@ def main():
         ("`pctr profile` (1000 Hz)", [pctr, "profile", "-o", os.devnull, "--", work]),
         ("`pctr profile -F 4000`", [pctr, "profile", "-F", "4000", "-o", os.devnull, "--", work]),
         ("`pctr profile -g` (1000 Hz)", [pctr, "profile", "-g", "-o", os.devnull, "--", work]),
+        ("`pctr profile --call-graph dwarf` (1000 Hz)", [pctr, "profile", "--call-graph", "dwarf", "-o", os.devnull, "--", work]),
     ]
     if perf:
         cases += [
             ("`perf record` (4000 Hz)", [perf, "record", "-q", "-o", data, "--", work]),
             ("`perf record -F 1000`", [perf, "record", "-q", "-F", "1000", "-o", data, "--", work]),
             ("`perf record -g` (4000 Hz)", [perf, "record", "-q", "-g", "-o", data, "--", work]),
+            ("`perf record --call-graph dwarf` (4000 Hz)", [perf, "record", "-q", "--call-graph", "dwarf", "-o", data, "--", work]),
         ]
     res = {name: [] for name, _ in cases}
     run([work])  # warm the page cache

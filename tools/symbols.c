@@ -73,6 +73,7 @@ struct space {
 	char *maps; /* distinct mapping lines of files */
 	size_t len, cap;
 	int dirty; /* maps changed since the last report */
+	unsigned int gen; /* new maps reported: the cached names are stale */
 #ifdef HAVE_DWFL
 	Dwfl *dwfl;
 #endif
@@ -84,8 +85,25 @@ struct ksym {
 	const char *mod;
 };
 
+/*
+ * Names already looked up, by address space and address: a report names
+ * each frame of each sample, and the same return addresses come back in
+ * sample after sample, while libdwfl's lookup walks the module's symbol
+ * table (dwfl_module_addrname: most of the CPU time of a --call-graph
+ * dwarf profile without it).  Direct-mapped: a collision only costs a
+ * lookup again.
+ */
+#define NAME_CACHE 4096 /* entries, a power of two */
+struct named {
+	uint64_t ip;
+	int space; /* -1: free */
+	unsigned int gen; /* the space's gen when named */
+	char *fn, *mod;
+};
+
 struct syms {
 	struct space *sp;
+	struct named *cache; /* NAME_CACHE, allocated at the first use */
 	size_t n, cap;
 	struct ksym *k;
 	size_t nk;
@@ -422,6 +440,7 @@ report(struct space *sp)
 		DW(dwfl_end)(sp->dwfl);
 	sp->dwfl = DW(dwfl_begin)(&callbacks);
 	sp->dirty = 0;
+	sp->gen++;
 	if (!sp->dwfl || !sp->maps)
 		return;
 	f = fmemopen(sp->maps, sp->len, "r");
@@ -442,6 +461,42 @@ syms_dwfl(struct syms *s, int space)
 	return s->sp[space].dwfl;
 }
 
+/* @ip's slot in the cache: a multiplicative hash of the address */
+static struct named *
+cached(struct syms *s, int space, uint64_t ip)
+{
+	uint64_t h = (ip ^ ((uint64_t)(unsigned int)space << 48)) *
+		     0x9e3779b97f4a7c15u;
+
+	if (!s->cache) {
+		s->cache = calloc(NAME_CACHE, sizeof(*s->cache));
+		if (!s->cache)
+			return NULL;
+		for (size_t i = 0; i < NAME_CACHE; i++)
+			s->cache[i].space = -1;
+	}
+	return &s->cache[h >> 52 & (NAME_CACHE - 1)];
+}
+
+/* what libdwfl says of @ip in @sp: a symbol and a module, either NULL */
+static void
+look_up(struct space *sp, uint64_t ip, const char **name, const char **mod)
+{
+	Dwfl_Module *m = sp && sp->dwfl ? DW(dwfl_addrmodule)(sp->dwfl, ip)
+					: NULL;
+	const char *slash;
+
+	*name = *mod = NULL;
+	if (!m)
+		return;
+	*name = DW(dwfl_module_addrname)(m, ip);
+	*mod = DW(dwfl_module_info)(m, NULL, NULL, NULL, NULL, NULL, NULL,
+				    NULL);
+	slash = *mod ? strrchr(*mod, '/') : NULL;
+	if (slash)
+		*mod = slash + 1;
+}
+
 /*
  * Addresses without a symbol (a stripped program) are one row per module,
  * "[unknown]", rather than one per address.
@@ -451,23 +506,31 @@ syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
 	  char *mod, size_t mod_len)
 {
 	struct space *sp = space >= 0 ? &s->sp[space] : NULL;
-	Dwfl_Module *m = NULL;
-	const char *name = NULL, *mname = NULL, *slash;
+	const char *name, *mname;
+	struct named *c;
 
 	if (is_kernel(ip))
 		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
 	if (sp)
 		report(sp);
-	if (sp && sp->dwfl)
-		m = DW(dwfl_addrmodule)(sp->dwfl, ip);
-	if (m) {
-		name = DW(dwfl_module_addrname)(m, ip);
-		mname = DW(dwfl_module_info)(m, NULL, NULL, NULL, NULL, NULL,
-					     NULL, NULL);
+	c = sp ? cached(s, space, ip) : NULL;
+	if (c && c->space == space && c->ip == ip && c->gen == sp->gen) {
+		snprintf(mod, mod_len, "%s", c->mod);
+		snprintf(fn, fn_len, "%s", c->fn);
+		return;
 	}
-	slash = mname ? strrchr(mname, '/') : NULL;
-	snprintf(mod, mod_len, "%s", slash ? slash + 1 : mname ? mname : "?");
+	look_up(sp, ip, &name, &mname);
+	snprintf(mod, mod_len, "%s", mname ? mname : "?");
 	snprintf(fn, fn_len, "%s", name ? name : "[unknown]");
+	if (!c)
+		return;
+	free(c->fn);
+	free(c->mod);
+	c->fn = strdup(fn);
+	c->mod = strdup(mod);
+	c->space = c->fn && c->mod ? space : -1; /* no memory: not cached */
+	c->ip = ip;
+	c->gen = sp->gen;
 }
 #else
 int
@@ -511,6 +574,11 @@ syms_free(struct syms *s)
 		free(s->k[i].name);
 		free((char *)s->k[i].mod);
 	}
+	for (size_t i = 0; s->cache && i < NAME_CACHE; i++) {
+		free(s->cache[i].fn);
+		free(s->cache[i].mod);
+	}
+	free(s->cache);
 	free(s->k);
 	free(s->sp);
 	free(s);
