@@ -48,7 +48,8 @@ control(int ctl, int ack, const char *cmd)
 
 /*
  * "phases A B C": touch A pages, sleep 2.5 s, touch B, sleep 2.5 s, touch C
- * "userspin MS": a user-mode loop of MS ms
+ * "userspin MS [FD]": a user-mode loop of MS ms; with FD, a byte written
+ * to that descriptor once the loop runs (the parent waits for it)
  * "cputime MS": the same, then print the process's CPU time in ns
  * "control CTL ACK A B C": touch A pages, "enable", touch B, "disable",
  * touch C (each command waits for its ack)
@@ -67,7 +68,15 @@ flags_main(int argc, char **argv)
 		_exit(touch_pages(atol(argv[3])) || usleep(2500000) ||
 		      touch_pages(atol(argv[4])) || usleep(2500000) ||
 		      touch_pages(atol(argv[5])));
-	if (!strcmp(argv[2], "userspin") && argc == 4) {
+	if (!strcmp(argv[2], "userspin") && (argc == 4 || argc == 5)) {
+		if (argc == 5) {
+			int fd = atoi(argv[4]);
+
+			user_spin(1);
+			if (write(fd, "r", 1) != 1)
+				return 1;
+			close(fd);
+		}
 		user_spin(atol(argv[3]));
 		return 0;
 	}
@@ -303,19 +312,33 @@ proc_stat(pid_t pid)
 	return line[k];
 }
 
+/*
+ * A process spinning in user mode for @ms ms, returned once it spins (not
+ * while it is still being forked, exec'd or started: an attach then would
+ * count nothing of it for the first moments, on a loaded machine all of a
+ * short window).
+ */
 static pid_t
 spinner(long ms)
 {
-	char arg[32];
+	char arg[32], fd[16], c;
+	int p[2];
 	pid_t pid;
 
+	ASSERT_OK(pipe(p));
 	snprintf(arg, sizeof(arg), "%ld", ms);
+	snprintf(fd, sizeof(fd), "%d", p[1]);
 	pid = fork();
+	ASSERT(pid >= 0);
 	if (pid == 0) {
-		execl(self_exe, self_exe, "helper", "userspin", arg,
+		close(p[0]);
+		execl(self_exe, self_exe, "helper", "userspin", arg, fd,
 		      (char *)NULL);
 		_exit(127);
 	}
+	close(p[1]);
+	ASSERT_EQ(read(p[0], &c, 1), 1);
+	close(p[0]);
 	return pid;
 }
 
@@ -342,7 +365,6 @@ TEST(pid_list)
 	char *out;
 
 	snprintf(list, sizeof(list), "%d,%d,%d", (int)a, (int)b, (int)a);
-	usleep(200000);
 	r = pctr("stat", "-p", list, "--per-thread", "--duration", "0.3",
 		 "-j", "-o", "-", "-e", "task-clock", NULL);
 	ASSERT_EQ(r.status, 0);
@@ -373,7 +395,6 @@ TEST(tid_list)
 	char list[64], expect[64];
 	struct result r;
 
-	usleep(100000);
 	snprintf(list, sizeof(list), "%d,%d", (int)a, (int)getpid());
 	r = pctr("stat", "-t", list, "--duration", "0.2", "-e", "task-clock",
 		 NULL);
