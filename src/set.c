@@ -811,10 +811,13 @@ open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
 	struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
 	struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
 	int cur[PCTR_MAX_PARTS], ng = 0, c = 0;
+	bool cur_pinned[PCTR_MAX_PARTS] = { false };
 
 	for (int p = 0; p < PCTR_MAX_PARTS; p++)
 		cur[p] = -1;
 	for (int e = 0; e < set->nr_events; e++) {
+		bool pinned = set->attr[e].a.pinned;
+
 		/* a group of pctr_set_group() starts afresh, and ends so */
 		for (int p = 0; p < PCTR_MAX_PARTS && e > 0 &&
 				set->group_id[e] != set->group_id[e - 1];
@@ -822,6 +825,17 @@ open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
 			cur[p] = -1;
 		for (int p = 0; p < (int)set->ev[e].nr_parts; p++, c++) {
 			int g = cur[p], fd = -EINVAL;
+
+			/*
+			 * A pinned event (modifier D) leads a group of its
+			 * own, and only its explicit group joins it: a
+			 * pinned group grown past what was asked may no
+			 * longer fit beside the other pinned ones, and then
+			 * never counts at all (the kernel puts it in error,
+			 * which a task's exit turns into "never ran").
+			 */
+			if (!set->group_id[e] && (pinned || cur_pinned[p]))
+				g = -1;
 
 			if (g >= 0)
 				fd = open_counter(set, e, p, grp[g].leader_fd,
@@ -863,6 +877,7 @@ open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
 				return open_error(set, &set->ev[e], how, cpu, fd);
 			if (g < 0) {
 				g = cur[p] = ng++;
+				cur_pinned[p] = pinned;
 				grp[g].leader_fd = fd;
 				grp[g].nr = 0;
 			}

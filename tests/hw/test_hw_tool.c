@@ -453,6 +453,50 @@ TEST(stat_never_ran_not_counted)
 	ASSERT_EQ(never, 1);
 }
 
+/*
+ * The same number of pinned events, each on its own (D on every one, no
+ * braces), and one more: each pinned event is a group of its own and the
+ * free one joins none of them, so the pinned ones count hw_loop exactly
+ * and the free one never runs.  (When the free event joined the last
+ * pinned one's group, that group of two did not fit beside the others
+ * and counted nothing, reported as "never ran".)
+ */
+TEST(stat_pinned_events_keep_their_counters)
+{
+	char events[256] = "instructions:uD";
+	const char *const csv[] = { "-x", ",", "-o", "-", "-e", events, NULL };
+	uint64_t n = 1000000;
+	const char *line, *p;
+	struct hw_run r;
+	int rows = 0;
+	char b[128];
+
+	for (int i = 1; i < INST_COUNTERS; i++)
+		strncat(events, ",instructions:uD",
+			sizeof(events) - strlen(events) - 1);
+	strncat(events, ",instructions:u", sizeof(events) - strlen(events) - 1);
+	install();
+	stat_loop(csv, n, &r);
+	for (p = r.out; (p = strstr(p, "\ntotal,1,")); rows++) {
+		line = ++p;
+		printf("# %.*s\n", (int)strcspn(line, "\n"), line);
+		if (rows < INST_COUNTERS) {
+			ASSERT_STR_EQ(csv_field(line, 4, b, sizeof(b)),
+				      "instructions:uD");
+			ASSERT_UEQ(strtoull(csv_field(line, 5, b, sizeof(b)),
+					    NULL, 10),
+				   hw_loop_exec_count(n));
+			continue;
+		}
+		ASSERT_STR_EQ(csv_field(line, 4, b, sizeof(b)),
+			      "instructions:u");
+		ASSERT_STR_EQ(csv_field(line, 9, b, sizeof(b)), "0");
+		ASSERT_STR_EQ(csv_field(line, 11, b, sizeof(b)),
+			      "not counted: the event never ran on a counter");
+	}
+	ASSERT_EQ(rows, INST_COUNTERS + 1);
+}
+
 /* an event this PMU lacks: refused, nothing on stdout */
 TEST(stat_unsupported_event)
 {
@@ -524,6 +568,7 @@ main(void)
 		TEST_CASE(stat_multiplexed_interval)
 		TEST_CASE(stat_short_multiplexed_unknown)
 		TEST_CASE(stat_never_ran_not_counted)
+		TEST_CASE(stat_pinned_events_keep_their_counters)
 		TEST_CASE(stat_unsupported_event)
 		TEST_CASE(info_json_has_pmu)
 		TEST_CASE(list_shows_pmu_events)));

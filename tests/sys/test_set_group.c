@@ -75,6 +75,30 @@ TEST(braces_make_groups)
 		  4 + 1 + 1);
 }
 
+/*
+ * A pinned event (D) leads a group of its own and no free event joins it:
+ * a pinned group grown past what was asked can stop fitting and then
+ * counts nothing (in the arm64 guest, six pinned instructions and one
+ * more made the sixth pinned group two events, which did not fit:
+ * test_hw_tool stat_pinned_events_keep_their_counters).  An explicit
+ * group stays as written.
+ */
+TEST(pinned_events_lead_groups_of_their_own)
+{
+	/* four groups of one: no reader */
+	ASSERT_EQ(fds_of("task-clock:D,page-faults,cs:D,cpu-migrations:D"),
+		  4 + 0 + 1);
+	/* the free events after a pinned one group among themselves */
+	ASSERT_EQ(fds_of("task-clock:D,page-faults,cs,cpu-migrations"),
+		  4 + 1 + 1);
+	/* a pinned event does not join the free group before it */
+	ASSERT_EQ(fds_of("task-clock,page-faults,cs:D,cpu-migrations"),
+		  4 + 1 + 1);
+	/* braces: the pinned leader's group as written */
+	ASSERT_EQ(fds_of("{task-clock:D,page-faults,cs},cpu-migrations"),
+		  4 + 1 + 1);
+}
+
 TEST(group_call)
 {
 	struct pctr_target t = { .type = PCTR_TARGET_PROCESS };
@@ -200,6 +224,7 @@ int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(braces_make_groups)
+			       TEST_CASE(pinned_events_lead_groups_of_their_own)
 			       TEST_CASE(group_call)
 			       TEST_CASE(bad_braces_add_nothing)
 			       TEST_CASE(parse_list_without_a_set)));
