@@ -31,6 +31,85 @@
 #define OVF_PRESET (UINT64_MAX - (uint64_t)OVF_PERIOD_MS * 1000000 + 1)
 
 static volatile int64_t frozen_ns; /* handler time, counters stopped */
+static volatile sig_atomic_t nr_emt; /* SIGEMTs seen */
+
+/*
+ * The time the workload saw itself running, in ticks of a clock read in
+ * user mode (ticks_now()): every 1024 iterations (a microsecond or so) it
+ * adds the step since its last look, unless the step is SEEN_GAP_NS or
+ * more, a stretch in which it did not run: a signal handler, another
+ * thread on the CPU, or the host holding the VM's CPU.  task-clock counts
+ * that last time as the thread's (kvm-clock runs on), and no overflow can
+ * come in it (tests/repro/repro_task_clock_oneshot_restart: 27 ms counted
+ * between two overflows of 1 ms periods while its loop ran 0.1 ms); so a
+ * notification is held to the work seen since the restart, not to the
+ * count alone.
+ */
+#define SEEN_GAP_NS 20000
+static volatile uint64_t seen_ticks;
+static double ticks_per_ns;
+
+/*
+ * At each overflow: what the counter counted since its preset (a period
+ * and what it ran past), the work seen running and the thread's CPU time
+ * since the restart; the longest of each, and at the end the period under
+ * way (ovf_final()).
+ */
+static volatile uint64_t ovf_ns, ovf_min, ovf_max, ovf_last;
+static volatile uint64_t seen_mark, seen_max, seen_of_max, seen_last;
+static volatile int64_t cpu_mark, cpu_of_max;
+static uint64_t (*ovf_sample)(void); /* the count since the preset */
+static int64_t ovf_cpu_ns; /* the thread's CPU time over the run */
+
+/* an overflow's count since the preset; @cpu: the handler's first clock */
+static void
+ovf_seen(uint64_t since_preset, int64_t cpu)
+{
+	uint64_t seen = seen_ticks - seen_mark;
+
+	ovf_ns += since_preset;
+	if (!ovf_min || since_preset < ovf_min)
+		ovf_min = since_preset;
+	if (seen > seen_max)
+		seen_max = seen;
+	if (since_preset > ovf_max) {
+		ovf_max = since_preset;
+		seen_of_max = seen;
+		cpu_of_max = cpu - cpu_mark;
+	}
+}
+
+/* the counters restarted: the next period's work starts here */
+static void
+ovf_restarted(void)
+{
+	seen_mark = seen_ticks;
+	cpu_mark = thread_cpu_ns();
+}
+
+/*
+ * The period under way at the end.  An overflow during the sample's read is
+ * handled on the way back from its system call, after the read, and takes
+ * that period: a sample during which a signal came is taken again.
+ */
+static void
+ovf_final(void)
+{
+	sig_atomic_t n;
+
+	do {
+		n = nr_emt;
+		seen_last = seen_ticks - seen_mark;
+		ovf_last = ovf_sample();
+	} while (n != nr_emt);
+	ovf_ns += ovf_last;
+}
+
+static double
+ticks_ms(uint64_t ticks)
+{
+	return ticks_per_ns > 0 ? (double)ticks / ticks_per_ns / 1e6 : 0.0;
+}
 
 /*
  * The counted workload: a fixed number of multiply-adds with no system
@@ -48,16 +127,28 @@ static int ovf_expected, ovf_counted;
 static void
 spin_iters(uint64_t n)
 {
-	uint64_t x = spin_sink;
+	uint64_t x = spin_sink, t = ticks_now(), u;
+	uint64_t gap = (uint64_t)(SEEN_GAP_NS * ticks_per_ns);
 
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = 0; i < n; i++) {
 		x = x * 6364136223846793005u + 1442695040888963407u;
+		if ((i & 1023) == 1023) {
+			u = ticks_now();
+			if (u - t < gap)
+				seen_ticks += u - t;
+			t = u;
+		}
+	}
 	spin_sink = x;
 }
 
 __attribute__((constructor)) static void
 spin_calibrate(void)
 {
+	struct timespec w0, w1;
+	uint64_t k0 = ticks_now();
+
+	clock_gettime(CLOCK_MONOTONIC, &w0);
 	for (int i = 0; i < 3; i++) {
 		int64_t t0 = thread_cpu_ns(), t;
 
@@ -66,6 +157,10 @@ spin_calibrate(void)
 		if (t > 0 && SPIN_CHUNK / (double)t > spin_per_ns)
 			spin_per_ns = SPIN_CHUNK / (double)t;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &w1);
+	ticks_per_ns = (double)(ticks_now() - k0) /
+		       ((double)(w1.tv_sec - w0.tv_sec) * 1e9 +
+			(double)(w1.tv_nsec - w0.tv_nsec));
 }
 
 /* OVF_EXPECTED + 1/2 periods of work; sets ovf_expected from the clock */
@@ -84,7 +179,11 @@ spin_counted(void)
 	    pctr_set_enable(tc) < 0 || pctr_set_read(tc, &s0) < 0)
 		TEST_FAIL("cannot count task-clock beside the overflows");
 	frozen_ns = 0;
+	ovf_ns = ovf_min = ovf_max = ovf_last = 0;
+	seen_max = seen_of_max = seen_last = 0;
 	start = thread_cpu_ns();
+	seen_mark = seen_ticks;
+	cpu_mark = start;
 	spin_iters((uint64_t)(spin_per_ns * (double)period *
 			      (2 * OVF_EXPECTED + 1) / 2));
 	/*
@@ -96,6 +195,8 @@ spin_counted(void)
 	while ((counted = thread_cpu_ns() - start - frozen_ns) <
 	       period * (2 * OVF_EXPECTED + 1) / 2)
 		spin_iters((uint64_t)(spin_per_ns * (double)period / 20));
+	ovf_final();
+	ovf_cpu_ns = thread_cpu_ns() - start;
 	ASSERT_EQ(pctr_set_read(tc, &s1), 0);
 	pctr_set_free(tc);
 	ovf_expected = (int)(counted / period);
@@ -107,30 +208,70 @@ spin_counted(void)
  * At least 95% of the whole periods: the counters count kernel time too,
  * so no overflow is dropped (in_kernel() says why); 5% leaves room for
  * the handler time the frozen measure misses; a restart that fails to
- * re-arm, or an overflow not delivered, loses far more.  At most one more than the whole periods a task-clock of
- * the thread's own counted meanwhile, less the frozen time: the overflows
- * come from that clock, which counts the time a host takes the VM's CPU
- * that the thread's CPU clock leaves out when the host reports it as
- * steal (54 signals for 52 periods of the thread's clock, once).
+ * re-arm, or an overflow not delivered, loses far more.  At most one more
+ * than the whole periods a task-clock of the thread's own counted
+ * meanwhile, less the frozen time: the overflows come from that clock,
+ * which counts the time a host takes the VM's CPU that the thread's CPU
+ * clock leaves out when the host reports it as steal (54 signals for 52
+ * periods of the thread's clock, once).
+ *
+ * And each period notified in time: no overflow before its counter
+ * counted a period (an early one would be a restart that kept the old
+ * period's progress), and less than one and a half periods of work seen
+ * running from a restart to the next overflow, or to the end.  A period
+ * of work with no notification fails it: a :u counter's expiry that
+ * lands in the kernel is dropped and the overflow comes a whole period
+ * later (these tests counted :u once and met 40 and 60 ms; the
+ * reproducer at 20 ms periods: 6 of 295 overflows 40.06 to 40.13 ms
+ * after the restart, the loop seen running 38.3 to 39.2 ms of it), and
+ * so does a restart that never re-arms.  The rest of that time is the
+ * timer's lateness while the thread runs and the signals' delivery: in
+ * the reproducer with the kernel in, none of about 2070 overflows a run
+ * (8 runs at 1 ms, one of 302 at 20 ms, load 12 to 17) came half a
+ * period or more late, the others at most 0.15 to 0.45 ms past the
+ * period; here the work is seen running at most 19.85 ms (10 runs, and
+ * 19.78 ms under ASan).  Half a period, 10 ms, is twenty times the worst
+ * lateness.  Not the count itself: task-clock counts the time a host
+ * holds the VM's CPU, in which no overflow comes (a run here counted
+ * 33.83 ms from a restart to its overflow while the work ran 16.57 ms
+ * and the thread's CPU clock 17.04 ms).  Apart from that, the time the
+ * counter was stopped (from an overflow to its restart: the thread's CPU
+ * time less all it counted) is at most MAX_STOP_NS a signal on average,
+ * so that a restart that comes late fails: the handlers take 0.02 to 0.16
+ * ms a signal here, natively and under ASan.
  */
-static volatile sig_atomic_t nr_emt; /* SIGEMTs seen (on_emt) */
+#define MAX_STOP_NS 5000000
 
 static void
 assert_overflow_rate(void)
 {
+	uint64_t period = (uint64_t)OVF_PERIOD_MS * 1000000;
+	int64_t stop = ovf_cpu_ns - (int64_t)ovf_ns;
+
 	printf("# %d signals, %d whole periods of counted CPU time, %d of "
 	       "task-clock\n", (int)nr_emt, ovf_expected, ovf_counted);
+	printf("# each %.2f to %.2f ms counted (the longest: %.2f ms of work "
+	       "seen running, %.2f ms of the thread's CPU time); at most %.2f "
+	       "ms of work seen running; at the end %.2f ms counted, %.2f ms "
+	       "seen; stopped %.3f ms a signal\n", ovf_min / 1e6,
+	       ovf_max / 1e6, ticks_ms(seen_of_max), cpu_of_max / 1e6,
+	       ticks_ms(seen_max), ovf_last / 1e6, ticks_ms(seen_last),
+	       nr_emt ? (double)stop / nr_emt / 1e6 : 0.0);
 	/* the work was topped up to OVF_EXPECTED + 1/2 periods (spin_counted) */
 	ASSERT_GE(ovf_expected, OVF_EXPECTED);
 	ASSERT_GE((int)nr_emt * 100, ovf_expected * 95);
 	ASSERT_LE((int)nr_emt, ovf_counted + 1);
+	ASSERT_GE(ovf_min, period);
+	ASSERT_LT(ticks_ms(seen_max), OVF_PERIOD_MS * 1.5);
+	ASSERT_LT(ticks_ms(seen_last), OVF_PERIOD_MS * 1.5);
+	ASSERT_LE(stop, (int64_t)nr_emt * MAX_STOP_NS);
 }
 
 
 /*
  * The overflow tests' bounds rest on this: their workload, spin_iters(),
- * runs in user mode, making no system call (the old one, polling the CPU clock, spent
- * 91% in the kernel).  A child whose seccomp filter kills it at any system
+ * runs in user mode, making no system call (the old one, polling the CPU
+ * clock, spent 91% in the kernel).  A child whose seccomp filter kills it at any system
  * call but exit runs it for a second.  (Not getrusage()'s split between
  * user and system time: it goes by the scheduler's tick and charges the
  * interrupts taken meanwhile as system time, 5.5% under a loaded suite.)
@@ -151,14 +292,15 @@ TEST(workload_makes_no_system_call)
 	ASSERT_EQ(r, 0);
 }
 
-static volatile sig_atomic_t nr_emt, bad_emt, rebind_in_handler;
+static volatile sig_atomic_t bad_emt, rebind_in_handler;
 
 /*
  * The overflow tests count task-clock in user and kernel mode: a :u
  * counter's hrtimer expiry that interrupts the kernel (a tick's softirqs,
  * the thread's own signal delivery) is dropped and its overflow never
- * comes (tests/repro/repro_task_clock_user_drops): 47 signals for 51
- * periods once, CPCv2 under load; with the kernel in, none is dropped.  An
+ * comes (tests/repro/repro_task_clock_user_drops; with this protocol,
+ * repro_task_clock_oneshot_restart): 47 signals for 51 periods once,
+ * CPCv2 under load; with the kernel in, none is dropped.  An
  * overflow in the kernel names a kernel PC, not the user PC the signal
  * interrupts: the kernel half of the address space (its top 16 bits set,
  * on x86-64 and arm64).
@@ -189,11 +331,13 @@ on_emt(int sig, siginfo_t *si, void *uc)
 	if (!rebind_in_handler)
 		return;
 	if (cpc_take_sample(&s) == 0) {
+		ovf_seen(s.ce_pic[0] - OVF_PRESET, t0);
 		s.ce_pic[0] = OVF_PRESET;
 		if (cpc_bind_event(&s, CPC_BIND_EMT_OVF) != 0)
 			bad_emt++;
 	}
-	frozen_ns += thread_cpu_ns() - t0;
+	ovf_restarted();
+	frozen_ns += cpu_mark - t0;
 }
 
 static void
@@ -229,15 +373,29 @@ TEST(emt_ovf_signals_once_then_stops)
 	ASSERT_UEQ(b.ce_pic[1], a.ce_pic[1]);
 }
 
+/* what the counter counted since its last preset */
+static uint64_t
+since_preset_v1(void)
+{
+	cpc_event_t s;
+
+	if (cpc_take_sample(&s) == 0)
+		return s.ce_pic[0] - OVF_PRESET;
+	bad_emt++;
+	return 0;
+}
+
 /* the manual's handler: sample, preset again, rebind from the handler */
 TEST(emt_ovf_rebind_from_handler)
 {
 	cpc_event_t ev;
 
+	ovf_sample = since_preset_v1;
 	catch_emt();
 	rebind_in_handler = 1;
 	spin_calibrate(); /* the machine as it is now, before any counter */
-	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock,sys", &ev), 0);
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock,sys", &ev),
+		  0);
 	ev.ce_pic[0] = OVF_PRESET;
 	ASSERT_EQ(cpc_bind_event(&ev, CPC_BIND_EMT_OVF), 0);
 	spin_counted();
@@ -248,6 +406,20 @@ TEST(emt_ovf_rebind_from_handler)
 
 static cpc_t *v2_cpc;
 static cpc_set_t *v2_set;
+static cpc_buf_t *v2_buf;
+
+/* what the request counted since its preset (a period and its overshoot) */
+static uint64_t
+since_preset_v2(void)
+{
+	uint64_t v;
+
+	if (cpc_set_sample(v2_cpc, v2_set, v2_buf) == 0 &&
+	    cpc_buf_get(v2_cpc, v2_buf, 0, &v) == 0)
+		return v - OVF_PRESET;
+	bad_emt++;
+	return 0;
+}
 
 static void
 on_emt_v2(int sig, siginfo_t *si, void *uc)
@@ -257,9 +429,11 @@ on_emt_v2(int sig, siginfo_t *si, void *uc)
 	if (si->si_code != EMT_CPCOVF)
 		bad_emt++;
 	nr_emt++;
+	ovf_seen(since_preset_v2(), t0);
 	if (cpc_set_restart(v2_cpc, v2_set) != 0)
 		bad_emt++;
-	frozen_ns += thread_cpu_ns() - t0;
+	ovf_restarted();
+	frozen_ns += cpu_mark - t0;
 }
 
 /* CPCv2 overflow: a preset request notified by SIGEMT, then restarted */
@@ -279,6 +453,9 @@ TEST(v2_overflow_and_restart)
 				      CPC_COUNT_USER | CPC_COUNT_SYSTEM |
 				      CPC_OVF_NOTIFY_EMT, 0,
 				      NULL), 0);
+	v2_buf = cpc_buf_create(v2_cpc, v2_set);
+	ASSERT(v2_buf != NULL);
+	ovf_sample = since_preset_v2;
 	ASSERT_EQ(cpc_bind_curlwp(v2_cpc, v2_set, 0), 0);
 	spin_counted();
 	ASSERT_EQ(cpc_unbind(v2_cpc, v2_set), 0);
