@@ -90,7 +90,12 @@ void cpc__walk_generic(void *arg, void (*action)(void *arg, const char *name));
 void cpc__walk_all(void *arg, void (*action)(void *arg, const char *name));
 
 int cpc__cpuver(void);
-hrtime_t cpc__hrtime(void);
+/* once, before the first cpc__hrtime_at(): cpc_open() and the CPCv1 handle */
+void cpc__clock_init(void);
+/* timestamp counter ticks @tick as gethrtime() time */
+hrtime_t cpc__hrtime_at(uint64_t tick);
+/* gettid(), cached per thread (reset in a fork's child) */
+pid_t cpc__tid(void);
 void cpc__destroy_all(cpc_t *cpc);
 
 #endif

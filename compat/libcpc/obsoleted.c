@@ -699,15 +699,15 @@ cpc_take_sample(cpc_event_t *event)
 	}
 	if (cpc_set_sample(cpc, bound.set, bound.buf) < 0)
 		return -1;
-	memset(event, 0, sizeof(*event));
-	event->ce_cpuver = cpc__cpuver();
-	event->ce_hrt = cpc_buf_hrtime(cpc, bound.buf);
-	event->ce_tsc = cpc_buf_tick(cpc, bound.buf);
+	/* the handle's version: cpc__cpuver() asks the file system */
+	event->ce_cpuver = cpc->cpuver;
+	event->ce_hrt = bound.buf->hrt;
+	event->ce_tsc = bound.buf->tick;
+	event->ce_pic[0] = event->ce_pic[1] = 0;
 	event->ce_pes[0] = bound.pes[0];
 	event->ce_pes[1] = bound.pes[1];
 	for (int i = 0; i < bound.set->nreq; i++)
-		cpc_buf_get(cpc, bound.buf, i,
-			    &event->ce_pic[bound.pic_of[i]]);
+		event->ce_pic[bound.pic_of[i]] = bound.buf->val[i];
 	return 0;
 }
 

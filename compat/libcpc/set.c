@@ -347,7 +347,7 @@ on_overflow(const struct pctr_overflow_info *ovf, void *arg)
 	info.si_signo = SIGEMT;
 	info.si_code = EMT_CPCOVF;
 	info.si_addr = (void *)(uintptr_t)ovf->ip;
-	syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGEMT, &info);
+	syscall(SYS_rt_tgsigqueueinfo, getpid(), cpc__tid(), SIGEMT, &info);
 	errno = saved;
 }
 
@@ -473,7 +473,7 @@ open_bound(cpc_set_t *set, uint_t flags)
 	}
 	if (r >= 0)
 		r = pctr_set_open(set->ps, &tgt);
-	set->tid = gettid();
+	set->tid = cpc__tid();
 	if (r >= 0)
 		r = set->inst = find_instance(set);
 	if (r < 0) {
@@ -520,7 +520,7 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	}
 	if (cpc__bound && cpc__bound != set)
 		cpc_unbind(cpc, cpc__bound);
-	if (set->ps && (set->bind_flags != flags || set->tid != gettid()))
+	if (set->ps && (set->bind_flags != flags || set->tid != cpc__tid()))
 		cpc_unbind(cpc, set);
 	if (!set->ps) {
 		r = open_bound(set, flags);
@@ -578,28 +578,53 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 	return 0;
 }
 
+/*
+ * The binder's own counter in an inheriting binding (one instance of a
+ * process-wide set): a sample of that instance, through read(2).
+ */
+static int
+sample_instance(cpc_set_t *set, uint64_t *val, uint64_t *tick)
+{
+	struct pctr_sample s;
+	int r = pctr_set_read_instance(set->ps, set->inst, &s);
+
+	for (uint32_t i = 0; r >= 0 && i < s.nr; i++)
+		val[i] = s.count[i].value;
+	*tick = s.tsc;
+	return r;
+}
+
+/*
+ * A sample is the raw counts (a hardware counter is never scaled) and the
+ * timestamp: pctr_set_read_values() and the counter itself, in user space
+ * for a thread's own counters; a full pctr_set_read() would compute times
+ * the buffer has no room for.
+ */
 CPC_EXPORT int
 cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
-	struct pctr_sample s;
+	uint64_t val[CPC_MAX_REQUESTS], tick;
 	int r;
 
-	if (!set || !buf || !set->ps || set->tid != gettid() ||
+	if (!set || !buf || !set->ps || set->tid != cpc__tid() ||
 	    buf->nreq < set->nreq) {
 		errno = EINVAL;
 		return -1;
 	}
-	r = set->bind_flags & CPC_BIND_LWP_INHERIT
-		    ? pctr_set_read_instance(set->ps, set->inst, &s)
-		    : pctr_set_read(set->ps, &s);
+	if (set->bind_flags & CPC_BIND_LWP_INHERIT) {
+		r = sample_instance(set, val, &tick);
+	} else {
+		r = pctr_set_read_values(set->ps, val);
+		tick = pctr_tsc();
+	}
 	if (r < 0) {
 		errno = EAGAIN;
 		return -1;
 	}
-	buf->hrt = cpc__hrtime();
-	buf->tick = s.tsc;
+	buf->hrt = cpc__hrtime_at(tick);
+	buf->tick = tick;
 	for (int i = 0; i < set->nreq; i++)
-		buf->val[i] = set->req[i].preset + s.count[i].value;
+		buf->val[i] = set->req[i].preset + val[i];
 	return 0;
 }
 
@@ -686,7 +711,7 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		return set_errno_from(r);
 	}
 	set->cpu = id;
-	set->tid = gettid();
+	set->tid = cpc__tid();
 	set->inst = 0;
 	set->bind_flags = 0;
 	return 0;
