@@ -142,14 +142,11 @@ cpc__cpuver(void)
  * the kernel's clocksource has no vDSO reader (the TSC declared unstable).
  * Without a timestamp counter (hz 0) each call reads CLOCK_MONOTONIC.
  */
-static struct {
-	uint64_t tick0, mult;
-	hrtime_t ns0;
-} clk;
+struct cpc__clock cpc__clk;
 static pthread_once_t clk_once = PTHREAD_ONCE_INIT;
 
-static hrtime_t
-monotonic(void)
+hrtime_t
+cpc__monotonic(void)
 {
 	struct timespec ts;
 
@@ -164,24 +161,16 @@ clk_init(void)
 
 	if (hz == 0)
 		return;
-	clk.mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / hz);
-	clk.tick0 = pctr_tsc();
-	clk.ns0 = monotonic();
+	cpc__clk.mult =
+		(uint64_t)(((unsigned __int128)1000000000u << 32) / hz);
+	cpc__clk.tick0 = pctr_tsc();
+	cpc__clk.ns0 = cpc__monotonic();
 }
 
 void
 cpc__clock_init(void)
 {
 	pthread_once(&clk_once, clk_init);
-}
-
-hrtime_t
-cpc__hrtime_at(uint64_t tick)
-{
-	if (!clk.mult)
-		return monotonic();
-	return clk.ns0 + (hrtime_t)(((unsigned __int128)(tick - clk.tick0) *
-				     clk.mult) >> 32);
 }
 
 CPC_EXPORT hrtime_t
@@ -197,12 +186,12 @@ gethrtime(void)
  * child of fork() has a new id, so the atfork handler forgets the forking
  * thread's (the only thread of the child).
  */
-static __thread __attribute__((tls_model("initial-exec"))) pid_t my_tid;
+__thread pid_t cpc__my_tid __attribute__((tls_model("initial-exec")));
 
 static void
 forget_tid(void)
 {
-	my_tid = 0;
+	cpc__my_tid = 0;
 }
 
 __attribute__((constructor)) static void
@@ -212,11 +201,10 @@ tid_atfork(void)
 }
 
 pid_t
-cpc__tid(void)
+cpc__tid_slow(void)
 {
-	if (__builtin_expect(my_tid == 0, 0))
-		my_tid = gettid();
-	return my_tid;
+	cpc__my_tid = gettid();
+	return cpc__my_tid;
 }
 
 CPC_EXPORT int

@@ -141,7 +141,7 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	if (r < 0)
 		return request_error(cpc, event, r);
 	strcpy(rq->event, event);
-	rq->preset = preset;
+	set->preset[set->nreq] = preset;
 	rq->flags = flags;
 	rq->nattrs = (int)nattrs;
 	for (uint_t i = 0; i < nattrs; i++) {
@@ -160,7 +160,7 @@ cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
 				 const cpc_attr_t *attrs))
 {
 	for (int i = 0; set && i < set->nreq; i++)
-		action(arg, i, set->req[i].event, set->req[i].preset,
+		action(arg, i, set->req[i].event, set->preset[i],
 		       set->req[i].flags, set->req[i].nattrs,
 		       set->req[i].attrs);
 }
@@ -180,6 +180,7 @@ cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 	if (!buf)
 		return NULL;
 	buf->nreq = set->nreq;
+	buf->hrt_set = true; /* 0 until a sample */
 	pthread_mutex_lock(&cpc->lock);
 	buf->next = cpc->bufs;
 	cpc->bufs = buf;
@@ -256,10 +257,17 @@ cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val)
 	return 0;
 }
 
+/* a sample's time is converted from its tick when asked for */
+static hrtime_t
+buf_hrt(const cpc_buf_t *buf)
+{
+	return buf->hrt_set ? buf->hrt : cpc__hrtime_at(buf->tick);
+}
+
 CPC_EXPORT hrtime_t
 cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf)
 {
-	return buf->hrt;
+	return buf_hrt(buf);
 }
 
 CPC_EXPORT uint64_t
@@ -277,7 +285,8 @@ cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
 	ds->nreq = n;
 	for (int i = 0; i < n; i++)
 		ds->val[i] = a->val[i] - b->val[i];
-	ds->hrt = a->hrt;
+	ds->hrt = buf_hrt(a);
+	ds->hrt_set = true;
 	ds->tick = a->tick - b->tick;
 }
 
@@ -289,7 +298,8 @@ cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
 	ds->nreq = n;
 	for (int i = 0; i < n; i++)
 		ds->val[i] = a->val[i] + b->val[i];
-	ds->hrt = a->hrt > b->hrt ? a->hrt : b->hrt;
+	ds->hrt = buf_hrt(a) > buf_hrt(b) ? buf_hrt(a) : buf_hrt(b);
+	ds->hrt_set = true;
 	ds->tick = a->tick + b->tick;
 }
 
@@ -298,6 +308,7 @@ cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src)
 {
 	ds->nreq = src->nreq;
 	ds->hrt = src->hrt;
+	ds->hrt_set = src->hrt_set;
 	ds->tick = src->tick;
 	memcpy(ds->val, src->val, sizeof(ds->val));
 }
@@ -307,6 +318,7 @@ CPC_EXPORT void
 cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf)
 {
 	buf->hrt = 0;
+	buf->hrt_set = true;
 	buf->tick = 0;
 	memset(buf->val, 0, sizeof(buf->val));
 }
@@ -374,7 +386,7 @@ add_overflow(cpc_set_t *set, int idx)
 {
 	struct pctr_overflow o = {
 		.size = sizeof(o),
-		.period = ovf_period(set->req[idx].preset),
+		.period = ovf_period(set->preset[idx]),
 		.flags = PCTR_OVF_ONESHOT,
 		.signo = CPC_SIGOVF_KERNEL,
 		.fn = on_overflow,
@@ -500,7 +512,7 @@ start_bound(cpc_set_t *set)
 		return r < 0 ? r : pctr_set_enable(set->ps);
 	}
 	for (int i = 0; i < set->nreq; i++)
-		period[i] = ovf_period(set->req[i].preset);
+		period[i] = ovf_period(set->preset[i]);
 	return pctr_set_overflow_restart(set->ps, period, 0);
 }
 
@@ -546,7 +558,7 @@ cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
 		errno = EINVAL;
 		return -1;
 	}
-	set->req[index].preset = preset;
+	set->preset[index] = preset;
 	return 0;
 }
 
@@ -582,8 +594,8 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
  * The binder's own counter in an inheriting binding (one instance of a
  * process-wide set): a sample of that instance, through read(2).
  */
-static int
-sample_instance(cpc_set_t *set, uint64_t *val, uint64_t *tick)
+int
+cpc__sample_instance(cpc_set_t *set, uint64_t *val, uint64_t *tick)
 {
 	struct pctr_sample s;
 	int r = pctr_set_read_instance(set->ps, set->inst, &s);
@@ -594,37 +606,39 @@ sample_instance(cpc_set_t *set, uint64_t *val, uint64_t *tick)
 	return r;
 }
 
+static int
+sample_error(int err)
+{
+	errno = err;
+	return -1;
+}
+
 /*
  * A sample is the raw counts (a hardware counter is never scaled) and the
- * timestamp: pctr_set_read_values() and the counter itself, in user space
- * for a thread's own counters; a full pctr_set_read() would compute times
- * the buffer has no room for.
+ * timestamp (cpc__sample()), and the time left to be converted from the
+ * timestamp when it is asked for (cpc_buf_hrtime()).  A bound set has at
+ * least one request.
  */
 CPC_EXPORT int
 cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
-	uint64_t val[CPC_MAX_REQUESTS], tick;
+	uint64_t val[CPC_MAX_REQUESTS], tick, *to, *end;
+	const uint64_t *from = val, *preset;
 	int r;
 
-	if (!set || !buf || !set->ps || set->tid != cpc__tid() ||
-	    buf->nreq < set->nreq) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (set->bind_flags & CPC_BIND_LWP_INHERIT) {
-		r = sample_instance(set, val, &tick);
-	} else {
-		r = pctr_set_read_values(set->ps, val);
-		tick = pctr_tsc();
-	}
-	if (r < 0) {
-		errno = EAGAIN;
-		return -1;
-	}
-	buf->hrt = cpc__hrtime_at(tick);
+	if (__builtin_expect(!set || !buf || buf->nreq < set->nreq, 0))
+		return sample_error(EINVAL);
+	r = cpc__sample(set, val, &tick);
+	if (__builtin_expect(r < 0, 0))
+		return sample_error(-r);
 	buf->tick = tick;
-	for (int i = 0; i < set->nreq; i++)
-		buf->val[i] = set->req[i].preset + val[i];
+	buf->hrt_set = false;
+	to = buf->val;
+	end = to + set->nreq;
+	preset = set->preset;
+	do
+		*to++ = *preset++ + *from++;
+	while (to < end);
 	return 0;
 }
 
