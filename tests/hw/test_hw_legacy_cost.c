@@ -198,7 +198,7 @@ compare(const char *legacy, const char *target, int nev, struct cost l,
 	check(l, p, bound);
 }
 
-/* ---- pctr's equivalents ------------------------------------------------- */
+/* ---- pctr's equivalents -------------------------------------------------- */
 
 struct pctr_call {
 	struct pctr_set *set;
@@ -238,7 +238,7 @@ pctr_cost(const char *events, bool values)
 
 #define PCTR_TWO "instructions:u,cycles:u"
 
-/* ---- libcpc --------------------------------------------------------------- */
+/* ---- libcpc -------------------------------------------------------------- */
 
 struct v2 {
 	cpc_t *cpc;
@@ -297,7 +297,8 @@ TEST(libcpc_take_sample)
 	hw_user_read("1");
 	ASSERT_EQ(cpc_access(), 0);
 	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(),
-				 "pic0=PAPI_tot_ins,pic1=PAPI_tot_cyc", &ev), 0);
+				 "pic0=PAPI_tot_ins,pic1=PAPI_tot_cyc", &ev),
+		  0);
 	ASSERT_EQ(cpc_bind_event(&ev, 0), 0);
 	ASSERT_EQ(cpc_take_sample(&a), 0);
 	hw_loop(1000);
@@ -309,7 +310,7 @@ TEST(libcpc_take_sample)
 		pctr_cost(PCTR_TWO, false), CHEAP);
 }
 
-/* ---- pmc_lib ---------------------------------------------------------------- */
+/* ---- pmc_lib ------------------------------------------------------------- */
 
 static void
 call_pmc_read(void *arg)
@@ -339,7 +340,7 @@ TEST(pmclib_read)
 		pctr_cost(PCTR_TWO, false), CHEAP);
 }
 
-/* ---- OpenBSD /dev/pctr ------------------------------------------------------ */
+/* ---- OpenBSD /dev/pctr --------------------------------------------------- */
 
 struct dev {
 	int fd;
@@ -426,7 +427,7 @@ TEST(openbsd_process)
 	openbsd("process");
 }
 
-/* ---- FreeBSD /dev/perfmon --------------------------------------------------- */
+/* ---- FreeBSD /dev/perfmon ------------------------------------------------ */
 
 static void
 call_pmioread(void *arg)
