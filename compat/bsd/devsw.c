@@ -170,12 +170,13 @@ find_dev(int dirfd, const char *path)
  * 2.33 and later implement fstat() as fstatat(fd, "", AT_EMPTY_PATH),
  * which the kernel (6.1) treats as a path lookup of an empty name, a name
  * buffer allocated and freed for every ioctl().  On x86-64 and arm64 the
- * kernel's struct stat is the C library's.
+ * kernel's struct stat is the C library's (32-bit systems have an older
+ * layout behind SYS_fstat; riscv64 has no such call).
  */
 static int
 identity(int fd, struct stat *sb)
 {
-#ifdef SYS_fstat
+#if defined(SYS_fstat) && (defined(__x86_64__) || defined(__aarch64__))
 	return (int)syscall(SYS_fstat, fd, sb);
 #else
 	return fstat(fd, sb);
