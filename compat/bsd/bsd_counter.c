@@ -184,22 +184,6 @@ pctr_bsd_counter_open(const struct pctr_event *ev, bool enable,
 }
 
 int
-pctr_bsd_counter_read(struct pctr_set *set, uint64_t *val)
-{
-	struct pctr_sample s;
-	int r;
-
-	*val = 0;
-	if (!set)
-		return 0;
-	r = pctr_set_read(set, &s);
-	if (r < 0)
-		return r;
-	*val = s.count[0].value;
-	return 0;
-}
-
-int
 pctr_bsd_errno(int err)
 {
 	if (err >= 0)

@@ -43,9 +43,23 @@ int pctr_bsd_counter_open(const struct pctr_event *ev, bool enable,
 
 /*
  * pctr_bsd_counter_read() - the count of a set made above (0 for NULL).
+ * The raw count alone (pctr_set_read_values(): no times, no scaling), as
+ * the hardware counter reads; inline, rdpmc() is one call.
  * Return: 0 or a negative errno.
  */
-int pctr_bsd_counter_read(struct pctr_set *set, uint64_t *val);
+static inline int
+pctr_bsd_counter_read(struct pctr_set *set, uint64_t *val)
+{
+	int r;
+
+	*val = 0;
+	if (!set)
+		return 0;
+	r = pctr_set_read_values(set, val);
+	if (r < 0)
+		*val = 0;
+	return r < 0 ? r : 0;
+}
 
 /* pctr_bsd_errno() - a libpctr error as the errno an ioctl returns */
 int pctr_bsd_errno(int err);

@@ -16,7 +16,7 @@
 #include "bsd_sync.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int readers;
+atomic_int pctr_bsd_readers;
 /*
  * Room to park every set a writer has installed (nr_sets, counted by
  * pctr_bsd_adopt() and uncounted when freed): retiring never waits and
@@ -25,18 +25,6 @@ static atomic_int readers;
  */
 static struct pctr_set **parked;
 static int nr_parked, cap_parked, nr_sets;
-
-void
-pctr_bsd_read_begin(void)
-{
-	atomic_fetch_add(&readers, 1);
-}
-
-void
-pctr_bsd_read_end(void)
-{
-	atomic_fetch_sub(&readers, 1);
-}
 
 /*
  * fork() from a threaded program: the child must not inherit the lock held
@@ -62,7 +50,7 @@ fork_parent(void)
 static void
 fork_child(void)
 {
-	atomic_store(&readers, 0);
+	atomic_store(&pctr_bsd_readers, 0);
 	pctr_bsd_write_unlock(&fork_mask);
 }
 
@@ -76,7 +64,7 @@ bsd_sync_atfork(void)
 static void
 reap(void)
 {
-	if (atomic_load(&readers) != 0)
+	if (atomic_load(&pctr_bsd_readers) != 0)
 		return;
 	while (nr_parked > 0) {
 		pctr_set_free(parked[--nr_parked]);
@@ -124,7 +112,7 @@ pctr_bsd_retire(struct pctr_set *set, bool may_free)
 		return;
 	if (may_free)
 		reap();
-	if (may_free && atomic_load(&readers) == 0) {
+	if (may_free && atomic_load(&pctr_bsd_readers) == 0) {
 		pctr_set_free(set);
 		nr_sets--;
 		return;

@@ -20,12 +20,25 @@
 #define PCTR_COMPAT_BSD_SYNC_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "pctr.h"
 
-void pctr_bsd_read_begin(void);
-void pctr_bsd_read_end(void);
+/* readers about now (bsd_sync.c); inline: rdpmc() is one call */
+extern atomic_int pctr_bsd_readers;
+
+static inline void
+pctr_bsd_read_begin(void)
+{
+	atomic_fetch_add(&pctr_bsd_readers, 1);
+}
+
+static inline void
+pctr_bsd_read_end(void)
+{
+	atomic_fetch_sub(&pctr_bsd_readers, 1);
+}
 
 void pctr_bsd_write_lock(sigset_t *old);
 void pctr_bsd_write_unlock(const sigset_t *old);

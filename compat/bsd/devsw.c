@@ -12,8 +12,13 @@
  *  - ioctl() and close() of any descriptor first read one counter (how
  *    many slots are live); while it is zero they go straight to the C
  *    library.  Otherwise fstat() of the descriptor is compared with the
- *    live slots.  No lock, no allocation: async-signal-safe, and a child
- *    forked while another thread was inside cannot find anything held.
+ *    slots claimed so far.  No lock, no allocation: async-signal-safe, and
+ *    a child forked while another thread was inside cannot find anything
+ *    held.  That fstat() is the one system call the identity needs: only
+ *    the kernel knows what a descriptor refers to now (the program may
+ *    have closed it behind our back and opened something else under its
+ *    number), so a device ioctl is never free of system calls; rdpmc() is
+ *    the read without one (pctr_openbsd(4)).
  *  - close() of the device's last descriptor closes the device: after the
  *    C library's close, the process's descriptors (/proc/self/fd, read
  *    with getdents64) are searched for the same inode.  Files the program
@@ -35,13 +40,15 @@
  *    sees EBADF) but the driver's close waits until that ioctl returns,
  *    as if the signal had come after it.
  *  - An argument the request's BSD encoding says is read or written is
- *    checked with process_vm_readv/writev first: NULL or unmapped memory
- *    is EFAULT, as the drivers' copyin/copyout say, not a crash.
+ *    copied in and out as the BSD kernel's ioctl does, with
+ *    process_vm_readv/writev: NULL or unmapped memory is EFAULT, as the
+ *    drivers' copyin/copyout say, not a crash.
  */
 #include <dirent.h>
 #include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -85,6 +92,8 @@ PER_THREAD volatile sig_atomic_t nr_pending;
 
 static struct slot slots[MAX_OPEN];
 static atomic_int nr_live;
+/* slots ever claimed: [0, nr_used); the first free slot is claimed first */
+static atomic_int nr_used;
 
 
 int __real_open(const char *path, int flags, ...);
@@ -156,6 +165,24 @@ find_dev(int dirfd, const char *path)
 
 /* ---- which descriptor is a device ---------------------------------------- */
 
+/*
+ * The identity of @fd's open file.  The fstat system call itself: glibc
+ * 2.33 and later implement fstat() as fstatat(fd, "", AT_EMPTY_PATH),
+ * which the kernel (6.1) treats as a path lookup of an empty name, a name
+ * buffer allocated and freed for every ioctl().  On x86-64 and arm64 the
+ * kernel's struct stat is the C library's (32-bit systems have an older
+ * layout behind SYS_fstat; riscv64 has no such call).
+ */
+static int
+identity(int fd, struct stat *sb)
+{
+#if defined(SYS_fstat) && (defined(__x86_64__) || defined(__aarch64__))
+	return (int)syscall(SYS_fstat, fd, sb);
+#else
+	return fstat(fd, sb);
+#endif
+}
+
 /* @s, if live: its word and identity, read between two equal words */
 static int
 see(struct slot *s, struct seen *v)
@@ -175,9 +202,9 @@ lookup(int fd, struct seen *v)
 {
 	struct stat sb;
 
-	if (fd < 0 || atomic_load(&nr_live) == 0 || fstat(fd, &sb) < 0)
+	if (fd < 0 || atomic_load(&nr_live) == 0 || identity(fd, &sb) < 0)
 		return 0;
-	for (int i = 0; i < MAX_OPEN; i++)
+	for (int i = 0, n = atomic_load(&nr_used); i < n; i++)
 		if (see(&slots[i], v) && v->dev == sb.st_dev &&
 		    v->ino == sb.st_ino)
 			return 1;
@@ -209,7 +236,7 @@ still_open(const struct seen *v)
 			     c++)
 				fd = fd * 10 + (*c - '0');
 			found = e->d_name[0] != '.' && fd != dfd &&
-				fstat(fd, &sb) == 0 && sb.st_dev == v->dev &&
+				identity(fd, &sb) == 0 && sb.st_dev == v->dev &&
 				sb.st_ino == v->ino;
 			off += e->d_reclen;
 		}
@@ -247,6 +274,16 @@ sweep(void)
 			release_if_closed(&v);
 }
 
+/* lookup() scans [0, @n) from now on; before the slot goes live */
+static void
+raise_used(int n)
+{
+	int used = atomic_load(&nr_used);
+
+	while (used < n && !atomic_compare_exchange_weak(&nr_used, &used, n))
+		;
+}
+
 /* record @sb's file as an open file of @d: 0 or ENFILE */
 static int
 remember(const struct stat *sb, int flags, const struct pctr_bsd_dev *d)
@@ -259,6 +296,7 @@ remember(const struct stat *sb, int flags, const struct pctr_bsd_dev *d)
 		    !atomic_compare_exchange_strong(&slots[i].word, &w,
 						    life | SLOT_BUSY))
 			continue;
+		raise_used(i + 1);
 		atomic_store(&slots[i].dev, sb->st_dev);
 		atomic_store(&slots[i].ino, sb->st_ino);
 		slots[i].oflags = flags;
@@ -302,25 +340,77 @@ dev_open(const struct pctr_bsd_dev *d, int flags)
 /* ---- arguments ------------------------------------------------------------ */
 
 /*
- * Is the argument of BSD request @req readable (and, for IOC_OUT,
- * writable) for its encoded length?  The kernel does the copy and says
- * EFAULT; writing back what was read leaves the memory as it was.
+ * This process's id for process_vm_readv/writev, without a system call
+ * per ioctl (glibc's getpid() makes one); the child of fork() learns its own.
+ */
+static pid_t my_pid;
+
+static void
+learn_pid(void)
+{
+	my_pid = getpid();
+}
+
+__attribute__((constructor)) static void
+pid_atfork(void)
+{
+	learn_pid();
+	pthread_atfork(NULL, NULL, learn_pid);
+}
+
+static pid_t
+self(void)
+{
+	return my_pid ? my_pid : getpid();
+}
+
+/* copy @len bytes between this process's @to and @from; 0 or EFAULT */
+static int
+copy(void *to, const void *from, size_t len, int out)
+{
+	struct iovec mine = { out ? (void *)from : to, len };
+	struct iovec theirs = { out ? to : (void *)from, len };
+	ssize_t n = out ? process_vm_writev(self(), &mine, 1, &theirs, 1, 0)
+			: process_vm_readv(self(), &mine, 1, &theirs, 1, 0);
+
+	return n == (ssize_t)len ? 0 : EFAULT;
+}
+
+/*
+ * Run BSD request @req of device @v on a copy of its argument, as the BSD
+ * kernel's ioctl does: copyin for IOC_IN, a zeroed buffer for IOC_OUT
+ * alone, the driver, then copyout for IOC_OUT if the driver succeeded.  A
+ * NULL or unmapped argument is EFAULT, not a crash.  One system call for
+ * IOC_IN or IOC_OUT (PCIOCRD, PCIOCSn), two for both (PMIOREAD).
  */
 static int
-arg_ok(unsigned long req, void *arg)
+dev_ioctl(const struct seen *v, unsigned long req, void *arg)
 {
 	size_t len = (req >> 16) & __BSD_IOCPARM_MASK;
 	unsigned char buf[__BSD_IOCPARM_MASK + 1];
-	struct iovec mine = { buf, len }, theirs = { arg, len };
-	pid_t pid = getpid();
+	int err;
 
 	if (!(req & __BSD_IOC_INOUT) || len == 0)
-		return 1;
-	if (!arg || process_vm_readv(pid, &mine, 1, &theirs, 1, 0) !=
-			    (ssize_t)len)
-		return 0;
-	return !(req & __BSD_IOC_OUT) ||
-	       process_vm_writev(pid, &mine, 1, &theirs, 1, 0) == (ssize_t)len;
+		return v->s->d->ioctl(v->s->oflags, req, arg);
+	if (!arg)
+		return EFAULT;
+	if (req & __BSD_IOC_IN)
+		err = copy(buf, arg, len, 0);
+	else
+		err = (memset(buf, 0, len), 0);
+	if (!err)
+		err = v->s->d->ioctl(v->s->oflags, req, buf);
+	/*
+	 * The kernel's copy proves the buffer writable; memcpy() then writes
+	 * it again where a memory checker sees it (valgrind does not know
+	 * that process_vm_writev() wrote this process's own memory).
+	 */
+	if (!err && (req & __BSD_IOC_OUT)) {
+		err = copy(arg, buf, len, 1);
+		if (!err)
+			memcpy(arg, buf, len);
+	}
+	return err;
 }
 
 static int
@@ -433,8 +523,7 @@ __wrap_ioctl(int fd, unsigned long req, ...)
 	/* BSD requests are 32 bits: ignore a sign extension by the caller */
 	req &= 0xffffffffUL;
 	in_call++;
-	err = arg_ok(req, arg) ? v.s->d->ioctl(v.s->oflags, req, arg)
-			       : EFAULT;
+	err = dev_ioctl(&v, req, arg);
 	if (--in_call == 0)
 		run_pending();
 	if (err) {

@@ -133,8 +133,20 @@ cpc__cpuver(void)
 	return CPC_LINUX_OTHER;
 }
 
+/*
+ * hrtime: the timestamp counter on CLOCK_MONOTONIC's scale, as Solaris's
+ * gethrtime() is the TSC scaled: CLOCK_MONOTONIC and the counter read once
+ * together (the anchor), then ns = anchor + (ticks since) * mult >> 32.
+ * A sample's time is its own timestamp converted, no clock read: a
+ * clock_gettime() is 50 user instructions on arm64 and a system call where
+ * the kernel's clocksource has no vDSO reader (the TSC declared unstable).
+ * Without a timestamp counter (hz 0) each call reads CLOCK_MONOTONIC.
+ */
+struct cpc__clock cpc__clk;
+static pthread_once_t clk_once = PTHREAD_ONCE_INIT;
+
 hrtime_t
-cpc__hrtime(void)
+cpc__monotonic(void)
 {
 	struct timespec ts;
 
@@ -142,16 +154,63 @@ cpc__hrtime(void)
 	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static void
+clk_init(void)
+{
+	uint64_t hz = pctr_tsc_hz();
+
+	if (hz == 0)
+		return;
+	cpc__clk.mult =
+		(uint64_t)(((unsigned __int128)1000000000u << 32) / hz);
+	cpc__clk.tick0 = pctr_tsc();
+	cpc__clk.ns0 = cpc__monotonic();
+}
+
+void
+cpc__clock_init(void)
+{
+	pthread_once(&clk_once, clk_init);
+}
+
 CPC_EXPORT hrtime_t
 gethrtime(void)
 {
-	return cpc__hrtime();
+	cpc__clock_init();
+	return cpc__hrtime_at(pctr_tsc());
+}
+
+/*
+ * The calling thread's id without a system call after the first: glibc's
+ * gettid() asks the kernel every time.  A new thread starts with 0; the
+ * child of fork() has a new id, so the atfork handler forgets the forking
+ * thread's (the only thread of the child).
+ */
+__thread pid_t cpc__my_tid __attribute__((tls_model("initial-exec")));
+
+static void
+forget_tid(void)
+{
+	cpc__my_tid = 0;
+}
+
+__attribute__((constructor)) static void
+tid_atfork(void)
+{
+	pthread_atfork(NULL, NULL, forget_tid);
+}
+
+pid_t
+cpc__tid_slow(void)
+{
+	cpc__my_tid = gettid();
+	return cpc__my_tid;
 }
 
 CPC_EXPORT int
 _lwp_self(void)
 {
-	return (int)gettid();
+	return (int)cpc__tid();
 }
 
 /* ---- errors ------------------------------------------------------------ */
@@ -210,6 +269,7 @@ cpc_open(int ver)
 		return NULL;
 	cpc->cpuver = cpuver;
 	pthread_mutex_init(&cpc->lock, NULL);
+	cpc__clock_init();
 	return cpc;
 }
 

@@ -6,10 +6,12 @@
 #ifndef CPC_IMPL_H
 #define CPC_IMPL_H
 
+#include <errno.h>
 #include <libcpc.h>
 #include <pctr.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 
 #define CPC_EXPORT __attribute__((visibility("default")))
 #define CPC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -31,7 +33,6 @@ struct __cpc {
 struct cpc_request {
 	char event[PCTR_NAME_MAX];
 	struct pctr_event ev; /* resolved, flags applied */
-	uint64_t preset;
 	uint_t flags;
 	int nattrs;
 	cpc_attr_t attrs[CPC_MAX_ATTRS]; /* ca_name points into attr_name */
@@ -47,6 +48,7 @@ struct __cpc_set {
 	struct __cpc_set *next; /* in its handle's list */
 	int nreq;
 	struct cpc_request req[CPC_MAX_REQUESTS];
+	uint64_t preset[CPC_MAX_REQUESTS]; /* the requests' presets */
 	struct pctr_set *ps;
 	uint_t bind_flags;
 	pid_t tid; /* the binding LWP */
@@ -60,6 +62,7 @@ struct __cpc_buf {
 	struct __cpc_buf *next; /* in its handle's list */
 	int nreq;
 	hrtime_t hrt;
+	bool hrt_set; /* else hrt is cpc__hrtime_at(tick), not computed yet */
 	uint64_t tick;
 	uint64_t val[CPC_MAX_REQUESTS];
 };
@@ -90,7 +93,61 @@ void cpc__walk_generic(void *arg, void (*action)(void *arg, const char *name));
 void cpc__walk_all(void *arg, void (*action)(void *arg, const char *name));
 
 int cpc__cpuver(void);
-hrtime_t cpc__hrtime(void);
+/* once, before the first cpc__hrtime_at(): cpc_open() and the CPCv1 handle */
+void cpc__clock_init(void);
+hrtime_t cpc__monotonic(void);
+
+/* the anchor of gethrtime() time (cpc.c); mult 0: no timestamp counter */
+extern struct cpc__clock {
+	uint64_t tick0, mult;
+	hrtime_t ns0;
+} cpc__clk;
+
+/* timestamp counter ticks @tick as gethrtime() time */
+static inline hrtime_t
+cpc__hrtime_at(uint64_t tick)
+{
+	if (__builtin_expect(!cpc__clk.mult, 0))
+		return cpc__monotonic();
+	return cpc__clk.ns0 +
+	       (hrtime_t)(((unsigned __int128)(tick - cpc__clk.tick0) *
+			   cpc__clk.mult) >>
+			  32);
+}
+/* gettid(), cached per thread (0: not yet; reset in a fork's child) */
+extern __thread pid_t cpc__my_tid __attribute__((tls_model("initial-exec")));
+pid_t cpc__tid_slow(void);
+
+static inline pid_t
+cpc__tid(void)
+{
+	return __builtin_expect(cpc__my_tid != 0, 1) ? cpc__my_tid
+						      : cpc__tid_slow();
+}
+
+int cpc__sample_instance(struct __cpc_set *set, uint64_t *val,
+			 uint64_t *tick);
+
+/*
+ * cpc__sample() - the raw counts of bound @set (presets not added) and the
+ * timestamp, for cpc_set_sample() and cpc_take_sample(): no system call
+ * for a thread's own counters.  Return: 0, -EINVAL (not bound, or bound by
+ * another LWP) or -EAGAIN (the read failed).
+ */
+static inline int
+cpc__sample(struct __cpc_set *set, uint64_t *val, uint64_t *tick)
+{
+	if (__builtin_expect(!set->ps || (set->tid != cpc__my_tid &&
+					  set->tid != cpc__tid_slow()),
+			     0))
+		return -EINVAL;
+	if (__builtin_expect(set->bind_flags & CPC_BIND_LWP_INHERIT, 0))
+		return cpc__sample_instance(set, val, tick) < 0 ? -EAGAIN : 0;
+	if (__builtin_expect(pctr_set_read_values(set->ps, val) < 0, 0))
+		return -EAGAIN;
+	*tick = pctr_tsc();
+	return 0;
+}
 void cpc__destroy_all(cpc_t *cpc);
 
 #endif

@@ -691,23 +691,28 @@ bind_new(cpc_t *cpc, const cpc_event_t *event, int flags)
 CPC_EXPORT int
 cpc_take_sample(cpc_event_t *event)
 {
-	cpc_t *cpc = v1_cpc;
+	cpc_set_t *set = bound.set;
+	uint64_t val[CPC_MAX_REQUESTS], tick;
+	int r;
 
-	if (!event || !bound.set || cpc__bound != bound.set) {
+	if (!event || !set || cpc__bound != set) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (cpc_set_sample(cpc, bound.set, bound.buf) < 0)
+	r = cpc__sample(set, val, &tick);
+	if (r < 0) {
+		errno = -r;
 		return -1;
-	memset(event, 0, sizeof(*event));
-	event->ce_cpuver = cpc__cpuver();
-	event->ce_hrt = cpc_buf_hrtime(cpc, bound.buf);
-	event->ce_tsc = cpc_buf_tick(cpc, bound.buf);
+	}
+	/* the handle's version: cpc__cpuver() asks the file system */
+	event->ce_cpuver = v1_cpc->cpuver;
+	event->ce_hrt = cpc__hrtime_at(tick);
+	event->ce_tsc = tick;
+	event->ce_pic[0] = event->ce_pic[1] = 0;
 	event->ce_pes[0] = bound.pes[0];
 	event->ce_pes[1] = bound.pes[1];
-	for (int i = 0; i < bound.set->nreq; i++)
-		cpc_buf_get(cpc, bound.buf, i,
-			    &event->ce_pic[bound.pic_of[i]]);
+	for (int i = 0; i < set->nreq; i++)
+		event->ce_pic[bound.pic_of[i]] = set->preset[i] + val[i];
 	return 0;
 }
 

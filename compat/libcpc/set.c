@@ -141,7 +141,7 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	if (r < 0)
 		return request_error(cpc, event, r);
 	strcpy(rq->event, event);
-	rq->preset = preset;
+	set->preset[set->nreq] = preset;
 	rq->flags = flags;
 	rq->nattrs = (int)nattrs;
 	for (uint_t i = 0; i < nattrs; i++) {
@@ -160,7 +160,7 @@ cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
 				 const cpc_attr_t *attrs))
 {
 	for (int i = 0; set && i < set->nreq; i++)
-		action(arg, i, set->req[i].event, set->req[i].preset,
+		action(arg, i, set->req[i].event, set->preset[i],
 		       set->req[i].flags, set->req[i].nattrs,
 		       set->req[i].attrs);
 }
@@ -180,6 +180,7 @@ cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 	if (!buf)
 		return NULL;
 	buf->nreq = set->nreq;
+	buf->hrt_set = true; /* 0 until a sample */
 	pthread_mutex_lock(&cpc->lock);
 	buf->next = cpc->bufs;
 	cpc->bufs = buf;
@@ -256,10 +257,17 @@ cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val)
 	return 0;
 }
 
+/* a sample's time is converted from its tick when asked for */
+static hrtime_t
+buf_hrt(const cpc_buf_t *buf)
+{
+	return buf->hrt_set ? buf->hrt : cpc__hrtime_at(buf->tick);
+}
+
 CPC_EXPORT hrtime_t
 cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf)
 {
-	return buf->hrt;
+	return buf_hrt(buf);
 }
 
 CPC_EXPORT uint64_t
@@ -277,7 +285,8 @@ cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
 	ds->nreq = n;
 	for (int i = 0; i < n; i++)
 		ds->val[i] = a->val[i] - b->val[i];
-	ds->hrt = a->hrt;
+	ds->hrt = buf_hrt(a);
+	ds->hrt_set = true;
 	ds->tick = a->tick - b->tick;
 }
 
@@ -289,7 +298,8 @@ cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
 	ds->nreq = n;
 	for (int i = 0; i < n; i++)
 		ds->val[i] = a->val[i] + b->val[i];
-	ds->hrt = a->hrt > b->hrt ? a->hrt : b->hrt;
+	ds->hrt = buf_hrt(a) > buf_hrt(b) ? buf_hrt(a) : buf_hrt(b);
+	ds->hrt_set = true;
 	ds->tick = a->tick + b->tick;
 }
 
@@ -298,6 +308,7 @@ cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src)
 {
 	ds->nreq = src->nreq;
 	ds->hrt = src->hrt;
+	ds->hrt_set = src->hrt_set;
 	ds->tick = src->tick;
 	memcpy(ds->val, src->val, sizeof(ds->val));
 }
@@ -307,6 +318,7 @@ CPC_EXPORT void
 cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf)
 {
 	buf->hrt = 0;
+	buf->hrt_set = true;
 	buf->tick = 0;
 	memset(buf->val, 0, sizeof(buf->val));
 }
@@ -347,7 +359,7 @@ on_overflow(const struct pctr_overflow_info *ovf, void *arg)
 	info.si_signo = SIGEMT;
 	info.si_code = EMT_CPCOVF;
 	info.si_addr = (void *)(uintptr_t)ovf->ip;
-	syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGEMT, &info);
+	syscall(SYS_rt_tgsigqueueinfo, getpid(), cpc__tid(), SIGEMT, &info);
 	errno = saved;
 }
 
@@ -374,7 +386,7 @@ add_overflow(cpc_set_t *set, int idx)
 {
 	struct pctr_overflow o = {
 		.size = sizeof(o),
-		.period = ovf_period(set->req[idx].preset),
+		.period = ovf_period(set->preset[idx]),
 		.flags = PCTR_OVF_ONESHOT,
 		.signo = CPC_SIGOVF_KERNEL,
 		.fn = on_overflow,
@@ -473,7 +485,7 @@ open_bound(cpc_set_t *set, uint_t flags)
 	}
 	if (r >= 0)
 		r = pctr_set_open(set->ps, &tgt);
-	set->tid = gettid();
+	set->tid = cpc__tid();
 	if (r >= 0)
 		r = set->inst = find_instance(set);
 	if (r < 0) {
@@ -500,7 +512,7 @@ start_bound(cpc_set_t *set)
 		return r < 0 ? r : pctr_set_enable(set->ps);
 	}
 	for (int i = 0; i < set->nreq; i++)
-		period[i] = ovf_period(set->req[i].preset);
+		period[i] = ovf_period(set->preset[i]);
 	return pctr_set_overflow_restart(set->ps, period, 0);
 }
 
@@ -520,7 +532,7 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	}
 	if (cpc__bound && cpc__bound != set)
 		cpc_unbind(cpc, cpc__bound);
-	if (set->ps && (set->bind_flags != flags || set->tid != gettid()))
+	if (set->ps && (set->bind_flags != flags || set->tid != cpc__tid()))
 		cpc_unbind(cpc, set);
 	if (!set->ps) {
 		r = open_bound(set, flags);
@@ -546,7 +558,7 @@ cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
 		errno = EINVAL;
 		return -1;
 	}
-	set->req[index].preset = preset;
+	set->preset[index] = preset;
 	return 0;
 }
 
@@ -578,28 +590,55 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 	return 0;
 }
 
+/*
+ * The binder's own counter in an inheriting binding (one instance of a
+ * process-wide set): a sample of that instance, through read(2).
+ */
+int
+cpc__sample_instance(cpc_set_t *set, uint64_t *val, uint64_t *tick)
+{
+	struct pctr_sample s;
+	int r = pctr_set_read_instance(set->ps, set->inst, &s);
+
+	for (uint32_t i = 0; r >= 0 && i < s.nr; i++)
+		val[i] = s.count[i].value;
+	*tick = s.tsc;
+	return r;
+}
+
+static int
+sample_error(int err)
+{
+	errno = err;
+	return -1;
+}
+
+/*
+ * A sample is the raw counts (a hardware counter is never scaled) and the
+ * timestamp (cpc__sample()), and the time left to be converted from the
+ * timestamp when it is asked for (cpc_buf_hrtime()).  A bound set has at
+ * least one request.
+ */
 CPC_EXPORT int
 cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
-	struct pctr_sample s;
+	uint64_t val[CPC_MAX_REQUESTS], tick, *to, *end;
+	const uint64_t *from = val, *preset;
 	int r;
 
-	if (!set || !buf || !set->ps || set->tid != gettid() ||
-	    buf->nreq < set->nreq) {
-		errno = EINVAL;
-		return -1;
-	}
-	r = set->bind_flags & CPC_BIND_LWP_INHERIT
-		    ? pctr_set_read_instance(set->ps, set->inst, &s)
-		    : pctr_set_read(set->ps, &s);
-	if (r < 0) {
-		errno = EAGAIN;
-		return -1;
-	}
-	buf->hrt = cpc__hrtime();
-	buf->tick = s.tsc;
-	for (int i = 0; i < set->nreq; i++)
-		buf->val[i] = set->req[i].preset + s.count[i].value;
+	if (__builtin_expect(!set || !buf || buf->nreq < set->nreq, 0))
+		return sample_error(EINVAL);
+	r = cpc__sample(set, val, &tick);
+	if (__builtin_expect(r < 0, 0))
+		return sample_error(-r);
+	buf->tick = tick;
+	buf->hrt_set = false;
+	to = buf->val;
+	end = to + set->nreq;
+	preset = set->preset;
+	do
+		*to++ = *preset++ + *from++;
+	while (to < end);
 	return 0;
 }
 
@@ -686,7 +725,7 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		return set_errno_from(r);
 	}
 	set->cpu = id;
-	set->tid = gettid();
+	set->tid = cpc__tid();
 	set->inst = 0;
 	set->bind_flags = 0;
 	return 0;

@@ -118,15 +118,24 @@ PCTR_EXPORT const struct pctr_bsd_dev pctr_openbsd_dev = {
 	.close = pctr_close,
 };
 
+/*
+ * The device's cheap read: no system call when the counter counts this
+ * thread ($PCTR_BSD_TARGET=thread) and the kernel lets user space read
+ * it; a counter of the whole process is read with read(2) (pctr_openbsd(4)
+ * says what that costs).
+ */
 PCTR_EXPORT pctrval
 pctr_openbsd_rdpmc(unsigned int n)
 {
+	struct pctr_set *set;
 	uint64_t v = 0;
 
 	if (n >= PCTR_NUM)
 		return 0;
 	pctr_bsd_read_begin();
-	pctr_bsd_counter_read(atomic_load(&ctr[n].set), &v);
+	set = atomic_load(&ctr[n].set);
+	if (set)
+		pctr_bsd_counter_read(set, &v);
 	pctr_bsd_read_end();
 	return v;
 }

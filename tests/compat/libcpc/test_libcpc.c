@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <libcpc.h>
 #include <pctr.h>
 #include <pthread.h>
@@ -659,6 +660,109 @@ note_attr(void *arg, const char *attr)
 	*(int *)arg += !strcmp(attr, "umask") + !strcmp(attr, "cmask");
 }
 
+/* another LWP's view of a set bound by the main thread */
+struct other_lwp {
+	cpc_t *cpc;
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	int r, err;
+	pid_t lwp, tid;
+};
+
+static void *
+sample_from_other(void *arg)
+{
+	struct other_lwp *o = arg;
+
+	o->r = cpc_set_sample(o->cpc, o->set, o->buf);
+	o->err = errno;
+	o->lwp = _lwp_self();
+	o->tid = gettid();
+	return NULL;
+}
+
+/*
+ * The binding is checked against the calling LWP's id, which the layer
+ * keeps per thread: a new thread has its own, a fork()'s child learns its
+ * own (the forking thread's copy would still match the binder's in the
+ * child, whose counters are not the parent's).
+ */
+TEST(sample_checks_the_lwp_in_threads_and_after_fork)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	struct other_lwp o = { .cpc = cpc };
+	pthread_t t;
+	int status;
+	pid_t pid;
+
+	ASSERT(cpc != NULL);
+	o.set = cpc_set_create(cpc);
+	ASSERT_EQ(cpc_set_add_request(cpc, o.set, "task-clock", 0,
+				      CPC_COUNT_USER, 0, NULL), 0);
+	o.buf = cpc_buf_create(cpc, o.set);
+	ASSERT_EQ(cpc_bind_curlwp(cpc, o.set, 0), 0);
+	ASSERT_EQ(cpc_set_sample(cpc, o.set, o.buf), 0);
+	ASSERT_EQ(_lwp_self(), gettid());
+	ASSERT_EQ(pthread_create(&t, NULL, sample_from_other, &o), 0);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	ASSERT_EQ(o.r, -1);
+	ASSERT_EQ(o.err, EINVAL);
+	ASSERT_EQ(o.lwp, o.tid);
+	ASSERT(o.lwp != gettid());
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		int r = cpc_set_sample(cpc, o.set, o.buf);
+
+		_exit(r == -1 && errno == EINVAL && _lwp_self() == getpid()
+			      ? 0
+			      : 1);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	/* the parent's binding is untouched */
+	ASSERT_EQ(cpc_set_sample(cpc, o.set, o.buf), 0);
+	cpc_close(cpc);
+}
+
+/*
+ * A sample's time is its timestamp on gethrtime()'s clock: between the
+ * gethrtime() before and after it.  That clock is CLOCK_MONOTONIC read
+ * once with the counter and carried on by the counter, so it stays near
+ * CLOCK_MONOTONIC: 10 ms is a frequency error of 1% over the second or so
+ * since cpc_open() (the frequency comes from the kernel, or a 20 ms
+ * calibration good to about 0.1%).
+ */
+TEST(sample_time_is_gethrtime)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	hrtime_t before, after, t;
+	struct timespec ts;
+	long long mono;
+
+	ASSERT(cpc != NULL);
+	set = cpc_set_create(cpc);
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "task-clock", 0,
+				      CPC_COUNT_USER, 0, NULL), 0);
+	buf = cpc_buf_create(cpc, set);
+	ASSERT_EQ(cpc_buf_hrtime(cpc, buf), 0);
+	ASSERT_EQ(cpc_bind_curlwp(cpc, set, 0), 0);
+	spin_ms(20);
+	before = gethrtime();
+	ASSERT_EQ(cpc_set_sample(cpc, set, buf), 0);
+	after = gethrtime();
+	t = cpc_buf_hrtime(cpc, buf);
+	ASSERT_LE(before, t);
+	ASSERT_LE(t, after);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	mono = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	ASSERT_LT(llabs(mono - after), 10000000);
+	cpc_close(cpc);
+}
+
 /*
  * cpc_bind_cpu(): the whole CPU, the caller moved onto it; root here (as
  * on Solaris, it is privileged: paranoid 2 refuses others with EACCES).
@@ -723,5 +827,7 @@ main(void)
 		TEST_CASE(v2_walks)
 		TEST_CASE(old_ultrasparc_and_p6_names)
 		TEST_CASE(walk_lists_tens_of_events)
+		TEST_CASE(sample_checks_the_lwp_in_threads_and_after_fork)
+		TEST_CASE(sample_time_is_gethrtime)
 		TEST_CASE(bind_cpu_counts_the_cpu)));
 }
