@@ -245,6 +245,14 @@ TEST(accumulate_counts_intervals)
 	ASSERT_EQ(pmc_close(), TRUE);
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* -Clean: the overhead of two reads in a row, taken off, clamped at 0 */
 TEST(clean_subtracts_overhead_clamped)
 {
@@ -252,7 +260,7 @@ TEST(clean_subtracts_overhead_clamped)
 	struct pctr_summary s = { .size = sizeof(s) };
 	pmc_data_t t0, t1;
 	pmc_control_t ctl;
-	uint64_t o;
+	uint64_t o, net[200];
 	char **argv;
 	int argc;
 
@@ -267,11 +275,24 @@ TEST(clean_subtracts_overhead_clamped)
 		pmc_read(&t0);
 		pmc_read(&t1);
 		pmc_accumulate(&ctl.counters[0], &t1, &t0);
+		net[i] = t1.cycles; /* the interval's time, net */
 	}
 	ASSERT_OK(pctr_stats_get(ctl.counters[0].stats, PCTR_STATS_TIME, &s));
 	ASSERT_EQ(s.n, 200);
-	ASSERT_LE(s.min, o); /* the net cost of nothing is small */
-	ASSERT_LT(s.mean, (double)o * 10);
+	/*
+	 * The net cost of nothing is small: the least at most the overhead,
+	 * the median under ten times it (natively and under ASan a fifth of
+	 * it or less; under valgrind 0.03 and 0.8 of it in two runs).  Not
+	 * the mean, the bound until now: one interval in which the thread
+	 * waited for a CPU adds milliseconds to it (under ASan at load 16: a
+	 * mean of 92,394 ticks for an overhead of 5,194).
+	 */
+	ASSERT_LE(s.min, o);
+	qsort(net, 200, sizeof(net[0]), cmp_u64);
+	printf("# overhead %llu ticks; net of nothing: least %.0f, median "
+	       "%llu, mean %.0f\n", (unsigned long long)o, s.min,
+	       (unsigned long long)net[100], s.mean);
+	ASSERT_LT(net[100], o * 10);
 	/* more overhead than any interval costs: zero, never wrapped */
 	ASSERT_OK(pctr_stats_overhead_set(ctl.counters[0].stats, 1ull << 62,
 					  (uint64_t[]){ 1ull << 62, 0 }));
