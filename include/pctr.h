@@ -1086,7 +1086,7 @@ int pctr_region_report(const char *dest);
  * pctr_region(3).
  */
 
-#define PCTR_STATS_PACK_VERSION 1 /* the layout pctr_stats_pack() writes */
+#define PCTR_STATS_PACK_VERSION 2 /* the layout pctr_stats_pack() writes */
 
 /**
  * pctr_stats_pack() - write @st into @buf as a pack: a fixed little-endian
