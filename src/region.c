@@ -144,6 +144,13 @@ static struct {
 static int on;
 static unsigned int gen;
 static __thread struct region_thread *self;
+/*
+ * The thread's state when begin and end may take the user-space path
+ * without another check: counters open, calibrated or calibrating, read
+ * by the plan (t->fast), of this process (a fork's child clears it in the
+ * one thread it has).  NULL otherwise.
+ */
+static __thread struct region_thread *live;
 
 /* ---- the registry ----------------------------------------------------- */
 
@@ -289,7 +296,7 @@ thread_exit(void *arg)
 	if (t->gen == gen)
 		thread_flush(t);
 	if (self == t)
-		self = NULL;
+		self = live = NULL;
 	thread_free(t);
 }
 
@@ -664,7 +671,14 @@ thread_new(struct region_thread **tp)
 	if (reg.key_ok)
 		pthread_setspecific(reg.key, t);
 	*tp = self = t;
-	return r < 0 ? r : calibrate(t);
+	if (r < 0)
+		return r;
+	/* calibration runs the path the regions will take */
+	live = t->fast ? t : NULL;
+	r = calibrate(t);
+	if (r < 0)
+		live = NULL;
+	return r;
 }
 
 static inline bool
@@ -809,15 +823,19 @@ begin_values(struct region_thread *t, int id)
 	return 0;
 }
 
-PCTR_EXPORT int
-pctr_region_begin_id(int id)
+/*
+ * Begin, but for the user-space path of a region the thread knows: 1 when
+ * the caller is to read by that path now (so that every region's reading
+ * is followed by the same code, calibration's included), else 0 or an
+ * error with the begin done.
+ */
+static __attribute__((noinline)) int
+begin_general(int id)
 {
 	struct region_thread *t;
 	struct pctr_sample s;
 	int r;
 
-	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
-		return 0;
 	t = self;
 	if (__builtin_expect(!ready(t, id), 0)) {
 		r = begin_slow(&id, NULL);
@@ -828,6 +846,8 @@ pctr_region_begin_id(int id)
 	if (t->depth == PCTR_REGION_MAX_DEPTH)
 		return pctr__error(E2BIG, "more than %d regions open at once",
 				   PCTR_REGION_MAX_DEPTH);
+	if (t->fast && t == live)
+		return 1;
 	if (t->fast)
 		return begin_values(t, id);
 	/* before the read: a rewrite of the page during it is flagged too */
@@ -841,6 +861,28 @@ pctr_region_begin_id(int id)
 	t->tsc[t->depth] = s.tsc;
 	t->id[t->depth++] = id;
 	return 0;
+}
+
+/* noinline: calibration (empty_pair()) calls it as a program does */
+PCTR_EXPORT __attribute__((noinline)) int
+pctr_region_begin_id(int id)
+{
+	struct region_thread *t;
+
+	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
+		return 0;
+	t = live;
+	if (__builtin_expect(!t || (unsigned int)id >= (unsigned int)t->cap ||
+				     !t->rs[id] ||
+				     t->depth == PCTR_REGION_MAX_DEPTH,
+			     0)) {
+		int r = begin_general(id);
+
+		if (r <= 0)
+			return r;
+		t = live;
+	}
+	return begin_values(t, id);
 }
 
 static int
@@ -936,23 +978,78 @@ kernel_ran_values(const struct region_thread *t, const uint64_t *v0,
 	return false;
 }
 
-/* the interval of open region @d, read at @v, @tsc, into @st */
+/*
+ * The sums of pctr__stats_add_net() for @nr events known when compiling
+ * (regions of 1 to 4 events, on the ticks' cycle basis, keeping no
+ * intervals): unrolled, without its tests.
+ */
 static inline __attribute__((always_inline)) void
-add_values(struct pctr_stats *st, const struct region_thread *t, int d,
-	   const uint64_t *v, uint64_t tsc)
+sums_of(struct pctr_stats *st, uint64_t ticks, const uint64_t *x, int nr)
+{
+	struct pctr__series *ev = st->ev;
+	pctr__u128 *xt = st->xt, *xy = st->xy;
+	int k = 0;
+
+	st->n++;
+	pctr__series_add(&st->time, ticks);
+	for (int i = 0; i < nr; i++) {
+		pctr__series_add(&ev[i], x[i]);
+		xt[i] += (pctr__u128)x[i] * ticks;
+	}
+	for (int i = 0; i < nr; i++)
+		for (int j = i + 1; j < nr; j++)
+			xy[k++] += (pctr__u128)x[i] * x[j];
+}
+
+/* the net counts of the interval of open region @d, read at @v, @tsc */
+static inline __attribute__((always_inline)) uint64_t
+net_values(const struct pctr_stats *st, const struct region_thread *t,
+	   int d, const uint64_t *v, uint64_t tsc, uint64_t *x, int nr)
 {
 	const uint64_t *v0 = &t->vstart[d * t->nr_all];
-	uint64_t x[PCTR_MAX_EVENTS], ticks = tsc - t->tsc[d];
+	uint64_t ticks = tsc - t->tsc[d];
 
-	for (int i = 0; i < t->nr; i++) {
+	for (int i = 0; i < nr; i++) {
 		uint64_t c = v[i] - v0[i];
 
 		/* a count that went backwards is 0, as interval_count() */
 		c = v[i] >= v0[i] ? c : 0;
 		x[i] = c > st->ev[i].overhead ? c - st->ev[i].overhead : 0;
 	}
-	ticks = ticks > st->time.overhead ? ticks - st->time.overhead : 0;
-	pctr__stats_add_net(st, ticks, x);
+	return ticks > st->time.overhead ? ticks - st->time.overhead : 0;
+}
+
+/* the interval of open region @d, read at @v, @tsc, into @st */
+static __attribute__((noinline)) void
+add_values(struct pctr_stats *st, const struct region_thread *t, int d,
+	   const uint64_t *v, uint64_t tsc)
+{
+	uint64_t x[PCTR_MAX_EVENTS];
+
+	pctr__stats_add_net(st, net_values(st, t, d, v, tsc, x, t->nr), x);
+}
+
+#define ADD_FIXED(n)                                                          \
+	case n:                                                               \
+		sums_of(st, net_values(st, t, d, v, tsc, x, n), x, n);        \
+		return
+
+/* add_values() for the usual regions, unrolled */
+static inline __attribute__((always_inline)) void
+add_values_fast(struct pctr_stats *st, const struct region_thread *t, int d,
+		const uint64_t *v, uint64_t tsc)
+{
+	uint64_t x[4];
+
+	if (__builtin_expect(st->cycles == PCTR_STATS_TIME && !st->keep, 1)) {
+		switch (t->nr) {
+			ADD_FIXED(1);
+			ADD_FIXED(2);
+			ADD_FIXED(3);
+			ADD_FIXED(4);
+		}
+	}
+	add_values(st, t, d, v, tsc);
 }
 
 /*
@@ -1001,26 +1098,37 @@ end_values(struct region_thread *t, int id)
 			     *t->lock != t->seq[d] || t->kernel, 0))
 		return finish_values_slow(t, id, v, tsc, r);
 	t->depth = d;
-	add_values(t->rs[id], t, d, v, tsc);
+	add_values_fast(t->rs[id], t, d, v, tsc);
 	return 0;
 }
 
-PCTR_EXPORT int
-pctr_region_end_id(int id)
+static __attribute__((noinline)) int
+end_general(int id)
 {
-	struct region_thread *t;
+	struct region_thread *t = self;
 	struct pctr_sample s;
 	int r;
 
-	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
-		return 0;
-	t = self;
 	if (t && t->gen == gen && t->depth && t->fast)
 		return end_values(t, id);
 	r = read_now(t, &s);
 	if (r == -EINVAL)
 		return end_error(t && t->gen == gen ? t : NULL, id);
 	return r < 0 ? r : finish(t, id, &s);
+}
+
+/* noinline: calibration (empty_pair()) calls it as a program does */
+PCTR_EXPORT __attribute__((noinline)) int
+pctr_region_end_id(int id)
+{
+	struct region_thread *t;
+
+	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
+		return 0;
+	t = live;
+	if (__builtin_expect(t && t->depth, 1))
+		return end_values(t, id);
+	return end_general(id);
 }
 
 static inline int
@@ -1178,6 +1286,7 @@ fork_child(void)
 	}
 	reg.nr_failed = 0;
 	gen++;
+	live = NULL; /* the child's one thread: its counters are not open */
 }
 
 /* once, with reg.lock held */
