@@ -89,6 +89,7 @@ struct region_thread {
 	int meter; /* the switch meter's index, or -1 */
 	const volatile uint32_t *lock; /* a page's seqlock, or NULL */
 	bool fast; /* counts alone, by the read plan (see begin_values()) */
+	int unrolled; /* nr when add_values_fast() has it unrolled, else 0 */
 	uint64_t kernel; /* events counting kernel mode only, by bit */
 	int nr_lead; /* events whose times stand for their group's: */
 	uint8_t lead[PCTR_MAX_EVENTS]; /* the first of each group */
@@ -515,6 +516,25 @@ choose_read(struct region_thread *t)
 					     PCTR_PATH_USER;
 }
 
+/*
+ * Whether the regions' statistics are those add_values_fast() unrolls:
+ * 1 to 4 events, no cycles event (the basis is the ticks), no intervals
+ * kept.  The same for every region of the thread (add_slot()).
+ */
+static void
+choose_sums(struct region_thread *t)
+{
+	struct pctr_stats *st;
+
+	t->unrolled = 0;
+	if (t->nr > 4 || reg.keep ||
+	    pctr__stats_new_for_events(&st, t->set, t->nr, 0) < 0)
+		return;
+	if (st->cycles == PCTR_STATS_TIME)
+		t->unrolled = t->nr;
+	pctr_stats_free(st);
+}
+
 static int
 open_counters(struct region_thread *t)
 {
@@ -533,6 +553,7 @@ open_counters(struct region_thread *t)
 	t->nr_all = pctr_set_nr(t->set);
 	detectors(t);
 	choose_read(t);
+	choose_sums(t);
 	len = (size_t)PCTR_REGION_MAX_DEPTH * t->nr_all * sizeof(*t->start);
 	t->start = malloc(len);
 	t->vstart = calloc((size_t)PCTR_REGION_MAX_DEPTH * t->nr_all,
@@ -1041,13 +1062,11 @@ add_values_fast(struct pctr_stats *st, const struct region_thread *t, int d,
 {
 	uint64_t x[4];
 
-	if (__builtin_expect(st->cycles == PCTR_STATS_TIME && !st->keep, 1)) {
-		switch (t->nr) {
-			ADD_FIXED(1);
-			ADD_FIXED(2);
-			ADD_FIXED(3);
-			ADD_FIXED(4);
-		}
+	switch (t->unrolled) {
+		ADD_FIXED(1);
+		ADD_FIXED(2);
+		ADD_FIXED(3);
+		ADD_FIXED(4);
 	}
 	add_values(st, t, d, v, tsc);
 }
