@@ -885,7 +885,9 @@ begin_general(int id)
 }
 
 /* noinline: calibration (empty_pair()) calls it as a program does */
-PCTR_EXPORT __attribute__((noinline)) int
+int pctr_region_begin_id(int id) __attribute__((noinline));
+
+PCTR_EXPORT int
 pctr_region_begin_id(int id)
 {
 	struct region_thread *t;
@@ -1137,7 +1139,9 @@ end_general(int id)
 }
 
 /* noinline: calibration (empty_pair()) calls it as a program does */
-PCTR_EXPORT __attribute__((noinline)) int
+int pctr_region_end_id(int id) __attribute__((noinline));
+
+PCTR_EXPORT int
 pctr_region_end_id(int id)
 {
 	struct region_thread *t;
