@@ -861,7 +861,7 @@ int pctr_stats_get(const struct pctr_stats *st, int idx,
  * pctr_stats_per_second() - event @idx per second (ticks converted with
  * pctr_tsc_hz()): mean and total are the total count over the total time
  * (ratio of sums), stddev the delta method's per interval; min and max
- * those of single intervals, NaN unless every interval was kept.
+ * those of single intervals (a region's: NaN unless every one was kept).
  */
 int pctr_stats_per_second(const struct pctr_stats *st, int idx,
 			  struct pctr_summary *out);

@@ -613,6 +613,8 @@ add_slot(struct region_thread *t, int id)
 	pctr_stats_overhead_spread_set(st, t->oh_ticks_sd, t->oh_sd);
 	st->detect = t->detect;
 	st->drop = reg.drop;
+	/* end adds sums alone: single intervals' rates are the kept ones' */
+	st->no_extremes = true;
 	t->rs[id] = st;
 	return 0;
 }

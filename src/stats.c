@@ -26,9 +26,11 @@
  * and a Welford update per interval and ratio.
  *
  * The minimum and maximum of a rate or ratio are those of single
- * intervals: sums cannot give them.  They come from the reservoir of kept
- * intervals while it holds every interval (keep >= intervals), and are
- * NaN otherwise.
+ * intervals: sums cannot give them.  pctr_stats_add() and _add_values()
+ * keep them (a division per rate and ratio, as pmc_lib did); a region's
+ * end does not (no_extremes), and its come from the reservoir of kept
+ * intervals while that holds every interval (keep >= intervals), NaN
+ * otherwise.
  *
  * Overhead (pmc_lib's -Clean method): the smallest difference of two reads
  * in a row is what measuring costs; pctr_stats_add() takes it off every
@@ -188,9 +190,10 @@ stats_alloc(struct pctr_stats *st, int nr, unsigned int keep)
 	st->xt = calloc(nr, sizeof(*st->xt));
 	st->xc = calloc(nr, sizeof(*st->xc));
 	st->xy = calloc(pctr__pairs(st->nr_ratio) + 1, sizeof(*st->xy));
+	st->ext = calloc(pctr__extremes_nr(nr, st->nr_ratio), sizeof(*st->ext));
 	st->kept = keep ? calloc((size_t)(nr + 1) * keep, sizeof(double))
 			: NULL;
-	if (!st->name || !st->ev || !st->xt || !st->xc || !st->xy ||
+	if (!st->name || !st->ev || !st->xt || !st->xc || !st->xy || !st->ext ||
 	    (keep && !st->kept))
 		return pctr__error(ENOMEM, "out of memory for statistics of "
 					   "%d events",
@@ -208,6 +211,7 @@ pctr_stats_free(struct pctr_stats *st)
 	free(st->xt);
 	free(st->xc);
 	free(st->xy);
+	free(st->ext);
 	free(st->kept);
 	free(st);
 }
@@ -241,6 +245,7 @@ pctr_stats_new(struct pctr_stats **stp, int nr_events, unsigned int keep)
 	series_empty(&st->time);
 	for (int i = 0; i < nr_events; i++)
 		series_empty(&st->ev[i]);
+	pctr__extremes_reset(st);
 	st->tsc_hz = pctr_tsc_hz();
 	st->rng = 0x9e3779b97f4a7c15ull;
 	for (int i = 0; i < nr_events; i++)
@@ -362,6 +367,7 @@ pctr_stats_reset(struct pctr_stats *st)
 	memset(st->xt, 0, st->nr * sizeof(*st->xt));
 	memset(st->xc, 0, st->nr * sizeof(*st->xc));
 	memset(st->xy, 0, pctr__pairs(st->nr_ratio) * sizeof(*st->xy));
+	pctr__extremes_reset(st);
 	st->seen = 0;
 	return 0;
 }
@@ -391,6 +397,50 @@ pctr__stats_keep(struct pctr_stats *st, uint64_t ticks, const uint64_t *v)
 	st->kept[k] = (double)ticks;
 	for (int i = 0; i < st->nr; i++)
 		st->kept[(size_t)(i + 1) * st->keep + k] = (double)v[i];
+}
+
+int
+pctr__extremes_nr(int nr, int nr_ratio)
+{
+	return 2 * nr + nr_ratio * nr_ratio;
+}
+
+void
+pctr__extremes_reset(struct pctr_stats *st)
+{
+	for (int k = 0; k < pctr__extremes_nr(st->nr, st->nr_ratio); k++)
+		st->ext[k] = (struct pctr__extreme){ INFINITY, -INFINITY };
+}
+
+static void
+extreme_add(struct pctr__extreme *e, uint64_t x, uint64_t y, double scale)
+{
+	double r;
+
+	if (!y)
+		return;
+	r = (double)x / (double)y * scale;
+	e->min = r < e->min ? r : e->min;
+	e->max = r > e->max ? r : e->max;
+}
+
+/* each single interval's rates and ratios against the extremes so far */
+void
+pctr__stats_extremes(struct pctr_stats *st, uint64_t ticks, const uint64_t *v)
+{
+	struct pctr__extreme *sec = st->ext, *cyc = sec + st->nr;
+	struct pctr__extreme *rat = cyc + st->nr;
+	uint64_t c = st->cycles == PCTR_STATS_TIME ? ticks : v[st->cycles];
+
+	for (int i = 0; i < st->nr; i++) {
+		extreme_add(&sec[i], v[i], ticks, (double)st->tsc_hz);
+		extreme_add(&cyc[i], v[i], c, 1.0);
+	}
+	for (int n = 0; n < st->nr_ratio; n++)
+		for (int d = 0; d < st->nr_ratio; d++)
+			if (n != d)
+				extreme_add(&rat[n * st->nr_ratio + d], v[n],
+					    v[d], 1.0);
 }
 
 PCTR_EXPORT int
@@ -589,6 +639,15 @@ pctr_stats_merge(struct pctr_stats *dst, const struct pctr_stats *src)
 	disturbed_merge(dst, src);
 	if (src->n)
 		dst->no_cross |= src->no_cross;
+	if (src->n)
+		dst->no_extremes |= src->no_extremes;
+	for (int k = 0; k < pctr__extremes_nr(dst->nr, dst->nr_ratio); k++) {
+		struct pctr__extreme *a = &dst->ext[k];
+		const struct pctr__extreme *b = &src->ext[k];
+
+		a->min = b->min < a->min ? b->min : a->min;
+		a->max = b->max > a->max ? b->max : a->max;
+	}
 	dst->n += src->n;
 	series_merge(&dst->time, &src->time);
 	overhead_merge(&dst->time, &src->time);
@@ -722,6 +781,7 @@ quotient(double num, double den)
  * the unit (the TSC frequency for a rate per second).
  */
 struct quot {
+	const struct pctr__extreme *ext;
 	int xrow, yrow;
 	const struct pctr__series *x, *y;
 	pctr__u128 sxy;
@@ -734,6 +794,13 @@ quot_extremes(const struct pctr_stats *st, const struct quot *q,
 	      struct pctr_summary *out)
 {
 	out->min = out->max = NAN;
+	if (!st->no_extremes) {
+		if (q->ext->min <= q->ext->max) {
+			out->min = q->ext->min;
+			out->max = q->ext->max;
+		}
+		return;
+	}
 	if (!st->keep || st->seen != st->n || st->seen > st->keep)
 		return;
 	for (uint64_t k = 0; k < st->seen; k++) {
@@ -795,7 +862,8 @@ pctr_stats_per_second(const struct pctr_stats *st, int idx,
 
 	if (r < 0)
 		return r;
-	q = (struct quot){ idx + 1, 0, &st->ev[idx], &st->time, st->xt[idx],
+	q = (struct quot){ &st->ext[idx], idx + 1, 0, &st->ev[idx], &st->time,
+			   st->xt[idx],
 			   (double)st->tsc_hz };
 	quot_summary(st, &q, &full);
 	return pctr__struct_out(&SUMMARY_SIZED, uout, &full);
@@ -811,7 +879,8 @@ pctr_stats_per_cycle(const struct pctr_stats *st, int idx,
 
 	if (r < 0)
 		return r;
-	q = (struct quot){ idx + 1, st->cycles + 1, &st->ev[idx],
+	q = (struct quot){ &st->ext[st->nr + idx], idx + 1, st->cycles + 1,
+			   &st->ev[idx],
 			   pctr__stats_series(st, st->cycles),
 			   st->cycles == PCTR_STATS_TIME ? st->xt[idx]
 							 : st->xc[idx],
@@ -836,7 +905,8 @@ pctr_stats_ratio(const struct pctr_stats *st, int num, int den,
 					   "%d/%d: two different events "
 					   "below %d",
 				   num, den, st->nr_ratio);
-	q = (struct quot){ num + 1, den + 1, &st->ev[num], &st->ev[den],
+	q = (struct quot){ &st->ext[2 * st->nr + num * st->nr_ratio + den],
+			   num + 1, den + 1, &st->ev[num], &st->ev[den],
 			   st->xy[num < den ? pctr__pair(st->nr_ratio, num, den)
 					    : pctr__pair(st->nr_ratio, den,
 							 num)],

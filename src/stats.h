@@ -24,6 +24,11 @@ struct pctr__welford {
 
 typedef unsigned __int128 pctr__u128;
 
+/* min > max (+inf, -inf): no interval yet */
+struct pctr__extreme {
+	double min, max;
+};
+
 /*
  * A counted series, as sums an interval only adds to: the exact integer
  * total, the sum of squares, minimum and maximum (min starts at
@@ -70,6 +75,14 @@ struct pctr_stats {
 	pctr__u128 *xc; /* [nr]: sum of x_i * x_cycles (cycles an event) */
 	pctr__u128 *xy; /* [pairs]: sum of x_i * x_j, i < j < nr_ratio */
 	bool no_cross; /* unpacked from version 1: the cross sums unknown */
+	/*
+	 * The smallest and largest single interval's rate and ratio, by
+	 * pctr__stats_add_net() (a division each): [nr] per second, [nr] per
+	 * cycle, [nr_ratio^2] ratios (numerator-major).  Not kept where
+	 * no_extremes (regions: their end stays a few adds; pctr_stats(3)).
+	 */
+	struct pctr__extreme *ext;
+	bool no_extremes;
 	uint64_t tsc_hz;
 	unsigned int keep;
 	uint64_t seen; /* intervals offered to the reservoir */
@@ -106,6 +119,10 @@ pctr__series_add(struct pctr__series *s, uint64_t x)
 
 void pctr__stats_keep(struct pctr_stats *st, uint64_t ticks,
 		      const uint64_t *v);
+void pctr__stats_extremes(struct pctr_stats *st, uint64_t ticks,
+			  const uint64_t *v);
+void pctr__extremes_reset(struct pctr_stats *st);
+int pctr__extremes_nr(int nr, int nr_ratio);
 
 /*
  * One interval of net values into the sums: integer adds and multiplies,
@@ -131,6 +148,8 @@ pctr__stats_add_net(struct pctr_stats *st, uint64_t ticks, const uint64_t *v)
 			st->xy[k++] += (pctr__u128)v[i] * v[j];
 	if (__builtin_expect(st->keep != 0, 0))
 		pctr__stats_keep(st, ticks, v);
+	if (!st->no_extremes)
+		pctr__stats_extremes(st, ticks, v);
 }
 
 void pctr__welford_add(struct pctr__welford *w, double x);

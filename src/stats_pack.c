@@ -25,12 +25,16 @@
  *   per event, 136 bytes: name (128 bytes, NUL-padded), flags u64 (bit 0:
  *     hardware)
  *   n u64 (intervals), flags u64 (bit 0: the cross sums are unknown, the
- *     statistics came from a version 1 pack)
+ *     statistics came from a version 1 pack; bit 1: single intervals'
+ *     rates and ratios were not kept, a region's)
  *   series, 48 bytes each, the elapsed ticks first, then each event:
  *     total, min, max (u64), the sum of squares (u128), overhead (u64)
  *   cross sums, u128 each: each event times the ticks, each event times
  *     the cycle basis (0 while that is the ticks), then the pairs i < j of
  *     the first min(nr, PCTR_STATS_RATIO_MAX) events, (0,1), (0,2)...
+ *   single intervals' extremes, 16 bytes each (min, max doubles; both NaN
+ *     for none): per second of each event, per cycle of each event, then
+ *     the ratios, min(nr, PCTR_STATS_RATIO_MAX) squared, numerator-major
  *   the reservoir: (nr + 1) rows of @kept doubles, the ticks' row first
  *   with flag bit 0, the region part, 16 + 8 * (nr + 1) bytes: disturbed
  *     intervals u64, the checks in force u32 (bits 0..3: switch, page,
@@ -43,7 +47,8 @@
  * Its series become sums again (the sum of squares from m2, exact while
  * the doubles were); its rates' and ratios' states, means of per-interval
  * ratios, cannot give the cross sums, so such statistics have no spread
- * of a rate or ratio (NaN), nor do those they are merged into.
+ * of a rate or ratio (NaN), nor do those they are merged into; their
+ * minimum and maximum are the extremes.
  *
  * Unpacking checks the length before reading a field, and every field
  * before believing it: a pack that is short, long, of another version or
@@ -152,7 +157,8 @@ pack_len(uint32_t version, int nr, uint64_t kept, bool region)
 		       (2 * (uint64_t)nr + nrr * nrr) * WELFORD_LEN;
 	else
 		body = SUMS_LEN + (uint64_t)(nr + 1) * SERIES_LEN +
-		       (2 * (uint64_t)nr + nrr * (nrr - 1) / 2) * 16;
+		       (2 * (uint64_t)nr + nrr * (nrr - 1) / 2) * 16 +
+		       (2 * (uint64_t)nr + nrr * nrr) * 16;
 	return HEADER_LEN + (uint64_t)nr * EVENT_LEN + body +
 	       (uint64_t)(nr + 1) * kept * 8 +
 	       (region ? 16 + (uint64_t)(nr + 1) * 8 : 0);
@@ -219,7 +225,7 @@ put_body(struct cursor *c, const struct pctr_stats *st)
 		put_u64(c, st->hardware[i] ? 1 : 0);
 	}
 	put_u64(c, st->n);
-	put_u64(c, st->no_cross ? 1 : 0);
+	put_u64(c, (st->no_cross ? 1 : 0) | (st->no_extremes ? 2 : 0));
 	put_series(c, &st->time, st->n);
 	for (int i = 0; i < st->nr; i++)
 		put_series(c, &st->ev[i], st->n);
@@ -229,6 +235,12 @@ put_body(struct cursor *c, const struct pctr_stats *st)
 		put_u128(c, st->cycles == PCTR_STATS_TIME ? 0 : st->xc[i]);
 	for (int k = 0; k < pctr__pairs(st->nr_ratio); k++)
 		put_u128(c, st->xy[k]);
+	for (int k = 0; k < pctr__extremes_nr(st->nr, st->nr_ratio); k++) {
+		bool none = !(st->ext[k].min <= st->ext[k].max);
+
+		put_double(c, none ? NAN : st->ext[k].min);
+		put_double(c, none ? NAN : st->ext[k].max);
+	}
 	for (int row = 0; row <= st->nr; row++)
 		for (uint64_t k = 0; k < m; k++)
 			put_double(c, st->kept[(size_t)row * st->keep + k]);
@@ -526,6 +538,10 @@ get_body1(struct cursor *c, struct pctr_stats *st)
 		return pctr__error(ENOMEM, "out of memory unpacking "
 					   "statistics");
 	r = get_derived(c, w, nw, n);
+	for (int k = 0; r == 0 && k < nw; k++)
+		if (w[k].n)
+			st->ext[k] = (struct pctr__extreme){ w[k].min,
+							     w[k].max };
 	free(w);
 	st->n = n;
 	st->no_cross = n > 0;
@@ -540,9 +556,10 @@ get_body2(struct cursor *c, struct pctr_stats *st)
 
 	st->n = get_u64(c);
 	flags = get_u64(c);
-	if (flags > 1)
+	if (flags > 3)
 		return bad("unknown sums flags set");
 	st->no_cross = flags & 1;
+	st->no_extremes = flags & 2;
 	r = get_series(c, &st->time, st->n);
 	for (int i = 0; r == 0 && i < st->nr; i++)
 		r = get_series(c, &st->ev[i], st->n);
@@ -552,6 +569,16 @@ get_body2(struct cursor *c, struct pctr_stats *st)
 		st->xc[i] = get_u128(c);
 	for (int k = 0; k < pctr__pairs(st->nr_ratio); k++)
 		st->xy[k] = get_u128(c);
+	for (int k = 0; k < pctr__extremes_nr(st->nr, st->nr_ratio); k++) {
+		double lo = get_double(c), hi = get_double(c);
+
+		if (isnan(lo) && isnan(hi))
+			continue;
+		if (r == 0 && (!isfinite(lo) || !isfinite(hi) || lo > hi))
+			r = bad("a rate's or ratio's extremes are not finite "
+				"numbers, minimum first");
+		st->ext[k] = (struct pctr__extreme){ lo, hi };
+	}
 	return r;
 }
 

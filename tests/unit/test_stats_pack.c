@@ -134,10 +134,12 @@ TEST(pack_and_unpack_give_every_figure_back)
 
 	/* header 64, 3 names 3 * 136, n and flags 16, 4 series 4 * 48,
 	 * cross sums: 3 with the ticks, 3 with the cycles, 3 pairs, 9 * 16,
-	 * the reservoir 4 rows of 10 doubles */
-	ASSERT_EQ(len, 64 + 3 * 136 + 16 + 4 * 48 + 9 * 16 + 4 * 10 * 8);
+	 * extremes of 3 + 3 rates and 9 ratios 15 * 16, the reservoir 4 rows
+	 * of 10 doubles */
+	ASSERT_EQ(len, 64 + 3 * 136 + 16 + 4 * 48 + 9 * 16 + 15 * 16 +
+			       4 * 10 * 8);
 	ASSERT_EQ(pctr_stats_pack(st, small, sizeof(small)), -ENOSPC);
-	ASSERT_CONTAINS(pctr_strerror(-ENOSPC), "needs 1144 bytes");
+	ASSERT_CONTAINS(pctr_strerror(-ENOSPC), "needs 1384 bytes");
 	ASSERT_OK(pctr_stats_unpack(&back, buf, len));
 	assert_same_stats(st, back);
 	pctr_stats_free(back);
@@ -147,7 +149,7 @@ TEST(pack_and_unpack_give_every_figure_back)
 	/* without a reservoir the size depends on the events alone */
 	st = sample_stats(0, 1000, 5);
 	buf = pack(st, &len);
-	ASSERT_EQ(len, 64 + 3 * 136 + 16 + 4 * 48 + 9 * 16);
+	ASSERT_EQ(len, 64 + 3 * 136 + 16 + 4 * 48 + 9 * 16 + 15 * 16);
 	ASSERT_OK(pctr_stats_unpack(&back, buf, len));
 	assert_same_stats(st, back);
 	pctr_stats_free(back);
@@ -201,7 +203,7 @@ TEST(layout_is_fixed_and_little_endian)
 	v = 3;
 	ASSERT_OK(pctr_stats_add_values(st, 30, &v));
 	b = pack(st, &len);
-	ASSERT_EQ(len, 64 + 136 + 16 + 2 * 48 + 2 * 16);
+	ASSERT_EQ(len, 64 + 136 + 16 + 2 * 48 + 2 * 16 + 3 * 16);
 	ASSERT(!memcmp(b, "PCTRSTAT", 8));
 	ASSERT_UEQ(le64(b + 8), 2); /* version 2, flags 0 */
 	ASSERT_UEQ(le64(b + 16), len);
@@ -229,6 +231,11 @@ TEST(layout_is_fixed_and_little_endian)
 	ASSERT_UEQ(le64(series), 110);
 	ASSERT_UEQ(le64(series + 8), 0);
 	ASSERT_UEQ(le64(series + 16), 0); /* with the cycles: the ticks */
+	series += 32; /* extremes: per second, then per cycle: 0.1, 0.2 */
+	ASSERT_UEQ(le64(series + 16), 0x3fb999999999999aull);
+	ASSERT_UEQ(le64(series + 24), 0x3fc999999999999aull);
+	/* ratios: event 0 to itself, none: NaN, NaN */
+	ASSERT(isnan(le_double(series + 32)) && isnan(le_double(series + 40)));
 	free(b);
 	pctr_stats_free(st);
 }
@@ -376,7 +383,7 @@ TEST(unpack_refuses_bad_packs)
 	refused(b, len, "NUL-padded");
 	free(b);
 	refused_patch(buf, len, 64 + 128, 2, false, "flags");
-	refused_patch(buf, len, sums + 8, 2, false, "sums flags");
+	refused_patch(buf, len, sums + 8, 4, false, "sums flags");
 	refused_patch(buf, len, sums, 11, false, "sums disagree");
 	refused_patch(buf, len, ev0 + 8, 100, false, "minimum"); /* > max */
 	refused_patch(buf, len, ev0 + 32, 1ull << 40, false,
@@ -399,7 +406,7 @@ TEST(region_part_carries_the_spread)
 {
 	struct pctr_stats *st = sample_stats(0, 10, 7), *back;
 	double sd[3] = { 0.5, 0, 1e300 };
-	size_t len, plain = 64 + 3 * 136 + 16 + 4 * 48 + 9 * 16;
+	size_t len, plain = 64 + 3 * 136 + 16 + 4 * 48 + 9 * 16 + 15 * 16;
 	unsigned char *buf;
 	uint64_t n;
 
