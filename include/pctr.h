@@ -692,16 +692,16 @@ int pctr_scale_bounds(const struct pctr_scale *s, double *low, double *high);
 /*
  * Statistics over intervals, in the manner of pmc_lib's pmc_accumulate():
  * read, do something, read, add the difference.  For every event, and for
- * the elapsed time in timestamp counter ticks, a struct pctr_stats keeps the
- * number of intervals, total, minimum, mean, maximum and standard deviation
- * (Welford's method), optionally percentiles, and the per-interval events
- * per second, events per cycle and ratios of pairs of events.  See
- * pctr_stats(3).
+ * the elapsed time in timestamp counter ticks, a struct pctr_stats keeps
+ * integer sums from which the number of intervals, total, minimum, mean,
+ * maximum and standard deviation are derived, optionally percentiles, and
+ * events per second, events per cycle and ratios of pairs of events as
+ * ratios of sums (delta-method spread).  See pctr_stats(3).
  */
 struct pctr_stats;
 
 #define PCTR_STATS_TIME (-1) /* index of the elapsed time, in TSC ticks */
-#define PCTR_STATS_RATIO_MAX 8 /* events with per-interval pair ratios */
+#define PCTR_STATS_RATIO_MAX 8 /* events with pair ratios */
 
 #define PCTR_SUMMARY_SIZE_VER0 56 /* sizeof(struct pctr_summary) in 0.x */
 #define PCTR_SUMMARY_SIZE_VER1 80 /* + std_error, ci95_low, ci95_high */
@@ -838,10 +838,9 @@ int pctr_stats_add_values(struct pctr_stats *st, uint64_t ticks,
 
 /**
  * pctr_stats_merge() - add every interval of @src to @dst, as if they had
- * been added to @dst one by one (exactly for totals, minimum, maximum; mean
- * and standard deviation by Chan's pairwise formula).  Both must have the
- * same number of events.  The overhead of @dst becomes the smaller of the
- * two, event by event.
+ * been added to @dst one by one (exactly: the integer sums add).  Both
+ * must have the same number of events.  The overhead of @dst becomes the
+ * smaller of the two, event by event.
  */
 int pctr_stats_merge(struct pctr_stats *dst, const struct pctr_stats *src);
 
@@ -859,25 +858,25 @@ int pctr_stats_get(const struct pctr_stats *st, int idx,
 		   struct pctr_summary *out);
 
 /**
- * pctr_stats_per_second() - statistics of event @idx per second of each
- * interval (ticks converted with pctr_tsc_hz()); total is the total count
- * over the total time.  Intervals of zero ticks are left out.
+ * pctr_stats_per_second() - event @idx per second (ticks converted with
+ * pctr_tsc_hz()): mean and total are the total count over the total time
+ * (ratio of sums), stddev the delta method's per interval; min and max
+ * those of single intervals (a region's: NaN unless every one was kept).
  */
 int pctr_stats_per_second(const struct pctr_stats *st, int idx,
 			  struct pctr_summary *out);
 
 /**
- * pctr_stats_per_cycle() - statistics of event @idx divided by the cycles
- * of each interval (see pctr_stats_cycles_set()); intervals of zero cycles
- * are left out.
+ * pctr_stats_per_cycle() - event @idx per cycle (see
+ * pctr_stats_cycles_set()), as pctr_stats_per_second().
  */
 int pctr_stats_per_cycle(const struct pctr_stats *st, int idx,
 			 struct pctr_summary *out);
 
 /**
- * pctr_stats_ratio() - statistics of event @num divided by event @den in
- * each interval, both below PCTR_STATS_RATIO_MAX; intervals where @den
- * counted 0 are left out.  Return: 0, -ERANGE.
+ * pctr_stats_ratio() - event @num over event @den, both below
+ * PCTR_STATS_RATIO_MAX, as pctr_stats_per_second(); single intervals where
+ * @den counted 0 are left out of min and max.  Return: 0, -ERANGE.
  */
 int pctr_stats_ratio(const struct pctr_stats *st, int num, int den,
 		     struct pctr_summary *out);
@@ -1086,7 +1085,7 @@ int pctr_region_report(const char *dest);
  * pctr_region(3).
  */
 
-#define PCTR_STATS_PACK_VERSION 1 /* the layout pctr_stats_pack() writes */
+#define PCTR_STATS_PACK_VERSION 2 /* the layout pctr_stats_pack() writes */
 
 /**
  * pctr_stats_pack() - write @st into @buf as a pack: a fixed little-endian

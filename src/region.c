@@ -75,6 +75,7 @@
 #include <unistd.h>
 
 #include "stats.h"
+#include "arch.h"
 #include "text.h"
 
 #define CAL_ID 0 /* reserved region: overhead calibration */
@@ -87,6 +88,8 @@ struct region_thread {
 	int nr_all; /* the set's: the region's, then the switch meter */
 	int meter; /* the switch meter's index, or -1 */
 	const volatile uint32_t *lock; /* a page's seqlock, or NULL */
+	bool fast; /* counts alone, by the read plan (see begin_values()) */
+	int unrolled; /* nr when add_values_fast() has it unrolled, else 0 */
 	uint64_t kernel; /* events counting kernel mode only, by bit */
 	int nr_lead; /* events whose times stand for their group's: */
 	uint8_t lead[PCTR_MAX_EVENTS]; /* the first of each group */
@@ -96,6 +99,7 @@ struct region_thread {
 	uint32_t seq[PCTR_REGION_MAX_DEPTH]; /* *lock before begin's read */
 	uint64_t tsc[PCTR_REGION_MAX_DEPTH];
 	struct pctr_count *start; /* [PCTR_REGION_MAX_DEPTH * nr_all] */
+	uint64_t *vstart; /* the same, counts alone, when fast */
 	int cap; /* slots below */
 	struct pctr_stats **rs; /* by region id */
 	const char **key; /* name pointer last used for each id */
@@ -141,6 +145,13 @@ static struct {
 static int on;
 static unsigned int gen;
 static __thread struct region_thread *self;
+/*
+ * The thread's state when begin and end may take the user-space path
+ * without another check: counters open, calibrated or calibrating, read
+ * by the plan (t->fast), of this process (a fork's child clears it in the
+ * one thread it has).  NULL otherwise.
+ */
+static __thread struct region_thread *live;
 
 /* ---- the registry ----------------------------------------------------- */
 
@@ -238,6 +249,7 @@ thread_free(struct region_thread *t)
 	free(t->key);
 	free(t->counted);
 	free(t->start);
+	free(t->vstart);
 	pctr_set_free(t->set);
 	free(t);
 }
@@ -249,7 +261,7 @@ thread_free(struct region_thread *t)
 static bool
 has_any(const struct pctr_stats *st)
 {
-	return st && (st->time.w.n || st->disturbed);
+	return st && (st->n || st->disturbed);
 }
 
 /* Merge the thread's statistics into the registry's, then start afresh. */
@@ -285,7 +297,7 @@ thread_exit(void *arg)
 	if (t->gen == gen)
 		thread_flush(t);
 	if (self == t)
-		self = NULL;
+		self = live = NULL;
 	thread_free(t);
 }
 
@@ -488,6 +500,41 @@ detectors(struct region_thread *t)
 		t->detect |= PCTR__DISTURB_KERNEL;
 }
 
+/*
+ * Counts alone, through the set's read plan, where the set reads in user
+ * space: a counter's page then says whether the interval was disturbed,
+ * and times are not needed.  Only if a read of the counts does take the
+ * user path now (a set of hardware events whose counters the kernel does
+ * not let user space read reads by read(2), and needs the times).
+ */
+static void
+choose_read(struct region_thread *t)
+{
+	uint64_t v[PCTR_MAX_EVENTS];
+
+	t->fast = t->lock && pctr_set_read_values(t->set, v) ==
+					     PCTR_PATH_USER;
+}
+
+/*
+ * Whether the regions' statistics are those add_values_fast() unrolls:
+ * 1 to 4 events, no cycles event (the basis is the ticks), no intervals
+ * kept.  The same for every region of the thread (add_slot()).
+ */
+static void
+choose_sums(struct region_thread *t)
+{
+	struct pctr_stats *st;
+
+	t->unrolled = 0;
+	if (t->nr > 4 || reg.keep ||
+	    pctr__stats_new_for_events(&st, t->set, t->nr, 0) < 0)
+		return;
+	if (st->cycles == PCTR_STATS_TIME)
+		t->unrolled = t->nr;
+	pctr_stats_free(st);
+}
+
 static int
 open_counters(struct region_thread *t)
 {
@@ -505,9 +552,13 @@ open_counters(struct region_thread *t)
 		return r;
 	t->nr_all = pctr_set_nr(t->set);
 	detectors(t);
+	choose_read(t);
+	choose_sums(t);
 	len = (size_t)PCTR_REGION_MAX_DEPTH * t->nr_all * sizeof(*t->start);
 	t->start = malloc(len);
-	if (!t->start)
+	t->vstart = calloc((size_t)PCTR_REGION_MAX_DEPTH * t->nr_all,
+			   sizeof(*t->vstart));
+	if (!t->start || !t->vstart)
 		return pctr__error(ENOMEM, "out of memory for a thread's "
 					   "regions");
 	/* touched now, so that no region's first begin takes a page fault */
@@ -562,6 +613,8 @@ add_slot(struct region_thread *t, int id)
 	pctr_stats_overhead_spread_set(st, t->oh_ticks_sd, t->oh_sd);
 	st->detect = t->detect;
 	st->drop = reg.drop;
+	/* end adds sums alone: single intervals' rates are the kept ones' */
+	st->no_extremes = true;
 	t->rs[id] = st;
 	return 0;
 }
@@ -591,13 +644,6 @@ empty_pair(void)
 	return r;
 }
 
-/* the standard deviation of a calibration's empty regions */
-static double
-spread(const struct pctr__series *s)
-{
-	return s->w.n > 1 ? sqrt(s->w.m2 / (double)(s->w.n - 1)) : 0.0;
-}
-
 static int
 calibrate(struct region_thread *t)
 {
@@ -616,12 +662,12 @@ calibrate(struct region_thread *t)
 	/* all disturbed (a calibration of one or a few): nothing to take off,
 	 * and the report's overhead of 0 says so */
 	cal = t->rs[CAL_ID];
-	t->oh_ticks = cal->time.min;
-	t->oh_ticks_sd = spread(&cal->time);
+	t->oh_ticks = cal->n ? cal->time.min : 0;
+	t->oh_ticks_sd = pctr__series_sd(cal, &cal->time);
 	for (int i = 0; i < t->nr; i++)
-		t->oh[i] = cal->ev[i].min;
+		t->oh[i] = cal->n ? cal->ev[i].min : 0;
 	for (int i = 0; i < t->nr; i++)
-		t->oh_sd[i] = spread(&cal->ev[i]);
+		t->oh_sd[i] = pctr__series_sd(cal, &cal->ev[i]);
 	pctr_stats_overhead_set(cal, t->oh_ticks, t->oh);
 	pctr_stats_overhead_spread_set(cal, t->oh_ticks_sd, t->oh_sd);
 	return pctr_stats_reset(cal);
@@ -648,7 +694,14 @@ thread_new(struct region_thread **tp)
 	if (reg.key_ok)
 		pthread_setspecific(reg.key, t);
 	*tp = self = t;
-	return r < 0 ? r : calibrate(t);
+	if (r < 0)
+		return r;
+	/* calibration runs the path the regions will take */
+	live = t->fast ? t : NULL;
+	r = calibrate(t);
+	if (r < 0)
+		live = NULL;
+	return r;
 }
 
 static inline bool
@@ -694,9 +747,12 @@ exclude_since(struct region_thread *t, const struct pctr_sample *s0)
 		return;
 	for (int d = 0; d < t->depth; d++) {
 		struct pctr_count *c = &t->start[d * t->nr_all];
+		uint64_t *v = &t->vstart[d * t->nr_all];
 
 		t->tsc[d] += s1.tsc - s0->tsc;
-		for (int i = 0; i < t->nr_all; i++) {
+		for (int i = 0; t->fast && i < t->nr_all; i++)
+			v[i] += s1.count[i].value - s0->count[i].value;
+		for (int i = 0; !t->fast && i < t->nr_all; i++) {
 			c[i].value += s1.count[i].value - s0->count[i].value;
 			c[i].enabled +=
 				s1.count[i].enabled - s0->count[i].enabled;
@@ -750,15 +806,59 @@ begin_slow(int *id, const char *name)
 
 /* ---- begin and end --------------------------------------------------- */
 
-PCTR_EXPORT int
-pctr_region_begin_id(int id)
+/*
+ * An open region whose begin read its counts the slow way (the plan
+ * missed: a counter elsewhere, off, or its page changing): marked in its
+ * id, which end compares anyway, so that the mark costs nothing when
+ * absent.  End finds the interval disturbed.
+ */
+#define ID_OFF_PLAN 0x40000000
+
+static __attribute__((noinline)) int
+begin_off_plan(struct region_thread *t, int d, int r)
+{
+	if (r < 0) {
+		t->depth = d;
+		return r;
+	}
+	t->id[d] |= ID_OFF_PLAN;
+	return 0;
+}
+
+/*
+ * Begin of a set read in user space: the page's seqlock, the region on
+ * the stack, the timestamp, and the counts last (the plan's reader, as
+ * pctr_set_read_values() calls it, without its argument checks).
+ */
+static inline __attribute__((always_inline)) int
+begin_values(struct region_thread *t, int id)
+{
+	int d = t->depth, r;
+	struct pctr_set *set = t->set;
+
+	t->seq[d] = *t->lock;
+	t->id[d] = id;
+	t->depth = d + 1;
+	t->tsc[d] = pctr__arch_tsc(PCTR_SERIAL_NONE);
+	r = set->plan.values(set->pc, &t->vstart[d * t->nr_all]);
+	if (__builtin_expect(r != PCTR_PATH_USER, 0))
+		return begin_off_plan(t, d, r);
+	return 0;
+}
+
+/*
+ * Begin, but for the user-space path of a region the thread knows: 1 when
+ * the caller is to read by that path now (so that every region's reading
+ * is followed by the same code, calibration's included), else 0 or an
+ * error with the begin done.
+ */
+static __attribute__((noinline)) int
+begin_general(int id)
 {
 	struct region_thread *t;
 	struct pctr_sample s;
 	int r;
 
-	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
-		return 0;
 	t = self;
 	if (__builtin_expect(!ready(t, id), 0)) {
 		r = begin_slow(&id, NULL);
@@ -769,6 +869,10 @@ pctr_region_begin_id(int id)
 	if (t->depth == PCTR_REGION_MAX_DEPTH)
 		return pctr__error(E2BIG, "more than %d regions open at once",
 				   PCTR_REGION_MAX_DEPTH);
+	if (t->fast && t == live)
+		return 1;
+	if (t->fast)
+		return begin_values(t, id);
 	/* before the read: a rewrite of the page during it is flagged too */
 	if (t->lock)
 		t->seq[t->depth] = *t->lock;
@@ -780,6 +884,30 @@ pctr_region_begin_id(int id)
 	t->tsc[t->depth] = s.tsc;
 	t->id[t->depth++] = id;
 	return 0;
+}
+
+/* noinline: calibration (empty_pair()) calls it as a program does */
+int pctr_region_begin_id(int id) __attribute__((noinline));
+
+PCTR_EXPORT int
+pctr_region_begin_id(int id)
+{
+	struct region_thread *t;
+
+	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
+		return 0;
+	t = live;
+	if (__builtin_expect(!t || (unsigned int)id >= (unsigned int)t->cap ||
+				     !t->rs[id] ||
+				     t->depth == PCTR_REGION_MAX_DEPTH,
+			     0)) {
+		int r = begin_general(id);
+
+		if (r <= 0)
+			return r;
+		t = live;
+	}
+	return begin_values(t, id);
 }
 
 static int
@@ -864,20 +992,168 @@ read_now(struct region_thread *t, struct pctr_sample *s)
 	return pctr_set_read(t->set, s);
 }
 
-PCTR_EXPORT int
-pctr_region_end_id(int id)
+/* a kernel-only event counted, counts alone (see kernel_ran()) */
+static __attribute__((noinline)) bool
+kernel_ran_values(const struct region_thread *t, const uint64_t *v0,
+		  const uint64_t *v)
 {
-	struct region_thread *t;
+	for (int i = 0; i < t->nr; i++)
+		if (((t->kernel >> i) & 1) && v[i] != v0[i])
+			return true;
+	return false;
+}
+
+/*
+ * The sums of pctr__stats_add_net() for @nr events known when compiling
+ * (regions of 1 to 4 events, on the ticks' cycle basis, keeping no
+ * intervals): unrolled, without its tests.
+ */
+static inline __attribute__((always_inline)) void
+sums_of(struct pctr_stats *st, uint64_t ticks, const uint64_t *x, int nr)
+{
+	struct pctr__series *ev = st->ev;
+	pctr__u128 *xt = st->xt, *xy = st->xy;
+	int k = 0;
+
+	st->n++;
+	pctr__series_add(&st->time, ticks);
+	for (int i = 0; i < nr; i++) {
+		pctr__series_add(&ev[i], x[i]);
+		xt[i] += (pctr__u128)x[i] * ticks;
+	}
+	for (int i = 0; i < nr; i++)
+		for (int j = i + 1; j < nr; j++)
+			xy[k++] += (pctr__u128)x[i] * x[j];
+}
+
+/* the net counts of the interval of open region @d, read at @v, @tsc */
+static inline __attribute__((always_inline)) uint64_t
+net_values(const struct pctr_stats *st, const struct region_thread *t,
+	   int d, const uint64_t *v, uint64_t tsc, uint64_t *x, int nr)
+{
+	const uint64_t *v0 = &t->vstart[d * t->nr_all];
+	uint64_t ticks = tsc - t->tsc[d];
+
+	for (int i = 0; i < nr; i++) {
+		uint64_t c = v[i] - v0[i];
+
+		/* a count that went backwards is 0, as interval_count() */
+		c = v[i] >= v0[i] ? c : 0;
+		x[i] = c > st->ev[i].overhead ? c - st->ev[i].overhead : 0;
+	}
+	return ticks > st->time.overhead ? ticks - st->time.overhead : 0;
+}
+
+/* the interval of open region @d, read at @v, @tsc, into @st */
+static __attribute__((noinline)) void
+add_values(struct pctr_stats *st, const struct region_thread *t, int d,
+	   const uint64_t *v, uint64_t tsc)
+{
+	uint64_t x[PCTR_MAX_EVENTS];
+
+	pctr__stats_add_net(st, net_values(st, t, d, v, tsc, x, t->nr), x);
+}
+
+#define ADD_FIXED(n)                                                          \
+	case n:                                                               \
+		sums_of(st, net_values(st, t, d, v, tsc, x, n), x, n);        \
+		return
+
+/* add_values() for the usual regions, unrolled */
+static inline __attribute__((always_inline)) void
+add_values_fast(struct pctr_stats *st, const struct region_thread *t, int d,
+		const uint64_t *v, uint64_t tsc)
+{
+	uint64_t x[4];
+
+	switch (t->unrolled) {
+		ADD_FIXED(1);
+		ADD_FIXED(2);
+		ADD_FIXED(3);
+		ADD_FIXED(4);
+	}
+	add_values(st, t, d, v, tsc);
+}
+
+/*
+ * End of a region opened by begin_values(), or an error: the slow cases
+ * (a begin off the plan, an end off it, a moved page, a kernel-only
+ * event that counted) and the wrong region.
+ */
+static __attribute__((noinline)) int
+finish_values_slow(struct region_thread *t, int id, const uint64_t *v,
+		   uint64_t tsc, int r)
+{
+	int d = t->depth - 1;
+	struct pctr_stats *st;
+
+	if (r < 0)
+		return r;
+	if ((t->id[d] & ~ID_OFF_PLAN) != id)
+		return end_error(t, id);
+	t->depth = d;
+	st = t->rs[id];
+	if (t->id[d] != id || r != PCTR_PATH_USER || *t->lock != t->seq[d] ||
+	    (t->kernel && kernel_ran_values(t, &t->vstart[d * t->nr_all], v))) {
+		st->disturbed++;
+		if (st->drop || id == CAL_ID)
+			return 0;
+	}
+	add_values(st, t, d, v, tsc);
+	return 0;
+}
+
+/*
+ * The counts first, then only integer sums (pctr__stats_add_net()): the
+ * figures are derived when they are asked for.
+ */
+static inline __attribute__((always_inline)) int
+end_values(struct region_thread *t, int id)
+{
+	uint64_t v[PCTR_MAX_EVENTS], tsc;
+	struct pctr_set *set = t->set;
+	int d, r;
+
+	tsc = pctr__arch_tsc(PCTR_SERIAL_NONE);
+	r = set->plan.values(set->pc, v);
+	d = t->depth - 1;
+	if (__builtin_expect(r != PCTR_PATH_USER || t->id[d] != id ||
+			     *t->lock != t->seq[d] || t->kernel, 0))
+		return finish_values_slow(t, id, v, tsc, r);
+	t->depth = d;
+	add_values_fast(t->rs[id], t, d, v, tsc);
+	return 0;
+}
+
+static __attribute__((noinline)) int
+end_general(int id)
+{
+	struct region_thread *t = self;
 	struct pctr_sample s;
 	int r;
 
-	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
-		return 0;
-	t = self;
+	if (t && t->gen == gen && t->depth && t->fast)
+		return end_values(t, id);
 	r = read_now(t, &s);
 	if (r == -EINVAL)
 		return end_error(t && t->gen == gen ? t : NULL, id);
 	return r < 0 ? r : finish(t, id, &s);
+}
+
+/* noinline: calibration (empty_pair()) calls it as a program does */
+int pctr_region_end_id(int id) __attribute__((noinline));
+
+PCTR_EXPORT int
+pctr_region_end_id(int id)
+{
+	struct region_thread *t;
+
+	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
+		return 0;
+	t = live;
+	if (__builtin_expect(t && t->depth, 1))
+		return end_values(t, id);
+	return end_general(id);
 }
 
 static inline int
@@ -927,6 +1203,21 @@ pctr_region_begin(const char *name)
 	return pctr_region_begin_id(id);
 }
 
+/* pctr_region_end() of a set read by begin_values(): the counts first */
+static int
+end_named_values(struct region_thread *t, const char *name)
+{
+	uint64_t v[PCTR_MAX_EVENTS], tsc;
+	int id, r;
+
+	tsc = pctr__arch_tsc(PCTR_SERIAL_NONE);
+	r = t->set->plan.values(t->set->pc, v);
+	id = lookup(t, name, false);
+	if (id < 0)
+		return id;
+	return finish_values_slow(t, id, v, tsc, r);
+}
+
 PCTR_EXPORT int
 pctr_region_end(const char *name)
 {
@@ -937,6 +1228,8 @@ pctr_region_end(const char *name)
 	if (!__atomic_load_n(&on, __ATOMIC_RELAXED))
 		return 0;
 	t = self;
+	if (t && t->gen == gen && t->depth && t->fast)
+		return end_named_values(t, name);
 	r = read_now(t, &s);
 	id = lookup(t, name, false);
 	if (id < 0)
@@ -1018,6 +1311,7 @@ fork_child(void)
 	}
 	reg.nr_failed = 0;
 	gen++;
+	live = NULL; /* the child's one thread: its counters are not open */
 }
 
 /* once, with reg.lock held */

@@ -111,15 +111,17 @@ text_counts(FILE *f, const struct pctr_stats *st)
 	for (int i = 0; i < st->nr; i++)
 		fprintf(f, " %*s", col_width(st), st->name[i]);
 	fputc('\n', f);
-	snprintf(n, sizeof(n), "%llu", (unsigned long long)st->time.w.n);
+	snprintf(n, sizeof(n), "%llu", (unsigned long long)st->n);
 	for (int k = 0; k < 3; k++) {
 		uint64_t v[PCTR_MAX_EVENTS], t = 0;
 
 		for (int i = -1; i < st->nr; i++) {
 			const struct pctr__series *s =
 				pctr__stats_series(st, i);
-			uint64_t x = k == 0 ? s->total : k == 1 ? s->min
-								: s->max;
+			uint64_t x = k == 0 ? s->total
+				     : !st->n ? 0
+				     : k == 1 ? s->min
+					      : s->max;
 			if (i < 0)
 				t = x;
 			else
@@ -128,10 +130,10 @@ text_counts(FILE *f, const struct pctr_stats *st)
 		text_row_u(f, label[k], k ? "" : n, t, v, st);
 		if (k == 1) {
 			fprintf(f, "%-12s%10s" COL ".2f", "mean", "",
-				pctr__series_mean(&st->time));
+				pctr__series_mean(st, &st->time));
 			for (int i = 0; i < st->nr; i++)
 				fprintf(f, " %*.2f", col_width(st),
-					pctr__series_mean(&st->ev[i]));
+					pctr__series_mean(st, &st->ev[i]));
 			fputc('\n', f);
 		}
 	}
@@ -237,7 +239,12 @@ text_per_cycle(FILE *f, const struct pctr_stats *st)
 			double x = k == 0 ? s[i].min : k == 1 ? s[i].mean
 					   : k == 2 ? s[i].max
 						    : s[i].stddev;
-			fprintf(f, " %*.8f", col_width(st), x);
+
+			/* extremes of single intervals: only if all kept */
+			if (isfinite(x))
+				fprintf(f, " %*.8f", col_width(st), x);
+			else
+				fprintf(f, " %*s", col_width(st), "-");
 		}
 		fputc('\n', f);
 	}
@@ -254,7 +261,7 @@ ratio_summary(const struct pctr_stats *st, int n, int d,
 	s->size = sizeof(*s);
 	pctr_stats_ratio(st, n, d, s);
 	if (st->ev[d].total == 0)
-		s->total = NAN;
+		s->total = s->mean = s->stddev = NAN;
 	if (s->n == 0)
 		s->min = s->mean = s->max = NAN;
 	if (s->n < 2)
@@ -653,7 +660,7 @@ json_block(FILE *f, const struct pctr_stats *st, const char *name,
 	fputs(",\n      ", f);
 	json_null_int(f, "threads", threads, threads <= 0);
 	fprintf(f, ",\n      \"intervals\": %llu,\n      ",
-		(unsigned long long)st->time.w.n);
+		(unsigned long long)st->n);
 	json_disturbed(f, st);
 	fprintf(f, ",\n      \"tsc_hz\": %llu,\n",
 		(unsigned long long)st->tsc_hz);

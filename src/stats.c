@@ -2,12 +2,35 @@
 /*
  * stats.c - accumulating intervals: counter += t1 - t0, with statistics.
  *
- * Every interval updates, per event and for the elapsed ticks, an integer
- * total, minimum and maximum and a Welford mean/variance; and per event the
- * Welford statistics of its rate per second, per cycle and, for the first
- * PCTR_STATS_RATIO_MAX events, of its ratio to each other event.  Nothing
- * is allocated after pctr_stats_new(): percentiles come from a reservoir
- * of a fixed number of intervals.
+ * An interval only adds to integer sums (stats.h, pctr__stats_add_net()):
+ * per event and for the elapsed ticks the total, the sum of squares, the
+ * minimum and maximum; per event the sum of its products with the ticks
+ * and with the cycle basis, and for the first PCTR_STATS_RATIO_MAX events
+ * the sums of their pairwise products.  Means, variances, rates and ratios
+ * are derived from the sums when they are asked for, so that a region's
+ * end costs a few adds and multiplies per event.  Nothing is allocated
+ * after pctr_stats_new(): percentiles come from a reservoir of a fixed
+ * number of intervals.
+ *
+ * Rates (per second, per cycle) and ratios are ratio-of-sums estimators:
+ * R = sum(x) / sum(y) over the intervals, each interval weighted by its
+ * length, the estimator of a ratio of totals of survey sampling.  Its
+ * standard error is the delta method's (first-order Taylor expansion):
+ * se(R)^2 = sum((x_i - R y_i)^2) / (n (n - 1) ybar^2) (W. G. Cochran,
+ * Sampling Techniques, 3rd ed., 1977, section 6.3, eq. 6.9 and 6.13, the
+ * finite population correction left out), computed from the sums as
+ * Cxx - 2 R Cxy + R^2 Cyy of the centred second moments.  The summary's
+ * stddev is se * sqrt(n): the spread of one interval's linearised ratio.
+ * Before, each interval's ratio was averaged (mean of ratios), which
+ * weighs a short interval as much as a long one and needs a division
+ * and a Welford update per interval and ratio.
+ *
+ * The minimum and maximum of a rate or ratio are those of single
+ * intervals: sums cannot give them.  pctr_stats_add() and _add_values()
+ * keep them (a division per rate and ratio, as pmc_lib did); a region's
+ * end does not (no_extremes), and its come from the reservoir of kept
+ * intervals while that holds every interval (keep >= intervals), NaN
+ * otherwise.
  *
  * Overhead (pmc_lib's -Clean method): the smallest difference of two reads
  * in a row is what measuring costs; pctr_stats_add() takes it off every
@@ -92,49 +115,66 @@ pctr__welford_summary(const struct pctr__welford *w, double total,
 	pctr__summary_interval(out);
 }
 
-/* b - a of two counts, as a double, without losing the sign */
+/* b - a of two sums, as a double, without losing the sign */
 static double
-signed_diff(uint64_t b, uint64_t a)
+signed_diff(pctr__u128 b, pctr__u128 a)
 {
 	return b >= a ? (double)(b - a) : -(double)(a - b);
 }
 
-static void
-series_add(struct pctr__series *s, uint64_t x)
+/*
+ * The centred cross moment sum(x y) - X Y / n, from the integer sums:
+ * with X = qx n + rx and Y = qy n + ry (0 <= rx, ry < n), X Y / n is the
+ * integer qx Y + rx qy plus rx ry / n, which is below n.  So the only
+ * rounding is that of a difference already centred: identical intervals
+ * give exactly 0, and counts near 2^64 lose no more digits than their
+ * spread has.  With x = y it is the sum of squared deviations (m2).
+ */
+static double
+centred(uint64_t n, pctr__u128 sxy, uint64_t x, uint64_t y)
 {
-	if (s->w.n == 0) {
-		s->min = s->max = s->origin = x;
-	} else {
-		s->min = x < s->min ? x : s->min;
-		s->max = x > s->max ? x : s->max;
-	}
-	s->total += x;
-	pctr__welford_add(&s->w, signed_diff(x, s->origin));
+	uint64_t qx = x / n, rx = x % n, qy = y / n, ry = y % n;
+	pctr__u128 whole = (pctr__u128)qx * y + (pctr__u128)rx * qy;
+
+	return signed_diff(sxy, whole) - (double)rx * (double)ry / (double)n;
 }
 
 double
-pctr__series_mean(const struct pctr__series *s)
+pctr__series_mean(const struct pctr_stats *st, const struct pctr__series *s)
 {
-	return s->w.n ? (double)s->origin + s->w.mean : 0.0;
+	if (!st->n)
+		return 0.0;
+	return (double)(s->total / st->n) +
+	       (double)(s->total % st->n) / (double)st->n;
+}
+
+double
+pctr__series_sd(const struct pctr_stats *st, const struct pctr__series *s)
+{
+	double m2;
+
+	if (st->n < 2)
+		return 0.0;
+	m2 = centred(st->n, s->sq, s->total, s->total);
+	return m2 > 0.0 ? sqrt(m2 / (double)(st->n - 1)) : 0.0;
+}
+
+static void
+series_empty(struct pctr__series *s)
+{
+	s->total = 0;
+	s->sq = 0;
+	s->min = UINT64_MAX;
+	s->max = 0;
 }
 
 static void
 series_merge(struct pctr__series *dst, const struct pctr__series *src)
 {
-	struct pctr__welford w = src->w;
-
-	if (src->w.n == 0)
-		return;
-	if (dst->w.n == 0) {
-		dst->min = src->min;
-		dst->max = src->max;
-		dst->origin = src->origin;
-	}
+	dst->total += src->total;
+	dst->sq += src->sq;
 	dst->min = src->min < dst->min ? src->min : dst->min;
 	dst->max = src->max > dst->max ? src->max : dst->max;
-	dst->total += src->total;
-	w.mean += signed_diff(src->origin, dst->origin);
-	pctr__welford_merge(&dst->w, &w);
 }
 
 /* ---- life ----------------------------------------------------------- */
@@ -147,14 +187,14 @@ stats_alloc(struct pctr_stats *st, int nr, unsigned int keep)
 	st->keep = keep;
 	st->name = calloc(nr, sizeof(*st->name));
 	st->ev = calloc(nr, sizeof(*st->ev));
-	st->per_sec = calloc(nr, sizeof(*st->per_sec));
-	st->per_cyc = calloc(nr, sizeof(*st->per_cyc));
-	st->ratio = calloc((size_t)st->nr_ratio * st->nr_ratio,
-			   sizeof(*st->ratio));
+	st->xt = calloc(nr, sizeof(*st->xt));
+	st->xc = calloc(nr, sizeof(*st->xc));
+	st->xy = calloc(pctr__pairs(st->nr_ratio) + 1, sizeof(*st->xy));
+	st->ext = calloc(pctr__extremes_nr(nr, st->nr_ratio), sizeof(*st->ext));
 	st->kept = keep ? calloc((size_t)(nr + 1) * keep, sizeof(double))
 			: NULL;
-	if (!st->name || !st->ev || !st->per_sec || !st->per_cyc ||
-	    !st->ratio || (keep && !st->kept))
+	if (!st->name || !st->ev || !st->xt || !st->xc || !st->xy || !st->ext ||
+	    (keep && !st->kept))
 		return pctr__error(ENOMEM, "out of memory for statistics of "
 					   "%d events",
 				   nr);
@@ -168,9 +208,10 @@ pctr_stats_free(struct pctr_stats *st)
 		return;
 	free(st->name);
 	free(st->ev);
-	free(st->per_sec);
-	free(st->per_cyc);
-	free(st->ratio);
+	free(st->xt);
+	free(st->xc);
+	free(st->xy);
+	free(st->ext);
 	free(st->kept);
 	free(st);
 }
@@ -201,6 +242,10 @@ pctr_stats_new(struct pctr_stats **stp, int nr_events, unsigned int keep)
 		return r;
 	}
 	st->cycles = PCTR_STATS_TIME;
+	series_empty(&st->time);
+	for (int i = 0; i < nr_events; i++)
+		series_empty(&st->ev[i]);
+	pctr__extremes_reset(st);
 	st->tsc_hz = pctr_tsc_hz();
 	st->rng = 0x9e3779b97f4a7c15ull;
 	for (int i = 0; i < nr_events; i++)
@@ -281,7 +326,7 @@ pctr_stats_cycles_set(struct pctr_stats *st, int idx)
 
 	if (r < 0)
 		return r;
-	if (st->time.w.n)
+	if (st->n)
 		return pctr__error(EALREADY, "the cycle basis can only change "
 					     "before the first interval");
 	st->cycles = idx;
@@ -313,23 +358,16 @@ pctr_stats_reset(struct pctr_stats *st)
 {
 	if (!st)
 		return pctr__error(EINVAL, "NULL statistics");
-	for (int i = 0; i < st->nr; i++) {
-		uint64_t oh = st->ev[i].overhead;
-		double sd = st->ev[i].overhead_sd;
-
-		memset(&st->ev[i], 0, sizeof(st->ev[i]));
-		st->ev[i].overhead = oh;
-		st->ev[i].overhead_sd = sd;
-	}
-	st->time = (struct pctr__series){
-		.overhead = st->time.overhead,
-		.overhead_sd = st->time.overhead_sd,
-	};
+	for (int i = 0; i < st->nr; i++)
+		series_empty(&st->ev[i]);
+	series_empty(&st->time);
+	st->n = 0;
+	st->no_cross = false;
 	st->disturbed = 0;
-	memset(st->per_sec, 0, st->nr * sizeof(*st->per_sec));
-	memset(st->per_cyc, 0, st->nr * sizeof(*st->per_cyc));
-	memset(st->ratio, 0,
-	       (size_t)st->nr_ratio * st->nr_ratio * sizeof(*st->ratio));
+	memset(st->xt, 0, st->nr * sizeof(*st->xt));
+	memset(st->xc, 0, st->nr * sizeof(*st->xc));
+	memset(st->xy, 0, pctr__pairs(st->nr_ratio) * sizeof(*st->xy));
+	pctr__extremes_reset(st);
 	st->seen = 0;
 	return 0;
 }
@@ -346,13 +384,11 @@ next_random(struct pctr_stats *st)
 }
 
 /* Algorithm R: slot k of the reservoir holds row k of kept[]. */
-static void
-keep_add(struct pctr_stats *st, uint64_t ticks, const uint64_t *v)
+void
+pctr__stats_keep(struct pctr_stats *st, uint64_t ticks, const uint64_t *v)
 {
 	uint64_t k = st->seen;
 
-	if (!st->keep)
-		return;
 	if (k >= st->keep)
 		k = next_random(st) % (st->seen + 1);
 	st->seen++;
@@ -363,28 +399,48 @@ keep_add(struct pctr_stats *st, uint64_t ticks, const uint64_t *v)
 		st->kept[(size_t)(i + 1) * st->keep + k] = (double)v[i];
 }
 
-static void
-derived_add(struct pctr_stats *st, uint64_t ticks, const uint64_t *v)
+int
+pctr__extremes_nr(int nr, int nr_ratio)
 {
-	uint64_t cyc = st->cycles == PCTR_STATS_TIME ? ticks : v[st->cycles];
-	double sec = (double)ticks / (double)st->tsc_hz;
+	return 2 * nr + nr_ratio * nr_ratio;
+}
+
+void
+pctr__extremes_reset(struct pctr_stats *st)
+{
+	for (int k = 0; k < pctr__extremes_nr(st->nr, st->nr_ratio); k++)
+		st->ext[k] = (struct pctr__extreme){ INFINITY, -INFINITY };
+}
+
+static void
+extreme_add(struct pctr__extreme *e, uint64_t x, uint64_t y, double scale)
+{
+	double r;
+
+	if (!y)
+		return;
+	r = (double)x / (double)y * scale;
+	e->min = r < e->min ? r : e->min;
+	e->max = r > e->max ? r : e->max;
+}
+
+/* each single interval's rates and ratios against the extremes so far */
+void
+pctr__stats_extremes(struct pctr_stats *st, uint64_t ticks, const uint64_t *v)
+{
+	struct pctr__extreme *sec = st->ext, *cyc = sec + st->nr;
+	struct pctr__extreme *rat = cyc + st->nr;
+	uint64_t c = st->cycles == PCTR_STATS_TIME ? ticks : v[st->cycles];
 
 	for (int i = 0; i < st->nr; i++) {
-		if (ticks)
-			pctr__welford_add(&st->per_sec[i], (double)v[i] / sec);
-		if (cyc)
-			pctr__welford_add(&st->per_cyc[i],
-					  (double)v[i] / (double)cyc);
+		extreme_add(&sec[i], v[i], ticks, (double)st->tsc_hz);
+		extreme_add(&cyc[i], v[i], c, 1.0);
 	}
-	for (int d = 0; d < st->nr_ratio; d++) {
-		if (!v[d])
-			continue;
-		for (int n = 0; n < st->nr_ratio; n++)
+	for (int n = 0; n < st->nr_ratio; n++)
+		for (int d = 0; d < st->nr_ratio; d++)
 			if (n != d)
-				pctr__welford_add(
-					&st->ratio[n * st->nr_ratio + d],
-					(double)v[n] / (double)v[d]);
-	}
+				extreme_add(&rat[n * st->nr_ratio + d], v[n],
+					    v[d], 1.0);
 }
 
 PCTR_EXPORT int
@@ -393,11 +449,7 @@ pctr_stats_add_values(struct pctr_stats *st, uint64_t ticks,
 {
 	if (!st || !values)
 		return pctr__error(EINVAL, "NULL statistics or values");
-	series_add(&st->time, ticks);
-	for (int i = 0; i < st->nr; i++)
-		series_add(&st->ev[i], values[i]);
-	derived_add(st, ticks, values);
-	keep_add(st, ticks, values);
+	pctr__stats_add_net(st, ticks, values);
 	return 0;
 }
 
@@ -434,7 +486,8 @@ pctr__stats_add_counts(struct pctr_stats *st, uint64_t ticks,
 
 	for (int i = 0; i < st->nr; i++)
 		v[i] = net(interval_count(&t1[i], &t0[i]), st->ev[i].overhead);
-	return pctr_stats_add_values(st, net(ticks, st->time.overhead), v);
+	pctr__stats_add_net(st, net(ticks, st->time.overhead), v);
+	return 0;
 }
 
 static int
@@ -536,10 +589,10 @@ overhead_merge(struct pctr__series *dst, const struct pctr__series *src)
 static void
 disturbed_merge(struct pctr_stats *dst, const struct pctr_stats *src)
 {
-	if (dst->time.w.n == 0 && dst->disturbed == 0) {
+	if (dst->n == 0 && dst->disturbed == 0) {
 		dst->detect = src->detect;
 		dst->drop = src->drop;
-	} else if (src->time.w.n || src->disturbed) {
+	} else if (src->n || src->disturbed) {
 		dst->detect &= src->detect;
 	}
 	dst->disturbed += src->disturbed;
@@ -584,16 +637,28 @@ pctr_stats_merge(struct pctr_stats *dst, const struct pctr_stats *src)
 	if (r < 0)
 		return r;
 	disturbed_merge(dst, src);
+	if (src->n)
+		dst->no_cross |= src->no_cross;
+	if (src->n)
+		dst->no_extremes |= src->no_extremes;
+	for (int k = 0; k < pctr__extremes_nr(dst->nr, dst->nr_ratio); k++) {
+		struct pctr__extreme *a = &dst->ext[k];
+		const struct pctr__extreme *b = &src->ext[k];
+
+		a->min = b->min < a->min ? b->min : a->min;
+		a->max = b->max > a->max ? b->max : a->max;
+	}
+	dst->n += src->n;
 	series_merge(&dst->time, &src->time);
 	overhead_merge(&dst->time, &src->time);
 	for (int i = 0; i < dst->nr; i++) {
 		series_merge(&dst->ev[i], &src->ev[i]);
 		overhead_merge(&dst->ev[i], &src->ev[i]);
-		pctr__welford_merge(&dst->per_sec[i], &src->per_sec[i]);
-		pctr__welford_merge(&dst->per_cyc[i], &src->per_cyc[i]);
+		dst->xt[i] += src->xt[i];
+		dst->xc[i] += src->xc[i];
 	}
-	for (int k = 0; k < dst->nr_ratio * dst->nr_ratio; k++)
-		pctr__welford_merge(&dst->ratio[k], &src->ratio[k]);
+	for (int k = 0; k < pctr__pairs(dst->nr_ratio); k++)
+		dst->xy[k] += src->xy[k];
 	return 0;
 }
 
@@ -670,10 +735,12 @@ pctr_stats_get(const struct pctr_stats *st, int idx,
 	if (r < 0)
 		return r;
 	s = pctr__stats_series(st, idx);
-	pctr__welford_summary(&s->w, (double)s->total, out);
-	out->min = s->w.n ? (double)s->min : 0.0;
-	out->max = s->w.n ? (double)s->max : 0.0;
-	out->mean = pctr__series_mean(s);
+	out->n = st->n;
+	out->total = (double)s->total;
+	out->min = st->n ? (double)s->min : 0.0;
+	out->max = st->n ? (double)s->max : 0.0;
+	out->mean = pctr__series_mean(st, s);
+	out->stddev = pctr__series_sd(st, s);
 	pctr__summary_interval(out);
 	overhead_uncertain(out, s->overhead_sd);
 	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
@@ -708,45 +775,127 @@ quotient(double num, double den)
 	return den != 0.0 ? num / den : 0.0;
 }
 
+/*
+ * A rate or ratio: x over y, interval by interval.  Rows of the reservoir
+ * (0 the ticks, 1 + i event i), the cross sum, and the factor that makes
+ * the unit (the TSC frequency for a rate per second).
+ */
+struct quot {
+	const struct pctr__extreme *ext;
+	int xrow, yrow;
+	const struct pctr__series *x, *y;
+	pctr__u128 sxy;
+	double scale;
+};
+
+/* the smallest and largest single-interval ratio, if every one was kept */
+static void
+quot_extremes(const struct pctr_stats *st, const struct quot *q,
+	      struct pctr_summary *out)
+{
+	out->min = out->max = NAN;
+	if (!st->no_extremes) {
+		if (q->ext->min <= q->ext->max) {
+			out->min = q->ext->min;
+			out->max = q->ext->max;
+		}
+		return;
+	}
+	if (!st->keep || st->seen != st->n || st->seen > st->keep)
+		return;
+	for (uint64_t k = 0; k < st->seen; k++) {
+		double x = st->kept[(size_t)q->xrow * st->keep + k];
+		double y = st->kept[(size_t)q->yrow * st->keep + k];
+		double r = x / y * q->scale;
+
+		if (y == 0.0)
+			continue;
+		if (!(r >= out->min))
+			out->min = r;
+		if (!(r <= out->max))
+			out->max = r;
+	}
+}
+
+/*
+ * The ratio of sums and its delta-method spread (see the top): the
+ * residuals x_i - R y_i have the sum of squares Cxx - 2 R Cxy + R^2 Cyy,
+ * from the centred moments (rounding can take a residual sum of 0 a hair
+ * below: it is clamped).
+ */
+static void
+quot_summary(const struct pctr_stats *st, const struct quot *q,
+	     struct pctr_summary *out)
+{
+	uint64_t n = st->n;
+	double r, cxx, cyy, cxy, res;
+
+	*out = (struct pctr_summary){ .size = out->size, .n = n };
+	r = quotient((double)q->x->total, (double)q->y->total);
+	out->total = out->mean = r * q->scale;
+	if (n == 0) {
+		pctr__summary_interval(out);
+		return;
+	}
+	quot_extremes(st, q, out);
+	if (n > 1 && q->y->total) {
+		cxx = centred(n, q->x->sq, q->x->total, q->x->total);
+		cyy = centred(n, q->y->sq, q->y->total, q->y->total);
+		cxy = centred(n, q->sxy, q->x->total, q->y->total);
+		res = cxx - 2.0 * r * cxy + r * r * cyy;
+		res = res > 0.0 ? res : 0.0;
+		out->stddev = sqrt(res / (double)(n - 1)) /
+			      ((double)q->y->total / (double)n) * q->scale;
+		if (st->no_cross)
+			out->stddev = NAN;
+	}
+	pctr__summary_interval(out);
+}
+
 PCTR_EXPORT int
 pctr_stats_per_second(const struct pctr_stats *st, int idx,
 		      struct pctr_summary *uout)
 {
-	struct pctr_summary full = { .size = sizeof(full) }, *out = &full;
+	struct pctr_summary full = { .size = sizeof(full) };
 	int r = check_out(st, idx, false, uout);
-	double sec;
+	struct quot q;
 
 	if (r < 0)
 		return r;
-	sec = (double)st->time.total / (double)st->tsc_hz;
-	pctr__welford_summary(&st->per_sec[idx],
-			      quotient((double)st->ev[idx].total, sec), out);
-	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
+	q = (struct quot){ &st->ext[idx], idx + 1, 0, &st->ev[idx], &st->time,
+			   st->xt[idx],
+			   (double)st->tsc_hz };
+	quot_summary(st, &q, &full);
+	return pctr__struct_out(&SUMMARY_SIZED, uout, &full);
 }
 
 PCTR_EXPORT int
 pctr_stats_per_cycle(const struct pctr_stats *st, int idx,
 		     struct pctr_summary *uout)
 {
-	struct pctr_summary full = { .size = sizeof(full) }, *out = &full;
+	struct pctr_summary full = { .size = sizeof(full) };
 	int r = check_out(st, idx, false, uout);
+	struct quot q;
 
 	if (r < 0)
 		return r;
-	pctr__welford_summary(
-		&st->per_cyc[idx],
-		quotient((double)st->ev[idx].total,
-			 (double)pctr__stats_series(st, st->cycles)->total),
-		out);
-	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
+	q = (struct quot){ &st->ext[st->nr + idx], idx + 1, st->cycles + 1,
+			   &st->ev[idx],
+			   pctr__stats_series(st, st->cycles),
+			   st->cycles == PCTR_STATS_TIME ? st->xt[idx]
+							 : st->xc[idx],
+			   1.0 };
+	quot_summary(st, &q, &full);
+	return pctr__struct_out(&SUMMARY_SIZED, uout, &full);
 }
 
 PCTR_EXPORT int
 pctr_stats_ratio(const struct pctr_stats *st, int num, int den,
 		 struct pctr_summary *uout)
 {
-	struct pctr_summary full = { .size = sizeof(full) }, *out = &full;
+	struct pctr_summary full = { .size = sizeof(full) };
 	int r = check_out(st, num, false, uout);
+	struct quot q;
 
 	if (r < 0)
 		return r;
@@ -756,11 +905,14 @@ pctr_stats_ratio(const struct pctr_stats *st, int num, int den,
 					   "%d/%d: two different events "
 					   "below %d",
 				   num, den, st->nr_ratio);
-	pctr__welford_summary(&st->ratio[num * st->nr_ratio + den],
-			      quotient((double)st->ev[num].total,
-				       (double)st->ev[den].total),
-			      out);
-	return pctr__struct_out(&SUMMARY_SIZED, uout, out);
+	q = (struct quot){ &st->ext[2 * st->nr + num * st->nr_ratio + den],
+			   num + 1, den + 1, &st->ev[num], &st->ev[den],
+			   st->xy[num < den ? pctr__pair(st->nr_ratio, num, den)
+					    : pctr__pair(st->nr_ratio, den,
+							 num)],
+			   1.0 };
+	quot_summary(st, &q, &full);
+	return pctr__struct_out(&SUMMARY_SIZED, uout, &full);
 }
 
 static int

@@ -6,12 +6,12 @@
  *
  * The layout is fixed and little-endian whatever the host, every field at
  * an offset that follows from the header alone; doubles travel as their
- * IEEE-754 bit patterns, counts as uint64.  Version 1 (doc/stats-pack.md
- * has the table):
+ * IEEE-754 bit patterns, counts as uint64, 128-bit sums as two uint64
+ * (low first).  Version 2 (doc/stats-pack.md has the table):
  *
  *   header, 64 bytes:
  *     0  magic "PCTRSTAT"     8 bytes
- *     8  version              u32, 1
+ *     8  version              u32, 2 (1 is still read)
  *    12  flags                u32, bit 0: the region part below follows
  *                             (any other bit: refused)
  *    16  length               u64, of the whole pack, header included
@@ -24,17 +24,31 @@
  *    56  reserved             u64, 0
  *   per event, 136 bytes: name (128 bytes, NUL-padded), flags u64 (bit 0:
  *     hardware)
- *   series, 80 bytes each, the elapsed ticks first, then each event:
- *     n u64, min, max, mean, m2 (doubles: Welford's state of x - origin),
- *     origin, total, min, max, overhead (u64)
- *   Welford states, 40 bytes each (n, min, max, mean, m2): per second of
- *     each event, per cycle of each event, then the pair ratios,
- *     min(nr, PCTR_STATS_RATIO_MAX) squared, numerator-major
+ *   n u64 (intervals), flags u64 (bit 0: the cross sums are unknown, the
+ *     statistics came from a version 1 pack; bit 1: single intervals'
+ *     rates and ratios were not kept, a region's)
+ *   series, 48 bytes each, the elapsed ticks first, then each event:
+ *     total, min, max (u64), the sum of squares (u128), overhead (u64)
+ *   cross sums, u128 each: each event times the ticks, each event times
+ *     the cycle basis (0 while that is the ticks), then the pairs i < j of
+ *     the first min(nr, PCTR_STATS_RATIO_MAX) events, (0,1), (0,2)...
+ *   single intervals' extremes, 16 bytes each (min, max doubles; both NaN
+ *     for none): per second of each event, per cycle of each event, then
+ *     the ratios, min(nr, PCTR_STATS_RATIO_MAX) squared, numerator-major
  *   the reservoir: (nr + 1) rows of @kept doubles, the ticks' row first
  *   with flag bit 0, the region part, 16 + 8 * (nr + 1) bytes: disturbed
  *     intervals u64, the checks in force u32 (bits 0..3: switch, page,
  *     mux, kernel), dropped u32 (0 or 1), then the overhead's spread,
  *     doubles, the ticks' first (region.c, pctr_stats_overhead_spread())
+ *
+ * Version 1 had Welford states in place of the sums (series of 80 bytes:
+ * n, min, max, mean, m2 of x - origin as doubles, origin, total, min, max,
+ * overhead; then 40-byte states of the per-interval rates and ratios).
+ * Its series become sums again (the sum of squares from m2, exact while
+ * the doubles were); its rates' and ratios' states, means of per-interval
+ * ratios, cannot give the cross sums, so such statistics have no spread
+ * of a rate or ratio (NaN), nor do those they are merged into; their
+ * minimum and maximum are the extremes.
  *
  * Unpacking checks the length before reading a field, and every field
  * before believing it: a pack that is short, long, of another version or
@@ -51,7 +65,9 @@
 #define HEADER_LEN 64
 #define EVENT_LEN (PCTR_NAME_MAX + 8)
 #define WELFORD_LEN 40
-#define SERIES_LEN (WELFORD_LEN + 40)
+#define SERIES1_LEN (WELFORD_LEN + 40)
+#define SERIES_LEN 48
+#define SUMS_LEN 16
 #define PACK_REGION 0x1u /* flags: the region part follows */
 #define DETECT_ALL 0xfu /* PCTR__DISTURB_* */
 
@@ -130,15 +146,20 @@ kept_nr(const struct pctr_stats *st)
 	return st->seen < st->keep ? st->seen : st->keep;
 }
 
-/* bytes of a pack of @nr events and @kept reservoir slots */
+/* bytes of a pack of @version, @nr events and @kept reservoir slots */
 static uint64_t
-pack_len(int nr, uint64_t kept, bool region)
+pack_len(uint32_t version, int nr, uint64_t kept, bool region)
 {
-	uint64_t nrr = (uint64_t)ratio_nr(nr);
+	uint64_t nrr = (uint64_t)ratio_nr(nr), body;
 
-	return HEADER_LEN + (uint64_t)nr * EVENT_LEN +
-	       (uint64_t)(nr + 1) * SERIES_LEN +
-	       (2 * (uint64_t)nr + nrr * nrr) * WELFORD_LEN +
+	if (version == 1)
+		body = (uint64_t)(nr + 1) * SERIES1_LEN +
+		       (2 * (uint64_t)nr + nrr * nrr) * WELFORD_LEN;
+	else
+		body = SUMS_LEN + (uint64_t)(nr + 1) * SERIES_LEN +
+		       (2 * (uint64_t)nr + nrr * (nrr - 1) / 2) * 16 +
+		       (2 * (uint64_t)nr + nrr * nrr) * 16;
+	return HEADER_LEN + (uint64_t)nr * EVENT_LEN + body +
 	       (uint64_t)(nr + 1) * kept * 8 +
 	       (region ? 16 + (uint64_t)(nr + 1) * 8 : 0);
 }
@@ -157,23 +178,20 @@ has_region(const struct pctr_stats *st)
 /* ---- packing ----------------------------------------------------------- */
 
 static void
-put_welford(struct cursor *c, const struct pctr__welford *w)
+put_u128(struct cursor *c, pctr__u128 v)
 {
-	put_u64(c, w->n);
-	put_double(c, w->min);
-	put_double(c, w->max);
-	put_double(c, w->mean);
-	put_double(c, w->m2);
+	put_u64(c, (uint64_t)v);
+	put_u64(c, (uint64_t)(v >> 64));
 }
 
+/* an empty series' minimum is UINT64_MAX inside, 0 in the pack */
 static void
-put_series(struct cursor *c, const struct pctr__series *s)
+put_series(struct cursor *c, const struct pctr__series *s, uint64_t n)
 {
-	put_welford(c, &s->w);
-	put_u64(c, s->origin);
 	put_u64(c, s->total);
-	put_u64(c, s->min);
+	put_u64(c, n ? s->min : 0);
 	put_u64(c, s->max);
+	put_u128(c, s->sq);
 	put_u64(c, s->overhead);
 }
 
@@ -206,15 +224,23 @@ put_body(struct cursor *c, const struct pctr_stats *st)
 		c->at += PCTR_NAME_MAX;
 		put_u64(c, st->hardware[i] ? 1 : 0);
 	}
-	put_series(c, &st->time);
+	put_u64(c, st->n);
+	put_u64(c, (st->no_cross ? 1 : 0) | (st->no_extremes ? 2 : 0));
+	put_series(c, &st->time, st->n);
 	for (int i = 0; i < st->nr; i++)
-		put_series(c, &st->ev[i]);
+		put_series(c, &st->ev[i], st->n);
 	for (int i = 0; i < st->nr; i++)
-		put_welford(c, &st->per_sec[i]);
+		put_u128(c, st->xt[i]);
 	for (int i = 0; i < st->nr; i++)
-		put_welford(c, &st->per_cyc[i]);
-	for (int k = 0; k < st->nr_ratio * st->nr_ratio; k++)
-		put_welford(c, &st->ratio[k]);
+		put_u128(c, st->cycles == PCTR_STATS_TIME ? 0 : st->xc[i]);
+	for (int k = 0; k < pctr__pairs(st->nr_ratio); k++)
+		put_u128(c, st->xy[k]);
+	for (int k = 0; k < pctr__extremes_nr(st->nr, st->nr_ratio); k++) {
+		bool none = !(st->ext[k].min <= st->ext[k].max);
+
+		put_double(c, none ? NAN : st->ext[k].min);
+		put_double(c, none ? NAN : st->ext[k].max);
+	}
 	for (int row = 0; row <= st->nr; row++)
 		for (uint64_t k = 0; k < m; k++)
 			put_double(c, st->kept[(size_t)row * st->keep + k]);
@@ -236,7 +262,8 @@ pctr_stats_pack(const struct pctr_stats *st, void *buf, size_t len)
 
 	if (!st)
 		return pctr__error(EINVAL, "NULL statistics");
-	need = pack_len(st->nr, kept_nr(st), has_region(st));
+	need = pack_len(PCTR_STATS_PACK_VERSION, st->nr, kept_nr(st),
+			has_region(st));
 	if (!buf)
 		return (ssize_t)need;
 	if (len < need)
@@ -253,7 +280,7 @@ pctr_stats_pack(const struct pctr_stats *st, void *buf, size_t len)
 
 /* the header's figures, checked against each other and the length */
 struct header {
-	uint32_t nr, keep, kept, flags;
+	uint32_t version, nr, keep, kept, flags;
 	int32_t cycles;
 	uint64_t seen, tsc_hz;
 };
@@ -275,12 +302,13 @@ check_header(struct cursor *c, size_t len, struct header *h)
 	if (memcmp(c->r, PACK_MAGIC, 8))
 		return bad("no \"PCTRSTAT\" magic");
 	c->at = 8;
-	version = get_u32(c);
+	version = h->version = get_u32(c);
 	h->flags = get_u32(c);
 	declared = get_u64(c);
-	if (version != PCTR_STATS_PACK_VERSION)
+	if (version != 1 && version != PCTR_STATS_PACK_VERSION)
 		return pctr__error(EINVAL, "statistics pack of version %u; "
-					   "this library reads version %d",
+					   "this library reads versions 1 to "
+					   "%d",
 				   version, PCTR_STATS_PACK_VERSION);
 	if (h->flags & ~PACK_REGION)
 		return bad("unknown flags set");
@@ -309,7 +337,8 @@ check_figures(const struct header *h, size_t len)
 		return bad("reservoir sizes inconsistent");
 	if (h->tsc_hz == 0)
 		return bad("zero timestamp counter frequency");
-	if (pack_len((int)h->nr, h->kept, h->flags & PACK_REGION) != len)
+	if (pack_len(h->version, (int)h->nr, h->kept,
+		     h->flags & PACK_REGION) != len)
 		return bad("length does not match its number of events and "
 			   "flags");
 	return 0;
@@ -331,21 +360,73 @@ get_welford(struct cursor *c, struct pctr__welford *w)
 	return 0;
 }
 
-static int
-get_series(struct cursor *c, struct pctr__series *s)
+static void
+series_reset1(struct pctr__series *s)
 {
-	int r = get_welford(c, &s->w);
+	s->total = 0;
+	s->sq = 0;
+	s->min = UINT64_MAX;
+	s->max = 0;
+}
 
-	s->origin = get_u64(c);
+static pctr__u128
+get_u128(struct cursor *c)
+{
+	pctr__u128 lo = get_u64(c);
+
+	return lo | (pctr__u128)get_u64(c) << 64;
+}
+
+static int
+get_series(struct cursor *c, struct pctr__series *s, uint64_t n)
+{
+	s->total = get_u64(c);
+	s->min = get_u64(c);
+	s->max = get_u64(c);
+	s->sq = get_u128(c);
+	s->overhead = get_u64(c);
+	if (n == 0 && (s->total || s->min || s->max || s->sq))
+		return bad("sums of no interval are not 0");
+	if (n && s->min > s->max)
+		return bad("a count's minimum is above its maximum");
+	/* n min <= sum x <= n max, and sum(x^2) <= (sum x)^2 */
+	if (n && ((pctr__u128)n * s->min > s->total ||
+		  (pctr__u128)n * s->max < s->total ||
+		  (pctr__u128)s->total * s->total < s->sq))
+		return bad("a count's sums disagree");
+	if (n == 0)
+		s->min = UINT64_MAX;
+	return 0;
+}
+
+/*
+ * Version 1: a Welford state of x - origin back to sums.  The sum of
+ * squares is sum((d + o)^2) = m2 + n mean^2 + 2 o n mean + n o^2 with d
+ * = x - o, in long double and rounded: exact while the doubles were.
+ */
+static int
+get_series1(struct cursor *c, struct pctr__series *s, uint64_t *n)
+{
+	struct pctr__welford w;
+	int r = get_welford(c, &w);
+	uint64_t origin = get_u64(c);
+	long double sd, sq;
+
 	s->total = get_u64(c);
 	s->min = get_u64(c);
 	s->max = get_u64(c);
 	s->overhead = get_u64(c);
+	*n = w.n;
 	if (r < 0)
 		return r;
-	if (s->w.n && (s->min > s->max || s->origin < s->min ||
-		  s->origin > s->max))
+	if (w.n && (s->min > s->max || origin < s->min || origin > s->max))
 		return bad("a count's minimum, origin and maximum disagree");
+	sd = (long double)w.n * w.mean;
+	sq = (long double)w.m2 + sd * w.mean + 2.0L * origin * sd +
+	     (long double)w.n * origin * origin;
+	s->sq = w.n && sq > 0.0L ? (pctr__u128)(sq + 0.5L) : 0;
+	if (w.n == 0)
+		series_reset1(s);
 	return 0;
 }
 
@@ -375,9 +456,10 @@ get_names(struct cursor *c, struct pctr_stats *st)
 }
 
 /*
- * Every event's series has one value per interval, as the ticks' have;
- * the derived series leave some intervals out (zero time, zero cycles,
- * zero denominator), never add one.
+ * Version 1: every event's series has one value per interval, as the
+ * ticks' have; the derived series leave some intervals out (zero time,
+ * zero cycles, zero denominator), never add one.  Read to be checked,
+ * then left: means of per-interval ratios give no cross sums.
  */
 static int
 get_derived(struct cursor *c, struct pctr__welford *w, int nr, uint64_t n)
@@ -437,26 +519,78 @@ get_region(struct cursor *c, struct pctr_stats *st)
 }
 
 static int
-get_body(struct cursor *c, struct pctr_stats *st, uint64_t kept)
+get_body1(struct cursor *c, struct pctr_stats *st)
 {
-	int r = get_names(c, st);
-	uint64_t n;
+	struct pctr__welford *w;
+	int nw = 2 * st->nr + st->nr_ratio * st->nr_ratio, r;
+	uint64_t n, m;
 
-	if (r == 0)
-		r = get_series(c, &st->time);
-	n = st->time.w.n;
+	r = get_series1(c, &st->time, &n);
 	for (int i = 0; r == 0 && i < st->nr; i++) {
-		r = get_series(c, &st->ev[i]);
-		if (r == 0 && st->ev[i].w.n != n)
+		r = get_series1(c, &st->ev[i], &m);
+		if (r == 0 && m != n)
 			r = bad("series of different numbers of intervals");
 	}
+	if (r < 0)
+		return r;
+	w = malloc(nw * sizeof(*w));
+	if (!w)
+		return pctr__error(ENOMEM, "out of memory unpacking "
+					   "statistics");
+	r = get_derived(c, w, nw, n);
+	for (int k = 0; r == 0 && k < nw; k++)
+		if (w[k].n)
+			st->ext[k] = (struct pctr__extreme){ w[k].min,
+							     w[k].max };
+	free(w);
+	st->n = n;
+	st->no_cross = n > 0;
+	return r;
+}
+
+static int
+get_body2(struct cursor *c, struct pctr_stats *st)
+{
+	uint64_t flags;
+	int r = 0;
+
+	st->n = get_u64(c);
+	flags = get_u64(c);
+	if (flags > 3)
+		return bad("unknown sums flags set");
+	st->no_cross = flags & 1;
+	st->no_extremes = flags & 2;
+	r = get_series(c, &st->time, st->n);
+	for (int i = 0; r == 0 && i < st->nr; i++)
+		r = get_series(c, &st->ev[i], st->n);
+	for (int i = 0; i < st->nr; i++)
+		st->xt[i] = get_u128(c);
+	for (int i = 0; i < st->nr; i++)
+		st->xc[i] = get_u128(c);
+	for (int k = 0; k < pctr__pairs(st->nr_ratio); k++)
+		st->xy[k] = get_u128(c);
+	for (int k = 0; k < pctr__extremes_nr(st->nr, st->nr_ratio); k++) {
+		double lo = get_double(c), hi = get_double(c);
+
+		if (isnan(lo) && isnan(hi))
+			continue;
+		if (r == 0 && (!isfinite(lo) || !isfinite(hi) || lo > hi))
+			r = bad("a rate's or ratio's extremes are not finite "
+				"numbers, minimum first");
+		st->ext[k] = (struct pctr__extreme){ lo, hi };
+	}
+	return r;
+}
+
+static int
+get_body(struct cursor *c, struct pctr_stats *st, uint32_t version,
+	 uint64_t kept)
+{
+	int r = get_names(c, st);
+
 	if (r == 0)
-		r = get_derived(c, st->per_sec, st->nr, n);
-	if (r == 0)
-		r = get_derived(c, st->per_cyc, st->nr, n);
-	if (r == 0)
-		r = get_derived(c, st->ratio, st->nr_ratio * st->nr_ratio, n);
-	if (r == 0 && st->seen > n)
+		r = version == 1 ? get_body1(c, st) : get_body2(c, st);
+	if (r == 0 && st->seen > st->n)
 		r = bad("more intervals offered to the reservoir than counted");
 	return r < 0 ? r : get_kept(c, st, kept);
 }
@@ -481,7 +615,7 @@ pctr_stats_unpack(struct pctr_stats **stp, const void *buf, size_t len)
 	(*stp)->cycles = h.cycles;
 	(*stp)->seen = h.seen;
 	(*stp)->tsc_hz = h.tsc_hz;
-	r = get_body(&c, *stp, h.kept);
+	r = get_body(&c, *stp, h.version, h.kept);
 	if (r == 0 && (h.flags & PACK_REGION))
 		r = get_region(&c, *stp);
 	if (r < 0) {

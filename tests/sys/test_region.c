@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <pctr.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -278,6 +279,53 @@ nest(const char *outer, const char *inner)
 	ASSERT_OK(pctr_region_end(inner));
 	touch(p + 7 * page, 1);
 	ASSERT_OK(pctr_region_end_id(id));
+}
+
+/*
+ * A region's end adds sums alone: a rate's mean is the ratio of sums, and
+ * its single intervals' extremes are those of the kept intervals, so NaN
+ * without keep; with every interval kept they bracket the mean (a ratio of
+ * sums is a weighted mean of the single ratios).
+ */
+static void
+rate_extremes(unsigned int keep)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+	struct pctr_stats *st;
+	volatile char *p;
+
+	SKIP_UNDER_VALGRIND("(page faults of its own)");
+	init_regions("page-faults", keep);
+	for (int i = 1; i <= 4; i++) {
+		p = fresh(i);
+		ASSERT_OK(pctr_region_begin("touch"));
+		touch(p, i);
+		ASSERT_OK(pctr_region_end("touch"));
+	}
+	ASSERT_OK(pctr_region_stats("touch", &st));
+	ASSERT_OK(pctr_stats_per_second(st, 0, &s));
+	ASSERT_EQ(s.n, 4);
+	ASSERT_GT(s.mean, 0);
+	ASSERT_DBL_NEAR(s.mean, s.total, 0);
+	if (keep == 0) {
+		ASSERT_NE(isnan(s.min), 0);
+		ASSERT_NE(isnan(s.max), 0);
+	} else {
+		ASSERT_GT(s.min, 0);
+		ASSERT_LE(s.min, s.mean * (1 + 1e-12));
+		ASSERT_GE(s.max, s.mean * (1 - 1e-12));
+	}
+	pctr_stats_free(st);
+}
+
+TEST(region_rate_extremes_need_kept_intervals)
+{
+	rate_extremes(0);
+}
+
+TEST(region_rate_extremes_of_kept_intervals)
+{
+	rate_extremes(8);
 }
 
 TEST(regions_nest_and_check_their_order)
@@ -1133,6 +1181,8 @@ main(void)
 			       TEST_CASE(regions_nest_and_check_their_order)
 			       TEST_CASE(off_means_nothing_counted)
 			       TEST_CASE(sixteen_threads_sum_exactly)
+			       TEST_CASE(region_rate_extremes_need_kept_intervals)
+			       TEST_CASE(region_rate_extremes_of_kept_intervals)
 			       TEST_CASE(regions_walk_as_reported)
 			       TEST_CASE(flush_then_exit_counts_once)
 			       TEST_CASE(env_json_report_of_the_example)

@@ -357,6 +357,12 @@ TEST(add_scales_multiplexed_intervals)
 	pctr_stats_free(st);
 }
 
+/*
+ * Rates and ratios are ratios of sums (stats.c): the mean is the total of
+ * the numerator over that of the denominator, every interval counted (n),
+ * the spread the delta method's; minimum and maximum those of single
+ * intervals (an interval whose denominator is 0 left out of them).
+ */
 TEST(per_cycle_ratio_and_per_second)
 {
 	uint64_t a[3] = { 100, 50, 0 }, b[3] = { 200, 150, 3 };
@@ -371,18 +377,23 @@ TEST(per_cycle_ratio_and_per_second)
 	ASSERT_OK(pctr_stats_add_values(st, hz / 2, b));
 	ASSERT_EQ(pctr_stats_cycles_set(st, 1), -EALREADY);
 
+	/* 50/100 and 150/200: R = 200/300, residuals -50/3 and +50/3 over
+	 * a mean cycle count of 150: sqrt(2 (50/3)^2) / 150 = sqrt(2) / 9 */
 	ASSERT_OK(pctr_stats_per_cycle(st, 1, &s));
 	ASSERT_EQ(s.n, 2);
 	ASSERT_DBL_NEAR(s.min, 0.5, 1e-12);
 	ASSERT_DBL_NEAR(s.max, 0.75, 1e-12);
-	ASSERT_DBL_NEAR(s.mean, 0.625, 1e-12);
-	ASSERT_DBL_NEAR(s.stddev, sqrt(0.125 * 0.125 * 2), 1e-12);
+	ASSERT_DBL_NEAR(s.mean, 200.0 / 300.0, 1e-12);
+	ASSERT_DBL_NEAR(s.stddev, sqrt(2.0) / 9.0, 1e-12);
 	ASSERT_DBL_NEAR(s.total, 200.0 / 300.0, 1e-12);
 
-	/* event 1 / event 2: the first interval has a zero denominator */
+	/* event 1 / event 2: the first interval has a zero denominator,
+	 * in the sums (n 2) but not among the single ratios */
 	ASSERT_OK(pctr_stats_ratio(st, 1, 2, &s));
-	ASSERT_EQ(s.n, 1);
-	ASSERT_DBL_NEAR(s.mean, 50.0, 1e-12);
+	ASSERT_EQ(s.n, 2);
+	ASSERT_DBL_NEAR(s.mean, 200.0 / 3.0, 1e-12);
+	ASSERT_DBL_NEAR(s.min, 50.0, 1e-12);
+	ASSERT_DBL_NEAR(s.max, 50.0, 1e-12);
 	ASSERT_OK(pctr_stats_ratio(st, 2, 1, &s));
 	ASSERT_EQ(s.n, 2);
 	ASSERT_DBL_NEAR(s.min, 0.0, 1e-12);
@@ -394,6 +405,32 @@ TEST(per_cycle_ratio_and_per_second)
 	ASSERT_DBL_NEAR(s.min, 50.0, 1e-6);
 	ASSERT_DBL_NEAR(s.max, 300.0, 1e-3);
 	ASSERT_DBL_NEAR(s.total, 200.0 / 1.5, 1e-3);
+	pctr_stats_free(st);
+}
+
+/*
+ * Identical intervals of large counts: the ratio of sums is the one ratio,
+ * its spread exactly 0, and the single intervals' extremes (kept by
+ * pctr_stats_add_values(), no reservoir needed) that ratio too.
+ */
+TEST(ratio_of_large_identical_intervals)
+{
+	uint64_t v[2] = { (1ull << 50) + 7, 1ull << 49 };
+	struct pctr_summary s = { .size = sizeof(s) };
+	struct pctr_stats *st;
+
+	ASSERT_OK(pctr_stats_new(&st, 2, 0));
+	for (int i = 0; i < 5; i++)
+		ASSERT_OK(pctr_stats_add_values(st, 1ull << 40, v));
+	ASSERT_OK(pctr_stats_ratio(st, 0, 1, &s));
+	ASSERT_EQ(s.n, 5);
+	ASSERT_DBL_NEAR(s.min, (double)v[0] / (double)v[1], 0);
+	ASSERT_DBL_NEAR(s.max, (double)v[0] / (double)v[1], 0);
+	ASSERT_DBL_NEAR(s.mean, (double)v[0] / (double)v[1], 1e-15);
+	ASSERT_DBL_NEAR(s.stddev, 0, 0);
+	ASSERT_OK(pctr_stats_per_cycle(st, 0, &s));
+	ASSERT_DBL_NEAR(s.stddev, 0, 0);
+	ASSERT_DBL_NEAR(get(st, 0).stddev, 0, 0);
 	pctr_stats_free(st);
 }
 
@@ -622,6 +659,7 @@ main(void)
 			       TEST_CASE(add_subtracts_overhead_and_clamps)
 			       TEST_CASE(add_scales_multiplexed_intervals)
 			       TEST_CASE(per_cycle_ratio_and_per_second)
+			       TEST_CASE(ratio_of_large_identical_intervals)
 			       TEST_CASE(per_cycle_defaults_to_tsc_ticks)
 			       TEST_CASE(merge_equals_adding_one_by_one)
 			       TEST_CASE(percentiles_exact_while_kept)

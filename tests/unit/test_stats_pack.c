@@ -132,11 +132,14 @@ TEST(pack_and_unpack_give_every_figure_back)
 	size_t len;
 	unsigned char *buf = pack(st, &len), small[64];
 
-	/* header 64, 3 names 3 * 136, 4 series 4 * 80, 2 * 3 rates and 9
-	 * ratio states 15 * 40, the reservoir 4 rows of 10 doubles */
-	ASSERT_EQ(len, 64 + 3 * 136 + 4 * 80 + 15 * 40 + 4 * 10 * 8);
+	/* header 64, 3 names 3 * 136, n and flags 16, 4 series 4 * 48,
+	 * cross sums: 3 with the ticks, 3 with the cycles, 3 pairs, 9 * 16,
+	 * extremes of 3 + 3 rates and 9 ratios 15 * 16, the reservoir 4 rows
+	 * of 10 doubles */
+	ASSERT_EQ(len, 64 + 3 * 136 + 16 + 4 * 48 + 9 * 16 + 15 * 16 +
+			       4 * 10 * 8);
 	ASSERT_EQ(pctr_stats_pack(st, small, sizeof(small)), -ENOSPC);
-	ASSERT_CONTAINS(pctr_strerror(-ENOSPC), "needs 1712 bytes");
+	ASSERT_CONTAINS(pctr_strerror(-ENOSPC), "needs 1384 bytes");
 	ASSERT_OK(pctr_stats_unpack(&back, buf, len));
 	assert_same_stats(st, back);
 	pctr_stats_free(back);
@@ -146,7 +149,7 @@ TEST(pack_and_unpack_give_every_figure_back)
 	/* without a reservoir the size depends on the events alone */
 	st = sample_stats(0, 1000, 5);
 	buf = pack(st, &len);
-	ASSERT_EQ(len, 64 + 3 * 136 + 4 * 80 + 15 * 40);
+	ASSERT_EQ(len, 64 + 3 * 136 + 16 + 4 * 48 + 9 * 16 + 15 * 16);
 	ASSERT_OK(pctr_stats_unpack(&back, buf, len));
 	assert_same_stats(st, back);
 	pctr_stats_free(back);
@@ -200,9 +203,9 @@ TEST(layout_is_fixed_and_little_endian)
 	v = 3;
 	ASSERT_OK(pctr_stats_add_values(st, 30, &v));
 	b = pack(st, &len);
-	ASSERT_EQ(len, 64 + 136 + 2 * 80 + 3 * 40);
+	ASSERT_EQ(len, 64 + 136 + 16 + 2 * 48 + 2 * 16 + 3 * 16);
 	ASSERT(!memcmp(b, "PCTRSTAT", 8));
-	ASSERT_UEQ(le64(b + 8), 1); /* version 1, flags 0 */
+	ASSERT_UEQ(le64(b + 8), 2); /* version 2, flags 0 */
 	ASSERT_UEQ(le64(b + 16), len);
 	ASSERT_UEQ(le64(b + 24), 0xffffffff00000001ull); /* nr 1, cycles -1 */
 	ASSERT_UEQ(le64(b + 32), 0); /* keep 0, kept 0 */
@@ -211,22 +214,95 @@ TEST(layout_is_fixed_and_little_endian)
 	ASSERT_UEQ(le64(b + 56), 0);
 	ASSERT_STR_EQ((const char *)b + 64, "e");
 	ASSERT_UEQ(le64(b + 64 + 128), 0); /* not hardware */
-	series = b + 64 + 136; /* the ticks: 10, 30 */
+	series = b + 64 + 136;
 	ASSERT_UEQ(le64(series), 2); /* n */
-	ASSERT_UEQ(le64(series + 8), 0x0000000000000000ull); /* min 0.0 */
-	ASSERT_UEQ(le64(series + 16), 0x4034000000000000ull); /* max 20.0 */
-	ASSERT_UEQ(le64(series + 24), 0x4024000000000000ull); /* mean 10.0 */
-	ASSERT_UEQ(le64(series + 32), 0x4069000000000000ull); /* m2 200.0 */
-	ASSERT_UEQ(le64(series + 40), 10); /* origin */
-	ASSERT_UEQ(le64(series + 48), 40); /* total */
-	ASSERT_UEQ(le64(series + 56), 10); /* min */
-	ASSERT_UEQ(le64(series + 64), 30); /* max */
-	ASSERT_UEQ(le64(series + 72), 0); /* overhead */
-	series += 80; /* event 0: 2, 3 */
-	ASSERT_UEQ(le64(series + 32), 0x3fe0000000000000ull); /* m2 0.5 */
-	ASSERT_UEQ(le64(series + 48), 5); /* total */
+	ASSERT_UEQ(le64(series + 8), 0); /* flags */
+	series += 16; /* the ticks: 10, 30 */
+	ASSERT_UEQ(le64(series), 40); /* total */
+	ASSERT_UEQ(le64(series + 8), 10); /* min */
+	ASSERT_UEQ(le64(series + 16), 30); /* max */
+	ASSERT_UEQ(le64(series + 24), 1000); /* sum of squares, low */
+	ASSERT_UEQ(le64(series + 32), 0); /* and high */
+	ASSERT_UEQ(le64(series + 40), 0); /* overhead */
+	series += 48; /* event 0: 2, 3 */
+	ASSERT_UEQ(le64(series), 5);
+	ASSERT_UEQ(le64(series + 24), 13);
+	series += 48; /* cross sums: with the ticks 2 * 10 + 3 * 30 */
+	ASSERT_UEQ(le64(series), 110);
+	ASSERT_UEQ(le64(series + 8), 0);
+	ASSERT_UEQ(le64(series + 16), 0); /* with the cycles: the ticks */
+	series += 32; /* extremes: per second, then per cycle: 0.1, 0.2 */
+	ASSERT_UEQ(le64(series + 16), 0x3fb999999999999aull);
+	ASSERT_UEQ(le64(series + 24), 0x3fc999999999999aull);
+	/* ratios: event 0 to itself, none: NaN, NaN */
+	ASSERT(isnan(le_double(series + 32)) && isnan(le_double(series + 40)));
 	free(b);
 	pctr_stats_free(st);
+}
+
+static void refused(const unsigned char *buf, size_t len, const char *why);
+
+static void
+put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * A version 1 pack (Welford states; the layout the previous test read
+ * back byte by byte before version 2) is still read: one event "e",
+ * intervals 2 and 3, ticks 10 and 30.  Its counts' figures come back; the
+ * rates' spread is unknown (NaN), their means are the sums'.
+ */
+TEST(version_1_packs_are_still_read)
+{
+	unsigned char b[64 + 136 + 2 * 80 + 3 * 40] = { 0 }, *p;
+	struct pctr_summary s = { .size = sizeof(s) };
+	struct pctr_stats *st;
+
+	memcpy(b, "PCTRSTAT", 8);
+	put64(b + 8, 1);
+	put64(b + 16, sizeof(b));
+	put64(b + 24, 0xffffffff00000001ull);
+	put64(b + 48, pctr_tsc_hz());
+	b[64] = 'e';
+	p = b + 64 + 136; /* the ticks: n, min 0, max 20, mean 10, m2 200 */
+	put64(p, 2);
+	put64(p + 16, 0x4034000000000000ull);
+	put64(p + 24, 0x4024000000000000ull);
+	put64(p + 32, 0x4069000000000000ull);
+	put64(p + 40, 10); /* origin, total, min, max */
+	put64(p + 48, 40);
+	put64(p + 56, 10);
+	put64(p + 64, 30);
+	p += 80; /* event 0: 2, 3: max 1.0, mean 0.5, m2 0.5 */
+	put64(p, 2);
+	put64(p + 16, 0x3ff0000000000000ull);
+	put64(p + 24, 0x3fe0000000000000ull);
+	put64(p + 32, 0x3fe0000000000000ull);
+	put64(p + 40, 2);
+	put64(p + 48, 5);
+	put64(p + 56, 2);
+	put64(p + 64, 3);
+	p += 80; /* per second, per cycle: 2 intervals, ratio unused */
+	put64(p, 2);
+	put64(p + 40, 2);
+	ASSERT_OK(pctr_stats_unpack(&st, b, sizeof(b)));
+	s = get(st, PCTR_STATS_TIME);
+	ASSERT_EQ(s.n, 2);
+	ASSERT_DBL_NEAR(s.total, 40, 0);
+	ASSERT_DBL_NEAR(s.stddev, sqrt(200.0), 1e-12);
+	s = get(st, 0);
+	ASSERT_DBL_NEAR(s.min, 2, 0);
+	ASSERT_DBL_NEAR(s.max, 3, 0);
+	ASSERT_DBL_NEAR(s.stddev, sqrt(0.5), 1e-12);
+	ASSERT_OK(pctr_stats_per_cycle(st, 0, &s));
+	ASSERT_DBL_NEAR(s.mean, 5.0 / 40.0, 1e-15);
+	ASSERT_NE(isnan(s.stddev), 0);
+	pctr_stats_free(st);
+	b[64 + 136] = 3; /* the ticks' n: the events' disagree */
+	refused(b, sizeof(b), "numbers of intervals");
 }
 
 static void
@@ -274,7 +350,7 @@ refused_patch(const unsigned char *src, size_t len, size_t off, uint64_t v,
 TEST(unpack_refuses_bad_packs)
 {
 	struct pctr_stats *st = sample_stats(4, 10, 9), *back;
-	size_t len, ev0 = 64 + 3 * 136 + 80; /* event 0's series */
+	size_t len, sums = 64 + 3 * 136, ev0 = sums + 16 + 48;
 	unsigned char *buf = pack(st, &len), *b;
 
 	for (size_t n = 0; n < len; n++)
@@ -286,7 +362,7 @@ TEST(unpack_refuses_bad_packs)
 	free(b);
 	/* "PCTRSTAU" */
 	refused_patch(buf, len, 0, 0x5541545352544350ull, false, "magic");
-	refused_patch(buf, len, 8, 2, true, "version 2");
+	refused_patch(buf, len, 8, 3, true, "version 3");
 	refused_patch(buf, len, 12, 1, true, "flags");
 	refused_patch(buf, len, 24, 0, true, "number of events");
 	refused_patch(buf, len, 24, 65, true, "number of events");
@@ -307,14 +383,12 @@ TEST(unpack_refuses_bad_packs)
 	refused(b, len, "NUL-padded");
 	free(b);
 	refused_patch(buf, len, 64 + 128, 2, false, "flags");
-	refused_patch(buf, len, ev0 + 24, 0x7ff8000000000000ull, false,
-		      "finite"); /* mean NaN */
-	refused_patch(buf, len, ev0 + 32, 0xbff0000000000000ull, false,
-		      "finite"); /* m2 -1 */
-	refused_patch(buf, len, ev0 + 8, 0x4059000000000000ull, false,
-		      "minimum"); /* min 100 > max */
-	refused_patch(buf, len, ev0, 11, false, "numbers of intervals");
-	refused_patch(buf, len, ev0 + 56, 1000, false, "origin");
+	refused_patch(buf, len, sums + 8, 4, false, "sums flags");
+	refused_patch(buf, len, sums, 11, false, "sums disagree");
+	refused_patch(buf, len, ev0 + 8, 100, false, "minimum"); /* > max */
+	refused_patch(buf, len, ev0 + 32, 1ull << 40, false,
+		      "sums disagree"); /* sum of squares > total^2 */
+	refused_patch(buf, len, ev0, 1ull << 40, false, "sums disagree");
 	ASSERT_EQ(pctr_stats_unpack(&back, NULL, len), -EINVAL);
 	ASSERT_EQ(pctr_stats_unpack(NULL, buf, len), -EINVAL);
 	ASSERT_EQ(pctr_stats_pack(NULL, NULL, 0), -EINVAL);
@@ -332,7 +406,7 @@ TEST(region_part_carries_the_spread)
 {
 	struct pctr_stats *st = sample_stats(0, 10, 7), *back;
 	double sd[3] = { 0.5, 0, 1e300 };
-	size_t len, plain = 64 + 3 * 136 + 4 * 80 + 15 * 40;
+	size_t len, plain = 64 + 3 * 136 + 16 + 4 * 48 + 9 * 16 + 15 * 16;
 	unsigned char *buf;
 	uint64_t n;
 
@@ -526,6 +600,7 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(pack_and_unpack_give_every_figure_back)
 			       TEST_CASE(layout_is_fixed_and_little_endian)
+			       TEST_CASE(version_1_packs_are_still_read)
 			       TEST_CASE(region_part_carries_the_spread)
 			       TEST_CASE(unpack_refuses_bad_packs)
 			       TEST_CASE(unpack_of_random_bytes_never_crashes)
