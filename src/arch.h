@@ -23,7 +23,11 @@
  *              plans (src/plan.c): PCTR_ARCH_PMC_OPERAND, 1 if the counter
  *              read takes the counter's number as an operand (x86 rdpmc),
  *              0 if the instruction names it (arm64 mrs: one reader is
- *              compiled per counter); PCTR_ARCH_PMC_SHIFT, 64 - pmc_width
+ *              compiled per counter); PCTR_ARCH_PMC_HALVES, 1 if the port
+ *              reads a counter in two 32-bit halves,
+ *              pctr__arch_read_pmc_halves(hw, &lo, &hi) (x86 rdpmc's eax
+ *              and edx), which plans join with the sign extension
+ *              (mmap_read.h); PCTR_ARCH_PMC_SHIFT, 64 - pmc_width
  *              of the usual counter; PCTR_ARCH_TIME_SHORT, 1 if the port's
  *              kernel sets cap_user_time_short, and then always with
  *              cap_user_time; PCTR_ARCH_TAIL_FN(type, name, value), a

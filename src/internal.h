@@ -9,6 +9,7 @@
 #define PCTR_INTERNAL_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <linux/perf_event.h>
 #include "pctr.h"
@@ -183,12 +184,19 @@ struct pctr__group {
  * plan.c: a self-monitoring set's read plan.  A reader gets the entries
  * of the events it reads and where their results go; a reader for the
  * whole set gets set->pc, which is the set's address (set->pc comes
- * first), and the exported reads call it with nothing in between.
+ * first), and the exported reads call it with nothing in between.  A
+ * sample's reader gets @at, the sample's address moved on by the counts
+ * before its first (a run after the first): its counts are
+ * PCTR__AT_COUNTS(at)[0..], and pctr_set_read() passes the sample as it
+ * got it.
  */
 typedef int (*pctr__values_fn)(const struct pctr__plan_ctr *pc,
 			       uint64_t *out);
-typedef int (*pctr__sample_fn)(const struct pctr__plan_ctr *pc,
-			       struct pctr_count *out, uint64_t cyc);
+typedef int (*pctr__sample_fn)(const struct pctr__plan_ctr *pc, char *at,
+			       uint64_t cyc);
+#define PCTR__AT_COUNTS(at)                                                    \
+	((struct pctr_count *)((at) + offsetof(struct pctr_sample, count)))
+#define PCTR__AT_MOVE(at, n) ((at) + (size_t)(n) * sizeof(struct pctr_count))
 
 struct pctr__plan_seg {
 	pctr__values_fn values; /* NULL after the last */
@@ -246,6 +254,9 @@ struct pctr_set {
 	unsigned long forks; /* pctr__forks when opened: mappings are ours */
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */
 };
+/* pc[]'s baseline times are read as 16-byte pairs: calloc() aligns them */
+_Static_assert(_Alignof(struct pctr_set) <= _Alignof(max_align_t),
+	       "a set from calloc() is aligned");
 
 /*
  * overflow.c: called by set.c once every counter of the set is open (the

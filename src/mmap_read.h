@@ -38,18 +38,49 @@
 #define PCTR__BARRIER() __asm__ volatile("" ::: "memory")
 #define PCTR__MMAP_RETRIES 1000
 
+/*
+ * @cyc timestamp ticks in nanoseconds by the page's time_mult and
+ * time_shift.  perf_event.h spells it quot * mult + ((rem * mult) >> shift)
+ * (quot and rem: @cyc divided by 1 << shift), which is (cyc * mult) >> shift
+ * with the product in 128 bits while time_shift is at most 32 (rem * mult
+ * then fits 64 bits): the kernel makes the page's shift with
+ * clocks_calc_mult_shift(), which tries 32 down, and computes its own
+ * clock the 128-bit way (mul_u64_u32_shr(), as libperf's
+ * perf_mmap__read_self() does too).  Where the CPU multiplies into two
+ * registers and shifts a register pair by a count (x86 mul, shrd) that is
+ * two instructions; elsewhere the quotient and remainder are cheaper.
+ */
+static inline __attribute__((always_inline)) uint64_t
+pctr__cyc_ns(uint64_t cyc, uint64_t mult, uint16_t shift)
+{
+#if defined(__x86_64__)
+	uint64_t ns = mult, hi = cyc;
+
+	/*
+	 * rdx:rax = mult * cyc, then rax = rdx:rax >> (shift & 63).  mul
+	 * multiplies rax by its operand, here rdx, where the readers get
+	 * @cyc (their third argument): neither value is moved.
+	 */
+	__asm__("mulq %%rdx\n\tshrdq %%cl, %%rdx, %%rax"
+		: "+a"(ns), "+d"(hi)
+		: "c"((uint32_t)shift)
+		: "cc");
+	return ns;
+#else
+	uint64_t quot = cyc >> shift;
+	uint64_t rem = cyc - (quot << shift);
+
+	return quot * mult + ((rem * mult) >> shift);
+#endif
+}
+
 static inline uint64_t
 pctr__time_delta(const struct perf_event_mmap_page *pc, uint64_t cyc)
 {
-	uint64_t quot, rem;
-	uint16_t shift = pc->time_shift;
-	uint32_t mult = pc->time_mult;
-
 	if (pc->cap_user_time_short)
 		cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
-	quot = cyc >> shift;
-	rem = cyc & (((uint64_t)1 << shift) - 1);
-	return pc->time_offset + quot * mult + ((rem * mult) >> shift);
+	return pc->time_offset + pctr__cyc_ns(cyc, pc->time_mult,
+					      pc->time_shift);
 }
 
 /* width 64 (or a page without one, 0) shifts by 0: nothing to extend */
@@ -148,12 +179,20 @@ pctr__mmap_read_value(const struct perf_event_mmap_page *pc,
 struct pctr__plan_ctr {
 	const struct perf_event_mmap_page *page;
 	uint64_t base; /* the reset baseline's count */
-	uint64_t base_ena, base_run; /* its times (a group's are its leader's) */
+	/* its times (a group's are its leader's), 16-byte aligned: a pair */
+	_Alignas(16) uint64_t base_ena;
+	uint64_t base_run;
 	uint32_t hw; /* the page's index minus one that the plan expects */
 	uint16_t shift; /* 64 - pmc_width */
 	uint16_t pos; /* this entry's event: plan.c finds the set from it */
 	uint32_t index; /* hw + 1: the page's index itself */
 };
+
+/*
+ * The counter a plan reads, sign-extended from 64 - @shift bits: the
+ * port's counter read (plan.c), a fake one in the unit tests.
+ */
+typedef uint64_t (*pctr__plan_pmc_fn)(uint32_t hw, unsigned int shift);
 
 /* perf_event_mmap_page.capabilities, with the kernel's bit layout */
 union pctr__caps {
@@ -165,12 +204,44 @@ union pctr__caps {
 	};
 };
 
-/* the baseline loaded early: only where loads pair (arm64 ldp) it helps */
+/*
+ * The baseline loaded early only where loads pair (arm64 ldp): elsewhere
+ * it is loaded where it is taken off (x86: the subtraction's operand).
+ */
 #if defined(__aarch64__)
 #define PCTR__PLAN_PAIR(x) __asm__("" : "+r"(x))
+#define PCTR__PLAN_BASE(early, late) (early)
 #else
 #define PCTR__PLAN_PAIR(x) ((void)0)
+#define PCTR__PLAN_BASE(early, late) ((void)(early), (late))
 #endif
+
+/*
+ * Two adjacent 64-bit fields (a page's time_enabled and time_running, a
+ * sample's enabled and running, an entry's baseline times) as one vector:
+ * loaded, added to and stored by one instruction each (SSE2, NEON).  The
+ * 8-byte aligned type reads the page and writes the sample; the 16-byte
+ * aligned one reads an entry (x86: an operand of the subtraction).
+ */
+typedef uint64_t pctr__u64x2 __attribute__((vector_size(16), aligned(8),
+					      may_alias));
+typedef uint64_t pctr__u64x2a __attribute__((vector_size(16), aligned(16),
+					       may_alias));
+/*
+ * A value computed by here, in a register (PIN_X2: a vector register, and
+ * no load moved before it; PIN: a general one).  The readers compute what
+ * they can before the seqlock's second read, where a load may be the
+ * operand of the instruction that uses it (x86) and the inputs need no
+ * registers across what follows.
+ */
+#if defined(__x86_64__)
+#define PCTR__PLAN_PIN_X2(x) __asm__ volatile("" : "+x"(x) : : "memory")
+#elif defined(__aarch64__)
+#define PCTR__PLAN_PIN_X2(x) __asm__ volatile("" : "+w"(x) : : "memory")
+#else
+#define PCTR__PLAN_PIN_X2(x) PCTR__BARRIER()
+#endif
+#define PCTR__PLAN_PIN(x) __asm__ volatile("" : "+r"(x))
 
 static inline __attribute__((always_inline)) uint64_t
 pctr__plan_extend(uint64_t raw, unsigned int shift)
@@ -179,47 +250,72 @@ pctr__plan_extend(uint64_t raw, unsigned int shift)
 }
 
 /*
+ * A counter from the two halves x86's rdpmc returns (eax and edx, each
+ * zero-extended to 64 bits), sign-extended from 64 - @shift bits: the high
+ * half shifted to the top and back arithmetically, the low half or'ed in.
+ * Three instructions where joining the halves and then extending takes
+ * four.  The high half's bits above the width fall off the top; with
+ * @shift 32 or more (a counter of 32 bits or fewer) the sign is the low
+ * half's, which the general extension takes.
+ */
+static inline __attribute__((always_inline)) uint64_t
+pctr__plan_join(uint64_t lo, uint64_t hi, unsigned int shift)
+{
+	if (shift >= 32)
+		return pctr__plan_extend(lo | hi << 32, shift);
+	return (uint64_t)((int64_t)(hi << (32 + shift)) >> shift) | lo;
+}
+
+/*
+ * @hw and @index as a reader passes them: where the counter instruction
+ * names its register (arm64 mrs) they are constants of the reader; where
+ * it takes the counter as an operand (x86 rdpmc) the reader passes
+ * PCTR__PLAN_HW_ENTRY and they are the entry's, each loaded where it is
+ * used rather than at the start, where it would hold a register.
+ */
+#define PCTR__PLAN_HW_ENTRY UINT32_MAX
+#define PCTR__PLAN_INDEX(e, hw, index)                                        \
+	((hw) == PCTR__PLAN_HW_ENTRY ? (e)->index : (index))
+#define PCTR__PLAN_HW(e, hw) ((hw) == PCTR__PLAN_HW_ENTRY ? (e)->hw : (hw))
+
+/*
  * One counter's count less its baseline, if its page still shows counter
- * @hw (@index, hw + 1: the ports that take @hw from the entry compare with
- * the entry's) and did not change meanwhile.  Return: 1, or 0 (not read).
+ * @hw (@index, hw + 1) and did not change meanwhile.  The page's fields
+ * are read once each between the barriers, where the compiler may not
+ * load them again, and not as volatile: a load may then be the operand of
+ * the compare or of the addition that uses it (x86).  The baseline is
+ * taken off last, for the same reason.  Return: 1, or 0 (not read).
  */
 static inline __attribute__((always_inline)) int
 pctr__plan_value(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
-		 unsigned int shift, uint64_t (*read_pmc)(uint32_t hw),
-		 uint64_t *out)
+		 unsigned int shift, pctr__plan_pmc_fn read_pmc, uint64_t *out)
 {
 	const struct perf_event_mmap_page *pc = e->page;
-	uint64_t base = e->base, raw, off;
+	uint64_t base = e->base, v;
 	uint32_t seq;
 
 	/* the page and the baseline in one load (ldp) where the port can */
 	PCTR__PLAN_PAIR(base);
 	seq = PCTR__READ_ONCE(pc->lock);
 	PCTR__BARRIER();
-	/* read once, compared at once: may be an operand of the compare */
-	if (pc->index != index)
+	if (pc->index != PCTR__PLAN_INDEX(e, hw, index))
 		return 0;
-	raw = read_pmc(hw);
-	off = PCTR__READ_ONCE(pc->offset);
+	v = read_pmc(PCTR__PLAN_HW(e, hw), shift) + pc->offset;
+	PCTR__PLAN_PIN(v);
 	PCTR__BARRIER();
-	if (PCTR__READ_ONCE(pc->lock) != seq)
+	if (pc->lock != seq)
 		return 0;
-	*out = off + pctr__plan_extend(raw, shift) - base;
+	*out = v - PCTR__PLAN_BASE(base, e->base);
 	return 1;
 }
 
 /*
- * time_offset + cyc converted to nanoseconds, as perf_event.h spells it
- * (quot * mult + ((rem * mult) >> shift)), rem taken as cyc less quot's
- * part.
+ * time_offset + cyc converted to nanoseconds (pctr__cyc_ns()).
  */
 static inline __attribute__((always_inline)) uint64_t
 pctr__plan_ns(uint64_t cyc, uint64_t mult, uint16_t shift, uint64_t toff)
 {
-	uint64_t quot = cyc >> shift;
-	uint64_t rem = cyc - (quot << shift);
-
-	return toff + quot * mult + ((rem * mult) >> shift);
+	return toff + pctr__cyc_ns(cyc, mult, shift);
 }
 
 /*
@@ -227,53 +323,50 @@ pctr__plan_ns(uint64_t cyc, uint64_t mult, uint16_t shift, uint64_t toff)
  * baseline.  @time_short: whether the port's kernel sets
  * cap_user_time_short, and then always with cap_user_time (arm64's
  * arch_perf_update_userpage() clears the three time bits and sets them
- * together; x86's never sets it): one bit then says both.  The fields
- * within the seqlock are read once each: after the barrier the compiler
- * may not load them again.
+ * together; x86's never sets it): one bit then says both.  The times are
+ * worked out before the counter is read, within the seqlock, so that only
+ * the pair of them stays live across the read (x86's rdpmc takes three of
+ * its nine scratch registers).
+ * *@times gets the times, less the baseline's, for the group's other
+ * counts.
  * Return: 1, or 0 (not read: also when the page gives no time).
  */
 static inline __attribute__((always_inline)) int
 pctr__plan_lead(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
-		unsigned int shift, bool time_short,
-		uint64_t (*read_pmc)(uint32_t hw), uint64_t cyc,
-		struct pctr_count *out)
+		unsigned int shift, bool time_short, pctr__plan_pmc_fn read_pmc,
+		uint64_t cyc, struct pctr_count *out, pctr__u64x2 *times)
 {
 	const struct perf_event_mmap_page *pc = e->page;
-	uint64_t base = e->base, bena = e->base_ena, brun = e->base_run;
-	uint64_t raw, off, ena, run, mult, toff, tcyc = 0, tmask = 0, delta;
+	uint64_t base = e->base, v, delta;
+	pctr__u64x2 t;
 	union pctr__caps caps;
 	uint32_t seq;
-	uint16_t tshift;
 
-	/* the entry in two loads (ldp) where the port can */
-	__asm__("" : "+r"(pc), "+r"(base), "+r"(bena), "+r"(brun));
+	PCTR__PLAN_PAIR(base);
 	seq = PCTR__READ_ONCE(pc->lock);
 	PCTR__BARRIER();
-	if (pc->index != index) /* as in pctr__plan_value() */
+	if (pc->index != PCTR__PLAN_INDEX(e, hw, index)) /* see plan_value */
 		return 0;
-	caps.all = PCTR__READ_ONCE(pc->capabilities);
+	caps.all = pc->capabilities;
 	if (!(time_short ? caps.user_time_short : caps.user_time))
 		return 0;
-	ena = pc->time_enabled;
-	run = pc->time_running;
-	mult = PCTR__READ_ONCE(pc->time_mult);
-	tshift = pc->time_shift;
-	toff = pc->time_offset;
-	if (time_short) {
-		tcyc = pc->time_cycles;
-		tmask = pc->time_mask;
-	}
-	raw = read_pmc(hw);
-	off = PCTR__READ_ONCE(pc->offset);
-	PCTR__BARRIER();
-	if (PCTR__READ_ONCE(pc->lock) != seq)
-		return 0;
 	if (time_short)
-		cyc = tcyc + ((cyc - tcyc) & tmask);
-	delta = pctr__plan_ns(cyc, mult, tshift, toff);
-	out->value = off + pctr__plan_extend(raw, shift) - base;
-	out->enabled = ena + delta - bena;
-	out->running = run + delta - brun;
+		cyc = pc->time_cycles + ((cyc - pc->time_cycles) &
+					 pc->time_mask);
+	delta = pctr__plan_ns(cyc, pc->time_mult, pc->time_shift,
+			      pc->time_offset);
+	t = *(const pctr__u64x2 *)&pc->time_enabled + delta;
+	/* computed here: mult, shift and the offset take no registers later */
+	PCTR__PLAN_PIN_X2(t);
+	v = read_pmc(PCTR__PLAN_HW(e, hw), shift) + pc->offset;
+	PCTR__PLAN_PIN(v);
+	PCTR__BARRIER();
+	if (pc->lock != seq)
+		return 0;
+	t -= *(const pctr__u64x2a *)&e->base_ena;
+	out->value = v - PCTR__PLAN_BASE(base, e->base);
+	*(pctr__u64x2 *)&out->enabled = t;
+	*times = t;
 	return 1;
 }
 

@@ -81,13 +81,11 @@ values_slow(const struct pctr__plan_ctr *pc, uint64_t *out)
 }
 
 static __attribute__((noinline)) int
-sample_slow(const struct pctr__plan_ctr *pc, struct pctr_count *out,
-	    uint64_t cyc)
+sample_slow(const struct pctr__plan_ctr *pc, char *at, uint64_t cyc)
 {
 	struct pctr_set *set = set_of(pc);
-	struct pctr_sample *s = (struct pctr_sample *)((char *)(out - pc->pos) -
-						       offsetof(struct pctr_sample,
-								count));
+	struct pctr_sample *s = (struct pctr_sample *)(at - pc->pos *
+						       sizeof(struct pctr_count));
 	int r = pctr__read_sample_slow(set, s);
 
 	(void)cyc;
@@ -97,8 +95,25 @@ sample_slow(const struct pctr__plan_ctr *pc, struct pctr_count *out,
 
 /* ---- the readers ---------------------------------------------------------- */
 
+/*
+ * The counter, sign-extended from 64 - @shift bits: where the port reads
+ * it in halves (x86 rdpmc), joined and extended at once.
+ */
+static inline __attribute__((always_inline)) uint64_t
+read_pmc(uint32_t hw, unsigned int shift)
+{
+#if PCTR_ARCH_PMC_HALVES
+	uint64_t lo, hi;
+
+	pctr__arch_read_pmc_halves(hw, &lo, &hi);
+	return pctr__plan_join(lo, hi, shift);
+#else
+	return pctr__plan_extend(pctr__arch_read_pmc(hw), shift);
+#endif
+}
+
 #if PCTR_ARCH_PMC_OPERAND
-#define RUN_HW(pc, S, i) ((pc)[i].hw), ((pc)[i].index)
+#define RUN_HW(pc, S, i) PCTR__PLAN_HW_ENTRY, 0
 #else
 #define RUN_HW(pc, S, i)                                                      \
 	((uint32_t)(S) + (uint32_t)(i)), ((uint32_t)(S) + (uint32_t)(i) + 1)
@@ -118,7 +133,7 @@ sample_slow(const struct pctr__plan_ctr *pc, struct pctr_count *out,
 		_Pragma("GCC unroll 8") for (int i = 0; i < (N); i++) if (    \
 			!pctr__plan_value(&pc[i], RUN_HW(pc, S, i),           \
 					  SH_##SH(pc, i),                     \
-					  pctr__arch_read_pmc, &out[i]))      \
+					  read_pmc, &out[i]))                 \
 			return values_slow(pc, out);                          \
 		return PCTR_PATH_USER;                                        \
 	}
@@ -126,21 +141,21 @@ sample_slow(const struct pctr__plan_ctr *pc, struct pctr_count *out,
 /* the counts and times of run S..S+N-1, the times its first counter's */
 #define SAMPLE(S, N, SH)                                                      \
 	static int s_##S##_##N##_##SH(const struct pctr__plan_ctr *pc,        \
-				      struct pctr_count *out, uint64_t cyc)   \
+				      char *at, uint64_t cyc)                 \
 	{                                                                     \
-		struct pctr_count c;                                          \
+		struct pctr_count *out = PCTR__AT_COUNTS(at);                 \
+		pctr__u64x2 t;                                                \
                                                                               \
 		if (!pctr__plan_lead(pc, RUN_HW(pc, S, 0), SH_##SH(pc, 0),    \
-				     PCTR_ARCH_TIME_SHORT,                    \
-				     pctr__arch_read_pmc, cyc, &c))           \
-			return sample_slow(pc, out, cyc);                     \
-		out[0] = c;                                                   \
+				     PCTR_ARCH_TIME_SHORT, read_pmc, cyc,     \
+				     &out[0], &t))                            \
+			return sample_slow(pc, at, 0);                        \
 		_Pragma("GCC unroll 8") for (int i = 1; i < (N); i++) {       \
 			if (!pctr__plan_value(&pc[i], RUN_HW(pc, S, i),       \
-					      SH_##SH(pc, i),                 \
-					      pctr__arch_read_pmc, &c.value)) \
-				return sample_slow(pc, out, cyc);             \
-			out[i] = c;                                           \
+					      SH_##SH(pc, i), read_pmc,       \
+					      &out[i].value))                 \
+				return sample_slow(pc, at, 0);                \
+			*(pctr__u64x2 *)&out[i].enabled = t;                  \
 		}                                                             \
 		return 0;                                                     \
 	}
@@ -224,14 +239,13 @@ values_runs(const struct pctr__plan_ctr *pc, uint64_t *out)
 }
 
 static int
-sample_runs(const struct pctr__plan_ctr *pc, struct pctr_count *out,
-	    uint64_t cyc)
+sample_runs(const struct pctr__plan_ctr *pc, char *at, uint64_t cyc)
 {
 	const struct pctr__plan_seg *g = whole(pc)->plan.seg;
 	int r = 0;
 
 	for (; g->values && r == 0; g++)
-		r = g->sample(g->pc, out + g->first, cyc);
+		r = g->sample(g->pc, PCTR__AT_MOVE(at, g->first), cyc);
 	return r;
 }
 
@@ -241,17 +255,14 @@ sample_runs(const struct pctr__plan_ctr *pc, struct pctr_count *out,
  * exported read takes a plain one, so that other sets pay nothing.
  */
 static int
-sample_serial(const struct pctr__plan_ctr *pc, struct pctr_count *out,
-	      uint64_t cyc)
+sample_serial(const struct pctr__plan_ctr *pc, char *at, uint64_t cyc)
 {
 	const struct pctr_set *set = set_of(pc);
-	struct pctr_sample *s = (struct pctr_sample *)((char *)out -
-						       offsetof(struct pctr_sample,
-								count));
+	struct pctr_sample *s = (struct pctr_sample *)at;
 
 	cyc = pctr__arch_tsc(set->serial);
 	s->tsc = cyc;
-	return set->plan.serial(pc, out, cyc);
+	return set->plan.serial(pc, at, cyc);
 }
 
 /* ---- building ------------------------------------------------------------------ */

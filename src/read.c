@@ -377,7 +377,7 @@ pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 	memcpy(&s->nr, &head, sizeof(head));
 	{
 		PCTR_ARCH_TAIL_FN(pctr__sample_fn, fn, set->plan.sample);
-		return fn(set->pc, s->count, cyc);
+		return fn(set->pc, (char *)s, cyc);
 	}
 }
 

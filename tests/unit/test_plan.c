@@ -28,6 +28,23 @@ fake_pmc(uint32_t hw)
 	return hw_value;
 }
 
+/*
+ * The plans' counter read on the fake counter: as x86's port does it
+ * (pctr__plan_join() of rdpmc's halves, zero-extended) and as the others
+ * do (the counter sign-extended whole).
+ */
+static bool halves;
+
+static uint64_t
+fake_read(uint32_t hw, unsigned int shift)
+{
+	uint64_t raw = fake_pmc(hw);
+
+	if (halves)
+		return pctr__plan_join(raw & 0xffffffffu, raw >> 32, shift);
+	return pctr__plan_extend(raw, shift);
+}
+
 static void
 reset_page(uint32_t index, uint16_t width)
 {
@@ -76,7 +93,8 @@ static const struct value_row value_rows[] = {
 };
 
 /* the plan's value equals the general reader's, less the baseline */
-TEST(plan_value_as_general_read)
+static void
+value_as_general_read(void)
 {
 	for (size_t i = 0; i < PCTR_ARRAY_SIZE(value_rows); i++) {
 		const struct value_row *w = &value_rows[i];
@@ -87,11 +105,28 @@ TEST(plan_value_as_general_read)
 		hw_value = w->raw;
 		ASSERT_OK(pctr__mmap_read_value(&page, fake_pmc, &want));
 		e = entry(w->base, 0, 0, (64u - w->width) & 63u);
-		ASSERT_EQ(pctr__plan_value(&e, 2, 3, e.shift, fake_pmc, &got), 1);
+		ASSERT_EQ(pctr__plan_value(&e, 2, 3, e.shift, fake_read, &got), 1);
 		ASSERT_EQ(hw_asked, 2);
 		printf("# line %d: %#llx\n", w->line, (unsigned long long)got);
 		ASSERT_HEX_EQ(got, want - w->base);
+		/* the counter the entry names, as x86's readers ask */
+		hw_asked = ~0u;
+		got = 0;
+		ASSERT_EQ(pctr__plan_value(&e, PCTR__PLAN_HW_ENTRY, 0, e.shift,
+					   fake_read, &got),
+			  1);
+		ASSERT_EQ(hw_asked, 2);
+		ASSERT_HEX_EQ(got, want - w->base);
 	}
+}
+
+/* the plan's value equals the general reader's, less the baseline */
+TEST(plan_value_as_general_read)
+{
+	halves = false;
+	value_as_general_read();
+	halves = true;
+	value_as_general_read();
 }
 
 /* another index than the plan's, index 0, a page that changed: no read */
@@ -102,70 +137,189 @@ TEST(plan_value_misses)
 
 	reset_page(3, 32);
 	e = entry(0, 0, 0, 32);
-	ASSERT_EQ(pctr__plan_value(&e, 3, 4, 32, fake_pmc, &got), 0);
+	ASSERT_EQ(pctr__plan_value(&e, 3, 4, 32, fake_read, &got), 0);
 	page.index = 0;
-	ASSERT_EQ(pctr__plan_value(&e, 2, 3, 32, fake_pmc, &got), 0);
+	ASSERT_EQ(pctr__plan_value(&e, 2, 3, 32, fake_read, &got), 0);
+	ASSERT_EQ(pctr__plan_value(&e, PCTR__PLAN_HW_ENTRY, 0, 32, fake_read,
+				   &got),
+		  0);
+	page.index = 4; /* the entry's index is 3 */
+	ASSERT_EQ(pctr__plan_value(&e, PCTR__PLAN_HW_ENTRY, 0, 32, fake_read,
+				   &got),
+		  0);
 	page.index = 3;
 	bump_lock = 1;
-	ASSERT_EQ(pctr__plan_value(&e, 2, 3, 32, fake_pmc, &got), 0);
+	ASSERT_EQ(pctr__plan_value(&e, 2, 3, 32, fake_read, &got), 0);
+	bump_lock = 1;
+	ASSERT_EQ(pctr__plan_value(&e, PCTR__PLAN_HW_ENTRY, 0, 32, fake_read,
+				   &got),
+		  0);
 	ASSERT_EQ(got, 77); /* nothing written on a miss */
-	ASSERT_EQ(pctr__plan_value(&e, 2, 3, 32, fake_pmc, &got), 1);
+	ASSERT_EQ(pctr__plan_value(&e, 2, 3, 32, fake_read, &got), 1);
 }
 
+/*
+ * The lead's count and times as the general reader's, less the baseline,
+ * through the constants of a named counter and through the entry; the
+ * times for the group's other counts the same.
+ */
 static void
 lead_as_general(bool time_short, uint64_t cyc)
 {
-	struct pctr__plan_ctr e;
-	struct pctr_count want, got;
+	static const uint64_t raw[] = { 0xfffffff0ull, 0x7fffffff0000ull,
+					0x800000000005ull };
+	unsigned int shift = (64u - page.pmc_width) & 63u;
 
-	hw_value = 0xfffffff0ull; /* -16 in 32 bits */
-	ASSERT_OK(pctr__mmap_read(&page, cyc, fake_pmc, &want));
-	e = entry(100, 200, 300, 32);
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, time_short, fake_pmc, cyc, &got),
-		  1);
-	ASSERT_HEX_EQ(got.value, want.value - 100);
-	ASSERT_EQ(got.enabled, want.enabled - 200);
-	ASSERT_EQ(got.running, want.running - 300);
+	for (size_t i = 0; i < PCTR_ARRAY_SIZE(raw); i++) {
+		struct pctr__plan_ctr e;
+		struct pctr_count want, got, got2;
+		pctr__u64x2 t = { 1, 2 }, t2 = { 1, 2 };
+
+		hw_value = raw[i];
+		ASSERT_OK(pctr__mmap_read(&page, cyc, fake_pmc, &want));
+		e = entry(100, 200, 300, shift);
+		ASSERT_EQ(pctr__plan_lead(&e, 2, 3, shift, time_short,
+					  fake_read, cyc, &got, &t),
+			  1);
+		ASSERT_HEX_EQ(got.value, want.value - 100);
+		ASSERT_UEQ(got.enabled, want.enabled - 200);
+		ASSERT_UEQ(got.running, want.running - 300);
+		ASSERT_UEQ(t[0], got.enabled);
+		ASSERT_UEQ(t[1], got.running);
+		hw_asked = ~0u;
+		ASSERT_EQ(pctr__plan_lead(&e, PCTR__PLAN_HW_ENTRY, 0, shift,
+					  time_short, fake_read, cyc, &got2,
+					  &t2),
+			  1);
+		ASSERT_EQ(hw_asked, 2);
+		ASSERT_HEX_EQ(got2.value, got.value);
+		ASSERT_UEQ(got2.enabled, got.enabled);
+		ASSERT_UEQ(got2.running, got.running);
+		ASSERT_UEQ(t2[0], t[0]);
+		ASSERT_UEQ(t2[1], t[1]);
+	}
 }
 
 /* the times extrapolated as the general reader does, short or not */
 TEST(plan_lead_times)
 {
-	reset_page(3, 32);
-	lead_as_general(false, 123456789);
-	lead_as_general(false, (uint64_t)1 << 62); /* quot * mult wraps */
-	reset_page(3, 32);
-	page.cap_user_time_short = 1;
-	page.time_cycles = 0x10000;
-	page.time_mask = 0xffffff;
-	lead_as_general(true, 0x7000123456ull); /* wrapped to 24 bits */
-	lead_as_general(true, 0x10005);
+	for (int h = 0; h < 2; h++) {
+		halves = h;
+		reset_page(3, 32);
+		lead_as_general(false, 123456789);
+		lead_as_general(false, (uint64_t)1 << 62); /* quot * mult wraps */
+		reset_page(3, 48); /* x86's counters */
+		page.time_shift = 32;
+		page.time_mult = 0xffffffffu;
+		lead_as_general(false, ~0ull - 12345);
+		reset_page(3, 32);
+		page.cap_user_time_short = 1;
+		page.time_cycles = 0x10000;
+		page.time_mask = 0xffffff;
+		lead_as_general(true, 0x7000123456ull); /* wrapped to 24 bits */
+		lead_as_general(true, 0x10005);
+	}
 }
 
 /*
  * A page without user time, or whose short-time bit is not the port's
  * (arm64's kernel sets it with cap_user_time, x86's never), another
- * index, a page that changed: no read.
+ * index, a page that changed: no read, nothing written.
  */
 TEST(plan_lead_misses)
 {
 	struct pctr__plan_ctr e;
 	struct pctr_count got = { 1, 2, 3 };
+	pctr__u64x2 t = { 4, 5 };
 
 	reset_page(3, 32);
 	e = entry(0, 0, 0, 32);
 	page.cap_user_time = 0;
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, false, fake_pmc, 1, &got), 0);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, false, fake_read, 1, &got, &t),
+		  0);
+	ASSERT_EQ(pctr__plan_lead(&e, PCTR__PLAN_HW_ENTRY, 0, 32, false,
+				  fake_read, 1, &got, &t),
+		  0);
 	page.cap_user_time = 1;
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, true, fake_pmc, 1, &got), 0);
-	ASSERT_EQ(pctr__plan_lead(&e, 1, 2, 32, false, fake_pmc, 1, &got), 0);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, true, fake_read, 1, &got, &t),
+		  0);
+	ASSERT_EQ(pctr__plan_lead(&e, 1, 2, 32, false, fake_read, 1, &got, &t),
+		  0);
+	page.index = 4;
+	ASSERT_EQ(pctr__plan_lead(&e, PCTR__PLAN_HW_ENTRY, 0, 32, false,
+				  fake_read, 1, &got, &t),
+		  0);
+	page.index = 3;
 	bump_lock = 1;
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, false, fake_pmc, 1, &got), 0);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, false, fake_read, 1, &got, &t),
+		  0);
 	ASSERT_EQ(got.value, 1);
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, false, fake_pmc, 1, &got), 1);
+	ASSERT_EQ(got.enabled, 2);
+	ASSERT_EQ(t[0], 4);
+	ASSERT_EQ(t[1], 5);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, false, fake_read, 1, &got, &t),
+		  1);
 	page.cap_user_time_short = 1;
 	page.time_mask = ~0ull;
-	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, true, fake_pmc, 1, &got), 1);
+	ASSERT_EQ(pctr__plan_lead(&e, 2, 3, 32, true, fake_read, 1, &got, &t),
+		  1);
+}
+
+/*
+ * rdpmc's halves joined and sign-extended at once (x86's readers) as the
+ * whole counter sign-extended, for every width from 1 to 64 bits: bits
+ * above the width ignored, the sign bit in the low half (32 bits or
+ * fewer), at the top of the high half, in between.
+ */
+TEST(plan_join_halves)
+{
+	static const uint64_t raw[] = {
+		0, 1, 0xffffffffull, 0x80000000ull, 0x7fffffffull,
+		0xffffffffffffull, 0x800000000000ull, 0x7fffffffffffull,
+		0xdead00000005ull, 0xffffffff00000000ull, ~0ull,
+		0x8000000000000000ull, 0x123456789abcdefull,
+	};
+
+	for (unsigned int shift = 0; shift < 64; shift++)
+		for (size_t i = 0; i < PCTR_ARRAY_SIZE(raw); i++) {
+			uint64_t want = pctr__plan_extend(raw[i], shift);
+			uint64_t got = pctr__plan_join(raw[i] & 0xffffffffu,
+						       raw[i] >> 32, shift);
+
+			if (got != want)
+				printf("# shift %u, raw %#llx\n", shift,
+				       (unsigned long long)raw[i]);
+			ASSERT_HEX_EQ(got, want);
+		}
+}
+
+/*
+ * Timestamp ticks to nanoseconds as perf_event.h spells it (quot * mult +
+ * ((rem * mult) >> shift), 64-bit arithmetic), for every shift the kernel
+ * makes (0 to 32) and the largest multipliers and counts: x86's 128-bit
+ * product and shift gives the same, wrapping included.
+ */
+TEST(plan_cyc_ns)
+{
+	static const uint64_t cyc[] = { 0, 1, 1000, 0xffffffffull,
+					(uint64_t)1 << 40, 0x123456789abcdefull,
+					(uint64_t)1 << 63, ~0ull };
+	static const uint32_t mult[] = { 0, 1, 3u << 9, 0x80000000u,
+					 0xffffffffu };
+
+	for (uint16_t shift = 0; shift <= 32; shift++)
+		for (size_t i = 0; i < PCTR_ARRAY_SIZE(cyc); i++)
+			for (size_t k = 0; k < PCTR_ARRAY_SIZE(mult); k++) {
+				uint64_t quot = cyc[i] >> shift;
+				uint64_t rem = cyc[i] &
+					       (((uint64_t)1 << shift) - 1);
+				uint64_t want = quot * mult[k] +
+						((rem * mult[k]) >> shift);
+
+				ASSERT_HEX_EQ(pctr__cyc_ns(cyc[i], mult[k],
+							   shift),
+					      want);
+			}
 }
 
 /* ---- runs -------------------------------------------------------------- */
@@ -258,5 +412,7 @@ main(void)
 				       TEST_CASE(plan_value_misses)
 					       TEST_CASE(plan_lead_times)
 						       TEST_CASE(plan_lead_misses)
-							       TEST_CASE(plan_runs)));
+							       TEST_CASE(plan_join_halves)
+								       TEST_CASE(plan_cyc_ns)
+									       TEST_CASE(plan_runs)));
 }

@@ -16,6 +16,8 @@
 #define PCTR_ARCH_USER_ACCESS_SYSCTL "/proc/sys/kernel/perf_user_access"
 /* mrs names its register: read plans have a reader per counter number */
 #define PCTR_ARCH_PMC_OPERAND 0
+/* the register is read whole */
+#define PCTR_ARCH_PMC_HALVES 0
 /* the kernel sets cap_user_time_short with cap_user_time (56-bit timer) */
 #define PCTR_ARCH_TIME_SHORT 1
 /* 64 - pmc_width of a plain event (32 bits; "long" events have 64) */

@@ -24,6 +24,8 @@
  */
 #define PCTR_ARCH_PMC_OPERAND 1
 #define PCTR_ARCH_PMC_SHIFT 0
+/* 1 if the counter is read in two 32-bit halves (src/arch.h) */
+#define PCTR_ARCH_PMC_HALVES 0
 /* whether the kernel sets cap_user_time_short whenever cap_user_time */
 #define PCTR_ARCH_TIME_SHORT 0
 

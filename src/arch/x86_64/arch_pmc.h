@@ -17,14 +17,26 @@
 /* an indirect tail call jumps through memory: nothing to pin */
 #define PCTR_ARCH_TAIL_FN(type, name, value) type name = (value)
 
-/* @hw is the mmap page's index minus one: the rdpmc counter number. */
+/*
+ * @hw is the mmap page's index minus one: the rdpmc counter number.  rdpmc
+ * writes eax and edx, which zero-extends them into rax and rdx: the halves
+ * are returned as they are, for read plans to join with the sign
+ * extension (mmap_read.h, pctr__plan_join()).
+ */
+#define PCTR_ARCH_PMC_HALVES 1
 /* always inlined: the read path must not pay a call per counter */
+static inline __attribute__((always_inline)) void
+pctr__arch_read_pmc_halves(uint32_t hw, uint64_t *lo, uint64_t *hi)
+{
+	__asm__ volatile("rdpmc" : "=a"(*lo), "=d"(*hi) : "c"(hw));
+}
+
 static inline __attribute__((always_inline)) uint64_t
 pctr__arch_read_pmc(uint32_t hw)
 {
-	uint64_t lo, hi; /* rdpmc writes eax and edx: rax and rdx zero-extended */
+	uint64_t lo, hi;
 
-	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(hw));
+	pctr__arch_read_pmc_halves(hw, &lo, &hi);
 	return lo | hi << 32;
 }
 

@@ -13,16 +13,18 @@
 static inline uint64_t
 pctr__arch_tsc(int serial)
 {
-	uint32_t lo, hi, aux;
+	/* eax and edx, zero-extended into rax and rdx: no move to join them */
+	uint64_t lo, hi;
+	uint32_t aux;
 
 	if (serial == PCTR_SERIAL_RDTSCP) {
 		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-		return lo | (uint64_t)hi << 32;
+		return lo | hi << 32;
 	}
 	if (serial == PCTR_SERIAL_FENCE)
 		__asm__ volatile("lfence" ::: "memory");
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return lo | (uint64_t)hi << 32;
+	return lo | hi << 32;
 }
 
 /* The TSC's frequency as the CPU states it, 0 if it does not. */
