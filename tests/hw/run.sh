@@ -366,8 +366,9 @@ write_bench() { # LOG of test_hw_cost
 			echo "  constant every measurement carries."
 			echo "* **per read, user / total**: instructions of one \`pctr_set_read()\`,"
 			echo "  counted by a second set around K and 2K reads (difference taken),"
-			echo "  user mode only / user and kernel (minimum over trials: a timer tick"
-			echo "  adds thousands)."
+			echo "  user mode only / user and kernel (the least 2K run less the least"
+			echo "  K run over the trials: a timer tick adds thousands to the run it"
+			echo "  falls in)."
 			echo
 			echo "| read path | events | pair | per read, user | per read, total |"
 			echo "|---|---:|---:|---:|---:|"
