@@ -324,10 +324,26 @@ ref_close(struct ref_sampler *r)
  * the set's signals is kernel time, where a :u sampler has no sample, and
  * the two timers, of one period, drift in and out of phase (mode f prints
  * both).
+ *
+ * Not under valgrind, where neither premise holds: its core makes system
+ * calls of its own in the thread (spin_helper_makes_no_system_call is not
+ * run there), in which a :u expiry is dropped (a soak's valgrind stage:
+ * 91 samples for 104 periods seen), and the steps of its translated loop
+ * are long enough to count as gaps, so that less is seen than ran (132
+ * samples for 105 periods seen).  There the figures are printed.
  */
 #define ASSERT_SEEN_RATE(n, seen, period)                                     \
-	ASSERT_GE((long long)(n) * 100,                                       \
-		  (long long)(((seen).wall_ns - (seen).gap_ns) / (period)) * 95)
+	do {                                                                  \
+		long long seen_ = (long long)(((seen).wall_ns -               \
+					       (seen).gap_ns) /               \
+					      (period));                      \
+		if (TEST_UNDER_VALGRIND())                                    \
+			printf("# under valgrind: %lld for %lld periods seen " \
+			       "running, not held to 95%%\n",                \
+			       (long long)(n), seen_);                        \
+		else                                                          \
+			ASSERT_GE((long long)(n) * 100, seen_ * 95);          \
+	} while (0)
 
 static inline int
 count_fds(void)
