@@ -227,6 +227,31 @@ test_touch_pages(size_t n)
 	return 0;
 }
 
+/*
+ * A clock read in user mode with one instruction, no call and no system
+ * call: the TSC, arm64's virtual counter, in ticks of its own (a test
+ * converts them by timing them against CLOCK_MONOTONIC).  Elsewhere 0: a
+ * loop that times its steps with it sees no gap, and what is held to the
+ * time it saw itself running holds.
+ */
+__attribute__((always_inline)) static inline uint64_t
+ticks_now(void)
+{
+#if defined(__x86_64__)
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	return 0;
+#endif
+}
+
 /* the TAP line of a finished case; 1 if it counts as a failure */
 /*
  * Run @fn in a child whose seccomp filter kills it at any system call but

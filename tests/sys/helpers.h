@@ -67,29 +67,6 @@ extern const char __start_pctr_work[], __stop_pctr_work[];
 static volatile uint64_t spin_sink;
 
 /*
- * A clock read in user mode with one instruction, no call and no system
- * call: the TSC, arm64's virtual counter.  In ticks of its own
- * (spin_ticks_per_ns converts).
- */
-__attribute__((always_inline)) static inline uint64_t
-ticks_now(void)
-{
-#if defined(__x86_64__)
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
-#elif defined(__aarch64__)
-	uint64_t v;
-
-	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v));
-	return v;
-#else
-	return 0; /* no gaps seen */
-#endif
-}
-
-/*
  * What a spin saw of its own running: its wall time, and the gaps in it,
  * the stretches of a millisecond or more between two looks at the clock
  * 1024 iterations apart (a microsecond or so).  In a gap the thread did

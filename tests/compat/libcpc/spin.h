@@ -30,29 +30,6 @@ thread_cpu_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/*
- * A clock read in user mode with one instruction, no call and no system
- * call: the TSC, arm64's virtual counter, in ticks of its own.  Elsewhere
- * 0: the work is never seen running, and what is held to it holds.
- */
-__attribute__((always_inline)) static inline uint64_t
-ticks_now(void)
-{
-#if defined(__x86_64__)
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
-#elif defined(__aarch64__)
-	uint64_t v;
-
-	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v));
-	return v;
-#else
-	return 0;
-#endif
-}
-
 static void
 spin_ms(int ms)
 {
