@@ -159,8 +159,9 @@ pctr__series_sd(const struct pctr_stats *st, const struct pctr__series *s)
 	return m2 > 0.0 ? sqrt(m2 / (double)(st->n - 1)) : 0.0;
 }
 
-static void
-series_empty(struct pctr__series *s)
+/* a series with no interval: its sums zero, its minimum above any value */
+void
+pctr__series_empty(struct pctr__series *s)
 {
 	s->total = 0;
 	s->sq = 0;
@@ -242,9 +243,9 @@ pctr_stats_new(struct pctr_stats **stp, int nr_events, unsigned int keep)
 		return r;
 	}
 	st->cycles = PCTR_STATS_TIME;
-	series_empty(&st->time);
+	pctr__series_empty(&st->time);
 	for (int i = 0; i < nr_events; i++)
-		series_empty(&st->ev[i]);
+		pctr__series_empty(&st->ev[i]);
 	pctr__extremes_reset(st);
 	st->tsc_hz = pctr_tsc_hz();
 	st->rng = 0x9e3779b97f4a7c15ull;
@@ -359,8 +360,8 @@ pctr_stats_reset(struct pctr_stats *st)
 	if (!st)
 		return pctr__error(EINVAL, "NULL statistics");
 	for (int i = 0; i < st->nr; i++)
-		series_empty(&st->ev[i]);
-	series_empty(&st->time);
+		pctr__series_empty(&st->ev[i]);
+	pctr__series_empty(&st->time);
 	st->n = 0;
 	st->no_cross = false;
 	st->disturbed = 0;

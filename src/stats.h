@@ -158,6 +158,7 @@ void pctr__welford_merge(struct pctr__welford *dst,
 void pctr__summary_interval(struct pctr_summary *out);
 void pctr__welford_summary(const struct pctr__welford *w, double total,
 			   struct pctr_summary *out);
+void pctr__series_empty(struct pctr__series *s);
 double pctr__series_mean(const struct pctr_stats *st,
 			 const struct pctr__series *s);
 double pctr__series_sd(const struct pctr_stats *st,

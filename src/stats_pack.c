@@ -360,15 +360,6 @@ get_welford(struct cursor *c, struct pctr__welford *w)
 	return 0;
 }
 
-static void
-series_reset1(struct pctr__series *s)
-{
-	s->total = 0;
-	s->sq = 0;
-	s->min = UINT64_MAX;
-	s->max = 0;
-}
-
 static pctr__u128
 get_u128(struct cursor *c)
 {
@@ -426,7 +417,7 @@ get_series1(struct cursor *c, struct pctr__series *s, uint64_t *n)
 	     (long double)w.n * origin * origin;
 	s->sq = w.n && sq > 0.0L ? (pctr__u128)(sq + 0.5L) : 0;
 	if (w.n == 0)
-		series_reset1(s);
+		pctr__series_empty(s);
 	return 0;
 }
 
