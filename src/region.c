@@ -652,10 +652,18 @@ calibrate(struct region_thread *t)
 
 	if (r < 0 || reg.calibrate == 0)
 		return r;
+	/*
+	 * A first pair, left out: it writes the thread's bookkeeping for the
+	 * first time, and the faults of those fresh pages (under
+	 * AddressSanitizer, of its shadow too) are no part of a region's
+	 * cost; they made the spread of empty regions' page faults nonzero.
+	 */
 	r = pctr_region_begin_id(CAL_ID);
 	if (r == 0)
 		r = pctr_region_end_id(CAL_ID);
-	for (unsigned int k = 1; r == 0 && k < reg.calibrate; k++)
+	if (r == 0)
+		r = pctr_stats_reset(t->rs[CAL_ID]);
+	for (unsigned int k = 0; r == 0 && k < reg.calibrate; k++)
 		r = empty_pair();
 	if (r < 0)
 		return r;
