@@ -368,14 +368,10 @@ get_u128(struct cursor *c)
 	return lo | (pctr__u128)get_u64(c) << 64;
 }
 
+/* the sums of @n intervals agree with each other (both versions) */
 static int
-get_series(struct cursor *c, struct pctr__series *s, uint64_t n)
+check_series(struct pctr__series *s, uint64_t n)
 {
-	s->total = get_u64(c);
-	s->min = get_u64(c);
-	s->max = get_u64(c);
-	s->sq = get_u128(c);
-	s->overhead = get_u64(c);
 	if (n == 0 && (s->total || s->min || s->max || s->sq))
 		return bad("sums of no interval are not 0");
 	if (n && s->min > s->max)
@@ -388,6 +384,17 @@ get_series(struct cursor *c, struct pctr__series *s, uint64_t n)
 	if (n == 0)
 		s->min = UINT64_MAX;
 	return 0;
+}
+
+static int
+get_series(struct cursor *c, struct pctr__series *s, uint64_t n)
+{
+	s->total = get_u64(c);
+	s->min = get_u64(c);
+	s->max = get_u64(c);
+	s->sq = get_u128(c);
+	s->overhead = get_u64(c);
+	return check_series(s, n);
 }
 
 /*
@@ -415,10 +422,16 @@ get_series1(struct cursor *c, struct pctr__series *s, uint64_t *n)
 	sd = (long double)w.n * w.mean;
 	sq = (long double)w.m2 + sd * w.mean + 2.0L * origin * sd +
 	     (long double)w.n * origin * origin;
+	/* no sum of squares is above the square of the sum (and a u128) */
+	if (sq > (long double)s->total * (long double)s->total)
+		return bad("a count's sums disagree");
 	s->sq = w.n && sq > 0.0L ? (pctr__u128)(sq + 0.5L) : 0;
-	if (w.n == 0)
+	if (w.n == 0) {
 		pctr__series_empty(s);
-	return 0;
+		return 0;
+	}
+	/* what version 2 would hold, held to what version 2 is */
+	return check_series(s, w.n);
 }
 
 static int
@@ -539,6 +552,17 @@ get_body1(struct cursor *c, struct pctr_stats *st)
 	return r;
 }
 
+/* @a and @b are the same 64 bits (NaNs of other payloads are not) */
+static bool
+same_bits(double a, double b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	return x == y;
+}
+
 static int
 get_body2(struct cursor *c, struct pctr_stats *st)
 {
@@ -556,15 +580,26 @@ get_body2(struct cursor *c, struct pctr_stats *st)
 		r = get_series(c, &st->ev[i], st->n);
 	for (int i = 0; i < st->nr; i++)
 		st->xt[i] = get_u128(c);
-	for (int i = 0; i < st->nr; i++)
+	for (int i = 0; i < st->nr; i++) {
 		st->xc[i] = get_u128(c);
+		/* one pack for one set of statistics: the writer's 0 */
+		if (r == 0 && st->cycles == PCTR_STATS_TIME && st->xc[i])
+			r = bad("a sum against the cycle basis is not 0 "
+				"where the basis is the ticks");
+	}
 	for (int k = 0; k < pctr__pairs(st->nr_ratio); k++)
 		st->xy[k] = get_u128(c);
 	for (int k = 0; k < pctr__extremes_nr(st->nr, st->nr_ratio); k++) {
 		double lo = get_double(c), hi = get_double(c);
 
-		if (isnan(lo) && isnan(hi))
+		if (isnan(lo) && isnan(hi)) {
+			/* none: the writer's NAN, bit for bit */
+			if (r == 0 && (!same_bits(lo, NAN) ||
+				       !same_bits(hi, NAN)))
+				r = bad("an empty extreme is not the NaN "
+					"written for none");
 			continue;
+		}
 		if (r == 0 && (!isfinite(lo) || !isfinite(hi) || lo > hi))
 			r = bad("a rate's or ratio's extremes are not finite "
 				"numbers, minimum first");
