@@ -98,6 +98,20 @@ hw_run(char *const argv[], char *const env[], struct hw_run *r)
 	r->err = hw_slurp("/tmp/hw_run.err");
 }
 
+/*
+ * hw_run() at real-time priority, which the program inherits: for
+ * programs whose counts are compared exactly (hw.h, "Undisturbed").  The
+ * program must not wait for another task that it does not block on.
+ */
+static inline void
+hw_run_fifo(char *const argv[], char *const env[], struct hw_run *r)
+{
+	int policy = hw_fifo_begin();
+
+	hw_run(argv, env, r);
+	hw_fifo_end(policy);
+}
+
 /* print a program's output as TAP comments, at most @max lines of each */
 static inline void
 hw_run_show(const struct hw_run *r, int max)

@@ -37,6 +37,7 @@ check_exact(uint64_t (*span)(void *, uint64_t), void *arg, const char *what)
 {
 	long long c = 0;
 	bool first = true;
+	int policy = hw_fifo_begin();
 
 	for (int i = 0; i < HW_SMALL_POINTS; i++) {
 		for (int r = 0; r < hw_points[i].repeats; r++) {
@@ -53,6 +54,7 @@ check_exact(uint64_t (*span)(void *, uint64_t), void *arg, const char *what)
 			first = false;
 		}
 	}
+	hw_fifo_end(policy);
 	return c;
 }
 
@@ -232,7 +234,7 @@ TEST(cpc_example1_exact)
 	hw_prog_install(argv[0], hw_blob_hw_cpc_example1,
 			hw_blob_hw_cpc_example1_end);
 #endif
-	hw_run(argv, env, &r);
+	hw_run_fifo(argv, env, &r);
 	hw_run_show(&r, 3);
 	ASSERT_EQ(r.status, 1);
 	ASSERT_CONTAINS(r.err, "can't sample 'pic0=instructions");
@@ -275,7 +277,7 @@ TEST(cpc_example2_overflow)
 	hw_prog_install(argv[0], hw_blob_hw_cpc_example2,
 			hw_blob_hw_cpc_example2_end);
 #endif
-	hw_run(argv, env, &r);
+	hw_run_fifo(argv, env, &r);
 	hw_run_show(&r, 4);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_STR_EQ(r.err, "");
@@ -338,7 +340,7 @@ menu8(struct hw_run *r, char **args)
 	while (*args)
 		argv[i++] = *args++;
 	argv[i] = NULL;
-	hw_run(argv, NULL, r);
+	hw_run_fifo(argv, NULL, r);
 	if (r->status != 0)
 		hw_run_show(r, 40);
 	ASSERT_EQ(r->status, 0);

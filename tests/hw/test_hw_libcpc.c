@@ -30,6 +30,7 @@ check_exact(uint64_t (*span)(void *, uint64_t), void *arg)
 {
 	long long c = 0;
 	bool first = true;
+	int policy = hw_fifo_begin();
 
 	for (int i = 0; i < HW_SMALL_POINTS; i++) {
 		for (int r = 0; r < hw_points[i].repeats; r++) {
@@ -45,6 +46,7 @@ check_exact(uint64_t (*span)(void *, uint64_t), void *arg)
 			first = false;
 		}
 	}
+	hw_fifo_end(policy);
 	return c;
 }
 

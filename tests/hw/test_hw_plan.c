@@ -39,6 +39,7 @@ values_exact(struct pctr_set *set, int path)
 {
 	uint64_t d[PCTR_MAX_EVENTS];
 	long long c[PCTR_MAX_EVENTS];
+	int policy = hw_fifo_begin();
 
 	for (int i = 0; i < HW_SMALL_POINTS; i++) {
 		uint64_t n = hw_points[i].n;
@@ -56,6 +57,7 @@ values_exact(struct pctr_set *set, int path)
 			ASSERT_LT(off, 5000);
 		}
 	}
+	hw_fifo_end(policy);
 }
 
 /* after one read more: the first after the counters moved remakes the plan */
@@ -326,6 +328,7 @@ TEST(plan_serialized)
 	struct pctr_set *set;
 	long long c[2];
 	uint64_t plain, fenced;
+	int policy = hw_fifo_begin();
 
 	hw_user_read("1");
 	set = hw_thread_set(0, "instructions:u,instructions:u");
@@ -339,6 +342,7 @@ TEST(plan_serialized)
 	ASSERT_OK(pctr_set_serialize(set, PCTR_SERIAL_NONE));
 	ASSERT_EQ(pair(set), plain);
 	pctr_set_free(set);
+	hw_fifo_end(policy);
 }
 
 /*

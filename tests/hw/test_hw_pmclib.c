@@ -45,6 +45,7 @@ check_exact(long long lo, long long hi, uint64_t *total)
 {
 	long long c = 0;
 	bool first = true;
+	int policy = hw_fifo_begin();
 
 	*total = 0;
 	for (int i = 0; i < HW_SMALL_POINTS; i++) {
@@ -62,6 +63,7 @@ check_exact(long long lo, long long hi, uint64_t *total)
 			first = false;
 		}
 	}
+	hw_fifo_end(policy);
 	return c;
 }
 
