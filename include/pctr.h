@@ -1444,7 +1444,10 @@ int pctr_set_sampling(struct pctr_set *set, int idx,
  * @nr_callchain: entries in @callchain (PCTR_SAMPLE_CALLCHAIN; else 0)
  * @callchain:    return addresses, innermost first, user space only
  *                (kernel addresses first with PCTR_SAMPLE_CALLCHAIN_KERNEL);
- *                valid during the callback only
+ *                an entry the kernel gave as user space but that lies in
+ *                the kernel's half (an unwinder's garbage past the last
+ *                frame), or the reverse, is left out; valid during the
+ *                callback only
  *
  * With PCTR_SAMPLE_SIDEBAND, records of other kinds come too; for them
  * @event, @instance, @pid, @tid and @time are filled (@time with

@@ -264,6 +264,31 @@ pctr__ring_parse(const struct pctr__overflow *o, const struct pctr__ring *ring,
 	return err;
 }
 
+/*
+ * A sample's call chain as addresses: the PERF_CONTEXT_* markers go, since
+ * an address says which side it is on (the kernel's are the upper half on
+ * x86-64 and arm64).  An entry whose half disagrees with its marker goes
+ * too: the user unwinder follows frame pointers past the last real frame
+ * into whatever the stack holds (a C library's start built without them),
+ * and a value there that looks like a kernel address (seen in the x86-64
+ * guest, test_hw_tool) is a frame of neither.  Return: entries in @out.
+ */
+static inline uint32_t
+pctr__chain_addresses(const uint64_t *in, uint32_t nr, uint64_t *out,
+		      uint32_t max)
+{
+	uint32_t n = 0;
+	uint64_t user = 0;
+
+	for (uint32_t i = 0; i < nr && n < max; i++) {
+		if (in[i] >= (uint64_t)PERF_CONTEXT_MAX)
+			user = in[i] == (uint64_t)PERF_CONTEXT_USER;
+		else if (in[i] >> 63 != user)
+			out[n++] = in[i];
+	}
+	return n;
+}
+
 /* PERF_RECORD_LOST: { id, lost } after the header */
 static inline uint64_t
 pctr__lost_parse(const struct perf_event_header *h)

@@ -314,10 +314,8 @@ deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 		rec.pid = (pid_t)r.pid;
 		rec.tid = (pid_t)r.tid;
 	}
-	/* keep addresses only: PERF_CONTEXT_* markers say user or kernel */
-	for (uint32_t i = 0; i < r.nr_chain && n < PCTR_ARRAY_SIZE(chain); i++)
-		if (r.chain[i] < (uint64_t)PERF_CONTEXT_MAX)
-			chain[n++] = r.chain[i];
+	n = pctr__chain_addresses(r.chain, r.nr_chain, chain,
+				  PCTR_ARRAY_SIZE(chain));
 	rec.ip = r.ip;
 	if (set->ovf->ev[ring->event].flags & PCTR_SAMPLE_TIME)
 		rec.time = r.time;

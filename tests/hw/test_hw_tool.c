@@ -4,15 +4,20 @@
  * hw_loop (a libc-free program with a known instruction count) exactly,
  * in CSV, JSON and the human report; its default events are hardware ones;
  * -r gives a standard deviation of zero; pctr info and pctr list see the
- * PMU.  The command is a static build of tools/, carried inside
- * this program (embed.py) and written to /tmp/pctr.
+ * PMU; pctr profile takes floor(count / P) samples, all in the loop, names
+ * a forked child's, and unwinds them to main.  The command is a static
+ * build of tools/, carried inside this program (embed.py) and written to
+ * /tmp/pctr, with hw_chain.c, the program it profiles.
  */
+#include <elf.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "hw_ovf.h"
 #include "hw_prog.h"
 
 HW_BLOB(pctr);
+HW_BLOB(hw_chain);
 
 #define PCTR "/tmp/pctr"
 
@@ -556,6 +561,259 @@ TEST(list_shows_pmu_events)
 	}
 }
 
+/* ---- pctr profile ------------------------------------------------------ */
+
+#define CHAIN "/tmp/hw_chain"
+
+struct range {
+	uint64_t lo, hi;
+};
+
+/* where function @name of the static program @path is: its symbol */
+static struct range
+elf_function(const char *path, const char *name)
+{
+	struct stat sb;
+	char *img;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+
+	ASSERT(fd >= 0);
+	ASSERT_OK(fstat(fd, &sb));
+	img = malloc((size_t)sb.st_size);
+	ASSERT(img != NULL);
+	ASSERT_EQ(read(fd, img, (size_t)sb.st_size), sb.st_size);
+	close(fd);
+	eh = (const Elf64_Ehdr *)img;
+	ASSERT(memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0);
+	/* a fixed address: what the samples show is what the file says */
+	ASSERT_EQ(eh->e_type, ET_EXEC);
+	sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+	for (int i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Sym *sym = (const void *)(img + sh[i].sh_offset);
+		const char *str = img + sh[sh[i].sh_link].sh_offset;
+
+		if (sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		for (size_t k = 0; k < sh[i].sh_size / sizeof(*sym); k++) {
+			if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC &&
+			    !strcmp(str + sym[k].st_name, name)) {
+				struct range r = { sym[k].st_value,
+						   sym[k].st_value +
+							   sym[k].st_size };
+
+				free(img);
+				ASSERT_GT(r.hi, r.lo);
+				return r;
+			}
+		}
+	}
+	TEST_FAIL("%s: no function %s", path, name);
+}
+
+#define MAX_FRAMES 32
+
+struct stack {
+	char comm[32];
+	uint64_t frame[MAX_FRAMES]; /* root first */
+	int nr;
+	unsigned long long count;
+};
+
+/*
+ * The lines of a --folded report, "COMM;ROOT;...;LEAF COUNT".  The
+ * guest's pctr has no libdw: user frames are addresses ("0x4005d0").
+ */
+static int
+folded(const char *out, struct stack *st, int max)
+{
+	int n = 0;
+
+	for (const char *l = out; *l; l += strcspn(l, "\n") + 1) {
+		size_t len = strcspn(l, "\n");
+		const char *sp = memrchr(l, ' ', len), *p = l;
+		struct stack *s = &st[n];
+
+		if (!len)
+			break;
+		ASSERT_LT(n, max);
+		if (!sp)
+			TEST_FAIL("not a folded line: %.*s", (int)len, l);
+		s->count = strtoull(sp + 1, NULL, 10);
+		len = strcspn(p, ";");
+		ASSERT_LT(len, sizeof(s->comm));
+		memcpy(s->comm, p, len);
+		s->comm[len] = '\0';
+		p += len;
+		s->nr = 0;
+		while (*p == ';' && p < sp) {
+			char *end;
+
+			ASSERT_LT(s->nr, MAX_FRAMES);
+			s->frame[s->nr++] = strtoull(p + 1, &end, 16);
+			if (strncmp(p + 1, "0x", 2) || (*end != ';' && end != sp))
+				TEST_FAIL("frame %d of %.*s is no address",
+					  s->nr, (int)(strcspn(l, "\n")), l);
+			p = end;
+		}
+		n++;
+		if (!l[strcspn(l, "\n")])
+			break;
+	}
+	return n;
+}
+
+static int
+in(uint64_t a, struct range r)
+{
+	return a >= r.lo && a < r.hi;
+}
+
+/*
+ * pctr profile -e instructions:u -c P OPTIONS -o - -- hw_chain N [ARG]:
+ * with 2N = K P + P / 2 (hw_ovf.h) the program runs K periods and a half
+ * in its loop, and far less than P / 2 outside it (a static program's
+ * start-up and exit, the fork: a few hundred thousand instructions at
+ * most, printed by profile_period_exact's JSON), so the counter overflows
+ * exactly K times, every time inside the loop.
+ */
+static void
+profile_chain(const char *const *opts, const char *arg, struct hw_run *r)
+{
+	char *argv[32], nbuf[32], pbuf[32];
+	uint64_t p = HW_OVF_PERIOD, n = hw_ovf_iterations(p, HW_OVF_K);
+	int i = 0;
+
+	install();
+	hw_prog_install(CHAIN, hw_blob_hw_chain, hw_blob_hw_chain_end);
+	snprintf(nbuf, sizeof(nbuf), "%llu", (unsigned long long)n);
+	snprintf(pbuf, sizeof(pbuf), "%llu", (unsigned long long)p);
+	argv[i++] = PCTR;
+	argv[i++] = "profile";
+	argv[i++] = "-e";
+	argv[i++] = "instructions:u";
+	argv[i++] = "-c";
+	argv[i++] = pbuf;
+	while (*opts)
+		argv[i++] = (char *)*opts++;
+	argv[i++] = "-o";
+	argv[i++] = "-";
+	argv[i++] = "--";
+	argv[i++] = CHAIN;
+	argv[i++] = nbuf;
+	if (arg)
+		argv[i++] = (char *)arg;
+	argv[i] = NULL;
+	hw_run(argv, NULL, r);
+	if (r->status != 0)
+		hw_run_show(r, 20);
+	ASSERT_EQ(r->status, 0);
+}
+
+/*
+ * The samples of a folded report, all of @comm: every stack at least
+ * @min_frames deep, its leaf in the loop.
+ */
+static unsigned long long
+folded_total(const char *out, const char *comm, int min_frames)
+{
+	static struct stack st[256];
+	struct range loop = elf_function(CHAIN, "hw_loop");
+	int nr = folded(out, st, 256);
+	unsigned long long total = 0;
+
+	printf("# %d stacks; hw_loop at [%#llx, %#llx)\n", nr,
+	       (unsigned long long)loop.lo, (unsigned long long)loop.hi);
+	for (int i = 0; i < nr; i++) {
+		printf("# %s, %d frames, leaf %#llx: %llu\n", st[i].comm,
+		       st[i].nr, (unsigned long long)st[i].frame[st[i].nr - 1],
+		       st[i].count);
+		ASSERT_STR_EQ(st[i].comm, comm);
+		ASSERT_GE(st[i].nr, min_frames);
+		ASSERT(in(st[i].frame[st[i].nr - 1], loop));
+		total += st[i].count;
+	}
+	return total;
+}
+
+/* a compact JSON document's integer member @key (its first) */
+static unsigned long long
+json_int(const char *json, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(json, k);
+	if (!p)
+		TEST_FAIL("no %s in:\n%s", k, json);
+	return strtoull(p + strlen(k), NULL, 10);
+}
+
+/* K samples exactly, every one in the loop; the JSON says K, none lost */
+TEST(profile_period_exact)
+{
+	static const char *const fold[] = { "--folded", NULL };
+	static const char *const json[] = { "--json", NULL };
+	struct hw_run r;
+
+	profile_chain(fold, NULL, &r);
+	ASSERT_UEQ(folded_total(r.out, "hw_chain", 1), HW_OVF_K);
+	profile_chain(json, NULL, &r);
+	printf("# %s\n", r.out);
+	ASSERT_UEQ(json_int(r.out, "samples"), HW_OVF_K);
+	ASSERT_UEQ(json_int(r.out, "lost"), 0);
+	ASSERT_UEQ(json_int(r.out, "period"), HW_OVF_PERIOD);
+	ASSERT_CONTAINS(r.out, "\"event\":\"instructions:u\"");
+}
+
+/*
+ * The loop in a forked child that renamed itself: every sample is the
+ * child's (its COMM record), K of them (the counter is inherited at the
+ * fork with a period of its own); the parent runs less than a period.
+ */
+TEST(profile_forked_child)
+{
+	static const char *const fold[] = { "--folded", NULL };
+	struct hw_run r;
+
+	profile_chain(fold, "fork", &r);
+	ASSERT_UEQ(folded_total(r.out, "hw_child", 1), HW_OVF_K);
+}
+
+/*
+ * -g: frame pointers from the loop to main.  hw_loop() has no frame, so
+ * its caller inner() is not seen (its return address is in a register):
+ * the leaf's parent is outer(), then main(); what is above main (the C
+ * library's start, built without frame pointers) is not checked.
+ */
+TEST(profile_call_chain_to_main)
+{
+	static const char *const fold[] = { "-g", "--folded", NULL };
+	static struct stack st[256];
+	struct range outer, mainf;
+	struct hw_run r;
+	int nr;
+
+	profile_chain(fold, NULL, &r);
+	ASSERT_UEQ(folded_total(r.out, "hw_chain", 3), HW_OVF_K);
+	outer = elf_function(CHAIN, "outer");
+	mainf = elf_function(CHAIN, "main");
+	nr = folded(r.out, st, 256);
+	for (int i = 0; i < nr; i++) {
+		const uint64_t *f = st[i].frame + st[i].nr;
+
+		printf("# callers %#llx %#llx; outer() at %#llx, main() at "
+		       "%#llx\n",
+		       (unsigned long long)f[-2], (unsigned long long)f[-3],
+		       (unsigned long long)outer.lo,
+		       (unsigned long long)mainf.lo);
+		ASSERT(in(f[-2], outer));
+		ASSERT(in(f[-3], mainf));
+	}
+}
+
 int
 main(void)
 {
@@ -571,5 +829,8 @@ main(void)
 		TEST_CASE(stat_pinned_events_keep_their_counters)
 		TEST_CASE(stat_unsupported_event)
 		TEST_CASE(info_json_has_pmu)
-		TEST_CASE(list_shows_pmu_events)));
+		TEST_CASE(list_shows_pmu_events)
+		TEST_CASE(profile_period_exact)
+		TEST_CASE(profile_forked_child)
+		TEST_CASE(profile_call_chain_to_main)));
 }

@@ -184,6 +184,27 @@ TEST(callchain_longer_than_record_is_refused)
 		  -EINVAL);
 }
 
+/* markers go; so does an entry on the other side of its marker */
+TEST(callchain_addresses_by_context)
+{
+	const uint64_t k = 0xffffffff81000000ull, u = 0x401000;
+	const uint64_t in[] = { PERF_CONTEXT_KERNEL, k, k + 8,
+				PERF_CONTEXT_USER, u, u + 4,
+				0xffff888000000000ull, /* past the last frame */
+				u + 8, PERF_CONTEXT_KERNEL, u + 12 };
+	const uint64_t want[] = { k, k + 8, u, u + 4, u + 8 };
+	uint64_t out[16];
+
+	ASSERT_EQ(pctr__chain_addresses(in, 10, out, 16), 5);
+	for (int i = 0; i < 5; i++)
+		ASSERT_UEQ(out[i], want[i]);
+	/* room for two */
+	ASSERT_EQ(pctr__chain_addresses(in, 10, out, 2), 2);
+	ASSERT_UEQ(out[1], k + 8);
+	/* before any marker: the kernel's side */
+	ASSERT_EQ(pctr__chain_addresses(in + 4, 2, out, 16), 0);
+}
+
 TEST(lost_record)
 {
 	uint64_t w[3] = { 0, 42, 17 };
@@ -341,7 +362,8 @@ main(void)
 			       TEST_CASE(corrupt_headers_stop_the_reader)
 			       TEST_CASE(parse_field_combinations)
 			       TEST_CASE(callchain_longer_than_record_is_refused)
-			       TEST_CASE(lost_record)
+			       TEST_CASE(callchain_addresses_by_context)
+		TEST_CASE(lost_record)
 			       TEST_CASE(tid_table_fills_and_finds)
 			       TEST_CASE(tid_table_keeps_live_threads)
 			       TEST_CASE(tid_table_exit_marks)
