@@ -1060,7 +1060,8 @@ warnings(const struct opts *o, const struct prof *p, uint64_t lost)
 	if (syms_can_name() < 0)
 		fprintf(stderr, "pctr profile: warning: libdw.so.1 cannot be "
 				"loaded (install the package libdw1): "
-				"user-space samples are not named%s\n",
+				"user-space samples are named by address "
+				"and module only%s\n",
 			o->callgraph == CG_DWARF ? " nor unwound" : "");
 	if (k)
 		fprintf(stderr, "pctr profile: warning: %s\n", k);

@@ -416,6 +416,34 @@ is_kernel(uint64_t ip)
 	return ip >> 63;
 }
 
+/*
+ * Without libdw: the file that maps @ip in @sp (the last of its lines that
+ * holds it), by its file name, or "?"; the function is the address itself,
+ * one row per address.
+ */
+static void
+name_by_maps(const struct space *sp, uint64_t ip, char *fn, size_t fn_len,
+	     char *mod, size_t mod_len)
+{
+	const char *p = sp ? sp->maps : NULL;
+
+	snprintf(fn, fn_len, "%#llx", (unsigned long long)ip);
+	snprintf(mod, mod_len, "?");
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+		unsigned long long lo, hi;
+		const char *path = memchr(p, '/', len), *base;
+
+		if (sscanf(p, "%llx-%llx", &lo, &hi) == 2 && ip >= lo &&
+		    ip < hi && path) {
+			base = memrchr(path, '/', len - (size_t)(path - p));
+			snprintf(mod, mod_len, "%.*s",
+				 (int)(len - (size_t)(base + 1 - p)), base + 1);
+		}
+		p += len + (p[len] == '\n');
+	}
+}
+
 #ifdef HAVE_DWFL
 static Dwfl_Callbacks callbacks;
 
@@ -513,7 +541,9 @@ syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
 		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
 	if (sp)
 		report(sp);
-	c = sp ? cached(s, space, ip) : NULL;
+	if (!sp || !sp->dwfl)
+		return name_by_maps(sp, ip, fn, fn_len, mod, mod_len);
+	c = cached(s, space, ip);
 	if (c && c->space == space && c->ip == ip && c->gen == sp->gen) {
 		snprintf(mod, mod_len, "%s", c->mod);
 		snprintf(fn, fn_len, "%s", c->fn);
@@ -543,11 +573,10 @@ void
 syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
 	  char *mod, size_t mod_len)
 {
-	(void)space;
 	if (is_kernel(ip))
 		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
-	snprintf(fn, fn_len, "%#llx", (unsigned long long)ip);
-	snprintf(mod, mod_len, "?");
+	name_by_maps(space >= 0 ? &s->sp[space] : NULL, ip, fn, fn_len, mod,
+		     mod_len);
 }
 
 void *

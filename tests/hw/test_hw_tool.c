@@ -766,6 +766,9 @@ TEST(profile_period_exact)
 	ASSERT_UEQ(json_int(r.out, "lost"), 0);
 	ASSERT_UEQ(json_int(r.out, "period"), HW_OVF_PERIOD);
 	ASSERT_CONTAINS(r.out, "\"event\":\"instructions:u\"");
+	/* by address (no libdw here), in the module the MMAP2 record named */
+	ASSERT_CONTAINS(r.out, "\"module\":\"hw_chain\"");
+	ASSERT(strstr(r.out, "\"module\":\"?\"") == NULL);
 }
 
 /*
