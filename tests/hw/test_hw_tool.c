@@ -671,15 +671,18 @@ in(uint64_t a, struct range r)
 }
 
 /*
- * pctr profile -e instructions:u -c P OPTIONS -o - -- hw_chain N [ARG]:
+ * pctr profile -e EVENT -c P OPTIONS -o - -- hw_chain N [ARG]:
  * with 2N = K P + P / 2 (hw_ovf.h) the program runs K periods and a half
  * in its loop, and far less than P / 2 outside it (a static program's
  * start-up and exit, the fork: a few hundred thousand instructions at
  * most, printed by profile_period_exact's JSON), so the counter overflows
- * exactly K times, every time inside the loop.
+ * exactly K times, every time inside the loop.  EVENT: instructions:u,
+ * or cycles:u (a user-mode cycle is an instruction under -icount
+ * shift=0).
  */
 static void
-profile_chain(const char *const *opts, const char *arg, struct hw_run *r)
+profile_chain(const char *event, const char *const *opts, const char *arg,
+	      struct hw_run *r)
 {
 	char *argv[32], nbuf[32], pbuf[32];
 	uint64_t p = HW_OVF_PERIOD, n = hw_ovf_iterations(p, HW_OVF_K);
@@ -692,7 +695,7 @@ profile_chain(const char *const *opts, const char *arg, struct hw_run *r)
 	argv[i++] = PCTR;
 	argv[i++] = "profile";
 	argv[i++] = "-e";
-	argv[i++] = "instructions:u";
+	argv[i++] = (char *)event;
 	argv[i++] = "-c";
 	argv[i++] = pbuf;
 	while (*opts)
@@ -756,19 +759,24 @@ TEST(profile_period_exact)
 {
 	static const char *const fold[] = { "--folded", NULL };
 	static const char *const json[] = { "--json", NULL };
+	static const char *const events[] = { "instructions:u", "cycles:u" };
+	char want[64];
 	struct hw_run r;
 
-	profile_chain(fold, NULL, &r);
-	ASSERT_UEQ(folded_total(r.out, "hw_chain", 1), HW_OVF_K);
-	profile_chain(json, NULL, &r);
-	printf("# %s\n", r.out);
-	ASSERT_UEQ(json_int(r.out, "samples"), HW_OVF_K);
-	ASSERT_UEQ(json_int(r.out, "lost"), 0);
-	ASSERT_UEQ(json_int(r.out, "period"), HW_OVF_PERIOD);
-	ASSERT_CONTAINS(r.out, "\"event\":\"instructions:u\"");
-	/* by address (no libdw here), in the module the MMAP2 record named */
-	ASSERT_CONTAINS(r.out, "\"module\":\"hw_chain\"");
-	ASSERT(strstr(r.out, "\"module\":\"?\"") == NULL);
+	for (int e = 0; e < 2; e++) {
+		profile_chain(events[e], fold, NULL, &r);
+		ASSERT_UEQ(folded_total(r.out, "hw_chain", 1), HW_OVF_K);
+		profile_chain(events[e], json, NULL, &r);
+		printf("# %s\n", r.out);
+		ASSERT_UEQ(json_int(r.out, "samples"), HW_OVF_K);
+		ASSERT_UEQ(json_int(r.out, "lost"), 0);
+		ASSERT_UEQ(json_int(r.out, "period"), HW_OVF_PERIOD);
+		snprintf(want, sizeof(want), "\"event\":\"%s\"", events[e]);
+		ASSERT_CONTAINS(r.out, want);
+		/* by address (no libdw here), in the module MMAP2 named */
+		ASSERT_CONTAINS(r.out, "\"module\":\"hw_chain\"");
+		ASSERT(strstr(r.out, "\"module\":\"?\"") == NULL);
+	}
 }
 
 /*
@@ -781,7 +789,7 @@ TEST(profile_forked_child)
 	static const char *const fold[] = { "--folded", NULL };
 	struct hw_run r;
 
-	profile_chain(fold, "fork", &r);
+	profile_chain("instructions:u", fold, "fork", &r);
 	ASSERT_UEQ(folded_total(r.out, "hw_child", 1), HW_OVF_K);
 }
 
@@ -799,7 +807,7 @@ TEST(profile_call_chain_to_main)
 	struct hw_run r;
 	int nr;
 
-	profile_chain(fold, NULL, &r);
+	profile_chain("instructions:u", fold, NULL, &r);
 	ASSERT_UEQ(folded_total(r.out, "hw_chain", 3), HW_OVF_K);
 	outer = elf_function(CHAIN, "outer");
 	mainf = elf_function(CHAIN, "main");
