@@ -824,7 +824,8 @@ spin_both_ways(void)
 TEST(spin_helper_makes_no_system_call)
 {
 	SKIP_UNDER_VALGRIND("(valgrind's core makes system calls of its own "
-			    "in the thread)");
+			    "in the thread: "
+			    "tests/repro/repro_valgrind_own_work)");
 	int r = test_run_without_syscalls(spin_both_ways);
 
 	if (r > 0)

@@ -121,7 +121,8 @@ TEST(stats_match_raw_reads)
 	double ticks[40], clk[40], pf[40];
 	int n = 40;
 
-	SKIP_UNDER_VALGRIND("(page faults of its own)");
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
 
 	ASSERT_OK(pctr_stats_new_for_set(&st, set, 0));
 	ASSERT_STR_EQ(pctr_stats_name(st, 1), "page-faults");
@@ -195,7 +196,8 @@ TEST(differencing_cancels_the_reads)
 	struct pctr_stats *st;
 	struct pctr_summary s;
 
-	SKIP_UNDER_VALGRIND("(page faults of its own)");
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
 
 	ASSERT_OK(pctr_stats_new_for_set(&st, set, 0));
 	ASSERT_EQ(pctr_stats_add_diff(st, set, NULL, NULL, 1), -EINVAL);
@@ -231,7 +233,8 @@ TEST(region_counts_fresh_pages)
 	struct pctr_stats *st;
 	uint64_t oh;
 
-	SKIP_UNDER_VALGRIND("(page faults of its own)");
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
 
 	init_regions("page-faults,task-clock", 0);
 	for (int i = 1; i <= 10; i++) {
@@ -294,7 +297,8 @@ rate_extremes(unsigned int keep)
 	struct pctr_stats *st;
 	volatile char *p;
 
-	SKIP_UNDER_VALGRIND("(page faults of its own)");
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
 	init_regions("page-faults", keep);
 	for (int i = 1; i <= 4; i++) {
 		p = fresh(i);
@@ -332,7 +336,8 @@ TEST(regions_nest_and_check_their_order)
 {
 	struct pctr_stats *st;
 
-	SKIP_UNDER_VALGRIND("(page faults of its own)");
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
 
 	init_regions("page-faults", 0);
 	/*
@@ -433,7 +438,8 @@ TEST(sixteen_threads_sum_exactly)
 	size_t len;
 	FILE *f;
 
-	SKIP_UNDER_VALGRIND("(page faults of its own)");
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
 
 	init_regions("page-faults", 64);
 	run_threads(t);
@@ -479,7 +485,8 @@ TEST(regions_walk_as_reported)
 	unsigned char buf[4096];
 	ssize_t len;
 
-	SKIP_UNDER_VALGRIND("(page faults of its own)");
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
 
 	ASSERT_OK(pctr_regions_get(&rs));
 	ASSERT_EQ(pctr_regions_nr(rs), 0);

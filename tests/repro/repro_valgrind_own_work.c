@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * repro_valgrind_own_work - valgrind's core works in the client's thread,
+ * and a thread's counters count that work with the client's: system calls
+ * in a user-mode loop that makes none, page faults beyond the pages the
+ * client touches.
+ *
+ * The same program runs twice, natively and under valgrind (memcheck, as
+ * the valgrind stage of make check runs the tests); each time it counts
+ * its own thread with plain perf_event_open:
+ *   (a) page-faults around the first call of a function of 1000
+ *       statements whose code was read beforehand (its pages mapped:
+ *       running it faults nowhere natively);
+ *   (b) raw_syscalls:sys_enter (its id from tracefs) around a loop of
+ *       3e8 iterations of user-mode code, the counter's own read(2) at the
+ *       end included (so 1 natively).
+ * Here: natively 0 and 1; under valgrind 50 and 6,757 (valgrind
+ * 3.19): its scheduler asks the kernel for pending signals at the end of
+ * each time slice of the translated loop, and code run for the first time
+ * is translated then, into memory of valgrind's own (test_region's
+ * exact page-fault counts came out 1 or 2 faults over, or one under where
+ * two runs are differenced).
+ *
+ * Passes while that holds: natively no fault and 1 system call, under
+ * valgrind a fault or more and more than 1 system call.  Needs valgrind and a
+ * readable tracefs (root); without them it is skipped, but fails where
+ * CI=true (make check's rule for a tier that cannot run).  Cited by
+ * tests/sys/helpers.h (ASSERT_SEEN_RATE(): a :u sampler of the loop loses
+ * the expiries that fall in those system calls), tests/sys/test_overflow.c
+ * (spin_helper_makes_no_system_call) and tests/sys/test_region.c (its
+ * exact page-fault counts), which valgrind's stage does not hold to them.
+ */
+#include <linux/perf_event.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define ITERATIONS 300000000ull
+
+static int
+open_counter(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = config;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+static long
+sys_enter_id(void)
+{
+	FILE *f = fopen("/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
+			"r");
+	long id = -1;
+
+	if (!f)
+		f = fopen("/sys/kernel/debug/tracing/events/raw_syscalls/"
+			  "sys_enter/id", "r");
+	if (f && fscanf(f, "%ld", &id) != 1)
+		id = -1;
+	if (f)
+		fclose(f);
+	return id;
+}
+
+/* 1000 statements of straight-line code, in a section of its own */
+#define R10(x) x x x x x x x x x x
+static volatile uint64_t sink;
+
+__attribute__((noinline, section("repro_big"))) static void
+big(void)
+{
+	R10(R10(R10(sink = sink * 3 + 1;)))
+}
+
+extern const char __start_repro_big[], __stop_repro_big[];
+
+/*
+ * The measured program: prints "faults F syscalls S": the page faults
+ * of big()'s first call, its code's pages read beforehand (mapped, so
+ * that running it faults nowhere natively), and the system calls of the
+ * loop.
+ */
+static int
+child(long id)
+{
+	int pf = open_counter(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	int sc = open_counter(PERF_TYPE_TRACEPOINT, (uint64_t)id);
+	uint64_t a, b, c, d;
+	unsigned int sum = 0;
+
+	if (pf < 0 || sc < 0) {
+		printf("error %s\n", strerror(errno));
+		return 1;
+	}
+	for (const volatile char *p = __start_repro_big; p < __stop_repro_big;
+	     p++)
+		sum += (unsigned char)*p;
+	if (read(pf, &a, 8) != 8)
+		return 1;
+	big();
+	if (read(pf, &b, 8) != 8 || read(sc, &c, 8) != 8)
+		return 1;
+	for (volatile uint64_t i = 0; i < ITERATIONS; i++)
+		;
+	if (read(sc, &d, 8) != 8)
+		return 1;
+	printf("faults %llu syscalls %llu (code %zu bytes, sum %u)\n",
+	       (unsigned long long)(b - a), (unsigned long long)(d - c),
+	       (size_t)(__stop_repro_big - __start_repro_big), sum);
+	return 0;
+}
+
+/* run @argv, its "faults F syscalls S" line in @f, @s; 0 or -1 */
+static int
+run(char *const argv[], unsigned long long *f, unsigned long long *s)
+{
+	char out[256] = "";
+	int fd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fd) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		execvp(argv[0], argv);
+		printf("error %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	n = read(fd[0], out, sizeof(out) - 1);
+	close(fd[0]);
+	waitpid(pid, &status, 0);
+	out[n > 0 ? n : 0] = '\0';
+	printf("# %s: %s", argv[0], out[0] ? out : "(nothing)\n");
+	return sscanf(out, "faults %llu syscalls %llu", f, s) == 2 &&
+			       WIFEXITED(status) && WEXITSTATUS(status) == 0
+		       ? 0
+		       : -1;
+}
+
+static int
+cannot(const char *why)
+{
+	const char *ci = getenv("CI");
+
+	if (ci && !strcmp(ci, "true")) {
+		printf("not ok 1 - %s (CI=true: a tier that cannot run fails)\n",
+		       why);
+		return 1;
+	}
+	printf("ok 1 # SKIP %s\n", why);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	long id = sys_enter_id();
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *native[] = { self, "--child", NULL };
+	char *vg[] = { "valgrind", "-q", "--error-exitcode=1", self,
+		       "--child", NULL };
+	unsigned long long f[2], s[2];
+	int ok;
+
+	if (argc > 1 && !strcmp(argv[1], "--child"))
+		return child(id);
+	printf("1..1\n");
+	if (id < 0)
+		return cannot("no readable tracefs (raw_syscalls:sys_enter)");
+	if (len <= 0)
+		return 1;
+	self[len] = '\0';
+	if (run(native, &f[0], &s[0]) < 0) {
+		printf("not ok 1 - the native run\n");
+		return 1;
+	}
+	if (run(vg, &f[1], &s[1]) < 0)
+		return cannot("valgrind did not run the program");
+	printf("# the first run of code already mapped: %llu page faults "
+	       "natively, %llu under valgrind; a loop of %llu iterations: %llu "
+	       "system calls natively (the counter's read), %llu under "
+	       "valgrind\n",
+	       f[0], f[1], ITERATIONS, s[0], s[1]);
+	ok = f[0] == 0 && s[0] == 1 && f[1] > 0 && s[1] > 1;
+	printf("%s 1 - valgrind's core faults and makes system calls in the "
+	       "client's thread\n", ok ? "ok" : "not ok");
+	return !ok;
+}
