@@ -21,7 +21,6 @@
  * windows, the worst shortfall and its switches, and the short windows
  * that had no switch (expected 0).
  */
-#define _GNU_SOURCE
 #include <linux/perf_event.h>
 #include <errno.h>
 #include <signal.h>
@@ -34,27 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "repro.h"
+
 #define NR 600
 #define WINDOW_NS 3000000ull
 #define MAX_SPIN 64
-
-static uint64_t
-thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static long
-switches(void)
-{
-	struct rusage r;
-
-	getrusage(RUSAGE_THREAD, &r);
-	return r.ru_nvcsw + r.ru_nivcsw;
-}
 
 static int
 open_clock(uint64_t config)
@@ -79,7 +62,7 @@ struct tally {
 int
 main(void)
 {
-	struct tally t[2] = { { .name = "cpu-clock" }, { .name = "task-clock" } };
+	struct tally t[2] = {{.name = "cpu-clock"}, {.name = "task-clock"}};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), nspin = 2 * ncpu;
 	pid_t spin[MAX_SPIN];
 	long sw_total = 0;
@@ -100,15 +83,15 @@ main(void)
 				;
 	}
 	for (int n = 0; n < NR; n++) {
-		long s0 = switches(), s;
+		long s0 = repro_switches(), s;
 		uint64_t a, b, c1;
 
 		for (int k = 0; k < 2; k++)
 			if (read(t[k].fd, &t[k].c0, 8) != 8)
 				return 1;
-		a = thread_ns();
+		a = repro_ns(CLOCK_THREAD_CPUTIME_ID);
 		do
-			b = thread_ns();
+			b = repro_ns(CLOCK_THREAD_CPUTIME_ID);
 		while (b - a < WINDOW_NS);
 		for (int k = 1; k >= 0; k--) {
 			int64_t d;
@@ -116,7 +99,7 @@ main(void)
 			if (read(t[k].fd, &c1, 8) != 8)
 				return 1;
 			d = (int64_t)(c1 - t[k].c0) - (int64_t)(b - a);
-			s = switches() - s0;
+			s = repro_switches() - s0;
 			if (d < 0) {
 				t[k].short_nr++;
 				t[k].short_no_switch += s == 0;
@@ -126,7 +109,7 @@ main(void)
 				t[k].worst_sw = s;
 			}
 		}
-		sw_total += switches() - s0;
+		sw_total += repro_switches() - s0;
 	}
 	for (long i = 0; i < nspin; i++) {
 		kill(spin[i], SIGKILL);
@@ -144,6 +127,7 @@ main(void)
 		       -100.0 * (double)t[k].worst / (double)WINDOW_NS,
 		       t[k].worst_sw);
 	printf("%s 1 - cpu-clock or task-clock short of the thread's CPU "
-	       "time\n", t[0].short_nr + t[1].short_nr ? "ok" : "not ok");
+	       "time\n",
+	       t[0].short_nr + t[1].short_nr ? "ok" : "not ok");
 	return t[0].short_nr + t[1].short_nr ? 0 : 1;
 }

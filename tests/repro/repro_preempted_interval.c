@@ -20,9 +20,9 @@
  * Passes while the worst switched pair lasts more than 100 times the
  * median unswitched one.  Here, three runs: a median of 1.46 us, the worst
  * switched pair 12 to 20 ms, and the mean of 200 pairs with one switched
- * 22 to 102 us, 15 to 70 times the median.  Cited by tests/compat/pmclib/test_pmclib.c
- * (clean_subtracts_overhead_clamped holds the median net interval to a
- * bound, not the mean).
+ * 22 to 102 us, 15 to 70 times the median.  Cited by
+ * tests/compat/pmclib/test_pmclib.c (clean_subtracts_overhead_clamped holds the
+ * median net interval to a bound, not the mean).
  */
 #include <linux/perf_event.h>
 #include <errno.h>
@@ -38,36 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "repro.h"
+
 #define MAX_PAIRS 2000000
 #define WANT_SWITCHED 20
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static long
-switches(void)
-{
-	struct rusage r;
-
-	getrusage(RUSAGE_THREAD, &r);
-	return r.ru_nvcsw + r.ru_nivcsw;
-}
-
-static void
-pin_cpu0(void)
-{
-	cpu_set_t c;
-
-	CPU_ZERO(&c);
-	CPU_SET(0, &c);
-	sched_setaffinity(0, sizeof(c), &c);
-}
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -93,7 +67,7 @@ main(void)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	pin_cpu0();
+	repro_pin_cpu0();
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 	if (fd < 0) {
 		printf("not ok 1 - perf_event_open: %s\n", strerror(errno));
@@ -101,20 +75,21 @@ main(void)
 	}
 	spin = fork();
 	if (spin == 0) {
-		pin_cpu0();
+		repro_pin_cpu0();
 		for (volatile uint64_t x = 0;; x++)
 			;
 	}
-	end = now_ns() + 5000000000ull;
-	while (n < MAX_PAIRS && nsw < WANT_SWITCHED && now_ns() < end) {
-		long s0 = switches();
-		uint64_t t0 = now_ns(), t1;
+	end = repro_ns(CLOCK_MONOTONIC) + 5000000000ull;
+	while (n < MAX_PAIRS && nsw < WANT_SWITCHED &&
+	       repro_ns(CLOCK_MONOTONIC) < end) {
+		long s0 = repro_switches();
+		uint64_t t0 = repro_ns(CLOCK_MONOTONIC), t1;
 
 		if (read(fd, &c, 8) != 8 || read(fd, &c, 8) != 8)
 			break;
-		t1 = now_ns();
+		t1 = repro_ns(CLOCK_MONOTONIC);
 		ns[n] = t1 - t0;
-		sw[n] = switches() != s0;
+		sw[n] = repro_switches() != s0;
 		if (sw[n]) {
 			nsw++;
 			worst_sw = ns[n] > worst_sw ? ns[n] : worst_sw;
@@ -146,6 +121,7 @@ main(void)
 	       (unsigned long long)worst_sw, (unsigned long long)mean);
 	ok = nsw > 0 && worst_sw > 100 * plain[nplain / 2];
 	printf("%s 1 - a pair the thread was switched out in lasts more than "
-	       "100 times the median\n", ok ? "ok" : "not ok");
+	       "100 times the median\n",
+	       ok ? "ok" : "not ok");
 	return !ok;
 }

@@ -37,7 +37,6 @@
  * threads that switch the test out at the next tick).  Needs
  * CAP_SYS_NICE (make check runs as root in CI).
  */
-#define _GNU_SOURCE
 #include <linux/perf_event.h>
 #include <errno.h>
 #include <sched.h>
@@ -52,7 +51,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "repro.h"
+
 #define ROUND_MS 300
+
+static clockid_t spin_clock;
 
 struct round {
 	uint32_t lock0, lock1;
@@ -60,46 +63,16 @@ struct round {
 	uint64_t reads, retried, spin_ns;
 };
 
-static clockid_t spin_clock;
-
-static uint64_t
-clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static long
-switches(void)
-{
-	struct rusage r;
-
-	getrusage(RUSAGE_THREAD, &r);
-	return r.ru_nvcsw + r.ru_nivcsw;
-}
-
-static void
-pin_cpu0(void)
-{
-	cpu_set_t c;
-
-	CPU_ZERO(&c);
-	CPU_SET(0, &c);
-	sched_setaffinity(0, sizeof(c), &c);
-}
-
 /* read the page as perf_event_open(2) says, for ROUND_MS */
 static void
 read_round(volatile struct perf_event_mmap_page *pg, struct round *r)
 {
-	uint64_t end = clock_ns(CLOCK_MONOTONIC) + ROUND_MS * 1000000ull;
-	uint64_t sink = 0, spin0 = clock_ns(spin_clock);
-	long s0 = switches();
+	uint64_t end = repro_ns(CLOCK_MONOTONIC) + ROUND_MS * 1000000ull;
+	uint64_t sink = 0, spin0 = repro_ns(spin_clock);
+	long s0 = repro_switches();
 
 	r->lock0 = pg->lock;
-	while (clock_ns(CLOCK_MONOTONIC) < end) {
+	while (repro_ns(CLOCK_MONOTONIC) < end) {
 		uint32_t seq;
 		int again = 0;
 
@@ -116,8 +89,8 @@ read_round(volatile struct perf_event_mmap_page *pg, struct round *r)
 		r->retried += again;
 	}
 	r->lock1 = pg->lock;
-	r->switches = switches() - s0;
-	r->spin_ns = clock_ns(spin_clock) - spin0;
+	r->switches = repro_switches() - s0;
+	r->spin_ns = repro_ns(spin_clock) - spin0;
 	if (sink == 1)
 		printf("# %llu\n", (unsigned long long)sink);
 }
@@ -126,9 +99,9 @@ int
 main(void)
 {
 	struct perf_event_attr a;
-	struct sched_param fifo = { .sched_priority =
-					    sched_get_priority_max(SCHED_FIFO) },
-			   other = { .sched_priority = 0 };
+	struct sched_param fifo = {.sched_priority =
+					   sched_get_priority_max(SCHED_FIFO)},
+			   other = {.sched_priority = 0};
 	struct round r[2];
 	volatile struct perf_event_mmap_page *pg;
 	pid_t spin;
@@ -142,7 +115,7 @@ main(void)
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	pin_cpu0();
+	repro_pin_cpu0();
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 	if (fd < 0) {
 		printf("not ok 1 - perf_event_open: %s\n", strerror(errno));
@@ -156,7 +129,7 @@ main(void)
 	}
 	spin = fork();
 	if (spin == 0) {
-		pin_cpu0();
+		repro_pin_cpu0();
 		for (volatile uint64_t x = 0;; x++)
 			;
 	}
@@ -186,7 +159,8 @@ main(void)
 		       (unsigned long long)r[k].retried, r[k].spin_ns / 1e6);
 	ok = r[0].switches >= 10 && r[0].spin_ns > 0 && r[1].spin_ns == 0;
 	for (int k = 0; k < 2; k++)
-		ok = ok && r[k].lock1 - r[k].lock0 == 2 * (uint32_t)r[k].switches;
+		ok = ok &&
+		     r[k].lock1 - r[k].lock0 == 2 * (uint32_t)r[k].switches;
 	printf("%s 1 - the page is rewritten at every switch back in; at "
 	       "real-time priority no ordinary task gets the CPU\n",
 	       ok ? "ok" : "not ok");

@@ -41,19 +41,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "repro.h"
+
 #define ITERATIONS 300000000ull
-
-static int
-open_counter(uint32_t type, uint64_t config)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = type;
-	a.config = config;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-}
 
 static long
 sys_enter_id(void)
@@ -64,7 +54,8 @@ sys_enter_id(void)
 
 	if (!f)
 		f = fopen("/sys/kernel/debug/tracing/events/raw_syscalls/"
-			  "sys_enter/id", "r");
+			  "sys_enter/id",
+			  "r");
 	if (f && fscanf(f, "%ld", &id) != 1)
 		id = -1;
 	if (f)
@@ -93,8 +84,8 @@ extern const char __start_repro_big[], __stop_repro_big[];
 static int
 child(long id)
 {
-	int pf = open_counter(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
-	int sc = open_counter(PERF_TYPE_TRACEPOINT, (uint64_t)id);
+	int pf = repro_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	int sc = repro_open(PERF_TYPE_TRACEPOINT, (uint64_t)id);
 	uint64_t a, b, c, d;
 	unsigned int sum = 0;
 
@@ -157,7 +148,8 @@ cannot(const char *why)
 	const char *ci = getenv("CI");
 
 	if (ci && !strcmp(ci, "true")) {
-		printf("not ok 1 - %s (CI=true: a tier that cannot run fails)\n",
+		printf("not ok 1 - %s (CI=true: a tier that cannot run "
+		       "fails)\n",
 		       why);
 		return 1;
 	}
@@ -171,9 +163,9 @@ main(int argc, char **argv)
 	long id = sys_enter_id();
 	char self[4096];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *native[] = { self, "--child", NULL };
-	char *vg[] = { "valgrind", "-q", "--error-exitcode=1", self,
-		       "--child", NULL };
+	char *native[] = {self, "--child", NULL};
+	char *vg[] = {"valgrind", "-q",	     "--error-exitcode=1",
+		      self,	  "--child", NULL};
 	unsigned long long f[2], s[2];
 	int ok;
 
@@ -198,6 +190,7 @@ main(int argc, char **argv)
 	       f[0], f[1], ITERATIONS, s[0], s[1]);
 	ok = f[0] == 0 && s[0] == 1 && f[1] > 0 && s[1] > 1;
 	printf("%s 1 - valgrind's core faults and makes system calls in the "
-	       "client's thread\n", ok ? "ok" : "not ok");
+	       "client's thread\n",
+	       ok ? "ok" : "not ok");
 	return !ok;
 }
