@@ -897,6 +897,13 @@ int pctr_stats_percentile(const struct pctr_stats *st, int idx, double p,
  * intervals, and the differences' standard deviation as its spread
  * (pctr_stats_overhead_spread()).  @set must be open and enabled, with the
  * statistics' events.
+ *
+ * The overhead is that of the pairs of calls made here.  A pair of reads
+ * at another call site can differ by the few instructions the compiler
+ * puts between the two calls there (in the arm64 guest, one instruction
+ * more at a test's call site): exact to the instruction for the regions,
+ * which calibrate with the very calls they measure with, an estimate for
+ * pairs of your own.
  */
 int pctr_stats_calibrate(struct pctr_stats *st, struct pctr_set *set,
 			 unsigned int n);
