@@ -31,7 +31,7 @@
  * inline, counts read straight into the buffer; pmc_read's counters
  * copied without looking them up).  OpenBSD's rdpmc makes no system call
  * either; issue 14 asks 1.5 times pctr_set_read_values of it too, which
- * it misses (70 against 21 on arm64, 50 against 24 on x86-64): a reader
+ * it misses (68 against 21 on arm64, 47 against 24 on x86-64): a reader
  * announces itself to the writers with an atomic add and subtract, so
  * that PCIOCSn in another thread or a handler never frees a counter under
  * it, and even without them the bounds check, the counter's set, the
