@@ -52,6 +52,13 @@ struct __cpc_set {
 	struct pctr_set *ps;
 	uint_t bind_flags;
 	pid_t tid; /* the binding LWP */
+	/*
+	 * The read plan: @tid when a sample is a plain read of @ps by @tid
+	 * (bound, not inherited), else -1, which no cached thread id is;
+	 * cpc__plan() sets it whenever ps, tid or bind_flags change.
+	 */
+	pid_t fast_tid;
+	bool preset_any; /* a preset was ever nonzero: add them */
 	int inst; /* the libpctr instance counting it */
 	volatile sig_atomic_t stopped; /* frozen by an overflow */
 	int cpu; /* bound by cpc_bind_cpu(): that CPU, else -1 */
@@ -125,28 +132,53 @@ cpc__tid(void)
 						      : cpc__tid_slow();
 }
 
-int cpc__sample_instance(struct __cpc_set *set, uint64_t *val,
-			 uint64_t *tick);
+/* the read plan of @set (fast_tid) after its binding changed */
+static inline void
+cpc__plan(struct __cpc_set *set)
+{
+	set->fast_tid = set->ps && !(set->bind_flags & CPC_BIND_LWP_INHERIT)
+				? set->tid
+				: -1;
+}
+
+/* the timestamp counter, as pctr_tsc() reads it, without the call */
+static inline uint64_t
+cpc__tsc(void)
+{
+#if defined(__x86_64__)
+	uint64_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return lo | hi << 32;
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	return pctr_tsc();
+#endif
+}
+
+int cpc__sample_slow(struct __cpc_set *set, uint64_t *val);
 
 /*
- * cpc__sample() - the raw counts of bound @set (presets not added) and the
- * timestamp, for cpc_set_sample() and cpc_take_sample(): no system call
- * for a thread's own counters.  Return: 0, -EINVAL (not bound, or bound by
- * another LWP) or -EAGAIN (the read failed).
+ * cpc__sample() - the raw counts of bound @set (presets not added), for
+ * cpc_set_sample() and cpc_take_sample(), which take the timestamp just
+ * before, as libpctr does: no system call for a thread's own counters.
+ * The plan's one comparison stands for "bound, by this LWP, not
+ * inherited"; anything else is checked again the slow way.
+ * Return: 0, -EINVAL (not bound, or bound by another LWP) or -EAGAIN (the
+ * read failed).
  */
 static inline int
-cpc__sample(struct __cpc_set *set, uint64_t *val, uint64_t *tick)
+cpc__sample(struct __cpc_set *set, uint64_t *val)
 {
-	if (__builtin_expect(!set->ps || (set->tid != cpc__my_tid &&
-					  set->tid != cpc__tid_slow()),
-			     0))
-		return -EINVAL;
-	if (__builtin_expect(set->bind_flags & CPC_BIND_LWP_INHERIT, 0))
-		return cpc__sample_instance(set, val, tick) < 0 ? -EAGAIN : 0;
-	if (__builtin_expect(pctr_set_read_values(set->ps, val) < 0, 0))
-		return -EAGAIN;
-	*tick = pctr_tsc();
-	return 0;
+	if (__builtin_expect(set->fast_tid != cpc__my_tid, 0))
+		return cpc__sample_slow(set, val);
+	return __builtin_expect(pctr_set_read_values(set->ps, val) < 0, 0)
+		       ? -EAGAIN
+		       : 0;
 }
 void cpc__destroy_all(cpc_t *cpc);
 

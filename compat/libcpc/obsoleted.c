@@ -38,6 +38,8 @@ struct v1_bind {
 	uint32_t pes[2];
 	int flags;
 	int pic_of[2]; /* request index -> counter number */
+	int cpuver; /* the handle's, for ce_cpuver */
+	bool direct; /* two requests, request i on counter i */
 };
 static __thread struct v1_bind bound;
 
@@ -684,35 +686,66 @@ bind_new(cpc_t *cpc, const cpc_event_t *event, int flags)
 	nb.pes[0] = event->ce_pes[0];
 	nb.pes[1] = event->ce_pes[1];
 	nb.flags = flags;
+	nb.cpuver = cpc->cpuver;
+	nb.direct = nb.set->nreq == 2 && nb.pic_of[0] == 0 && nb.pic_of[1] == 1;
 	bound = nb;
 	return 0;
 }
 
+/*
+ * A sample's counts into the counters they were bound to, presets added:
+ * off the plan, and out of line so that the plan's path keeps a small
+ * frame.
+ */
+static __attribute__((noinline)) int
+sample_mapped(const struct v1_bind *b, uint64_t *pic)
+{
+	const cpc_set_t *set = b->set;
+	uint64_t val[CPC_MAX_REQUESTS];
+	int r = cpc__sample(b->set, val);
+
+	if (r < 0)
+		return r;
+	pic[0] = pic[1] = 0;
+	for (int i = 0; i < set->nreq; i++)
+		pic[b->pic_of[i]] = set->preset[i] + val[i];
+	return 0;
+}
+
+/*
+ * The read plan: two requests on counters 0 and 1 without presets (what
+ * most programs bind) are read straight into ce_pic.  Else, and when
+ * that read fails, the counts go to a copy first and then to their
+ * counters: a sample that fails again leaves ce_pic as it was, or, after
+ * a failed direct read, with part of it.  The binding is thread-local:
+ * its address is taken once.  The handle's version was noted at binding:
+ * cpc__cpuver() asks the file system.
+ */
 CPC_EXPORT int
 cpc_take_sample(cpc_event_t *event)
 {
-	cpc_set_t *set = bound.set;
-	uint64_t val[CPC_MAX_REQUESTS], tick;
-	int r;
+	const struct v1_bind *b = &bound;
+	cpc_set_t *set = b->set;
+	uint64_t tick;
+	int r = 0;
 
 	if (!event || !set || cpc__bound != set) {
 		errno = EINVAL;
 		return -1;
 	}
-	r = cpc__sample(set, val, &tick);
+	tick = cpc__tsc();
+	if (__builtin_expect(!b->direct || set->preset_any ||
+				     cpc__sample(set, event->ce_pic) < 0,
+			     0))
+		r = sample_mapped(b, event->ce_pic);
 	if (r < 0) {
 		errno = -r;
 		return -1;
 	}
-	/* the handle's version: cpc__cpuver() asks the file system */
-	event->ce_cpuver = v1_cpc->cpuver;
+	event->ce_cpuver = b->cpuver;
 	event->ce_hrt = cpc__hrtime_at(tick);
 	event->ce_tsc = tick;
-	event->ce_pic[0] = event->ce_pic[1] = 0;
-	event->ce_pes[0] = bound.pes[0];
-	event->ce_pes[1] = bound.pes[1];
-	for (int i = 0; i < set->nreq; i++)
-		event->ce_pic[bound.pic_of[i]] = set->preset[i] + val[i];
+	memcpy(event->ce_pes, b->pes, sizeof(event->ce_pes));
 	return 0;
 }
 

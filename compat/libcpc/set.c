@@ -51,6 +51,7 @@ cpc_set_create(cpc_t *cpc)
 	if (!set)
 		return NULL;
 	set->cpu = -1;
+	set->fast_tid = -1; /* not bound */
 	pthread_mutex_lock(&cpc->lock);
 	set->next = cpc->sets;
 	cpc->sets = set;
@@ -142,6 +143,7 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 		return request_error(cpc, event, r);
 	strcpy(rq->event, event);
 	set->preset[set->nreq] = preset;
+	set->preset_any |= preset != 0;
 	rq->flags = flags;
 	rq->nattrs = (int)nattrs;
 	for (uint_t i = 0; i < nattrs; i++) {
@@ -540,6 +542,7 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 			return set_errno_from(r);
 	}
 	set->bind_flags = flags;
+	cpc__plan(set);
 	cpc__bound = set;
 	r = start_bound(set);
 	if (r < 0) {
@@ -559,6 +562,7 @@ cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
 		return -1;
 	}
 	set->preset[index] = preset;
+	set->preset_any |= preset != 0;
 	return 0;
 }
 
@@ -583,6 +587,7 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 		cpc__bound = NULL;
 	pctr_set_free(set->ps);
 	set->ps = NULL;
+	cpc__plan(set);
 	if (set->cpu >= 0)
 		sched_setaffinity(0, sizeof(set->old_affinity),
 				  &set->old_affinity);
@@ -591,19 +596,25 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 }
 
 /*
- * The binder's own counter in an inheriting binding (one instance of a
- * process-wide set): a sample of that instance, through read(2).
+ * A sample off the plan: not bound, bound by another LWP (or this one
+ * before it knew its id, or in a fork's child), or inherited.  The
+ * binder's own counter in an inheriting binding is one instance of a
+ * process-wide set: read through read(2).
  */
 int
-cpc__sample_instance(cpc_set_t *set, uint64_t *val, uint64_t *tick)
+cpc__sample_slow(cpc_set_t *set, uint64_t *val)
 {
 	struct pctr_sample s;
-	int r = pctr_set_read_instance(set->ps, set->inst, &s);
+	int r;
 
+	if (!set->ps || set->tid != cpc__tid())
+		return -EINVAL;
+	if (!(set->bind_flags & CPC_BIND_LWP_INHERIT))
+		return pctr_set_read_values(set->ps, val) < 0 ? -EAGAIN : 0;
+	r = pctr_set_read_instance(set->ps, set->inst, &s);
 	for (uint32_t i = 0; r >= 0 && i < s.nr; i++)
 		val[i] = s.count[i].value;
-	*tick = s.tsc;
-	return r;
+	return r < 0 ? -EAGAIN : 0;
 }
 
 static int
@@ -613,32 +624,57 @@ sample_error(int err)
 	return -1;
 }
 
+static void
+add_presets(const cpc_set_t *set, uint64_t *val)
+{
+	for (int i = 0; i < set->nreq; i++)
+		val[i] += set->preset[i];
+}
+
 /*
- * A sample is the raw counts (a hardware counter is never scaled) and the
- * timestamp (cpc__sample()), and the time left to be converted from the
- * timestamp when it is asked for (cpc_buf_hrtime()).  A bound set has at
- * least one request.
+ * cpc_set_sample() off its plan, or after its read failed (the buffer
+ * may hold part of a read then): the whole sample again into a copy.
+ */
+static __attribute__((noinline)) int
+sample_slow(cpc_set_t *set, cpc_buf_t *buf, uint64_t tick)
+{
+	uint64_t val[CPC_MAX_REQUESTS];
+	int r = cpc__sample_slow(set, val);
+
+	if (r < 0)
+		return sample_error(-r);
+	add_presets(set, val);
+	memcpy(buf->val, val, set->nreq * sizeof(val[0]));
+	buf->tick = tick;
+	buf->hrt_set = false;
+	return 0;
+}
+
+/*
+ * A sample is the timestamp and the raw counts (a hardware counter is
+ * never scaled), read straight into the buffer, and the time left to be
+ * converted from the timestamp when it is asked for (cpc_buf_hrtime()).
+ * Presets are added only once one was set: most sets have none.  A bound
+ * set has at least one request.  A read that fails is tried again the
+ * slow way, into a copy: if it fails again, the buffer's timestamp is as
+ * it was, its counts may hold part of the failed read.
  */
 CPC_EXPORT int
 cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
-	uint64_t val[CPC_MAX_REQUESTS], tick, *to, *end;
-	const uint64_t *from = val, *preset;
-	int r;
+	uint64_t tick;
 
 	if (__builtin_expect(!set || !buf || buf->nreq < set->nreq, 0))
 		return sample_error(EINVAL);
-	r = cpc__sample(set, val, &tick);
-	if (__builtin_expect(r < 0, 0))
-		return sample_error(-r);
+	tick = cpc__tsc();
+	if (__builtin_expect(set->fast_tid != cpc__my_tid, 0))
+		return sample_slow(set, buf, tick);
+	if (__builtin_expect(pctr_set_read_values(set->ps, buf->val) < 0, 0))
+		return sample_slow(set, buf, tick);
 	buf->tick = tick;
 	buf->hrt_set = false;
-	to = buf->val;
-	end = to + set->nreq;
-	preset = set->preset;
-	do
-		*to++ = *preset++ + *from++;
-	while (to < end);
+	if (__builtin_expect(set->preset_any, 0))
+		add_presets(set, buf->val);
 	return 0;
 }
 
@@ -728,5 +764,6 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 	set->tid = cpc__tid();
 	set->inst = 0;
 	set->bind_flags = 0;
+	cpc__plan(set);
 	return 0;
 }

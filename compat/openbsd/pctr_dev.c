@@ -128,14 +128,14 @@ PCTR_EXPORT pctrval
 pctr_openbsd_rdpmc(unsigned int n)
 {
 	struct pctr_set *set;
-	uint64_t v = 0;
+	uint64_t v;
 
 	if (n >= PCTR_NUM)
 		return 0;
 	pctr_bsd_read_begin();
 	set = atomic_load(&ctr[n].set);
-	if (set)
-		pctr_bsd_counter_read(set, &v);
+	if (!set || pctr_set_read_values(set, &v) < 0)
+		v = 0;
 	pctr_bsd_read_end();
 	return v;
 }

@@ -11,6 +11,7 @@
  * clamp at zero.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "pmclib.h"
@@ -20,6 +21,7 @@ static struct {
 	struct pctr_set *set;
 	const pmc_counter_t *cur;
 	int idx[PMC_NCOUNTERS]; /* event index in the set, -1 if none */
+	bool direct; /* idx[i] == i for every counter: pmc_read()'s plan */
 	pmc_cycles_t start;
 	struct pctr_sample s, s0, s1;
 } pmc;
@@ -127,6 +129,7 @@ release(void)
 	pmc.set = NULL;
 	pmc.cur = NULL;
 	pmc.idx[0] = pmc.idx[1] = -1;
+	pmc.direct = false;
 }
 
 PMC_EXPORT int
@@ -180,6 +183,7 @@ open_selector(const pmc_selector_t *sel)
 		pctr_set_free(pmc.set);
 		pmc.set = NULL;
 	}
+	pmc.direct = r >= 0 && pmc.idx[0] == 0 && pmc.idx[1] == 1;
 	return r;
 }
 
@@ -232,15 +236,10 @@ pmc_select(const pmc_counter_t *counter)
 	return TRUE;
 }
 
-PMC_EXPORT void
-pmc_read(pmc_data_t *t)
+/* a counter that is off reads 0; out of line: pmc_read() keeps a small frame */
+static __attribute__((noinline)) void
+read_mapped(pmc_data_t *t)
 {
-	if (!pmc.set || pctr_set_read(pmc.set, &pmc.s) < 0) {
-		memset(t, 0, sizeof(*t));
-		t->cycles = pctr_tsc();
-		return;
-	}
-	t->cycles = pmc.s.tsc;
 	for (int i = 0; i < PMC_NCOUNTERS; i++) {
 		const struct pctr_count *c;
 
@@ -253,6 +252,43 @@ pmc_read(pmc_data_t *t)
 		t->enabled[i] = c->enabled;
 		t->running[i] = c->running;
 	}
+}
+
+static __attribute__((noinline)) void
+read_failed(pmc_data_t *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->cycles = pctr_tsc();
+}
+
+_Static_assert(PMC_NCOUNTERS == 2, "pmc_read() copies two counters");
+
+/*
+ * The read plan: both counters on, counter i the set's event i (what
+ * pmc_select() makes of a selector with two events), copied without
+ * looking up where each is.
+ */
+PMC_EXPORT void
+pmc_read(pmc_data_t *t)
+{
+	const struct pctr_count *c = pmc.s.count;
+
+	if (__builtin_expect(!pmc.set || pctr_set_read(pmc.set, &pmc.s) < 0,
+			     0)) {
+		read_failed(t);
+		return;
+	}
+	t->cycles = pmc.s.tsc;
+	if (__builtin_expect(!pmc.direct, 0)) {
+		read_mapped(t);
+		return;
+	}
+	t->event[0] = c[0].value;
+	t->event[1] = c[1].value;
+	t->enabled[0] = c[0].enabled;
+	t->enabled[1] = c[1].enabled;
+	t->running[0] = c[0].running;
+	t->running[1] = c[1].running;
 }
 
 static void

@@ -290,6 +290,54 @@ TEST(presets_are_the_starting_values)
 	ASSERT_LT(s.ce_pic[1], 1000);
 }
 
+/*
+ * Off the read plans: pic1 alone (request 0 on counter 1) leaves ce_pic[0]
+ * at 0; a CPCv2 preset set after binding is added to every later sample
+ * (the set's plan reads the counts straight into the buffer while no
+ * preset is set), and a set bound, unbound and bound again samples again.
+ */
+TEST(samples_off_the_plan)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	cpc_event_t s;
+	uint64_t v;
+
+	bind("pic1=task-clock", 0);
+	spin_ms(2);
+	ASSERT_EQ(cpc_take_sample(&s), 0);
+	ASSERT_UEQ(s.ce_pic[0], 0);
+	ASSERT_GE(s.ce_pic[1], 1900000);
+	ASSERT_LT(s.ce_pic[1], 1000000000);
+	ASSERT_EQ(cpc_rele(), 0);
+
+	ASSERT(cpc != NULL);
+	set = cpc_set_create(cpc);
+	ASSERT_EQ(cpc_set_add_request(cpc, set, "task-clock", 0,
+				      CPC_COUNT_USER, 0, NULL), 0);
+	buf = cpc_buf_create(cpc, set);
+	ASSERT_EQ(cpc_bind_curlwp(cpc, set, 0), 0);
+	ASSERT_EQ(cpc_set_sample(cpc, set, buf), 0);
+	ASSERT_EQ(cpc_buf_get(cpc, buf, 0, &v), 0);
+	ASSERT_LT(v, 1000000000);
+	ASSERT_EQ(cpc_request_preset(cpc, 0, 1000000000000ull), 0);
+	ASSERT_EQ(cpc_set_restart(cpc, set), 0);
+	spin_ms(2);
+	ASSERT_EQ(cpc_set_sample(cpc, set, buf), 0);
+	ASSERT_EQ(cpc_buf_get(cpc, buf, 0, &v), 0);
+	ASSERT_GE(v, 1000000000000ull + 1900000);
+	ASSERT_LT(v, 1000000000000ull + 1000000000);
+	ASSERT_EQ(cpc_unbind(cpc, set), 0);
+	ASSERT_EQ(cpc_set_sample(cpc, set, buf), -1);
+	ASSERT_EQ(errno, EINVAL);
+	ASSERT_EQ(cpc_bind_curlwp(cpc, set, 0), 0);
+	ASSERT_EQ(cpc_set_sample(cpc, set, buf), 0);
+	ASSERT_EQ(cpc_buf_get(cpc, buf, 0, &v), 0);
+	ASSERT_GE(v, 1000000000000ull);
+	cpc_close(cpc);
+}
+
 TEST(count_usr_events_keeps_the_counts)
 {
 	cpc_event_t a, b;
@@ -817,6 +865,7 @@ main(void)
 		TEST_CASE(bind_and_sample_count_this_lwp)
 		TEST_CASE(accum_and_diff_arithmetic)
 		TEST_CASE(presets_are_the_starting_values)
+		TEST_CASE(samples_off_the_plan)
 		TEST_CASE(count_usr_events_keeps_the_counts)
 		TEST_CASE(lwp_inherit_counts_new_threads)
 		TEST_CASE(inherit_from_a_worker_thread)
