@@ -500,8 +500,8 @@ k_cost(struct pctr_set *meter, bool empty, int id, struct pctr_set *set)
 /*
  * Issue 14's target for an empty region: begin + end at most 2 x two value
  * reads of the same events.  Met and asserted on the syscall path.  On the
- * user-space path it is missed (arm64 200 against 68, x86-64 195 against
- * 100): there the sums alone (count, total, 128-bit sum of squares, min
+ * user-space path it is missed (arm64 200 against 68, x86-64 183 against
+ * 80): there the sums alone (count, total, 128-bit sum of squares, min
  * and max of the event and of the ticks, event x ticks: about 50
  * instructions by arm64's disassembly), the subtraction of the overhead
  * (20), the stack push and checks of begin (25) and the disturbance checks
