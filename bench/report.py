@@ -405,6 +405,18 @@ class Report:
                         f"{fmt(v[0])}; {fmt(v[3])} regions counted min "
                         f"{fmt(v[1])}, max {fmt(v[2])} | "
                         f"{'met' if v[1] == 0 and v[2] == 0 else 'missed'} |")
+            for key, label in (("stats_pair_fast", "fast path"),
+                               ("stats_pair_syscall", "syscall path")):
+                v = hw.get((key, 1))
+                if v:
+                    self.w(f"* A pair of pctr_set_read() at a call site of "
+                           f"the test's own after pctr_stats_calibrate() "
+                           f"({label}): overhead {fmt(v[0])}, "
+                           f"{fmt(v[3])} pairs counted {fmt(v[1])} to "
+                           f"{fmt(v[2])} after subtraction: the overhead "
+                           "is that of the calibration's call site "
+                           "(pctr_stats(3)); regions calibrate with the "
+                           "calls they measure with.")
             loops = [(k, v) for k, v in hw.items()
                      if k[0].startswith("loop1000")]
             for (key, _), v in sorted(loops):

@@ -332,6 +332,52 @@ empty_region(const char *user_access, const char *label)
 	region_row("loop1000_region", label, "loop");
 }
 
+/*
+ * A pair of pctr_set_read() at a call site of this file's, after
+ * pctr_stats_calibrate() found the pair's cost at its own call site:
+ * printed, with the least and most each interval counted after the
+ * subtraction (1 and 1 in the arm64 guest: this call site has one
+ * instruction more between the two calls; pctr_stats(3), "Overhead").
+ */
+static void
+stats_pair(unsigned int flags, const char *label)
+{
+	struct pctr_summary sum = { .size = sizeof(sum) };
+	int policy = hw_fifo_begin();
+	struct pctr_sample a, b;
+	struct pctr_stats *st;
+	struct pctr_set *set;
+	uint64_t over;
+
+	hw_sysctl("kernel.perf_user_access", "1");
+	set = hw_thread_set(flags, "instructions:u");
+	ASSERT_OK(pctr_stats_new_for_set(&st, set, 0));
+	ASSERT_OK(pctr_stats_calibrate(st, set, 100));
+	ASSERT_OK(pctr_stats_overhead(st, 0, &over));
+	/* the reads' results are checked after the pair, as calibrate does */
+	for (int i = 0; i < 1000; i++) {
+		int ra = pctr_set_read(set, &a);
+		int rb = pctr_set_read(set, &b);
+
+		ASSERT_OK(ra);
+		ASSERT_OK(rb);
+		ASSERT_OK(pctr_stats_add(st, &b, &a));
+	}
+	hw_fifo_end(policy);
+	ASSERT_OK(pctr_stats_get(st, 0, &sum));
+	printf("# bench|stats_pair_%s|1|%llu|%.0f|%.0f|%llu\n", label,
+	       (unsigned long long)over, sum.min, sum.max,
+	       (unsigned long long)sum.n);
+	pctr_stats_free(st);
+	pctr_set_free(set);
+}
+
+TEST(bench_stats_pair)
+{
+	stats_pair(0, "fast");
+	stats_pair(PCTR_SET_NO_USER_READ, "syscall");
+}
+
 /* one case each: pctr_region_init() is once per process */
 TEST(bench_empty_region_fast)
 {
@@ -348,5 +394,6 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(bench_read_1) TEST_CASE(bench_read_4)
 				       TEST_CASE(bench_empty_region_fast)
-				       TEST_CASE(bench_empty_region_syscall)));
+				       TEST_CASE(bench_empty_region_syscall)
+				       TEST_CASE(bench_stats_pair)));
 }
