@@ -39,18 +39,6 @@
 #define WINDOW_NS 3000000ull
 #define MAX_SPIN 64
 
-static int
-open_clock(uint64_t config)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = config;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-}
-
 struct tally {
 	const char *name;
 	int fd, short_nr, short_no_switch;
@@ -70,8 +58,8 @@ main(void)
 	printf("1..1\n");
 	if (nspin > MAX_SPIN)
 		nspin = MAX_SPIN;
-	t[0].fd = open_clock(PERF_COUNT_SW_CPU_CLOCK);
-	t[1].fd = open_clock(PERF_COUNT_SW_TASK_CLOCK);
+	t[0].fd = repro_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	t[1].fd = repro_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	if (t[0].fd < 0 || t[1].fd < 0) {
 		printf("not ok 1 - perf_event_open: %s\n", strerror(errno));
 		return 1;
