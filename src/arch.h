@@ -31,7 +31,12 @@
  *              of the usual counter; PCTR_ARCH_TIME_SHORT, 1 if the port's
  *              kernel sets cap_user_time_short, and then always with
  *              cap_user_time; PCTR_ARCH_TAIL_FN(type, name, value), a
- *              function pointer the caller then calls as its tail call.
+ *              function pointer the caller then calls as its tail call;
+ *              PCTR_ARCH_TAIL_FN_PAIR(type, name, word, at), the same from
+ *              at[0] and the word at[1] with it, one load where the port
+ *              can (arm64 ldp), the function then called as
+ *              PCTR_ARCH_TAIL(name).  PCTR_ARCH_KEEP_AT(at): a sample
+ *              reader's sample address kept in the register it came in.
  *              PCTR_ARCH_REGS_USER: the kernel's register mask
  *              (sample_regs_user) an unwinder of user stacks needs, 0 if
  *              the port has none.

@@ -42,6 +42,18 @@ int pctr__error(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pctr__error_clear(void);
 
+/*
+ * The calling thread's identity for a plan's owner (struct pctr__plan):
+ * its thread pointer, one instruction where the compiler reads it (x86-64
+ * %fs:0, arm64 tpidr_el0), unique among the live threads.
+ */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define pctr__thread_self() ((uintptr_t)__builtin_thread_pointer())
+#else
+#include <pthread.h>
+#define pctr__thread_self() ((uintptr_t)pthread_self())
+#endif
+
 /* What a refused perf_event_open knew, for pctr__perm_error() to explain */
 struct pctr__perm {
 	const char *event; /* its name as the user wrote it */
@@ -206,11 +218,31 @@ struct pctr__plan_seg {
 	int nr;
 };
 
-struct pctr__plan {
-	pctr__values_fn values; /* for the whole set */
+/*
+ * What a read loads first, in the 32 bytes before the set (its allocation
+ * starts there, set.c): pc[] must stay at the set's offset 0, and arm64's
+ * load pair reaches only 504 bytes past its base, so there one ldp gets
+ * the reader with its owner, another the sample's reader with the head.
+ */
+struct pctr__hot {
+	pctr__values_fn values; /* the plan's, for the whole set */
+	/*
+	 * The thread whose counters the pages show (its thread pointer, set
+	 * at the open; 0 when the set has no user path).  A page shows the
+	 * counter of the thread it counts, on that thread's CPU: read from
+	 * another thread the counter instruction reads the reader's CPU (a
+	 * wrong count on x86, SIGILL on arm64 where the kernel lets only
+	 * a thread with counters of its own read them): such reads take
+	 * read(2) (tests/repro/repro_other_thread_user_read.c).
+	 */
+	uintptr_t owner;
 	pctr__sample_fn sample;
-	pctr__sample_fn serial; /* what sample calls after a fence, if it must */
 	uint64_t head; /* pctr_sample's nr and path, stored at once */
+};
+#define PCTR__HOT(set) ((struct pctr__hot *)(uintptr_t)(set) - 1)
+
+struct pctr__plan {
+	pctr__sample_fn serial; /* what sample calls after a fence, if it must */
 	int nr_seg;
 	struct pctr__plan_seg seg[PCTR_MAX_EVENTS + 1];
 	struct pctr_set *next, *prev; /* set.c: sets a fork must unplan */
@@ -254,6 +286,8 @@ struct pctr_set {
 	unsigned long forks; /* pctr__forks when opened: mappings are ours */
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */
 };
+_Static_assert(sizeof(struct pctr__hot) % _Alignof(max_align_t) == 0,
+	       "the set after its hot words is aligned as calloc() aligns");
 /* pc[]'s baseline times are read as 16-byte pairs: calloc() aligns them */
 _Static_assert(_Alignof(struct pctr_set) <= _Alignof(max_align_t),
 	       "a set from calloc() is aligned");

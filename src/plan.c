@@ -157,6 +157,7 @@ read_pmc(uint32_t hw, unsigned int shift)
 				return sample_slow(pc, at, 0);                \
 			*(pctr__u64x2 *)&out[i].enabled = t;                  \
 		}                                                             \
+		PCTR_ARCH_KEEP_AT(at);                                        \
 		return 0;                                                     \
 	}
 
@@ -302,9 +303,10 @@ void
 pctr__plan_none(struct pctr_set *set)
 {
 	struct pctr__plan *p = &set->plan;
+	struct pctr__hot *h = PCTR__HOT(set);
 
-	p->values = values_slow;
-	p->sample = sample_slow;
+	h->values = values_slow;
+	h->sample = sample_slow;
 	for (int k = 0; k < p->nr_seg; k++)
 		p->seg[k].values = NULL;
 	p->nr_seg = 0;
@@ -341,6 +343,7 @@ static void
 plan_runs(struct pctr_set *set, const struct pctr__plan_run *run, int nr)
 {
 	struct pctr__plan *p = &set->plan;
+	struct pctr__hot *h = PCTR__HOT(set);
 
 	for (int k = 0; k < nr; k++) {
 		const struct pctr__plan_ctr *x = &set->pc[run[k].first];
@@ -351,13 +354,13 @@ plan_runs(struct pctr_set *set, const struct pctr__plan_run *run, int nr)
 	}
 	p->seg[nr].values = NULL;
 	p->nr_seg = nr;
-	p->values = nr == 1 ? p->seg[0].values : values_runs;
-	p->sample = nr == 1 ? p->seg[0].sample : sample_runs;
+	h->values = nr == 1 ? p->seg[0].values : values_runs;
+	h->sample = nr == 1 ? p->seg[0].sample : sample_runs;
 	if (set->serial != PCTR_SERIAL_NONE) {
-		p->serial = p->sample;
-		p->sample = sample_serial;
+		p->serial = h->sample;
+		h->sample = sample_serial;
 	}
-	p->head = (uint64_t)set->nr_events |
+	h->head = (uint64_t)set->nr_events |
 		  (uint64_t)PCTR_PATH_USER << 32;
 }
 

@@ -9,7 +9,9 @@
  * User path: a set counting the calling thread reads every counter through
  * its mmap page (mmap_read.h) with one timestamp for all of them.  If any
  * counter is not readable there right now (index 0), the whole set is read
- * with the syscall path instead, so one sample never mixes times.
+ * with the syscall path instead, so one sample never mixes times.  Only
+ * the thread that opened the set reads its pages: another thread's counter
+ * instruction would read its own CPU (struct pctr__plan's owner).
  *
  * Syscall path: one read(2) of each group with PERF_FORMAT_GROUP, which
  * returns { nr, time_enabled, time_running, { value, id }[nr] }, through
@@ -345,6 +347,7 @@ pctr__read_sample_slow(struct pctr_set *set, struct pctr_sample *s)
 	s->tsc = pctr__arch_tsc(set->serial);
 	set->reads++;
 	if (set->user_read && set->forks == pctr__forks &&
+	    PCTR__HOT(set)->owner == pctr__thread_self() &&
 	    pctr__set_read_user(set, s->count, s->tsc) == 0) {
 		set->last_user = true;
 		s->path = PCTR_PATH_USER;
@@ -367,17 +370,20 @@ _Static_assert(offsetof(struct pctr_sample, path) ==
 PCTR_EXPORT int
 pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 {
-	uint64_t cyc, head;
+	uint64_t cyc;
 
 	if (__builtin_expect(!set, 0) || __builtin_expect(!s, 0))
 		return check_readable(set, s);
-	head = set->plan.head;
-	cyc = pctr__arch_tsc(PCTR_SERIAL_NONE); /* the plan serialises */
-	s->tsc = cyc;
-	memcpy(&s->nr, &head, sizeof(head));
+	if (__builtin_expect(PCTR__HOT(set)->owner != pctr__thread_self(), 0))
+		return pctr__read_sample_slow(set, s);
 	{
-		PCTR_ARCH_TAIL_FN(pctr__sample_fn, fn, set->plan.sample);
-		return fn(set->pc, (char *)s, cyc);
+		PCTR_ARCH_TAIL_FN_PAIR(pctr__sample_fn, fn, head,
+				       &PCTR__HOT(set)->sample);
+
+		cyc = pctr__arch_tsc(PCTR_SERIAL_NONE); /* the plan serialises */
+		s->tsc = cyc;
+		memcpy(&s->nr, &head, sizeof(head));
+		return PCTR_ARCH_TAIL(fn)(set->pc, (char *)s, cyc);
 	}
 }
 
@@ -409,6 +415,7 @@ pctr__read_values_slow(struct pctr_set *set, uint64_t *values)
 		return pctr__error(EBADFD, "cannot read: the set is not open "
 					   "(call pctr_set_open() first)");
 	if (set->fast_values && set->forks == pctr__forks &&
+	    PCTR__HOT(set)->owner == pctr__thread_self() &&
 	    read_values_user(set, values) == 0) {
 		set->reads++;
 		set->last_user = true;
@@ -431,8 +438,12 @@ pctr_set_read_values(struct pctr_set *set, uint64_t *values)
 	if (__builtin_expect(!values, 0))
 		return pctr__error(EINVAL, "NULL values");
 	{
-		PCTR_ARCH_TAIL_FN(pctr__values_fn, fn, set->plan.values);
-		return fn(set->pc, values);
+		PCTR_ARCH_TAIL_FN_PAIR(pctr__values_fn, fn, owner,
+				       &PCTR__HOT(set)->values);
+
+		if (__builtin_expect(owner != pctr__thread_self(), 0))
+			return pctr__read_values_slow(set, values);
+		return PCTR_ARCH_TAIL(fn)(set->pc, values);
 	}
 }
 

@@ -848,7 +848,7 @@ begin_values(struct region_thread *t, int id)
 	t->id[d] = id;
 	t->depth = d + 1;
 	t->tsc[d] = pctr__arch_tsc(PCTR_SERIAL_NONE);
-	r = set->plan.values(set->pc, &t->vstart[d * t->nr_all]);
+	r = PCTR__HOT(set)->values(set->pc, &t->vstart[d * t->nr_all]);
 	if (__builtin_expect(r != PCTR_PATH_USER, 0))
 		return begin_off_plan(t, d, r);
 	return 0;
@@ -1123,7 +1123,7 @@ end_values(struct region_thread *t, int id)
 	int d, r;
 
 	tsc = pctr__arch_tsc(PCTR_SERIAL_NONE);
-	r = set->plan.values(set->pc, v);
+	r = PCTR__HOT(set)->values(set->pc, v);
 	d = t->depth - 1;
 	if (__builtin_expect(r != PCTR_PATH_USER || t->id[d] != id ||
 			     *t->lock != t->seq[d] || t->kernel, 0))
@@ -1219,7 +1219,7 @@ end_named_values(struct region_thread *t, const char *name)
 	int id, r;
 
 	tsc = pctr__arch_tsc(PCTR_SERIAL_NONE);
-	r = t->set->plan.values(t->set->pc, v);
+	r = PCTR__HOT(t->set)->values(t->set->pc, v);
 	id = lookup(t, name, false);
 	if (id < 0)
 		return id;

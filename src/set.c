@@ -49,6 +49,7 @@
 PCTR_EXPORT int
 pctr_set_new(struct pctr_set **setp, unsigned int flags)
 {
+	struct pctr__hot *hot;
 	struct pctr_set *set;
 
 	if (!setp)
@@ -56,9 +57,11 @@ pctr_set_new(struct pctr_set **setp, unsigned int flags)
 	*setp = NULL;
 	if (flags & ~(PCTR_SET_NO_MULTIPLEX | PCTR_SET_NO_USER_READ))
 		return pctr__error(EINVAL, "unknown set flags 0x%x", flags);
-	set = calloc(1, sizeof(*set));
-	if (!set)
+	/* the read's first loads before it (struct pctr__hot) */
+	hot = calloc(1, sizeof(*hot) + sizeof(*set));
+	if (!hot)
 		return pctr__error(ENOMEM, "out of memory for a set");
+	set = (struct pctr_set *)(hot + 1);
 	set->flags = flags;
 	pctr__plan_none(set);
 	*setp = set;
@@ -279,6 +282,7 @@ close_all(struct pctr_set *set)
 	set->nr_inst = 0;
 	set->open = false;
 	set->user_read = false;
+	PCTR__HOT(set)->owner = 0;
 	set->fast_values = false;
 	set->reads = 0;
 }
@@ -294,7 +298,7 @@ pctr_set_destroy(struct pctr_set *set)
 	if (r < 0)
 		return r;
 	close_all(set);
-	free(set);
+	free(PCTR__HOT(set));
 	return 0;
 }
 
@@ -1145,6 +1149,7 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 		return r;
 	}
 	set->open = true;
+	PCTR__HOT(set)->owner = set->user_read ? pctr__thread_self() : 0;
 	if (set->user_read) {
 		pctr__plan_list(set);
 		pctr__plan_build(set);

@@ -134,7 +134,7 @@ guest_boot() { # WORK LOG KERNEL-ARGS
 	cmdline="console=$guest_console panic=-1 loglevel=3 rdinit=/init randomize_kstack_offset=off $3"
 	# shellcheck disable=SC2086
 	timeout -k 5 "${PCTR_HW_TIMEOUT:-600}" "$guest_qemu" "${guest_qemu_args[@]}" \
-		-icount shift=0,sleep=off -m 512M -smp 1 -display none -monitor none \
+		-icount shift=0,sleep=off -m 512M -smp "${guest_smp:-1}" -display none -monitor none \
 		-serial stdio -nic none -no-reboot -kernel "$guest_kernel" \
 		-initrd "$work/initrd" -append "$cmdline" ${PCTR_HW_QEMU_ARGS:-} \
 		</dev/null 2>&1 | tr -d '\r' >"$log"

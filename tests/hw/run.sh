@@ -240,8 +240,11 @@ boot() { # NAME LOG
 	plan_lines "$name" >"$work/root/hw/plan"
 	[ -n "$case_only" ] && args="TEST_ONLY=$case_only"
 	guest_init=$hw_bin/hw_init
+	# "hw-smp: N" in a test's source: the guest has N CPUs (default 1)
+	guest_smp=$(sed -n 's/.*hw-smp: *\([0-9][0-9]*\).*/\1/p' "$here/$name.c" | head -n1)
 	PCTR_HW_TIMEOUT=$(load_timeout) guest_boot "$work" "$log" "$args"
 	status=$?
+	guest_smp=
 	echo "# guest $name: $(plan_lines "$name" | wc -l) run(s), ${SECONDS}s since start, qemu status $status" >>"$log.status"
 	rm -rf "$work"
 }

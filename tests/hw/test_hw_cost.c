@@ -266,11 +266,16 @@ TEST(cost_read_fallback)
 
 /*
  * Read plans against the floor, one boot (issue 14's targets).  The floor
- * is hw_floor.h's; pctr_set_read_values() at most 1.25 times it on
- * contiguous counters and twice it on any other layout; pctr_set_read()
- * (count, enabled, running and timestamp) at most 45 instructions for one
- * event and 90 for four.  The measured set is opened before the meter so
- * that its events get the first counters.
+ * is hw_floor.h's for a read any thread may call (floor_owned*: the check
+ * that the caller is the thread the pages count, without which another
+ * thread's read crashes on arm64, tests/repro/repro_other_thread_user_read.c);
+ * pctr_set_read_values() at most 1.25 times it on contiguous counters and
+ * twice it on any other layout; pctr_set_read() (count, enabled, running
+ * and timestamp) at most 45 instructions for one event and 90 for four.
+ * The floor without the check (floor_known*, right only on the pages'
+ * own thread) is measured and printed beside it: "# floor|N|known|owned".
+ * The measured set is opened before the meter so that its events get the
+ * first counters.
  */
 static void
 plan_line(const char *what, const char *layout, int nev, uint64_t floor,
@@ -284,9 +289,10 @@ static uint64_t
 floor_cost(int nev, const char *events, struct pctr_set **setp,
 	   struct pctr_set **meterp)
 {
-	struct op floor = { nev == 1 ? floor_known1 : floor_known4, NULL };
+	struct op floor = { nev == 1 ? floor_owned1 : floor_owned4, NULL };
+	struct op known = { nev == 1 ? floor_known1 : floor_known4, NULL };
 	struct pctr_sample s;
-	uint64_t f;
+	uint64_t f, k;
 
 	hw_user_read("1");
 	*setp = hw_thread_set(0, events);
@@ -294,7 +300,15 @@ floor_cost(int nev, const char *events, struct pctr_set **setp,
 	ASSERT_HEX_EQ(s.path, PCTR_PATH_USER);
 	ASSERT_EQ(floor_map(*setp, nev), 1);
 	*meterp = hw_thread_set(PCTR_SET_NO_USER_READ, PLAN_METER);
+	/* each read reads: none gives up (-1) in the loops measured */
+	ASSERT_EQ(floor.read(*setp, &s), 0);
+	ASSERT_EQ(known.read(*setp, &s), 0);
 	f = user_cost(*meterp, &floor, *setp);
+	k = user_cost(*meterp, &known, *setp);
+	ASSERT_EQ(floor.read(*setp, &s), 0);
+	ASSERT_EQ(known.read(*setp, &s), 0);
+	printf("# floor|%d|%llu|%llu\n", nev, (unsigned long long)k,
+	       (unsigned long long)f);
 	floor_unmap(nev);
 	return f;
 }

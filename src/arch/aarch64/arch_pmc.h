@@ -29,6 +29,17 @@
 #define PCTR_ARCH_TAIL_FN(type, name, value)                                   \
 	register type name __asm__("x16") = (value);                           \
 	__asm__("" : "+r"(name))
+/* the same, and the word after it, in one load pair (GCC 12 loads each) */
+typedef unsigned __int128 pctr__arch_pair __attribute__((may_alias));
+#define PCTR_ARCH_TAIL_FN_PAIR(type, name, word, at)                          \
+	register type name __asm__("x16");                                     \
+	uintptr_t word;                                                        \
+	__asm__("ldp %0, %1, %2"                                               \
+		: "=r"(name), "=r"(word)                                       \
+		: "Ump"(*(const pctr__arch_pair *)(const void *)(at)))
+#define PCTR_ARCH_TAIL(name) (name)
+/* nothing to keep in place (x86_64/arch_pmc.h) */
+#define PCTR_ARCH_KEEP_AT(at) ((void)(at))
 
 #define PCTR__MRS_EVCNTR(n)                                                    \
 	case n:                                                                \

@@ -31,6 +31,12 @@
 
 /* a function pointer the caller then calls as its tail: a port may pin it */
 #define PCTR_ARCH_TAIL_FN(type, name, value) type name = (value)
+/* the function loaded where it is called: an x86 jump takes it from memory */
+#define PCTR_ARCH_TAIL_FN_PAIR(type, name, word, at)                          \
+	type const *name##_at = (type const *)(const void *)(at);              \
+	uintptr_t word = ((const uintptr_t *)(const void *)(at))[1]
+#define PCTR_ARCH_TAIL(name) (*name##_at)
+#define PCTR_ARCH_KEEP_AT(at) ((void)(at))
 
 /* never called: PCTR_ARCH_USER_READ is 0 */
 static inline __attribute__((always_inline)) uint64_t

@@ -16,6 +16,17 @@
 #define PCTR_ARCH_PMC_SHIFT 16
 /* an indirect tail call jumps through memory: nothing to pin */
 #define PCTR_ARCH_TAIL_FN(type, name, value) type name = (value)
+/* the function loaded where it is called: an x86 jump takes it from memory */
+#define PCTR_ARCH_TAIL_FN_PAIR(type, name, word, at)                          \
+	type const *name##_at = (type const *)(const void *)(at);              \
+	uintptr_t word = ((const uintptr_t *)(const void *)(at))[1]
+#define PCTR_ARCH_TAIL(name) (*name##_at)
+/*
+ * A sample reader's address of the sample (its second argument, rsi),
+ * wanted there at its end: GCC 12 otherwise copies it to another register
+ * first and gives rsi to the pages (one instruction more per read).
+ */
+#define PCTR_ARCH_KEEP_AT(at) __asm__("" ::"S"(at))
 
 /*
  * @hw is the mmap page's index minus one: the rdpmc counter number.  rdpmc

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_hw_threads.c - a set counting one thread, read by another while that
+ * thread runs on another CPU (hw-smp: 2, the guest has two CPUs).
+ *
+ * A page shows the counter of the thread it counts, on that thread's CPU:
+ * another thread's counter instruction reads its own CPU, which traps on
+ * arm64 (SIGILL) and reads a wrong count on x86 (other_thread_raw_repro:
+ * tests/repro/repro_other_thread_user_read.c, raw perf_event_open).  So
+ * libpctr reads a set's pages only on the thread that opened it; any other
+ * thread's read takes read(2), with the right count.  The opener spins in
+ * user mode meanwhile, so its counter is on its CPU nearly all the time.
+ */
+#include <pthread.h>
+
+#include "hw.h"
+#include "hw_prog.h"
+
+HW_BLOB(repro_other_thread_user_read);
+
+/*
+ * Each read(2) of a counter running on the other CPU waits for that CPU
+ * (an interprocessor call), which the guest's CPUs, run in turn, answer
+ * at their next turn: about 4 million instructions of the opener per
+ * read.  200 reads take seconds.
+ */
+#define READS 200
+
+static struct pctr_set *set;
+static volatile int opened, stop;
+static volatile long own_user, own_reads;
+
+/*
+ * The opener: counts itself and spins in user mode while the main thread
+ * reads its set (a set is used by one thread at a time: it does not read
+ * it then); once told to stop, it reads its set itself, which must still
+ * be done in user space.
+ */
+static void *
+opener(void *arg)
+{
+	(void)arg;
+	set = hw_thread_set(0, "instructions:u");
+	opened = 1;
+	while (!stop)
+		;
+	for (int i = 0; i < 100; i++) {
+		uint64_t v;
+
+		own_user += pctr_set_read_values(set, &v) == PCTR_PATH_USER;
+		own_reads++;
+	}
+	return NULL;
+}
+
+static pthread_t
+start_opener(void)
+{
+	pthread_t t;
+
+	hw_user_read("1");
+	opened = stop = 0;
+	own_user = own_reads = 0;
+	ASSERT_EQ(pthread_create(&t, NULL, opener, NULL), 0);
+	while (!opened)
+		;
+	return t;
+}
+
+static void
+stop_opener(pthread_t t)
+{
+	stop = 1;
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	printf("# the opener after: %ld of its %ld reads in user space\n",
+	       own_user, own_reads);
+	/* its plan stands after the other thread's reads (the first may
+	   make it again) */
+	ASSERT_EQ(own_reads, 100);
+	ASSERT_GE(own_user, 99);
+}
+
+/* the count read(2) gives now: pctr_set_read_instance() is always read(2) */
+static uint64_t
+syscall_count(void)
+{
+	struct pctr_sample s;
+
+	ASSERT_OK(pctr_set_read_instance(set, 0, &s));
+	return s.count[0].value;
+}
+
+/*
+ * The behaviour the library guards against, on raw perf_event_open: the
+ * reproducer, run as its own program.
+ */
+TEST(other_thread_raw_repro)
+{
+	char *argv[] = { "/tmp/repro_other_thread_user_read", NULL };
+	struct hw_run r;
+
+	hw_user_read("1");
+	hw_prog_install("/tmp/repro_other_thread_user_read",
+			hw_blob_repro_other_thread_user_read,
+			hw_blob_repro_other_thread_user_read_end);
+	hw_run(argv, NULL, &r);
+	hw_run_show(&r, 20);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "\nok 1 - ");
+}
+
+/*
+ * pctr_set_read_values() from the main thread while the opener runs: no
+ * trap, the read(2) path, and every value between the read(2) before it
+ * and the one after.
+ */
+TEST(other_thread_values_right)
+{
+	pthread_t t = start_opener();
+	uint64_t prev = syscall_count();
+	long user = 0;
+
+	for (int i = 0; i < READS; i++) {
+		uint64_t v, next;
+		int path = pctr_set_read_values(set, &v);
+
+		next = syscall_count();
+		ASSERT_GE(path, 0);
+		user += path == PCTR_PATH_USER;
+		ASSERT_LE(prev, v);
+		ASSERT_LE(v, next);
+		prev = next;
+	}
+	printf("# main thread: %d reads, %ld in user space, last %llu\n",
+	       READS, user, (unsigned long long)prev);
+	ASSERT_EQ(user, 0);
+	/* the opener counted meanwhile: the reads saw a moving count */
+	ASSERT_GT(prev, (uint64_t)READS);
+	stop_opener(t);
+	pctr_set_free(set);
+}
+
+/* the same for pctr_set_read(): counts, times and the path */
+TEST(other_thread_sample_right)
+{
+	pthread_t t = start_opener();
+	uint64_t prev = syscall_count();
+	long user = 0;
+
+	for (int i = 0; i < READS; i++) {
+		struct pctr_sample s;
+		uint64_t next;
+
+		ASSERT_OK(pctr_set_read(set, &s));
+		next = syscall_count();
+		user += s.path == PCTR_PATH_USER;
+		ASSERT_EQ(s.nr, 1);
+		ASSERT_LE(prev, s.count[0].value);
+		ASSERT_LE(s.count[0].value, next);
+		ASSERT_LE(s.count[0].running, s.count[0].enabled);
+		ASSERT_GT(s.count[0].running, 0);
+		prev = next;
+	}
+	printf("# main thread: %d samples, %ld in user space\n", READS, user);
+	ASSERT_EQ(user, 0);
+	stop_opener(t);
+	pctr_set_free(set);
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(TEST_CASE(other_thread_raw_repro)
+				       TEST_CASE(other_thread_values_right)
+					       TEST_CASE(other_thread_sample_right)));
+}
