@@ -391,7 +391,9 @@ class Report:
                 r = ratio(num(got), num(floor))
                 self.headline.append(
                     f"| guest: pctr_set_read_values within {bound} of the "
-                    f"hand-written floor, {k} event{'s' if k > 1 else ''}, "
+                    f"hand-written floor with the thread check "
+                    f"(hw_floor.h floor_owned), {k} "
+                    f"event{'s' if k > 1 else ''}, "
                     f"{layout} (test_hw_cost) | {got} vs {floor} "
                     f"instructions: {fr(r)} | "
                     f"{'met' if r <= num(bound.rstrip('x')) else 'missed'} |")
