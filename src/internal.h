@@ -43,7 +43,7 @@ int pctr__error(int err, const char *fmt, ...)
 void pctr__error_clear(void);
 
 /*
- * The calling thread's identity for a plan's owner (struct pctr__plan):
+ * The calling thread's identity for a set's owner (struct pctr__hot):
  * its thread pointer, one instruction where the compiler reads it (x86-64
  * %fs:0, arm64 tpidr_el0), unique among the live threads.
  */

@@ -11,7 +11,7 @@
  * counter is not readable there right now (index 0), the whole set is read
  * with the syscall path instead, so one sample never mixes times.  Only
  * the thread that opened the set reads its pages: another thread's counter
- * instruction would read its own CPU (struct pctr__plan's owner).
+ * instruction would read its own CPU (struct pctr__hot's owner).
  *
  * Syscall path: one read(2) of each group with PERF_FORMAT_GROUP, which
  * returns { nr, time_enabled, time_running, { value, id }[nr] }, through
