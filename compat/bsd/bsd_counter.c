@@ -98,6 +98,13 @@ pctr_bsd_have_counters(void)
 	return has_pmu || nr_map > 0;
 }
 
+bool
+pctr_bsd_target_thread(void)
+{
+	pthread_once(&once, init);
+	return target == PCTR_TARGET_THREAD;
+}
+
 static const struct map *
 lookup(uint32_t fn)
 {

@@ -41,6 +41,9 @@ int pctr_bsd_fn_event(uint32_t fn, struct pctr_event *ev);
 int pctr_bsd_counter_open(const struct pctr_event *ev, bool enable,
 			  struct pctr_set **setp);
 
+/* pctr_bsd_target_thread() - do counters count only the thread setting them */
+bool pctr_bsd_target_thread(void);
+
 /*
  * pctr_bsd_counter_read() - the count of a set made above (0 for NULL).
  * The raw count alone (pctr_set_read_values(): no times, no scaling), as

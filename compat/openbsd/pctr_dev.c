@@ -18,6 +18,7 @@
  * take no lock, PCIOCSn takes one with signals blocked (bsd_sync.h).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@
 #include "bsd_counter.h"
 #include "bsd_sync.h"
 #include "devsw.h"
+#include "rdpmc.h"
 
 #define PCTR_EXPORT __attribute__((visibility("default")))
 
@@ -93,6 +95,7 @@ pctr_select(int oflags, int n, uint32_t fn)
 		pctr_set_free(set);
 		return ENOMEM;
 	}
+	pctr_openbsd_rdpmc_install((unsigned int)n, set);
 	set = atomic_exchange(&ctr[n].set, set);
 	atomic_store(&ctr[n].fn, fn);
 	pctr_bsd_retire(set, true);
@@ -119,13 +122,13 @@ PCTR_EXPORT const struct pctr_bsd_dev pctr_openbsd_dev = {
 };
 
 /*
- * The device's cheap read: no system call when the counter counts this
- * thread ($PCTR_BSD_TARGET=thread) and the kernel lets user space read
- * it; a counter of the whole process is read with read(2) (pctr_openbsd(4)
- * says what that costs).
+ * rdpmc()'s slow read (its fast one: rdpmc.c): the counter's set, for
+ * a counter of the whole process, of another thread, not on the hardware
+ * now, or read while a writer changes it.  A counter of the process is
+ * read with read(2) (pctr_openbsd(4) says what that costs).
  */
-PCTR_EXPORT pctrval
-pctr_openbsd_rdpmc(unsigned int n)
+pctrval
+pctr_openbsd_rdpmc_slow(unsigned int n)
 {
 	struct pctr_set *set;
 	uint64_t v;
@@ -138,4 +141,10 @@ pctr_openbsd_rdpmc(unsigned int n)
 		v = 0;
 	pctr_bsd_read_end();
 	return v;
+}
+
+__attribute__((constructor)) static void
+pctr_dev_atfork(void)
+{
+	pthread_atfork(NULL, NULL, pctr_openbsd_rdpmc_forked);
 }

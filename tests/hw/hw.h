@@ -225,6 +225,24 @@ hw_thread_set(unsigned int flags, const char *events)
 }
 
 /*
+ * The perf mmap page's index of event @e of @set now: the counter it is
+ * on plus one, 0 when on none (mapped a second time to look).
+ */
+static inline uint32_t
+hw_page_index(struct pctr_set *set, int e)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *p = mmap(NULL, pg, PROT_READ, MAP_SHARED,
+					      pctr_set_fd(set, e), 0);
+	uint32_t idx;
+
+	ASSERT(p != MAP_FAILED);
+	idx = p->index;
+	munmap(p, pg);
+	return idx;
+}
+
+/*
  * The calling thread at real-time priority (SCHED_FIFO 1) until
  * hw_fifo_end(): no ordinary task, user or kernel thread, switches it out
  * meanwhile.  It must not wait for one either (a child it spins on, say):

@@ -21,6 +21,7 @@
  */
 #include <machine/perfmon.h>
 #include <machine/pctr.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 
 #include "hw_prog.h"
@@ -60,6 +61,17 @@ check_exact(uint64_t (*span)(void *, uint64_t), void *arg, const char *what)
 
 /* ---- OpenBSD /dev/pctr -------------------------------------------------- */
 
+static __attribute__((noinline)) uint64_t
+rdpmc_span(void *arg, uint64_t n)
+{
+	pctrval a, b;
+
+	a = rdpmc(0);
+	hw_loop(n);
+	b = rdpmc(0);
+	return b - a;
+}
+
 #ifndef __x86_64__ /* the OpenBSD device: test_hw_pctrdev_x86 on x86 */
 static __attribute__((noinline)) uint64_t
 pctr_span(void *arg, uint64_t n)
@@ -73,17 +85,6 @@ pctr_span(void *arg, uint64_t n)
 	ASSERT_EQ(ra, 0);
 	ASSERT_EQ(rb, 0);
 	return b.pctr_hwc[0] - a.pctr_hwc[0];
-}
-
-static __attribute__((noinline)) uint64_t
-rdpmc_span(void *arg, uint64_t n)
-{
-	pctrval a, b;
-
-	a = rdpmc(0);
-	hw_loop(n);
-	b = rdpmc(0);
-	return b - a;
 }
 
 TEST(openbsd_pctr_exact)
@@ -147,6 +148,133 @@ TEST(openbsd_pctr_errors)
 /* ---- FreeBSD /dev/perfmon ----------------------------------------------- */
 
 #endif /* __x86_64__ */
+
+/*
+ * ---- OpenBSD rdpmc() on a thread's counter (both ports) -----------------
+ *
+ * PCTR_BSD_TARGET=thread: rdpmc(0) reads its slot's page in user space
+ * (compat/openbsd/rdpmc.c).  Exact around the loop with one constant, and
+ * cheap: a "pair" (user instructions from one rdpmc(0)'s counter read to
+ * the next's) of a read in user space is its own instructions after and
+ * before the counter read, about 30 (the fast read is 28 instructions on
+ * arm64, 29 on x86-64, bench/legacy-cost.md), while the slow read through
+ * the set makes a system call and hundreds of user instructions around it
+ * (rdpmc(0) of a process counter: 484 user).  Below 60: the user path.
+ * Every case the fast read does not take gives the right count too:
+ * another thread, the counter moved to another register, reprogrammed,
+ * turned off, a child after fork().
+ */
+static __attribute__((noinline)) uint64_t
+rdpmc_pair(void)
+{
+	pctrval a = rdpmc(0);
+
+	return rdpmc(0) - a;
+}
+
+static void *
+rdpmc_elsewhere(void *arg)
+{
+	*(pctrval *)arg = rdpmc(0);
+	return NULL;
+}
+
+TEST(openbsd_rdpmc_thread)
+{
+	unsigned int fn = RAW_INST | PCTR_U | PCTR_EN;
+	struct pctr_set *holder, *kick;
+	uint64_t pair, k[2];
+	uint32_t held, ours;
+	pctrval a, b, v;
+	pthread_t t;
+	long long c;
+	int fd, status;
+	pid_t pid;
+
+	hw_pmu();
+	hw_user_read("1");
+	ASSERT_EQ(setenv("PCTR_BSD_TARGET", "thread", 1), 0);
+	/* a set on the first counter, so that ours can move down later */
+	holder = hw_thread_set(0, "instructions:u");
+	fd = open(_PATH_PCTR, O_RDWR);
+	ASSERT(fd >= 0);
+	ASSERT_EQ(ioctl(fd, PCIOCS0, &fn), 0);
+	c = check_exact(rdpmc_span, NULL, "rdpmc thread");
+	pair = rdpmc_pair();
+	printf("# rdpmc(0), thread: 2N%+lld, pair %llu\n", c,
+	       (unsigned long long)pair);
+	ASSERT_LT(pair, 60);
+	ASSERT_EQ(rdpmc_pair(), pair);
+
+	/* another thread: the set's read(2), between the owner's reads */
+	a = rdpmc(0);
+	ASSERT_EQ(pthread_create(&t, NULL, rdpmc_elsewhere, &v), 0);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	b = rdpmc(0);
+	printf("# another thread read %llu between %llu and %llu\n",
+	       (unsigned long long)v, (unsigned long long)a,
+	       (unsigned long long)b);
+	ASSERT_LT(a, v);
+	ASSERT_LT(v, b);
+	ASSERT_EQ(rdpmc_pair(), pair);
+
+	/*
+	 * The counter moves (test_hw_plan's plan_index_moved): the holder
+	 * off, a new set on, the thread's counters scheduled again, ours
+	 * one down.  The first read finds another register: read by the
+	 * switch, in user space (measured by the new set: well under the
+	 * slow read's hundreds), and right; then the pair is back.
+	 */
+	held = hw_page_index(holder, 0);
+	a = rdpmc(0);
+	ASSERT_OK(pctr_set_disable(holder));
+	kick = hw_thread_set(0, "instructions:u");
+	ASSERT_EQ(pctr_set_read_values(kick, &k[0]), PCTR_PATH_USER);
+	v = rdpmc(0);
+	ASSERT_EQ(pctr_set_read_values(kick, &k[1]), PCTR_PATH_USER);
+	ours = hw_page_index(kick, 0);
+	printf("# moved: holder was on %u, the new set took %u; first read "
+	       "%llu user instructions, %llu counted meanwhile\n",
+	       held - 1, ours - 1, (unsigned long long)(k[1] - k[0]),
+	       (unsigned long long)(v - a));
+	ASSERT_NE(ours, held);
+	ASSERT_LT(k[1] - k[0], 150);
+	ASSERT_GT(v, a);
+	ASSERT_LT(v - a, 200000);
+	ASSERT_EQ(rdpmc_pair(), pair);
+	ASSERT_EQ(check_exact(rdpmc_span, NULL, "rdpmc moved"), c);
+
+	/*
+	 * A child: no pages there (the kernel does not copy perf mappings),
+	 * so no fast read; the set's read(2) of the parent's counter, which
+	 * counted at least what the parent read before the fork.
+	 */
+	a = rdpmc(0);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		pctrval x = rdpmc(0), y = rdpmc(0);
+
+		_exit(x > a && y >= x ? 0 : 1);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	ASSERT_EQ(rdpmc_pair(), pair);
+
+	/* reprogrammed: the new counter from zero; off: zero */
+	ASSERT_EQ(ioctl(fd, PCIOCS0, &fn), 0);
+	v = rdpmc(0);
+	printf("# reprogrammed: %llu\n", (unsigned long long)v);
+	ASSERT_LT(v, 10000);
+	ASSERT_EQ(rdpmc_pair(), pair);
+	fn = 0;
+	ASSERT_EQ(ioctl(fd, PCIOCS0, &fn), 0);
+	ASSERT_UEQ(rdpmc(0), 0);
+	ASSERT_EQ(close(fd), 0);
+	pctr_set_free(kick);
+	pctr_set_free(holder);
+}
 
 static __attribute__((noinline)) uint64_t
 perfmon_span(void *arg, uint64_t n)
@@ -421,6 +549,7 @@ main(void)
 		TEST_CASE(openbsd_pctr_exact)
 		TEST_CASE(openbsd_pctr_errors)
 #endif
+		TEST_CASE(openbsd_rdpmc_thread)
 		TEST_CASE(freebsd_perfmon_exact)
 		TEST_CASE(cpc_example1_exact)
 		TEST_CASE(cpc_example2_overflow)

@@ -74,21 +74,6 @@ pair(struct pctr_set *set)
 	return b.count[0].value - a.count[0].value;
 }
 
-/* the page index of event @e: the counter the kernel gave it, plus one */
-static uint32_t
-index_of(struct pctr_set *set, int e)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	struct perf_event_mmap_page *p = mmap(NULL, pg, PROT_READ, MAP_SHARED,
-					      pctr_set_fd(set, e), 0);
-	uint32_t idx;
-
-	ASSERT(p != MAP_FAILED);
-	idx = p->index;
-	munmap(p, pg);
-	return idx;
-}
-
 static void
 both_exact(struct pctr_set *set)
 {
@@ -129,9 +114,9 @@ TEST(plan_other_layouts_exact)
 	set = hw_thread_set(0, "instructions:u,cycles:u,instructions:u");
 	both_exact(set);
 #ifndef __x86_64__
-	ASSERT_EQ(index_of(set, 0), 1);
-	ASSERT_EQ(index_of(set, 1), 32);
-	ASSERT_EQ(index_of(set, 2), 2);
+	ASSERT_EQ(hw_page_index(set, 0), 1);
+	ASSERT_EQ(hw_page_index(set, 1), 32);
+	ASSERT_EQ(hw_page_index(set, 2), 2);
 #endif
 	pctr_set_free(set);
 
@@ -163,12 +148,12 @@ TEST(plan_index_moved)
 	holder = hw_thread_set(0, "instructions:u");
 	set = hw_thread_set(0, "instructions:u,instructions:u");
 	before = pair(set);
-	idx = index_of(set, 0);
+	idx = hw_page_index(set, 0);
 	ASSERT_EQ(pctr_set_read_values(set, v), PCTR_PATH_USER);
 	ASSERT_OK(pctr_set_disable(holder));
 	kick = hw_thread_set(0, "instructions:u");
-	ASSERT_NE(index_of(set, 0), idx);
-	ASSERT_NE(index_of(set, 0), 0);
+	ASSERT_NE(hw_page_index(set, 0), idx);
+	ASSERT_NE(hw_page_index(set, 0), 0);
 	/* the miss: still the user path, counter by counter */
 	ASSERT_EQ(pctr_set_read_values(set, w), PCTR_PATH_USER);
 	/* counted meanwhile: the disable's and the third set's user parts */
@@ -180,7 +165,7 @@ TEST(plan_index_moved)
 	after = pair(set);
 	printf("# pair %llu on counter %u, %llu on counter %u\n",
 	       (unsigned long long)before, idx - 1,
-	       (unsigned long long)after, index_of(set, 0) - 1);
+	       (unsigned long long)after, hw_page_index(set, 0) - 1);
 	ASSERT_EQ(after, before);
 	values_exact(set, PCTR_PATH_USER);
 	pctr_set_free(kick);

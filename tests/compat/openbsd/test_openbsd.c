@@ -460,6 +460,171 @@ TEST(fork_from_threads)
 	close(fd);
 }
 
+/*
+ * PCTR_BSD_TARGET=thread: rdpmc() reads a slot, a second mapping of the
+ * counter's perf page at an address of its own (compat/openbsd/rdpmc.c).
+ * The events here are software ones, on no hardware counter (page index
+ * 0), so every read ends in the slow path; what runs is the slots'
+ * mappings, their replacement under readers, and fork.  The fast read
+ * itself is tested in the guests (tests/hw/test_hw_compat.c,
+ * openbsd_rdpmc_thread).
+ */
+static void
+thread_target(void)
+{
+	map_c0();
+	setenv("PCTR_BSD_TARGET", "thread", 1);
+}
+
+/* the process's mappings of perf pages now */
+static int
+perf_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	ASSERT(f != NULL);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "perf_event") != NULL;
+	fclose(f);
+	return n;
+}
+
+TEST(thread_counter_slot_mappings)
+{
+	struct pctr_target t = { .type = PCTR_TARGET_THREAD };
+	struct pctr_set *set;
+	int fd, none, own, one;
+
+	thread_target();
+	/* what a set of the same event maps by itself */
+	none = perf_maps();
+	ASSERT_OK(pctr_set_new(&set, 0));
+	ASSERT_OK(pctr_set_add(set, "task-clock"));
+	ASSERT_OK(pctr_set_open(set, &t));
+	own = perf_maps() - none;
+	pctr_set_free(set);
+	fd = dev(O_RDWR);
+	ASSERT_EQ(set_fn(fd, 0, FN_C0), 0);
+	one = perf_maps();
+	printf("# perf mappings: %d, a set's own %d, with counter 0 %d\n",
+	       none, own, one);
+	/* the set's own and the slot's */
+	ASSERT_EQ(one, none + own + 1);
+	/* reprogrammed: the slot's page replaced, nothing left behind */
+	for (int i = 0; i < 100; i++)
+		ASSERT_EQ(set_fn(fd, 0, FN_C0), 0);
+	ASSERT_EQ(perf_maps(), one);
+	bsd_spin(5);
+	ASSERT_GE(rdpmc(0), 4000000);
+	ASSERT_LT(rdpmc(0), 60000000000ull);
+	/* off: zeros in the slot, the set freed */
+	ASSERT_EQ(set_fn(fd, 0, 0), 0);
+	ASSERT_EQ(perf_maps(), none);
+	ASSERT_EQ(rdpmc(0), 0);
+	close(fd);
+}
+
+/*
+ * A child has no perf mappings (the kernel does not copy them): its
+ * rdpmc() reads the parent's counter through the set, and a counter it
+ * sets gets a slot page of its own.
+ */
+TEST(thread_counter_after_fork)
+{
+	pctrval a;
+	int fd, st;
+	pid_t pid;
+
+	thread_target();
+	fd = dev(O_RDWR);
+	ASSERT_EQ(set_fn(fd, 0, FN_C0), 0);
+	bsd_spin(5);
+	a = rdpmc(0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int ok = rdpmc(0) >= a && set_fn(fd, 1, FN_C0) == 0;
+
+		bsd_spin(5);
+		ok = ok && rdpmc(1) >= 4000000 && rdpmc(1) < 60000000000ull;
+		ok = ok && set_fn(fd, 1, 0) == 0 && rdpmc(1) == 0;
+		_exit(ok ? 0 : 1);
+	}
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT(WIFEXITED(st));
+	ASSERT_EQ(WEXITSTATUS(st), 0);
+	ASSERT_GE(rdpmc(0), a);
+	close(fd);
+}
+
+/*
+ * Slots replaced while rdpmc() reads them, by another thread and by a
+ * signal handler of the reading thread: every read returns a count
+ * (task-clock: nanoseconds, under a minute), none faults.  The handler
+ * interrupts only the reading loop, which calls nothing but rdpmc():
+ * PCIOCSn allocates, and is not async-signal-safe (pctr_openbsd(4)).
+ */
+static int reprogram_fd;
+static volatile int reprogram_done;
+static volatile sig_atomic_t nr_handler_sets;
+
+static void *
+reprogram(void *arg)
+{
+	sigset_t alrm;
+
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
+	for (int i = 0; i < 2000; i++)
+		ASSERT_EQ(set_fn(reprogram_fd, 0, i & 1 ? 0 : FN_C0), 0);
+	reprogram_done = 1;
+	return arg;
+}
+
+/* 100 of them, then the timer off: under valgrind a set takes longer
+ * than the timer's period, and the reading loop would only run handlers */
+static void
+reprogram_in_handler(int sig)
+{
+	static const struct itimerval off;
+
+	if (nr_handler_sets >= 100)
+		return; /* one that was pending as the timer went off */
+	nr_handler_sets += set_fn(reprogram_fd, 1, FN_C0) == 0;
+	if (nr_handler_sets >= 100)
+		setitimer(ITIMER_REAL, &off, NULL);
+}
+
+TEST(rdpmc_while_slots_change)
+{
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	long reads = 0;
+	pthread_t t;
+
+	thread_target();
+	reprogram_fd = dev(O_RDWR);
+	ASSERT_EQ(set_fn(reprogram_fd, 1, FN_C0), 0);
+	signal(SIGALRM, reprogram_in_handler);
+	ASSERT_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+	ASSERT_EQ(pthread_create(&t, NULL, reprogram, NULL), 0);
+	while (!reprogram_done || nr_handler_sets < 100) {
+		ASSERT_LT(rdpmc(0), 60000000000ull);
+		ASSERT_LT(rdpmc(1), 60000000000ull);
+		reads++;
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	printf("# %ld read pairs, %d counters set in the handler\n", reads,
+	       (int)nr_handler_sets);
+	ASSERT_GT(reads, 0);
+	ASSERT_GE(nr_handler_sets, 100);
+	close(reprogram_fd);
+}
+
 TEST(sysctl_machine)
 {
 	char m[16];
@@ -649,6 +814,9 @@ main(void)
 		TEST_CASE(null_and_bad_arguments_are_efault)
 		TEST_CASE(close_in_signal_handler)
 		TEST_CASE(fork_from_threads)
+		TEST_CASE(thread_counter_slot_mappings)
+		TEST_CASE(thread_counter_after_fork)
+		TEST_CASE(rdpmc_while_slots_change)
 		TEST_CASE(sysctl_machine)
 		TEST_CASE(sysctl_cpu_identification)
 		TEST_CASE(sysctl_refusals)
