@@ -571,8 +571,8 @@ class Report:
                    "(tests/hw/test_hw_region.c region_target, "
                    "bench/region.md: the statistics' sums, the overhead "
                    "subtraction and the disturbance checks at every end), "
-                   "and OpenBSD's rdpmc() and PCIOCRD against pctr's read "
-                   "(bench/legacy-cost.md).")
+                   "and OpenBSD's PCIOCRD against pctr's read, two system "
+                   "calls by the ioctl's nature (bench/legacy-cost.md).")
         p4 = find(self.instr, "instr", "pctr", 4)
         r4 = find(self.instr, "instr", "raw_group", 4)
         t4 = find(self.read, "read", "pctr", 4)

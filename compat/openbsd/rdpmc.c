@@ -34,6 +34,13 @@
  * a child after fork()) goes to the slow read: the set through
  * pctr_set_read_values(), as before, which is always right.
  *
+ * x86's rdpmc takes the counter's number in ecx; arm64's mrs names the
+ * register in the instruction, so there each slot also points to the
+ * reader made for the register its counter had when set, and a read that
+ * finds the counter moved (the kernel gives a thread's counters out again
+ * as it schedules it) reads through a switch and points the slot at the
+ * reader of the new register.
+ *
  * Writers hold the device's lock (bsd_sync.h); a new mapping is first
  * made elsewhere, so that the one at the fixed address is replaced only by
  * a mapping of the same descriptor (a second mapping of a perf page adds
