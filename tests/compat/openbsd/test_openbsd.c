@@ -556,6 +556,7 @@ TEST(thread_counter_after_fork)
 	ASSERT(WIFEXITED(st));
 	ASSERT_EQ(WEXITSTATUS(st), 0);
 	ASSERT_GE(rdpmc(0), a);
+	ASSERT_EQ(set_fn(fd, 0, 0), 0);
 	close(fd);
 }
 
@@ -622,6 +623,8 @@ TEST(rdpmc_while_slots_change)
 	       (int)nr_handler_sets);
 	ASSERT_GT(reads, 0);
 	ASSERT_GE(nr_handler_sets, 100);
+	ASSERT_EQ(set_fn(reprogram_fd, 0, 0), 0);
+	ASSERT_EQ(set_fn(reprogram_fd, 1, 0), 0);
 	close(reprogram_fd);
 }
 
