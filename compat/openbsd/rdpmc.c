@@ -71,7 +71,7 @@
 #endif
 
 struct slot;
-/* a reader of slot @s, counter @n (the slow read wants @n) */
+/* a reader of slot @s (read_slot() below, made for one register) */
 typedef pctrval (*reader_fn)(const struct slot *s);
 
 struct slot {
