@@ -10,8 +10,12 @@
  * libpctr reads a set's pages only on the thread that opened it; any other
  * thread's read takes read(2), with the right count.  The opener spins in
  * user mode meanwhile, so its counter is on its CPU nearly all the time.
+ * OpenBSD's rdpmc() reads a counter's page the same way, for the thread
+ * that set the counter only (compat/openbsd/rdpmc.c).
  */
+#include <machine/pctr.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
 
 #include "hw.h"
 #include "hw_prog.h"
@@ -167,10 +171,78 @@ TEST(other_thread_sample_right)
 	pctr_set_free(set);
 }
 
+/*
+ * OpenBSD's rdpmc(0) from the main thread while the thread that set the
+ * counter (PCTR_BSD_TARGET=thread) runs: no trap, every value between the
+ * PCIOCRD before it and the one after; the setter's own reads afterwards
+ * in user space (a pair of reads under 60 user instructions, against
+ * hundreds for the read(2) path: test_hw_compat's openbsd_rdpmc_thread).
+ */
+static int pctr_fd;
+static volatile pctrval own_pair;
+
+static void *
+setter(void *arg)
+{
+	unsigned int fn = 0x08 | PCTR_U | PCTR_EN; /* PMUv3 INST_RETIRED */
+	pctrval a;
+
+	(void)arg;
+	ASSERT_EQ(ioctl(pctr_fd, PCIOCS0, &fn), 0);
+	opened = 1;
+	while (!stop)
+		;
+	a = rdpmc(0);
+	own_pair = rdpmc(0) - a;
+	return NULL;
+}
+
+static pctrval
+pciocrd0(void)
+{
+	struct pctrst st;
+
+	ASSERT_EQ(ioctl(pctr_fd, PCIOCRD, &st), 0);
+	return st.pctr_hwc[0];
+}
+
+TEST(other_thread_rdpmc_right)
+{
+	pctrval prev;
+	pthread_t t;
+
+	hw_user_read("1");
+	ASSERT_EQ(setenv("PCTR_BSD_TARGET", "thread", 1), 0);
+	pctr_fd = open(_PATH_PCTR, O_RDWR);
+	ASSERT(pctr_fd >= 0);
+	opened = stop = 0;
+	ASSERT_EQ(pthread_create(&t, NULL, setter, NULL), 0);
+	while (!opened)
+		;
+	prev = pciocrd0();
+	for (int i = 0; i < READS; i++) {
+		pctrval v = rdpmc(0), next = pciocrd0();
+
+		ASSERT_LE(prev, v);
+		ASSERT_LE(v, next);
+		prev = next;
+	}
+	printf("# main thread: %d rdpmc(0), last %llu\n", READS,
+	       (unsigned long long)prev);
+	ASSERT_GT(prev, (pctrval)READS);
+	stop = 1;
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	printf("# the setter's own pair of reads: %llu\n",
+	       (unsigned long long)own_pair);
+	ASSERT_LT(own_pair, 60);
+	ASSERT_EQ(close(pctr_fd), 0);
+}
+
 int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(other_thread_raw_repro)
 				       TEST_CASE(other_thread_values_right)
-					       TEST_CASE(other_thread_sample_right)));
+					       TEST_CASE(other_thread_sample_right)
+						       TEST_CASE(other_thread_rdpmc_right)));
 }
