@@ -42,18 +42,6 @@ int pctr__error(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pctr__error_clear(void);
 
-/*
- * The calling thread's identity for a set's owner (struct pctr__hot):
- * its thread pointer, one instruction where the compiler reads it (x86-64
- * %fs:0, arm64 tpidr_el0), unique among the live threads.
- */
-#if defined(__x86_64__) || defined(__aarch64__)
-#define pctr__thread_self() ((uintptr_t)__builtin_thread_pointer())
-#else
-#include <pthread.h>
-#define pctr__thread_self() ((uintptr_t)pthread_self())
-#endif
-
 /* What a refused perf_event_open knew, for pctr__perm_error() to explain */
 struct pctr__perm {
 	const char *event; /* its name as the user wrote it */

@@ -39,6 +39,21 @@
 #define PCTR__MMAP_RETRIES 1000
 
 /*
+ * The calling thread's identity, for the owner of a page (struct
+ * pctr__hot, compat/openbsd/rdpmc.c's slots): a page shows the counter of
+ * the thread it counts, on that thread's CPU, so only that thread may read
+ * it in user space.  Its thread pointer: one instruction where the
+ * compiler reads it (x86-64 %fs:0, arm64 tpidr_el0), unique among the live
+ * threads.
+ */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define pctr__thread_self() ((uintptr_t)__builtin_thread_pointer())
+#else
+#include <pthread.h>
+#define pctr__thread_self() ((uintptr_t)pthread_self())
+#endif
+
+/*
  * @cyc timestamp ticks in nanoseconds by the page's time_mult and
  * time_shift.  perf_event.h spells it quot * mult + ((rem * mult) >> shift)
  * (quot and rem: @cyc divided by 1 << shift), which is (cyc * mult) >> shift

@@ -57,18 +57,10 @@
 
 #include "arch_pmc.h"
 #include "bsd_counter.h"
+#include "mmap_read.h"
 #include "rdpmc.h"
 
 #define PCTR_EXPORT __attribute__((visibility("default")))
-#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
-#define BARRIER() __asm__ volatile("" ::: "memory")
-
-#if defined(__x86_64__) || defined(__aarch64__)
-#define THREAD_SELF() ((uintptr_t)__builtin_thread_pointer())
-#else
-#include <pthread.h>
-#define THREAD_SELF() ((uintptr_t)pthread_self())
-#endif
 
 struct slot;
 /* a reader of slot @s (read_slot() below, made for one register) */
@@ -104,11 +96,11 @@ read_slot(const struct slot *s, uint32_t want)
 	uintptr_t owner = s->owner;
 	const struct perf_event_mmap_page *pc = s->page;
 
-	if (__builtin_expect(!(g & 1) && owner == THREAD_SELF(), 1)) {
+	if (__builtin_expect(!(g & 1) && owner == pctr__thread_self(), 1)) {
 		/* one instruction where the port pairs them: nothing between */
 		uint32_t seq = pc->lock, idx = pc->index;
 
-		BARRIER();
+		PCTR__BARRIER();
 		if (want && idx != want && idx != 0) {
 			rehint(s, idx);
 			return read_any(s);
@@ -126,11 +118,11 @@ read_slot(const struct slot *s, uint32_t want)
 			pmc = (int64_t)pctr__arch_read_pmc(want ? want - 1
 							       : idx - 1);
 #endif
-			off = READ_ONCE(pc->offset);
+			off = PCTR__READ_ONCE(pc->offset);
 			/* the loads above before gen's second load */
 			atomic_thread_fence(memory_order_acquire);
 			if (__builtin_expect(
-				    (READ_ONCE(pc->lock) == seq) &
+				    (PCTR__READ_ONCE(pc->lock) == seq) &
 					    (atomic_load_explicit(
 						     &s->gen,
 						     memory_order_relaxed) == g),
@@ -268,7 +260,7 @@ pctr_openbsd_rdpmc_install(unsigned int n, struct pctr_set *set)
 		if (first == MAP_FAILED)
 			fd = -1;
 		else
-			index = READ_ONCE(first->index);
+			index = PCTR__READ_ONCE(first->index);
 	}
 	atomic_store(&s->gen, g + 1);
 	if (map_at(s, fd) < 0 && (fd < 0 || map_at(s, -1) < 0)) {
@@ -280,7 +272,7 @@ pctr_openbsd_rdpmc_install(unsigned int n, struct pctr_set *set)
 #else
 		(void)index; /* the counter's number is an operand */
 #endif
-		owner = THREAD_SELF();
+		owner = pctr__thread_self();
 	}
 	s->owner = owner;
 	if (first != MAP_FAILED)
@@ -310,7 +302,7 @@ pctr_openbsd_rdpmc(unsigned int n)
 #if PCTR_ARCH_USER_READ && !PCTR_ARCH_PMC_OPERAND
 	{
 		const struct slot *s = &slot[n];
-		PCTR_ARCH_TAIL_FN(reader_fn, fn, READ_ONCE(s->read));
+		PCTR_ARCH_TAIL_FN(reader_fn, fn, PCTR__READ_ONCE(s->read));
 
 		return PCTR_ARCH_TAIL(fn)(s);
 	}
