@@ -49,6 +49,7 @@ struct waiter {
 	uint64_t start, deadline, interval, next, tsc0;
 	uint64_t duration; /* --duration, ns: counting ends this long after */
 	uint64_t begin_at; /* -D: when counting begins; UINT64_MAX: "enable" */
+	uint64_t t0; /* the run's start, which -D counts from */
 	int run;
 	int nr_sets;
 	struct pctr_set *set[STAT_MAX_PIDS];
@@ -863,6 +864,7 @@ plan_begin(const struct stat_ctx *c, struct waiter *w, bool running,
 {
 	int r;
 
+	w->t0 = t0;
 	w->begin_at = c->delay_ms < 0 ? UINT64_MAX
 		      : t0 + (uint64_t)c->delay_ms * 1000000u;
 	if (!c->delay_ms)
@@ -1015,6 +1017,11 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 	run->has_rusage = w->child == 0 && c->rep.argv;
 	run->user_ns = timeval_ns(&w->ru.ru_utime);
 	run->sys_ns = timeval_ns(&w->ru.ru_stime);
+	/*
+	 * -D: when counting really began, which a busy machine makes later
+	 * than asked (pctr wakes up late); elapsed_ns is that much shorter
+	 */
+	run->delay_ns = c->delay_ms ? w->start - w->t0 : 0;
 	/* the last, partial interval: the rows add up to the totals */
 	if (w->interval &&
 	    !(c->interval_count && w->rows >= c->interval_count) &&

@@ -530,6 +530,7 @@ enum elapsed_unit {
 	ELAPSED_SYS, /* and its kernel-mode seconds */
 	ELAPSED_USER_NS,
 	ELAPSED_SYS_NS,
+	ELAPSED_DELAY_NS, /* -D: how late counting began */
 };
 
 /* every run reaped its command: its CPU time is known */
@@ -560,6 +561,8 @@ elapsed_value(const struct stat_run *run, enum elapsed_unit unit)
 		return (double)run->user_ns;
 	case ELAPSED_SYS_NS:
 		return (double)run->sys_ns;
+	case ELAPSED_DELAY_NS:
+		return (double)run->delay_ns;
 	}
 	return NAN;
 }
@@ -571,6 +574,7 @@ elapsed_raw(const struct stat_run *run, enum elapsed_unit unit)
 	return unit == ELAPSED_TSC	   ? run->tsc_ticks
 	       : unit == ELAPSED_USER_NS ? run->user_ns
 	       : unit == ELAPSED_SYS_NS	   ? run->sys_ns
+	       : unit == ELAPSED_DELAY_NS  ? run->delay_ns
 					   : run->elapsed_ns;
 }
 
@@ -1123,6 +1127,10 @@ print_json(FILE *f, const struct stat_report *r)
 		json_exit(&j, r);
 	json_time(&j, r, "elapsed_ns", ELAPSED_NS);
 	json_time(&j, r, "tsc_ticks", ELAPSED_TSC);
+	if (r->delayed)
+		json_time(&j, r, "delay_ns", ELAPSED_DELAY_NS);
+	else
+		json_null(&j, "delay_ns");
 	json_rusage(&j, r);
 	json_arr(&j, "events");
 	for (int e = 0; e < r->nr_events; e++)

@@ -373,8 +373,12 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		return set_aggr(c, AGGR_SOCKET, false);
 	case OPT_PER_NODE:
 		return set_aggr(c, AGGR_NODE, false);
-	case 'D':
-		return parse_long("-D", arg, -1, 3600000, &c->delay_ms);
+	case 'D': {
+		int r = parse_long("-D", arg, -1, 3600000, &c->delay_ms);
+
+		c->rep.delayed = c->delay_ms != 0;
+		return r;
+	}
 	case OPT_INTERVAL_COUNT:
 		return parse_long("--interval-count", arg, 1, 0x7fffffff,
 				  &c->interval_count);

@@ -138,6 +138,7 @@ struct stat_run {
 	uint64_t tsc_ticks;
 	bool has_rusage; /* a command was reaped: its CPU time is known */
 	uint64_t user_ns, sys_ns; /* wait4()'s rusage of the command */
+	uint64_t delay_ns; /* -D: from the run's start to counting's */
 };
 
 #define STAT_MAX_PIDS 64 /* -p and -t lists */
@@ -175,6 +176,7 @@ struct stat_report {
 	struct pctr_event ev[PCTR_MAX_EVENTS];
 	int err[PCTR_MAX_EVENTS]; /* not 0: cannot be counted here, why */
 	bool interval; /* -I given */
+	bool delayed; /* -D given: runs[].delay_ns is known */
 
 	/* what happened */
 	struct pctr_machine machine; /* filled for JSON only */

@@ -141,20 +141,30 @@ TEST(delay_leaves_out_the_start)
 	struct result r = pctr("stat", "-D", "1200", "-j", "-o", "-", "-e",
 			       "page-faults", "--", SELF, "phases", "3000",
 			       "500", "0", NULL);
-	double f, el;
+	double f, el, dl;
 
 	ASSERT_EQ(r.status, 0);
 	f = json_num(r.out, "d['events'][0]['runs'][0]['value']");
 	ASSERT_GE(f, 500);
 	ASSERT_LT(f, 650);
 	/*
-	 * elapsed from the end of the delay: at least the 5 s of naps less
-	 * the 1.2 s, and less than the naps alone (what came before the
-	 * naps, start-up included, is less than the delay, as above)
+	 * elapsed from when counting began, which delay_ns says: never
+	 * before the 1.2 s asked, later by however long pctr took to wake
+	 * up (tens of milliseconds on a busy machine: 1.208 s once, which
+	 * an elapsed time held to 5 s - 1.2 s could not allow), and before
+	 * the 500 faults at 2.5 s (the count above).  The two add up to the
+	 * command's life, which holds the 5 s of naps; elapsed alone is
+	 * less than the naps (what came before them, start-up included, is
+	 * less than the delay, as above).
 	 */
 	el = json_num(r.out, "d['elapsed_ns']['values'][0]/1e9");
-	ASSERT_GE(el, 3.8);
+	dl = json_num(r.out, "d['delay_ns']['values'][0]/1e9");
+	printf("# delay %.6f s (asked 1.2), elapsed %.6f s\n", dl, el);
+	ASSERT_GE(dl, 1.2);
+	ASSERT_LT(dl, 2.5);
+	ASSERT_GE(el + dl, 5.0);
 	ASSERT_LT(el, 5.0);
+	ASSERT_EQ(json_num(r.out, "1 if d['delay_ns']['n'] == 1 else 0"), 1);
 	r = pctr("stat", "-D", "-1", "-e", "page-faults", "--", SELF, "exit",
 		 "0", NULL);
 	ASSERT_EQ(r.status, 2);
@@ -512,6 +522,8 @@ TEST(user_and_system_seconds)
 		 "-e", "task-clock", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(json_num(r.out, "1 if d['user_ns'] is None else 0"), 1);
+	/* no -D: no delay to report */
+	ASSERT_EQ(json_num(r.out, "1 if d['delay_ns'] is None else 0"), 1);
 }
 
 /*
