@@ -571,14 +571,10 @@ static int reprogram_fd;
 static volatile int reprogram_done;
 static volatile sig_atomic_t nr_handler_sets;
 
+/* SIGALRM blocked from its birth (see below) */
 static void *
 reprogram(void *arg)
 {
-	sigset_t alrm;
-
-	sigemptyset(&alrm);
-	sigaddset(&alrm, SIGALRM);
-	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
 	for (int i = 0; i < 2000; i++)
 		ASSERT_EQ(set_fn(reprogram_fd, 0, i & 1 ? 0 : FN_C0), 0);
 	reprogram_done = 1;
@@ -602,6 +598,7 @@ reprogram_in_handler(int sig)
 TEST(rdpmc_while_slots_change)
 {
 	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	sigset_t alrm, old;
 	long reads = 0;
 	pthread_t t;
 
@@ -610,7 +607,17 @@ TEST(rdpmc_while_slots_change)
 	ASSERT_EQ(set_fn(reprogram_fd, 1, FN_C0), 0);
 	signal(SIGALRM, reprogram_in_handler);
 	ASSERT_EQ(setitimer(ITIMER_REAL, &it, NULL), 0);
+	/*
+	 * The thread inherits this mask: blocking SIGALRM as its first
+	 * statement would be too late, since the thread runs code before
+	 * it (AddressSanitizer's thread set-up frees memory), and a handler
+	 * that programs a counter there deadlocked in the allocator
+	 */
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &alrm, &old), 0);
 	ASSERT_EQ(pthread_create(&t, NULL, reprogram, NULL), 0);
+	ASSERT_EQ(pthread_sigmask(SIG_SETMASK, &old, NULL), 0);
 	while (!reprogram_done || nr_handler_sets < 100) {
 		ASSERT_LT(rdpmc(0), 60000000000ull);
 		ASSERT_LT(rdpmc(1), 60000000000ull);
