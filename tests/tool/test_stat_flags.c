@@ -150,8 +150,9 @@ TEST(delay_leaves_out_the_start)
 	/*
 	 * elapsed from when counting began, which delay_ns says: never
 	 * before the 1.2 s asked, later by however long pctr took to wake
-	 * up (tens of milliseconds on a busy machine: 1.208 s once, which
-	 * an elapsed time held to 5 s - 1.2 s could not allow), and before
+	 * up (milliseconds on a busy CPU: tests/repro/
+	 * repro_delayed_enable_late; 1.208 s once in a soak, which an
+	 * elapsed time held to 5 s - 1.2 s could not allow), and before
 	 * the 500 faults at 2.5 s (the count above).  The two add up to the
 	 * command's life, which holds the 5 s of naps; elapsed alone is
 	 * less than the naps (what came before them, start-up included, is
