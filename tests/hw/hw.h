@@ -334,6 +334,13 @@ static const struct hw_point hw_points[] = {
 	{ 10000000, 2 }, { 100000000, 2 }, { HW_BIG, 1 },
 };
 
+/* the raw event code of instructions retired, for the legacy layers */
+#ifdef __x86_64__
+#define RAW_INST 0xc0 /* INST_RETIRED.ANY_P, architectural */
+#else
+#define RAW_INST 0x08 /* PMUv3 INST_RETIRED */
+#endif
+
 #define HW_ALL_POINTS 6
 #define HW_SMALL_POINTS 5 /* up to 1e8: a fraction of a second each */
 

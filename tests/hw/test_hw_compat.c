@@ -26,12 +26,6 @@
 
 #include "hw_prog.h"
 
-#ifdef __x86_64__
-#define RAW_INST 0xc0 /* INST_RETIRED.ANY_P, architectural */
-#else
-#define RAW_INST 0x08 /* PMUv3 INST_RETIRED */
-#endif
-
 /* every point up to 1e8: 2N + c, the same c; returns c */
 static long long
 check_exact(uint64_t (*span)(void *, uint64_t), void *arg, const char *what)

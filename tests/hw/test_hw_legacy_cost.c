@@ -55,10 +55,8 @@
 #define TRIALS 7
 
 #ifdef __x86_64__
-#define RAW_INST 0xc0 /* INST_RETIRED.ANY_P, architectural */
 #define RAW_CYCLES 0x3c /* UnHalted Core Cycles */
 #else
-#define RAW_INST 0x08 /* PMUv3 INST_RETIRED */
 #define RAW_CYCLES 0x11 /* PMUv3 CPU_CYCLES */
 #endif
 

@@ -183,12 +183,6 @@ TEST(other_thread_sample_right)
 static int pctr_fd;
 static volatile pctrval own_pair;
 
-#ifdef __x86_64__
-#define RAW_INST 0xc0 /* INST_RETIRED.ANY_P, architectural */
-#else
-#define RAW_INST 0x08 /* PMUv3 INST_RETIRED */
-#endif
-
 static void *
 setter(void *arg)
 {
