@@ -128,7 +128,12 @@ guest_boot() { # WORK LOG KERNEL-ARGS
 		"$work/root/sys" "$work/root/tmp"
 	cp "$guest_init" "$work/root/init"
 	[ -n "$guest_extra" ] && cp "$guest_extra" "$work/root/hw/msr.ko"
-	(cd "$work/root" && find . -print0 | cpio --null -o -H newc --quiet) >"$work/initrd"
+	# a short initrd (a full disk) boots a kernel with no init, which
+	# panics and, with -no-reboot, exits 0: say so instead
+	if ! (cd "$work/root" && find . -print0 | cpio --null -o -H newc --quiet) >"$work/initrd"; then
+		echo "guest_boot: cannot write $work/initrd" >"$log"
+		return 125
+	fi
 	# randomize_kstack_offset=off: every syscall costs the same number of
 	# kernel instructions, so kernel-inclusive figures are repeatable
 	cmdline="console=$guest_console panic=-1 loglevel=3 rdinit=/init randomize_kstack_offset=off $3"

@@ -308,6 +308,7 @@ report() { # NAME LOG
 		ncase = split(cases, casev, " ")
 		died = "the guest died or timed out (console: " logf ")"
 	}
+	{ last[NR % 30] = $0 }
 	/^PCTR-HW-BEGIN / { run = $2; plan = 0; res = 0; fails = 0; status = 0; next }
 	/^PCTR-HW-END / { status = $3; close_run("the program exited with status " status); next }
 	run == "" { next }
@@ -317,8 +318,10 @@ report() { # NAME LOG
 	/^#/ { print; next }
 	{ print "# " $0 }
 	END {
-		if (run != "")
+		if (run != "") {
 			close_run(died)
+			dead = 1
+		}
 		n = split(labels, want, " ")
 		for (i = 1; i <= n; i++) {
 			if (want[i] in done)
@@ -327,7 +330,13 @@ report() { # NAME LOG
 			plan = res = status = 0
 			fails = 1
 			close_run("never started: " died)
+			dead = 1
 		}
+		# the console is gone with the machine it ran on: its end
+		# goes into the TAP, the only record CI keeps
+		if (dead)
+			for (i = (NR > 30 ? NR - 29 : 1); i <= NR; i++)
+				print "# console " i ": " last[i % 30]
 	}' "$2"
 }
 
