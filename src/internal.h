@@ -129,6 +129,7 @@ int pctr__event_list_parse(const char *list, struct pctr__event_list *l);
 const struct pctr_machine *pctr__machine(void);
 int pctr__read_int_file(const char *path, long *val);
 bool pctr__is_core_pmu_name(const char *pmu);
+bool pctr__breakpoints_fire(void);
 
 /* tsc.c */
 uint64_t pctr__tsc_hz_from_page(const struct perf_event_mmap_page *pc);

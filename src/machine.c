@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <linux/hw_breakpoint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,9 @@
 
 static struct pctr_machine machine;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t bp_once = PTHREAD_ONCE_INIT;
+static volatile long bp_probe_var;
+static bool bp_fire;
 
 int
 pctr__read_int_file(const char *path, long *val)
@@ -115,6 +119,44 @@ int
 pctr__has_pmu(void)
 {
 	return pctr__machine()->has_pmu;
+}
+
+/*
+ * Whether the CPU's debug registers fire.  Some hypervisors accept a
+ * breakpoint's perf_event_open() and never deliver its debug exception: the
+ * counter then reads 0 whatever the program does, and gdb's hardware
+ * watchpoints never stop either (tests/repro/repro_breakpoint_silent).  A
+ * write breakpoint on a variable of ours, written twice by this thread,
+ * tells: a machine whose debug registers work counts every write.  An open
+ * or read that fails says nothing (the real open reports its own error).
+ */
+static void
+probe_breakpoints(void)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_BREAKPOINT,
+		.bp_type = HW_BREAKPOINT_W, .bp_len = HW_BREAKPOINT_LEN_8,
+		.bp_addr = (uintptr_t)&bp_probe_var,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+	uint64_t n = 0;
+	int fd = pctr__sys_perf_open(&a, 0, -1, -1, 0);
+
+	bp_fire = true;
+	if (fd < 0)
+		return;
+	bp_probe_var = 1;
+	bp_probe_var = 2;
+	if (pctr__sys_read(fd, &n, sizeof(n)) == sizeof(n) && n == 0)
+		bp_fire = false;
+	pctr__sys_close(fd);
+}
+
+bool
+pctr__breakpoints_fire(void)
+{
+	pthread_once(&bp_once, probe_breakpoints);
+	return bp_fire;
 }
 
 PCTR_EXPORT int

@@ -1181,6 +1181,17 @@ check_openable(const struct pctr_set *set)
 	if (set->nr_events == 0)
 		return pctr__error(EINVAL, "the set has no events: add some "
 					   "before opening it");
+	for (int e = 0; e < set->nr_events; e++)
+		if (set->ev[e].type == PERF_TYPE_BREAKPOINT &&
+		    !pctr__breakpoints_fire())
+			return pctr__error(ENODEV,
+					   "cannot count '%s': this machine's "
+					   "debug registers never fire (a VM "
+					   "that does not pass them through?): "
+					   "a breakpoint on a variable written "
+					   "twice counted 0; other events still "
+					   "work",
+					   set->ev[e].name);
 	return 0;
 }
 
