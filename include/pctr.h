@@ -369,7 +369,8 @@ struct pctr_set;
 /* serialisation of user-space reads, pctr_set_serialize() */
 #define PCTR_SERIAL_NONE 0 /* plain rdtsc/rdpmc */
 #define PCTR_SERIAL_FENCE 1 /* lfence before the reads (arm64: isb) */
-#define PCTR_SERIAL_RDTSCP 2 /* rdtscp for the timestamp (arm64: isb) */
+#define PCTR_SERIAL_RDTSCP 2 /* rdtscp for the timestamp (arm64: isb; x86
+			      * without rdtscp in CPUID: lfence) */
 
 /**
  * pctr_set_new() - create an empty set of events.

@@ -10,6 +10,9 @@
  *
  * arch_tsc.h   pctr__arch_tsc(serial): the timestamp counter, after the
  *              fence @serial asks for (PCTR_SERIAL_*);
+ *              pctr__arch_tsc_serial(mode): the @serial the port will
+ *              take for a mode asked for, the same or one that orders as
+ *              it does where the CPU lacks its instruction;
  *              pctr__arch_tsc_hz_hint(): its frequency as the CPU states
  *              it, 0 if it does not; pctr__arch_tsc_invariant(): 1, 0, -1
  *              (unknown); PCTR_ARCH_TSC_IS_PERF_CLOCK: 1 if the perf mmap

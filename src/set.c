@@ -436,7 +436,7 @@ pctr_set_serialize(struct pctr_set *set, int mode)
 	if (mode < PCTR_SERIAL_NONE || mode > PCTR_SERIAL_RDTSCP)
 		return pctr__error(EINVAL, "unknown serialisation mode %d",
 				   mode);
-	set->serial = mode;
+	set->serial = pctr__arch_tsc_serial(mode); /* arch.h */
 	if (set->plan.nr_seg) /* the plan serialises */
 		pctr__plan_build(set);
 	return 0;

@@ -19,6 +19,13 @@ pctr__arch_tsc(int serial)
 	return v;
 }
 
+/* every mode is what it says here (pctr_set_serialize()) */
+static inline int
+pctr__arch_tsc_serial(int mode)
+{
+	return mode;
+}
+
 static inline uint64_t
 pctr__arch_tsc_hz_hint(void)
 {
