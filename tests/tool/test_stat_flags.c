@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -491,20 +492,89 @@ TEST(per_cpu_core_socket_node)
 }
 
 /*
+ * What the exit of "helper cputime" costs, the part of its run that
+ * rusage counts and its printed CPU time cannot: the helper run straight
+ * from here, reaped with wait4(), its user + system time less what it
+ * printed.  That is exit_group() and nearly all of it the kernel tearing
+ * down the address space (exit_mmap(): unmap_vmas(), free_pgtables()),
+ * so it depends on the binary: about 1 ms for this one (1.0 to 1.9 on
+ * the development machine, a PVM guest where page-table updates are
+ * slow), 3 to 6.5 ms built with AddressSanitizer, whose shadow and
+ * allocator leave 20 TB of mappings, 11 MB resident and 356 kB of page
+ * tables to undo (36 kB without).  The median of three runs: single
+ * runs scatter by half either way (1.8 to 6.5 ms under AddressSanitizer
+ * there).
+ */
+static double
+helper_exit_ns(void)
+{
+	char *argv[] = { self_exe, "helper", "cputime", "0", NULL };
+	double ns[3], t;
+
+	for (int i = 0; i < 3; i++) {
+		char o[64], e[64];
+		pid_t pid = start(argv, NULL, o, e);
+		struct rusage ru;
+		double used, printed;
+		char *out;
+		int st;
+
+		if (wait4(pid, &st, 0, &ru) != pid)
+			TEST_FAIL("wait4 failed");
+		out = slurp(o);
+		unlink(o);
+		unlink(e);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) || !*out)
+			TEST_FAIL("helper cputime 0 failed: status %d", st);
+		used = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+		       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+		printed = atof(out);
+		ns[i] = used - printed;
+	}
+	for (int i = 0; i < 2; i++) /* sort the three */
+		for (int j = 0; j < 2 - i; j++)
+			if (ns[j] > ns[j + 1]) {
+				t = ns[j];
+				ns[j] = ns[j + 1];
+				ns[j + 1] = t;
+			}
+	return ns[1] > 0 ? ns[1] : 0;
+}
+
+/* what rusage may count past the printed CPU time: the fixed 5 ms the
+ * plain build's exit stays under loaded, or five times this binary's
+ * measured exit where that is more (user_and_system_seconds says why) */
+static double
+exit_allowance_ns(void)
+{
+	double x = 5 * helper_exit_ns();
+
+	x = x > 5e6 ? x : 5e6;
+	printf("# the helper's exit: %.2f ms allowed\n", x / 1e6);
+	return x;
+}
+
+/*
  * The command's user and system seconds, from wait4(): a user-mode loop
  * of 300 ms that prints its own CPU time (CLOCK_PROCESS_CPUTIME_ID) last.
  * The kernel scales the tick-sampled split of wait4() so that user +
- * system is the same run time that clock reads (task-clock is no
+ * system is the same run time that clock reads, from the fork on, so
+ * pctr's own work before the exec is on both sides (task-clock is no
  * reference: it counts host steal that the run time leaves out, 24 ms of
- * 294 under a loaded suite); after the print only the exit runs: 0 to 5
- * ms more (under 1 ms unloaded; rusage has microseconds).  Most of it is
- * user time; there is no figure without a command.
+ * 294 under a loaded suite, and starts at the exec).  After the print
+ * only the exit runs, _exit (no LeakSanitizer scan): the plain build's
+ * exit is under 1 ms unloaded and stays under 5 ms loaded, the fixed bound
+ * this had, which an AddressSanitizer build's exit alone can pass on a VM
+ * whose page-table updates are slow; so the bound is 5 ms or five times
+ * the exit measured (helper_exit_ns()), whichever is more (rusage has
+ * microseconds).  Most of it is user time; there is no figure
+ * without a command.
  */
 TEST(user_and_system_seconds)
 {
 	struct result r = pctr("stat", "-j", "-e", "task-clock", "--", SELF,
 			       "cputime", "300", NULL);
-	double cpu, u, s;
+	double cpu, u, s, exit = exit_allowance_ns();
 
 	ASSERT_EQ(r.status, 0);
 	cpu = atof(r.out);
@@ -512,7 +582,7 @@ TEST(user_and_system_seconds)
 	s = json_num(r.err, "d['sys_ns']['values'][0]");
 	ASSERT_GT(cpu, 1e6);
 	ASSERT_GE(u + s, cpu - 1e3); /* microseconds of rusage */
-	ASSERT_LT(u + s, cpu + 5e6);
+	ASSERT_LT(u + s, cpu + exit + 1e3);
 	ASSERT_GT(u, s);
 	r = pctr("stat", "-r", "2", "-e", "task-clock", "--", SELF,
 		 "userspin", "50", NULL);
@@ -545,14 +615,14 @@ TEST(user_and_system_seconds_csv)
 	struct result r = pctr("stat", "-x", ",", "-I", "100", "-e",
 			       "task-clock", "--", SELF, "cputime", "300",
 			       NULL);
-	double cpu, us;
+	double cpu, us, exit = exit_allowance_ns();
 
 	ASSERT_EQ(r.status, 0);
 	cpu = atof(r.out);
 	us = python_num(check, r.err);
 	ASSERT_GT(cpu, 1e6);
 	ASSERT_GE(us, cpu - 1e3);
-	ASSERT_LT(us, cpu + 5e6);
+	ASSERT_LT(us, cpu + exit + 1e3);
 	r = pctr("stat", "-p", "1", "--duration", "0.05", "-x", ",", "-o",
 		 "-", "-e", "task-clock", NULL);
 	ASSERT_EQ(r.status, 0);
