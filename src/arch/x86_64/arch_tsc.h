@@ -47,7 +47,8 @@ pctr__arch_tsc(int serial)
  * run, or fault.  Under valgrind, lfence; rdtsc as well: valgrind (3.19)
  * translates rdtscp only where the host's CPUID has it, while the CPUID it
  * shows the program (a Core i7's) has it on any host, so its SIGILL cannot
- * be told in advance; the ordering is valgrind's own there anyway.
+ * be told in advance (tests/repro/repro_valgrind_rdtscp); the ordering
+ * is valgrind's own there anyway.
  */
 static inline int
 pctr__arch_tsc_serial(int mode)
