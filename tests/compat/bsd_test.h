@@ -62,4 +62,19 @@ bsd_spin(int ms)
 	       ms);
 }
 
+/*
+ * The thread's CPU time: a window of it around a counter's interval
+ * bounds what task-clock counts in it (it never counts more,
+ * tests/repro/repro_cpu_clock_short), whatever else ran in the thread
+ * (valgrind's core: tests/repro/repro_valgrind_own_work).
+ */
+static inline long long
+bsd_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 #endif
