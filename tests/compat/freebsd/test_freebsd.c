@@ -166,23 +166,15 @@ TEST(start_stop_reset_protocol)
 	ASSERT_EQ(a, b); /* stopped: frozen */
 	ASSERT_EQ(req(fd, PMIORESET, &num), 0);
 	ASSERT_EQ(value(fd, 0), 0);
-	/*
-	 * From zero: no more than the thread's CPU time over a window around
-	 * the start, the spin and the read (task-clock never counts more than
-	 * that clock, tests/repro/repro_cpu_clock_short), far less than the
-	 * 20 ms and more counted before the reset.  Not 3 times the spin:
-	 * under valgrind on a loaded VM its core's own work in the thread
-	 * took 28 to 41 ms of CPU in such a window.
-	 */
+	/* from zero: far less than the 20 ms and more counted before
+	 * (bsd_count_limit() says what may stretch it) */
 	t = bsd_thread_cpu_ns();
 	ASSERT_EQ(req(fd, PMIOSTART, &num), 0);
 	bsd_spin(5);
 	a = value(fd, 0);
-	t = bsd_thread_cpu_ns() - t;
-	printf("# after the reset: %lld ns counted in %lld ns of CPU\n",
-	       (long long)a, (long long)t);
+	t = bsd_count_limit(t);
 	ASSERT_GT(a, 0);
-	ASSERT_LE(a, t);
+	ASSERT_LT(a, t);
 	close(fd);
 }
 
@@ -197,14 +189,12 @@ TEST(reset_while_running_continues_from_zero)
 	ASSERT_EQ(setup(fd, 1, PMCF_USR | PMCF_OS), 0);
 	ASSERT_EQ(req(fd, PMIOSTART, &num), 0);
 	bsd_spin(20);
-	/* from zero: no more than the thread's CPU around the reset and
-	 * the read, far less than the 20 ms before (start_stop_reset_...) */
+	/* from zero: far less than the 20 ms before */
 	t = bsd_thread_cpu_ns();
 	ASSERT_EQ(req(fd, PMIORESET, &num), 0);
 	bsd_spin(2);
 	a = value(fd, 1);
-	t = bsd_thread_cpu_ns() - t;
-	ASSERT_LE(a, t);
+	ASSERT_LT(a, bsd_count_limit(t));
 	ASSERT_GT(value(fd, 1), 0);
 	close(fd);
 }
