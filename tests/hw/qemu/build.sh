@@ -46,15 +46,24 @@ say() { [ "$quiet" = 1 ] || echo "qemu/build.sh: $*" >&2; }
 die() { echo "qemu/build.sh: $*" >&2; exit 1; }
 
 # The Debian source version: of the installed package when there is one
-# (its data files, /usr/share/qemu, must match), else apt's candidate.
+# (its data files, /usr/share/qemu, must match), else that of apt's
+# candidate.  A binary-only rebuild (1:7.2+dfsg-7+deb12u18+b3) names its
+# source and version in its Source field, "qemu (1:7.2+dfsg-7+deb12u18)";
+# "apt-get source" knows only the latter.
 debian_version() {
 	local v
 
 	v=$(dpkg-query -W -f '${source:Version}' qemu-system-arm 2>/dev/null) || v=
-	[ -n "$v" ] || v=$(apt-cache policy qemu-system-arm 2>/dev/null |
-		awk '/Candidate:/ { print $2 }')
-	[ -n "$v" ] && [ "$v" != "(none)" ] ||
-		die "no qemu-system-arm known to apt: which Debian source to build?"
+	if [ -z "$v" ]; then
+		v=$(apt-cache policy qemu-system-arm 2>/dev/null |
+			awk '/Candidate:/ { print $2 }')
+		[ -n "$v" ] && [ "$v" != "(none)" ] ||
+			die "no qemu-system-arm known to apt: which Debian source to build?"
+		v=$(apt-cache show "qemu-system-arm=$v" 2>/dev/null | awk -v v="$v" '
+			/^Source:.*\(/ { sub(/.*\(/, ""); sub(/\).*/, ""); v = $0 }
+			/^$/ { exit }
+			END { print v }')
+	fi
 	echo "$v"
 }
 
