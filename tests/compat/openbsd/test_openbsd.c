@@ -347,8 +347,25 @@ TEST(path_spellings_are_the_device)
 	}
 	ASSERT_EQ(chdir("/dev"), 0);
 	ASSERT_GE(close(open("pctr", O_RDONLY)), 0);
-	ASSERT_EQ(open("/tmp/pctr", O_RDONLY), -1); /* not /dev: no device */
+	/*
+	 * Not /dev: the program's own file of that name, and a name that is
+	 * nothing (a private directory: /tmp/pctr may be anyone's file).
+	 */
+	char dir[] = "/tmp/pctr-openbsd-XXXXXX", path[64], buf[8] = "";
+	ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/pctr", dir);
+	ASSERT_EQ(open(path, O_RDONLY), -1);
 	ASSERT_EQ(errno, ENOENT);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "mine", 4), 4);
+	ASSERT_EQ(pread(fd, buf, sizeof(buf), 0), 4);
+	ASSERT_STR_EQ(buf, "mine");
+	ASSERT_EQ(ioctl(fd, PCIOCRD, &st), -1); /* a file, not the device */
+	ASSERT_EQ(errno, ENOTTY);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
 }
 
 /* the drivers' copyin/copyout: EFAULT, not a crash */
