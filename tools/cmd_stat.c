@@ -1096,7 +1096,7 @@ spawn(struct stat_ctx *c, pid_t *pid)
 static bool
 cgroup2_mount(char *path, size_t len)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "r");
+	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[1024], mnt[512], type[64];
 	bool found = false;
 
@@ -1278,51 +1278,28 @@ check_command(struct stat_ctx *c)
 	return 0;
 }
 
+/* stderr, stdout for "-", or FILE, before the command starts */
 static int
 open_output(struct stat_ctx *c)
 {
 	c->out = stderr;
 	if (!c->output)
 		return 0;
-	if (!strcmp(c->output, "-")) {
-		c->out = stdout;
-		return 0;
-	}
-	/* close-on-exec: the command never writes into the report */
-	c->out = fopen(c->output, c->append ? "ae" : "we");
-	if (c->out)
-		return 0;
-	tool_err("-o: cannot write '%s': %s", c->output, strerror(errno));
-	return 1;
+	c->out = out_open("-o", c->output, c->append);
+	return c->out ? 0 : 1;
 }
 
 /*
  * A report that did not reach its file is a failure: a full disk, a closed
- * pipe.  A failed write leaves the stream's error flag; what was still
- * buffered fails at fflush() or fclose().
+ * pipe (out_close() says which).
  */
 static int
 close_output(struct stat_ctx *c)
 {
-	int err = 0;
+	int r = out_close(c->out);
 
-	if (!c->out)
-		return 0;
-	if (fflush(c->out) != 0)
-		err = errno;
-	else if (ferror(c->out))
-		err = errno ? errno : EIO;
-	if (c->out != stderr && c->out != stdout && fclose(c->out) != 0 &&
-	    !err)
-		err = errno;
 	c->out = NULL;
-	if (!err)
-		return 0;
-	tool_err("cannot write the report to %s: %s",
-		 c->output && strcmp(c->output, "-") ? c->output
-		 : c->output ? "stdout" : "stderr",
-		 strerror(err));
-	return 1;
+	return r < 0 ? 1 : 0;
 }
 
 static int
