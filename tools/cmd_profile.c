@@ -910,15 +910,14 @@ fold(const struct opts *o, struct prof *p, const struct smp *s)
 
 	if (!b)
 		return NULL;
-	len = (size_t)snprintf(b, cap, "%s", syms_comm(p->syms, s->space));
+	len = flame_frame(b, cap, syms_comm(p->syms, s->space));
 	for (uint32_t i = n; i-- > 0;) {
 		struct frame f;
 
 		name_frame(p, s, i, &f);
-		for (char *c = f.sym; *c; c++)
-			if (*c == ';' || *c == ' ')
-				*c = '_';
-		len += (size_t)snprintf(b + len, cap - len, ";%s%s", f.sym,
+		b[len++] = ';';
+		len += flame_frame(b + len, cap - len, f.sym);
+		len += (size_t)snprintf(b + len, cap - len, "%s",
 					f.dso[0] == '[' && strcmp(f.dso, "?")
 						? "_[k]" : "");
 	}
