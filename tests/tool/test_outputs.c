@@ -80,6 +80,8 @@ io_main(int argc, char **argv)
 	return 2;
 }
 
+static char merge_in[64]; /* a pctr stat report, MERGEIN */
+
 /* @text as TAP comments, a line each */
 static void
 note(const char *text)
@@ -137,7 +139,10 @@ run_clean(char *const argv[], const char *out)
 	return r;
 }
 
-/* an argument vector from a string of words; "%s" in a word: @path */
+/*
+ * An argument vector from a string of words: "%s" is @path, SELF this
+ * binary, MYPID this process's number, MERGEIN make_merge_input()'s.
+ */
 static char **
 words(const char *line, const char *path)
 {
@@ -145,9 +150,11 @@ words(const char *line, const char *path)
 	static char *argv[8][MAX_ARGS];
 	static int k;
 	char *b = buf[k % 8], **v = argv[k % 8], *save;
+	static char mypid[16];
 	int n = 0;
 
 	k++;
+	snprintf(mypid, sizeof(mypid), "%d", (int)getpid());
 	snprintf(b, sizeof(buf[0]), "%s", line);
 	v[n++] = (char *)pctr_path();
 	for (char *w = strtok_r(b, " ", &save); w && n < MAX_ARGS - 1;
@@ -156,6 +163,10 @@ words(const char *line, const char *path)
 			w = self_exe;
 		else if (!strcmp(w, "%s"))
 			w = (char *)path;
+		else if (!strcmp(w, "MYPID"))
+			w = mypid;
+		else if (!strcmp(w, "MERGEIN"))
+			w = merge_in;
 		v[n++] = w;
 	}
 	v[n] = NULL;
@@ -202,7 +213,6 @@ struct output {
 	bool mpi;
 };
 
-static const char merge_in[] = "/tmp/pctr-outputs-merge.json";
 
 static const struct output outputs[] = {
 	{ "stat -o", "stat -e task-clock -o %s -- SELF helper exit 0" },
@@ -224,8 +234,8 @@ static const struct output outputs[] = {
 	{ "list --json", "list --json", true },
 	{ "info", "info", true },
 	{ "info --json", "info --json", true },
-	{ "merge -o", "merge -o %s /tmp/pctr-outputs-merge.json" },
-	{ "merge", "merge /tmp/pctr-outputs-merge.json", true },
+	{ "merge -o", "merge -o %s MERGEIN" },
+	{ "merge", "merge MERGEIN", true },
 	{ "mpirun -o", "mpirun -n 1 -o %s -- SELF helper exit 0", false,
 	  true },
 };
@@ -235,8 +245,12 @@ static const struct output outputs[] = {
 static void
 make_merge_input(void)
 {
-	struct result r = pctr("stat", "-e", "task-clock", "--json", "-o",
-			       merge_in, "--", "/bin/true", NULL);
+	struct result r;
+
+	snprintf(merge_in, sizeof(merge_in), "/tmp/pctr-outputs-%d.json",
+		 (int)getpid());
+	r = pctr("stat", "-e", "task-clock", "--json", "-o", merge_in, "--",
+		 "/bin/true", NULL);
 
 	if (r.status != 0)
 		TEST_FAIL("pctr stat --json -o %s: %d: %s", merge_in, r.status,
@@ -397,6 +411,7 @@ TEST(no_descriptor_reaches_the_command)
 		"stat -e task-clock,page-faults -I 100 -o %s.stat -- SELF io fds",
 		"stat -e task-clock -j -o %s.stat -- SELF io fds",
 		"stat -e task-clock -r 2 -x , -o %s.stat -- SELF io fds",
+		"stat -e task-clock -p MYPID -o %s.stat -- SELF io fds",
 		"profile -- SELF io fds",
 		"profile -o %s.report --perf-data %s.data --svg %s.svg -- "
 		"SELF io fds",
