@@ -915,7 +915,7 @@ fold(const struct opts *o, struct prof *p, const struct smp *s)
 		struct frame f;
 
 		name_frame(p, s, i, &f);
-		b[len++] = ';';
+		len += (size_t)snprintf(b + len, cap - len, ";");
 		len += flame_frame(b + len, cap - len, f.sym);
 		len += (size_t)snprintf(b + len, cap - len, "%s",
 					f.dso[0] == '[' && strcmp(f.dso, "?")
