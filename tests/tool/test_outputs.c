@@ -452,7 +452,6 @@ TEST(no_descriptor_reaches_the_command)
 		note(r.err);
 		failed++;
 	}
-	ASSERT_EQ(failed, 0);
 	for (size_t i = 0; i < 7; i++) {
 		static const char *const ext[] = { "stat", "report", "data",
 						   "svg", "folded", "json",
@@ -462,6 +461,7 @@ TEST(no_descriptor_reaches_the_command)
 		snprintf(path, sizeof(path), "%s.%s", base, ext[i]);
 		unlink(path);
 	}
+	ASSERT_EQ(failed, 0);
 }
 
 /* ---- --folded names ----------------------------------------------------- */
