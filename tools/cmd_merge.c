@@ -384,31 +384,20 @@ read_files(struct mpi_report *r, char **files, int n)
 
 /* the report, whole, then to its file: nothing half-written on error */
 int
-mpi_report_write(struct mpi_report *r, const char *path, FILE *dflt,
-		 bool json, bool per_rank)
+mpi_report_write(struct mpi_report *r, FILE *f, bool json, bool per_rank)
 {
 	char *text = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&text, &len), *f;
-	int bad;
+	FILE *m = open_memstream(&text, &len);
 
-	if (!m)
-		return tool_err("out of memory"), 1;
-	mpi_report_print(m, r, json, per_rank);
-	if (fclose(m) != 0)
-		return tool_err("out of memory"), 1;
-	f = !path ? dflt : !strcmp(path, "-") ? stdout : fopen(path, "we");
-	if (!f) {
-		tool_err("-o: cannot write '%s': %s", path, strerror(errno));
-		free(text);
+	if (!m || (mpi_report_print(m, r, json, per_rank), fclose(m) != 0)) {
+		tool_err("out of memory");
+		out_close(f);
 		return 1;
 	}
-	bad = fwrite(text, 1, len, f) != len;
-	bad |= f == stdout || f == stderr ? fflush(f) != 0 : fclose(f) != 0;
+	fwrite(text, 1, len, f); /* its error: out_close()'s */
 	free(text);
-	if (bad)
-		tool_err("cannot write the report: %s", strerror(errno));
-	return bad;
+	return out_close(f) < 0;
 }
 
 int
@@ -425,6 +414,7 @@ cmd_merge(int argc, char **argv)
 	bool json = false, per_rank = false;
 	const char *out = NULL;
 	int c, st;
+	FILE *f;
 
 	tool_set_name("pctr merge");
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -451,9 +441,11 @@ cmd_merge(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* no workload to wait for: a bad input leaves the destination as is */
 	st = read_files(&r, argv + optind, argc - optind);
 	if (st == 0)
-		st = mpi_report_write(&r, out, stdout, json, per_rank);
+		st = (f = out_open("-o", out ? out : "-", false)) == NULL ||
+		     mpi_report_write(&r, f, json, per_rank);
 	mpi_report_free(&r);
 	return st;
 }

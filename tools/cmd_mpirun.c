@@ -364,10 +364,13 @@ launch(struct mpirun *m)
 {
 	struct mpi_report r = { .size = m->n, .has_exit = true };
 	char *self = self_path(), **argv;
+	FILE *out = m->out ? out_open("-o", m->out, false) : stderr;
 	int st = 1;
 
-	if (!self)
+	if (!self || !out) { /* before the job: nothing runs */
+		free(self);
 		return 1;
+	}
 	argv = mpirun_argv(m, self);
 	if (argv) {
 		/* the terminal's ^C reaches mpirun, which ends the job */
@@ -376,9 +379,11 @@ launch(struct mpirun *m)
 		st = run_mpirun(argv, &r);
 		r.exit_status = st;
 		say_missing(&r);
-		if (mpi_report_write(&r, m->out, stderr, m->json,
-				     m->per_rank) && st == 0)
+		if (mpi_report_write(&r, out, m->json, m->per_rank) &&
+		    st == 0)
 			st = 1;
+	} else {
+		out_close(out);
 	}
 	mpi_report_free(&r);
 	free(argv);

@@ -70,7 +70,8 @@ struct opts {
 	bool attach;
 	double duration;
 	const char *output;
-	FILE *out;
+	FILE *out; /* the report: stderr, stdout or -o FILE */
+	FILE *svg_out, *perf_data_out; /* open before the command runs */
 	char **argv;
 };
 
@@ -182,8 +183,9 @@ on_record(const struct pctr_sample_record *r, void *arg)
 		p->err = add_sample(p, r);
 	else
 		p->err = syms_record(p->syms, r) < 0 ? -1 : 0;
-	if (p->err == 0 && p->pd && perf_data_record(p->pd, r) < 0)
-		p->err = -1;
+	/* a recording that cannot be written is said at its close */
+	if (p->err == 0 && p->pd)
+		perf_data_record(p->pd, r);
 	return p->err;
 }
 
@@ -908,15 +910,14 @@ fold(const struct opts *o, struct prof *p, const struct smp *s)
 
 	if (!b)
 		return NULL;
-	len = (size_t)snprintf(b, cap, "%s", syms_comm(p->syms, s->space));
+	len = flame_frame(b, cap, syms_comm(p->syms, s->space));
 	for (uint32_t i = n; i-- > 0;) {
 		struct frame f;
 
 		name_frame(p, s, i, &f);
-		for (char *c = f.sym; *c; c++)
-			if (*c == ';' || *c == ' ')
-				*c = '_';
-		len += (size_t)snprintf(b + len, cap - len, ";%s%s", f.sym,
+		len += (size_t)snprintf(b + len, cap - len, ";");
+		len += flame_frame(b + len, cap - len, f.sym);
+		len += (size_t)snprintf(b + len, cap - len, "%s",
 					f.dso[0] == '[' && strcmp(f.dso, "?")
 						? "_[k]" : "");
 	}
@@ -979,69 +980,52 @@ print_folded(const struct opts *o, struct prof *p)
 	return 0;
 }
 
-/* --svg FILE: the flame graph of the same stacks */
+/* --svg FILE: the flame graph of the same stacks (its errors: at close) */
 static int
 write_svg(const struct opts *o, struct prof *p, const char *event)
 {
 	struct flame_stack *st;
 	char title[PCTR_NAME_MAX + 64];
 	size_t nr;
-	FILE *f;
 	int r;
 
 	if (collect_folded(o, p, &st, &nr) < 0)
 		return -1;
 	snprintf(title, sizeof(title), "pctr profile: %s, %zu samples", event,
 		 p->ns);
-	f = fopen(o->svg, "we");
-	if (!f) {
-		tool_err("--svg %s: %s", o->svg, strerror(errno));
-		free_folded(st, nr);
-		return -1;
-	}
-	r = flame_svg(f, st, nr, title);
-	if (ferror(f) | (fclose(f) != 0) && r == 0)
-		r = -EIO;
-	if (r < 0)
-		tool_err("--svg %s: %s", o->svg, strerror(-r));
+	r = flame_svg(o->svg_out, st, nr, title);
 	free_folded(st, nr);
 	return r < 0 ? -1 : 0;
 }
 
-/* stderr, stdout for "-", or FILE: close-on-exec, never the command's */
+/*
+ * stderr, stdout for "-", or FILE; --svg and --perf-data: all opened
+ * before the command starts, close-on-exec, never the command's.
+ */
 static int
-open_output(struct opts *o)
+open_outputs(struct opts *o, bool recording)
 {
 	o->out = stderr;
-	if (!o->output)
-		return 0;
-	if (!strcmp(o->output, "-")) {
-		o->out = stdout;
-		return 0;
-	}
-	o->out = fopen(o->output, "we");
-	if (o->out)
-		return 0;
-	fprintf(stderr, "pctr profile: -o: cannot write '%s': %s\n",
-		o->output, strerror(errno));
-	return 1;
+	if (o->output && !(o->out = out_open("-o", o->output, false)))
+		return 1;
+	if (o->svg && !(o->svg_out = out_open("--svg", o->svg, false)))
+		return 1;
+	if (recording && o->perf_data &&
+	    !(o->perf_data_out = out_open("--perf-data", o->perf_data, false)))
+		return 1;
+	return 0;
 }
 
+/* every output closed, each error said; @r, or 1 after an error */
 static int
-close_output(const struct opts *o, int r)
+close_outputs(struct opts *o, int r)
 {
-	if (o->out && o->out != stderr && o->out != stdout &&
-	    fclose(o->out) != 0 && r == 0) {
-		fprintf(stderr, "pctr profile: -o: cannot write '%s': %s\n",
-			o->output, strerror(errno));
-		return 1;
-	}
-	if (o->out == stdout && fflush(stdout) != 0 && r == 0) {
-		fprintf(stderr, "pctr profile: cannot write the report: %s\n",
-			strerror(errno));
-		return 1;
-	}
-	return r;
+	int bad = out_close(o->perf_data_out) < 0;
+
+	bad |= out_close(o->svg_out) < 0;
+	bad |= out_close(o->out) < 0;
+	o->out = o->svg_out = o->perf_data_out = NULL;
+	return bad && r == 0 ? 1 : r;
 }
 
 static int
@@ -1109,8 +1093,10 @@ report(const struct opts *o, const char *event, uint64_t lost,
 		return 1;
 	}
 	warnings(o, p, lost);
-	if (o->svg && write_svg(o, p, event) < 0)
+	if (o->svg && write_svg(o, p, event) < 0) {
+		fprintf(stderr, "pctr profile: --svg: out of memory\n");
 		return 1;
+	}
 	return 0;
 }
 
@@ -1169,7 +1155,7 @@ static int
 open_perf_data(const struct opts *o, const struct pctr_set *set,
 	       struct prof *p)
 {
-	int r = perf_data_open(&p->pd, o->perf_data, pctr_set_event(set, 0),
+	int r = perf_data_open(&p->pd, o->perf_data_out, pctr_set_event(set, 0),
 			       o->period, o->period ? 0
 					  : o->hz ? o->hz : DEFAULT_HZ,
 			       o->callgraph != CG_NONE,
@@ -1211,55 +1197,68 @@ profile_input(struct opts *o, struct prof *p)
 	return report(o, info.event, info.lost, p);
 }
 
+/* the recording's end; its write errors are said at its close */
+static int
+close_perf_data(const struct opts *o, struct prof *p)
+{
+	int r = p->pd ? perf_data_close(p->pd) : 0;
+
+	p->pd = NULL;
+	/* a failed write: the stream's, said by out_close() */
+	if (r == 0 || ferror(o->perf_data_out))
+		return 0;
+	fprintf(stderr, "pctr profile: --perf-data %s: %s\n", o->perf_data,
+		r == -E2BIG || r == -EINVAL ? pctr_strerror(r) : strerror(-r));
+	return 1;
+}
+
 int
 cmd_profile(int argc, char **argv)
 {
 	struct opts o = { .event = NULL };
 	struct pctr_set *set = NULL;
 	struct prof p = { 0 };
-	int r, e;
+	int r;
 
+	tool_set_name("pctr profile");
 	r = parse(argc, argv, &o);
 	if (r) {
 		free((void *)o.target.cpus);
 		return r < 0 ? 0 : r;
 	}
 	if (o.input) {
-		r = open_output(&o);
+		r = open_outputs(&o, false);
 		if (r == 0)
 			r = syms_new(&p.syms) < 0 ? 1 : 0;
 		if (r == 0)
 			r = profile_input(&o, &p);
 		syms_free(p.syms);
-	unwind_free(p.unw);
+		unwind_free(p.unw);
 		free(p.s);
 		free(p.ip);
-		return close_output(&o, r);
+		return close_outputs(&o, r);
 	}
 	if (!o.event)
 		o.event = default_event(&o);
 	r = open_set(&o, &set);
 	if (r == 0)
-		r = open_output(&o);
+		r = open_outputs(&o, true);
 	if (r == 0)
 		r = syms_new(&p.syms) < 0 ? 1 : 0;
 	if (r == 0 && o.perf_data)
 		r = open_perf_data(&o, set, &p);
 	if (r == 0)
 		r = profile(&o, set, &p);
-	if (p.pd && (e = perf_data_close(p.pd)) < 0 && r == 0) {
-		fprintf(stderr, "pctr profile: %s: %s\n", o.perf_data,
-			strerror(-e));
+	if (close_perf_data(&o, &p) && r <= 0)
 		r = 1;
-	}
 	syms_free(p.syms);
 	unwind_free(p.unw);
 	pctr_set_free(set);
 	free(p.s);
 	free(p.ip);
 	free((void *)o.target.cpus);
-	/* a command's own exit status, once the report is out */
+	/* a command's own exit status, once every output is out */
 	if (r < 0)
-		return close_output(&o, 0) ? 1 : -r - 1;
-	return close_output(&o, r);
+		return close_outputs(&o, 0) ? 1 : -r - 1;
+	return close_outputs(&o, r);
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,10 @@ extern char **environ;
 struct waiter {
 	pid_t child; /* > 0: reap it; counting ends with it */
 	bool watch; /* counting ends when every process of -p/-t is gone */
+	/* a pidfd of each (-1: none, looked at every 100 ms), and the gone */
+	int pidfd[STAT_MAX_PIDS];
+	bool gone[STAT_MAX_PIDS];
+	bool polled; /* some process has no pidfd */
 	uint64_t start, deadline, interval, next, tsc0;
 	uint64_t duration; /* --duration, ns: counting ends this long after */
 	uint64_t begin_at; /* -D: when counting begins; UINT64_MAX: "enable" */
@@ -694,9 +699,44 @@ control_read(struct stat_ctx *c, struct waiter *w)
 
 /* ---- waiting ------------------------------------------------------------ */
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a thread's own pidfd */
+#endif
+
+/*
+ * A pidfd of each process of -p (Linux 5.3), or thread of -t (6.9), taken
+ * before its counters are opened: it names that process, not its number,
+ * so its exit is seen at once (the pidfd turns readable), even when the
+ * number is given to a new process before anyone looks.  Without one
+ * (an older kernel, a thread before 6.9), the number is looked at every
+ * 100 ms, and a number taken again that soon is not told apart.
+ */
+static void
+watch_open(const struct stat_ctx *c, struct waiter *w)
+{
+	unsigned int flags = c->rep.target == STAT_TID ? PIDFD_THREAD : 0;
+
+	w->polled = false;
+	for (int i = 0; i < c->rep.nr_pids; i++) {
+		w->pidfd[i] = (int)syscall(SYS_pidfd_open, c->rep.pids[i],
+					   flags);
+		w->gone[i] = false;
+		w->polled |= w->pidfd[i] < 0;
+	}
+}
+
+static void
+watch_close(const struct stat_ctx *c, struct waiter *w)
+{
+	for (int i = 0; w->watch && i < c->rep.nr_pids; i++)
+		if (w->pidfd[i] >= 0)
+			close(w->pidfd[i]);
+	w->watch = false;
+}
+
 /* gone, or a zombie: it counts no more either way */
 static bool
-process_gone(pid_t pid)
+number_gone(pid_t pid)
 {
 	char path[64], buf[256], *paren;
 	FILE *f;
@@ -715,12 +755,24 @@ process_gone(pid_t pid)
 }
 
 static bool
-all_gone(const struct stat_ctx *c)
+process_gone(const struct stat_ctx *c, struct waiter *w, int i)
 {
+	struct pollfd p = { .fd = w->pidfd[i], .events = POLLIN };
+
+	if (!w->gone[i])
+		w->gone[i] = p.fd >= 0 ? poll(&p, 1, 0) > 0
+				       : number_gone(c->rep.pids[i]);
+	return w->gone[i];
+}
+
+static bool
+all_gone(const struct stat_ctx *c, struct waiter *w)
+{
+	bool all = true;
+
 	for (int i = 0; i < c->rep.nr_pids; i++)
-		if (!process_gone(c->rep.pids[i]))
-			return false;
-	return true;
+		all &= process_gone(c, w, i);
+	return all;
 }
 
 /* the command reaped with wait4(): its status and its CPU time */
@@ -735,7 +787,7 @@ try_reap(const struct stat_ctx *c, struct waiter *w)
 		w->child = 0;
 		w->done = true;
 	}
-	if (w->watch && all_gone(c))
+	if (w->watch && all_gone(c, w))
 		w->done = true;
 }
 
@@ -804,8 +856,8 @@ next_wakeup(const struct waiter *w, uint64_t now)
 		t = u;
 	if (w->deadline && (w->deadline > now ? w->deadline - now : 0) < t)
 		t = w->deadline > now ? w->deadline - now : 0;
-	if (w->watch && t > 100000000u)
-		t = 100000000u; /* processes we did not start: look again */
+	if (w->watch && w->polled && t > 100000000u)
+		t = 100000000u; /* processes without a pidfd: look again */
 	return t;
 }
 
@@ -814,13 +866,20 @@ wait_events(struct stat_ctx *c, struct waiter *w, uint64_t t)
 {
 	struct timespec ts = { (time_t)(t / 1000000000u),
 			       (long)(t % 1000000000u) };
-	struct pollfd pfd[2] = { { .fd = w->sigfd, .events = POLLIN },
-				 { .fd = c->ctl_fd, .events = POLLIN } };
-	int n = c->ctl_fd >= 0 && !w->ctl_eof ? 2 : 1;
+	struct pollfd pfd[2 + STAT_MAX_PIDS] = {
+		{ .fd = w->sigfd, .events = POLLIN },
+		{ .fd = c->ctl_fd, .events = POLLIN },
+	};
+	int n = c->ctl_fd >= 0 && !w->ctl_eof ? 2 : 1, m = n;
 
-	if (w->child <= 0 && w->watch && t > 100000000u)
+	if (w->child <= 0 && w->watch && w->polled && t > 100000000u)
 		t = 100000000u;
-	if (ppoll(pfd, n, t == UINT64_MAX ? NULL : &ts, NULL) <= 0)
+	/* the exits of the processes not yet gone */
+	for (int i = 0; w->watch && i < c->rep.nr_pids; i++)
+		if (!w->gone[i] && w->pidfd[i] >= 0)
+			pfd[m++] = (struct pollfd){ .fd = w->pidfd[i],
+						    .events = POLLIN };
+	if (ppoll(pfd, (nfds_t)m, t == UINT64_MAX ? NULL : &ts, NULL) <= 0)
 		return 0;
 	if (pfd[0].revents)
 		take_signals(c, w);
@@ -1096,7 +1155,7 @@ spawn(struct stat_ctx *c, pid_t *pid)
 static bool
 cgroup2_mount(char *path, size_t len)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "r");
+	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[1024], mnt[512], type[64];
 	bool found = false;
 
@@ -1165,6 +1224,9 @@ open_attached(struct stat_ctx *c, struct waiter *w)
 {
 	int n = c->rep.target == STAT_CPU ? 1 : c->rep.nr_pids, r = 0;
 
+	w->watch = c->rep.target != STAT_CPU;
+	if (w->watch)
+		watch_open(c, w);
 	for (int i = 0; r == 0 && i < n; i++)
 		r = open_one(c, w, c->rep.pids[i]);
 	if (r == 0)
@@ -1181,7 +1243,6 @@ run_attached(struct stat_ctx *c)
 	if (r == 0) {
 		w.interval = (uint64_t)c->interval_ms * 1000000u;
 		w.scale_on = may_multiplex(c);
-		w.watch = c->rep.target != STAT_CPU;
 		w.duration = (uint64_t)(c->duration * 1e9);
 		r = plan_begin(c, &w, false, now_ns());
 		r = r < 0 ? open_failed(r) : 0;
@@ -1197,6 +1258,7 @@ run_attached(struct stat_ctx *c)
 	if (r == 0 && c->rep.argv)
 		record_exit(c, w.status);
 	free_sets(&w);
+	watch_close(c, &w);
 	return r;
 }
 
@@ -1278,51 +1340,28 @@ check_command(struct stat_ctx *c)
 	return 0;
 }
 
+/* stderr, stdout for "-", or FILE, before the command starts */
 static int
 open_output(struct stat_ctx *c)
 {
 	c->out = stderr;
 	if (!c->output)
 		return 0;
-	if (!strcmp(c->output, "-")) {
-		c->out = stdout;
-		return 0;
-	}
-	/* close-on-exec: the command never writes into the report */
-	c->out = fopen(c->output, c->append ? "ae" : "we");
-	if (c->out)
-		return 0;
-	tool_err("-o: cannot write '%s': %s", c->output, strerror(errno));
-	return 1;
+	c->out = out_open("-o", c->output, c->append);
+	return c->out ? 0 : 1;
 }
 
 /*
  * A report that did not reach its file is a failure: a full disk, a closed
- * pipe.  A failed write leaves the stream's error flag; what was still
- * buffered fails at fflush() or fclose().
+ * pipe (out_close() says which).
  */
 static int
 close_output(struct stat_ctx *c)
 {
-	int err = 0;
+	int r = out_close(c->out);
 
-	if (!c->out)
-		return 0;
-	if (fflush(c->out) != 0)
-		err = errno;
-	else if (ferror(c->out))
-		err = errno ? errno : EIO;
-	if (c->out != stderr && c->out != stdout && fclose(c->out) != 0 &&
-	    !err)
-		err = errno;
 	c->out = NULL;
-	if (!err)
-		return 0;
-	tool_err("cannot write the report to %s: %s",
-		 c->output && strcmp(c->output, "-") ? c->output
-		 : c->output ? "stdout" : "stderr",
-		 strerror(err));
-	return 1;
+	return r < 0 ? 1 : 0;
 }
 
 static int

@@ -62,6 +62,23 @@ child_of(struct node *d, const char *name, size_t len)
 	return c;
 }
 
+size_t
+flame_frame(char *buf, size_t len, const char *name)
+{
+	size_t n = 0;
+
+	for (; *name && n + 1 < len; name++) {
+		unsigned char c = (unsigned char)*name;
+
+		buf[n++] = c == ';' || c == ' ' ? '_'
+			   : c < 0x20 || c == 0x7f ? '?'
+						   : (char)c;
+	}
+	if (len)
+		buf[n] = '\0';
+	return n;
+}
+
 static int
 add_stack(struct node *root, const char *text, uint64_t n)
 {

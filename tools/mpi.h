@@ -59,11 +59,12 @@ void mpi_report_print(FILE *f, struct mpi_report *r, bool json,
 char *mpi_rank_line(const struct mpi_report *r, int i);
 
 /*
- * The report, made whole in memory first, to @path ("-": stdout; NULL:
- * @dflt): nothing is half-written.  Return 0, or 1 with a message.
+ * The report, made whole in memory first, to @f (out_open()'s, or stderr),
+ * which is then closed with out_close(): nothing is half-written.  Return
+ * 0, or 1 with a message.
  */
-int mpi_report_write(struct mpi_report *r, const char *path, FILE *dflt,
-		     bool json, bool per_rank);
+int mpi_report_write(struct mpi_report *r, FILE *f, bool json,
+		     bool per_rank);
 
 /* forget the ranks from @keep on */
 void mpi_report_drop(struct mpi_report *r, int keep);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tool.h"
+#include "util.h"
 
 static void
 usage(FILE *f)
@@ -33,8 +34,8 @@ usage(FILE *f)
 		   "       pctr --version\n");
 }
 
-int
-main(int argc, char **argv)
+static int
+run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -65,4 +66,17 @@ main(int argc, char **argv)
 	fprintf(stderr, "pctr: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
+}
+
+/* a report that did not reach standard output is a failure too */
+int
+main(int argc, char **argv)
+{
+	int r;
+
+	out_stdout_init();
+	r = run(argc, argv);
+	if (out_close(stdout) < 0 && r == 0)
+		r = 1;
+	return r;
 }

@@ -75,7 +75,7 @@ static void
 put(struct perf_data *pd, const void *p, size_t n)
 {
 	if (!pd->err && fwrite(p, 1, n, pd->f) != n)
-		pd->err = errno ? errno : EIO;
+		pd->err = errno ? errno : EIO; /* and the stream's: at close */
 	pd->data_size += n;
 }
 
@@ -120,7 +120,7 @@ put_header(struct perf_data *pd, uint32_t type, uint16_t misc, size_t size)
 static uint64_t
 kernel_text(void)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
+	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[256], type, name[128];
 	unsigned long long addr;
 	uint64_t text = 0;
@@ -154,7 +154,7 @@ put_kernel_mmap(struct perf_data *pd)
 }
 
 int
-perf_data_open(struct perf_data **pdp, const char *path,
+perf_data_open(struct perf_data **pdp, FILE *f,
 	       const struct pctr_event *ev, uint64_t period, uint64_t freq,
 	       bool callchain, unsigned int stack_user)
 {
@@ -183,12 +183,7 @@ perf_data_open(struct perf_data **pdp, const char *path,
 	a.attr.freq = freq != 0;
 	a.attr.sample_freq = freq ? freq : period;
 	a.attr.mmap = a.attr.comm = a.attr.task = a.attr.mmap2 = 1;
-	pd->f = fopen(path, "w");
-	if (!pd->f) {
-		r = -errno;
-		free(pd);
-		return r;
-	}
+	pd->f = f;
 	pd->callchain = callchain;
 	pd->user_stack = stack_user != 0;
 	pd->attr = a.attr;
@@ -444,9 +439,8 @@ perf_data_close(struct perf_data *pd)
 	/* the header, and the attribute with the records' register mask */
 	if (!err && (fseek(pd->f, 0, SEEK_SET) < 0 ||
 		     fwrite(&h, sizeof(h), 1, pd->f) != 1 ||
-		     fwrite(&pd->attr, sizeof(pd->attr), 1, pd->f) != 1))
-		err = errno ? errno : EIO;
-	if (fclose(pd->f) != 0 && !err)
+		     fwrite(&pd->attr, sizeof(pd->attr), 1, pd->f) != 1 ||
+		     fflush(pd->f) != 0))
 		err = errno ? errno : EIO;
 	free(pd);
 	return -err;

@@ -10,24 +10,29 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "pctr.h"
 
 struct perf_data;
 
 /*
- * Start @path (created or truncated): the sampled event @ev, one sample
+ * Start a recording in @f (a new file, seekable; the caller's to close):
+ * the sampled event @ev, one sample
  * every @period events or @freq a second (the other 0), with call chains
  * or not, with user registers and stack copies of @stack_user bytes
  * (PCTR_SAMPLE_USER_STACK) or not (0).  Return: 0, or -errno.
  */
-int perf_data_open(struct perf_data **pd, const char *path,
+int perf_data_open(struct perf_data **pd, FILE *f,
 		   const struct pctr_event *ev, uint64_t period, uint64_t freq,
 		   bool callchain, unsigned int stack_user);
 /* one record as pctr_set_sampling_read() gives it; 0 or -errno */
 int perf_data_record(struct perf_data *pd,
 		     const struct pctr_sample_record *r);
-/* the header written, the file closed (also after an error); 0 or -errno */
+/*
+ * The header written and flushed, @pd freed (also after an error); 0 or
+ * -errno (-E2BIG: a record past the format's limit).
+ */
 int perf_data_close(struct perf_data *pd);
 
 /* what a file read back said about itself (perf_data_read.c) */

@@ -2,9 +2,10 @@
 /*
  * util.c - what every subcommand needs: messages with the subcommand's
  * name, option values checked against their range, command lookup as a
- * shell does it, and running statistics.
+ * shell does it, the outputs and their errors, and running statistics.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -226,3 +227,182 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+
+/* ---- outputs ------------------------------------------------------------ */
+
+/*
+ * Each output is a stream of ours over a descriptor (fopencookie): it
+ * keeps the errno of its first failed write, which stdio itself forgets
+ * (after a failed write it drops the buffer, and the next fflush() and
+ * fclose() succeed with only the stream's error flag left).  A full disk
+ * is then said with its reason, once, at out_close().
+ */
+struct out {
+	FILE *f;
+	int fd;
+	int err; /* the first write's, fsync()'s or close()'s errno */
+	bool said; /* the error was said */
+	bool own; /* ours to close (not standard output) */
+	char name[PATH_MAX + 32]; /* "--svg FILE", "standard output" */
+};
+
+#define MAX_OUTS 8
+static struct out *outs[MAX_OUTS];
+
+static ssize_t
+out_write(void *cookie, const char *buf, size_t len)
+{
+	struct out *o = cookie;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(o->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* a write of none: no room (as write(2) says) */
+			if (!o->err)
+				o->err = n < 0 ? errno : ENOSPC;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int
+out_seek(void *cookie, off64_t *off, int whence)
+{
+	struct out *o = cookie;
+	off_t at = lseek(o->fd, (off_t)*off, whence);
+
+	if (at < 0)
+		return -1;
+	*off = at;
+	return 0;
+}
+
+static int
+out_close_fd(void *cookie)
+{
+	struct out *o = cookie;
+
+	if (o->own && close(o->fd) < 0 && !o->err)
+		o->err = errno;
+	return 0;
+}
+
+static struct out *
+out_find(FILE *f)
+{
+	for (int i = 0; i < MAX_OUTS; i++)
+		if (outs[i] && outs[i]->f == f)
+			return outs[i];
+	return NULL;
+}
+
+static FILE *
+out_wrap(int fd, bool own, const char *name)
+{
+	static const cookie_io_functions_t io = {
+		.write = out_write, .seek = out_seek, .close = out_close_fd
+	};
+	struct out *o = calloc(1, sizeof(*o));
+	int i;
+
+	for (i = 0; i < MAX_OUTS && outs[i]; i++)
+		;
+	if (!o || i == MAX_OUTS || !(o->f = fopencookie(o, "w", io))) {
+		free(o);
+		errno = ENOMEM;
+		return NULL;
+	}
+	o->fd = fd;
+	o->own = own;
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	outs[i] = o;
+	return o->f;
+}
+
+void
+out_stdout_init(void)
+{
+	FILE *f;
+
+	fflush(stdout);
+	f = out_wrap(STDOUT_FILENO, false, "standard output");
+	if (!f)
+		return; /* stdio's own stdout, errors without their reason */
+	if (isatty(STDOUT_FILENO))
+		setvbuf(f, NULL, _IOLBF, 0);
+	stdout = f;
+}
+
+FILE *
+out_open(const char *opt, const char *path, bool append)
+{
+	char name[PATH_MAX + 32];
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	/* close-on-exec: the command never holds pctr's outputs */
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY |
+				(append ? O_APPEND : O_TRUNC),
+		  0666);
+	snprintf(name, sizeof(name), "%s %s", opt, path);
+	if (fd < 0) {
+		tool_err("%s: %s", name, strerror(errno));
+		return NULL;
+	}
+	f = out_wrap(fd, true, name);
+	if (!f) {
+		tool_err("%s: %s", name, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+/*
+ * Everything written reached the file: flushed, and on a disk (fsync(),
+ * where a file system reports the space it could not find only then);
+ * said once otherwise.  Standard output stays open.
+ */
+int
+out_close(FILE *f)
+{
+	struct out *o = out_find(f);
+	struct stat st;
+	int err = 0;
+
+	if (!f)
+		return 0;
+	if (!o) { /* standard error: nowhere to say it */
+		err = fflush(f) != 0 || ferror(f);
+		if (f != stderr && f != stdout)
+			err |= fclose(f) != 0;
+		return err ? -1 : 0;
+	}
+	if (fflush(f) != 0 && !o->err)
+		o->err = errno;
+	if (!o->err && ferror(f))
+		o->err = EIO; /* a write error of stdio's own */
+	if (!o->err && o->own && fstat(o->fd, &st) == 0 &&
+	    S_ISREG(st.st_mode) && fsync(o->fd) < 0)
+		o->err = errno;
+	if (o->own)
+		fclose(f); /* close(): in o->err */
+	err = o->err;
+	if (err && !o->said)
+		tool_err("%s: %s", o->name, strerror(err));
+	o->said = err != 0;
+	if (o->own) {
+		for (int i = 0; i < MAX_OUTS; i++)
+			if (outs[i] == o)
+				outs[i] = NULL;
+		free(o);
+	}
+	return err ? -1 : 0;
+}

@@ -45,6 +45,22 @@ int wait_status_code(int status);
 /* monotonic clock, nanoseconds */
 uint64_t now_ns(void);
 
+/* ---- outputs (util.c) ------------------------------------------------ */
+
+/*
+ * Every file the command writes: opened before any workload starts (a
+ * destination that cannot be made is said before anything runs),
+ * close-on-exec, and closed with out_close(), which says a write, flush,
+ * fsync or close error on one line, "OPTION FILE: reason" or "standard
+ * output: reason", and returns -1.
+ */
+/* stdout through out_close()'s checks; once, at the start */
+void out_stdout_init(void);
+/* @path for writing, truncated or appended to; "-": stdout; NULL: said */
+FILE *out_open(const char *opt, const char *path, bool append);
+/* 0, or -1 with the error said; stdout and stderr stay open */
+int out_close(FILE *f);
+
 /* ---- number formatting (output.c) ------------------------------------- */
 
 /*

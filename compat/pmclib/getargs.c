@@ -241,7 +241,7 @@ add_counter(pmc_control_t *ctl, const char *pair)
 static int
 read_input(pmc_control_t *ctl)
 {
-	FILE *f = fopen(ctl->input, "r");
+	FILE *f = fopen(ctl->input, "re");
 	char line[256];
 	int r = 0, n = 0;
 
