@@ -28,6 +28,7 @@ mpi_report_free(struct mpi_report *r)
 	for (int i = 0; i < r->nr_events; i++)
 		free(r->event[i]);
 	free(r->event);
+	free(r->total);
 }
 
 /* ---- reducing ----------------------------------------------------------- */

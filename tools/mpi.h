@@ -28,6 +28,7 @@ struct mpi_report {
 	long size; /* ranks expected: 0 .. size - 1 */
 	int nr_events;
 	char **event;
+	uint64_t *total; /* per event, over the ranks: never past 2^64 - 1 */
 	int nr_ranks;
 	struct mpi_rank *ranks;
 	bool has_exit; /* the job's: pctr mpirun */
