@@ -427,8 +427,16 @@ mpi_report_drop(struct mpi_report *r, int keep)
 
 struct seen {
 	long rank;
-	int at; /* index in mpi_report.ranks */
+	int at; /* index among the ranks just read */
 };
+
+static int
+by_rank(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
 
 static int
 by_rank_at(const void *a, const void *b)
@@ -443,31 +451,37 @@ by_rank_at(const void *a, const void *b)
 /*
  * A rank that the report just read (ranks @had on, numbered from @base)
  * lists again, or that an earlier report had: its counts would be taken
- * twice.  pctr mpirun
- * refuses a rank's second report the same way.  Sorted, not pairwise: a
- * job has many ranks.
+ * twice.  pctr mpirun refuses a rank's second report the same way.  The
+ * new ranks are sorted and each earlier one looked up among them: a job
+ * has many ranks, and pctr mpirun reads them one at a time.
  */
 static int
 twice(struct reader *rd, int had, long base)
 {
 	const struct mpi_report *r = rd->r;
-	struct seen *s = malloc((r->nr_ranks + 1) * sizeof(*s));
-	int bad = -1;
+	int n = r->nr_ranks - had, bad = -1;
+	struct seen *s = malloc((n + 1) * sizeof(*s)), *hit;
 
 	if (!s)
 		return fail(rd, "out of memory");
-	for (int i = 0; i < r->nr_ranks; i++)
-		s[i] = (struct seen){ r->ranks[i].rank, i };
-	qsort(s, r->nr_ranks, sizeof(*s), by_rank_at);
-	for (int i = 1; i < r->nr_ranks; i++)
-		if (s[i].rank == s[i - 1].rank && s[i].at >= had &&
-		    (bad < 0 || s[i].at < s[bad].at))
-			bad = i;
-	if (bad >= 0)
-		fail(rd, "ranks[%d]: rank %ld is listed twice", s[bad].at - had,
-		     s[bad].rank - base);
+	for (int i = 0; i < n; i++)
+		s[i] = (struct seen){ r->ranks[had + i].rank, i };
+	qsort(s, n, sizeof(*s), by_rank_at);
+	for (int i = 1; i < n; i++)
+		if (s[i].rank == s[i - 1].rank && (bad < 0 || s[i].at < bad))
+			bad = s[i].at;
+	for (int k = 0; k < had; k++) {
+		struct seen key = { r->ranks[k].rank, -1 };
+
+		hit = bsearch(&key, s, n, sizeof(*s), by_rank);
+		if (hit && (bad < 0 || hit->at < bad))
+			bad = hit->at;
+	}
 	free(s);
-	return bad >= 0 ? -1 : 0;
+	if (bad >= 0)
+		return fail(rd, "ranks[%d]: rank %ld is listed twice", bad,
+			    r->ranks[had + bad].rank - base);
+	return 0;
 }
 
 long
