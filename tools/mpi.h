@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* what a rank's line starts with on the stderr that mpirun forwards */
+/* a rank's line on the stderr that mpirun forwards: the tag, the key */
 #define MPI_TAG "@pctr-mpi/1 "
 
 struct mpi_rank {
