@@ -310,6 +310,23 @@ TEST(counts_past_2_63_and_sums_past_2_64)
 		"ranks[1].counts.x");
 }
 
+/* a job where no rank came back: every rank missing, no event */
+TEST(report_without_a_rank)
+{
+	const char *m = write_file("none.json", "{\"schema\": \"pctr-mpi/1\", "
+				   "\"size\": 2, \"ranks\": []}");
+	struct result r = pctr("merge", "--json", m, NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(r.err, "");
+	ASSERT_STR_EQ(py("d['size'], d['missing'], d['ranks'], d['events']",
+			 r.out),
+		      "2 [0, 1] [] {}\n");
+	r = pctr("merge", m, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "missing ranks (no counts came back): 0, 1\n");
+}
+
 /* a pctr-mpi/1 report that lists a rank twice: pctr mpirun refuses that */
 TEST(rank_listed_twice_refused)
 {
@@ -350,6 +367,7 @@ main(int argc, char **argv)
 		TEST_CASE(bad_reports_refused_by_name)
 		TEST_CASE(counts_past_2_63_and_sums_past_2_64)
 		TEST_CASE(rank_listed_twice_refused)
+		TEST_CASE(report_without_a_rank)
 		TEST_CASE(usage_errors)));
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
