@@ -527,32 +527,57 @@ env_long(const char *name, long dflt)
 	return *end || x < 0 ? dflt : x;
 }
 
+/* @line and a newline to @fd, @tag before them, in one write; or -1 */
+static int
+send_line(int fd, const char *tag, const char *line)
+{
+	char *msg;
+	int n = asprintf(&msg, "%s%s\n", tag, line), r = -1;
+
+	if (n < 0)
+		return -1;
+	errno = 0;
+	if (write(fd, msg, n) == n)
+		r = 0;
+	else if (errno == 0)
+		errno = ENOSPC; /* a short write: out of room */
+	free(msg);
+	return r;
+}
+
 /*
  * The rank's counts as one pctr-mpi/1 line: into its file @out when it
- * has one, else on standard error after the tag and the key, in one
- * write.
+ * has one, else on standard error after the tag and the key.  A file that
+ * cannot take them (its file system full) is emptied and the counts go on
+ * standard error: nothing is lost.
  */
 static void
 send_counts(const char *json, size_t len, int out, const char *key)
 {
 	struct mpi_report r = { .size = env_long("OMPI_COMM_WORLD_SIZE", 1) };
 	long rank = env_long("OMPI_COMM_WORLD_RANK", 0);
-	char err[512], *line = NULL, *msg = NULL;
-	int n = -1;
+	char err[512], *line = NULL, tag[sizeof(MPI_TAG) + KEY_LEN + 1];
 
+	snprintf(tag, sizeof(tag), "%s%s ", MPI_TAG, key);
 	if (mpi_report_read(&r, json, len, NULL, rank, err, sizeof(err)) < 0)
 		tool_err("rank %ld: its report could not be read: %s", rank,
 			 err);
 	else
 		line = mpi_rank_line(&r, 0);
-	if (line && out >= 0)
-		n = asprintf(&msg, "%s\n", line);
-	else if (line)
-		n = asprintf(&msg, "%s%s %s\n", MPI_TAG, key, line);
-	if (n > 0 && write(out >= 0 ? out : STDERR_FILENO, msg, n) != n)
+	if (line && out >= 0 && send_line(out, "", line) == 0) {
+		free(line);
+		line = NULL; /* sent */
+	} else if (line && out >= 0) {
+		tool_err("rank %ld: cannot write its counts to its file (%s): "
+			 "sending them on standard error", rank,
+			 strerror(errno));
+		if (ftruncate(out, 0) < 0)
+			tool_err("rank %ld: ftruncate: %s", rank,
+				 strerror(errno));
+	}
+	if (line && send_line(STDERR_FILENO, tag, line) < 0)
 		tool_err("rank %ld: cannot send its counts: %s", rank,
-			 errno ? strerror(errno) : "short write");
-	free(msg);
+			 strerror(errno));
 	free(line);
 	mpi_report_free(&r);
 }

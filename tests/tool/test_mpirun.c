@@ -68,19 +68,25 @@ prog(void)
 }
 
 /*
- * pctr mpirun -n 4 [OPTION...] ... -- mpi_pages PAGES [MODE ARG...], at
- * most 8 options and 5 words of mode
+ * [PRE...] pctr mpirun -n 4 [OPTION...] ... -- mpi_pages PAGES [MODE
+ * ARG...], at most 8 words before, 8 options and 5 words of mode
  */
 static struct job
-job_argv(const char *const *opt, const char *pages, const char *const *mode)
+job_run(const char *const *pre, const char *const *opt, const char *pages,
+	const char *const *mode)
 {
-	char *argv[32] = { (char *)pctr_path(), "mpirun", "-n", "4",
-			   "--oversubscribe", "--json", "-o", report, "-e",
-			   "page-faults:u" };
-	int n = 10;
+	char *argv[40];
+	int n = 0;
 	struct job j;
 	char *s, *p;
 
+	for (int i = 0; pre && pre[i] && i < 8; i++)
+		argv[n++] = (char *)pre[i];
+	for (const char *const *a = (const char *const[]){
+		     pctr_path(), "mpirun", "-n", "4", "--oversubscribe",
+		     "--json", "-o", report, "-e", "page-faults:u", NULL };
+	     *a; a++)
+		argv[n++] = (char *)*a;
 	for (int i = 0; opt && opt[i] && i < 8; i++)
 		argv[n++] = (char *)opt[i];
 	argv[n++] = "--";
@@ -88,6 +94,7 @@ job_argv(const char *const *opt, const char *pages, const char *const *mode)
 	argv[n++] = (char *)pages;
 	for (int i = 0; mode && mode[i] && i < 5; i++)
 		argv[n++] = (char *)mode[i];
+	argv[n] = NULL;
 	j = (struct job){ .r = run_in(argv, NULL) };
 
 	j.json = keep(slurp(report));
@@ -113,7 +120,7 @@ job(const char *pages, const char *mode, const char *rank, const char *code)
 {
 	const char *m[] = { mode, rank, code, NULL };
 
-	return job_argv(NULL, pages, m);
+	return job_run(NULL, NULL, pages, m);
 }
 
 static long
@@ -213,7 +220,7 @@ hostile(const char *const *opt)
 	struct job j;
 
 	baseline(base);
-	j = job_argv(opt, "500", say);
+	j = job_run(NULL, opt, "500", say);
 	ASSERT_EQ(j.r.status, 0);
 	ASSERT_EQ(py_num("len(d['missing'])", j.json), 0);
 	ASSERT_EQ(py_num("sum(r['host'] == 'forged' for r in d['ranks'])",
@@ -247,6 +254,51 @@ TEST(hostile_programs_on_hosts_without_the_directory)
 
 	hostile(away);
 	hostile(tagged);
+}
+
+/*
+ * The launcher's directory on a full file system (a tmpfs of 16 KiB,
+ * filled, in a mount namespace of the job's own): the ranks' files take
+ * no line, so each rank empties its file and sends its counts on standard
+ * error with the key.  Every rank's count exact, nothing lost.  mpirun
+ * keeps its own session files in /tmp (orte_tmpdir_base), or it would
+ * not start on the full one.
+ */
+TEST(full_file_system_counts_on_stderr)
+{
+	static const char script[] =
+		"mount -t tmpfs -o size=16k tmpfs \"$D\" || exit 90; "
+		"cat /dev/zero > \"$D/fill\" 2>/dev/null; "
+		"TMPDIR=$D exec \"$@\"";
+	char dir[] = "/tmp/pctr-mpirun-full-XXXXXX";
+	const char *pre[] = { "/bin/sh", "-c",
+			      "s=$1; shift; exec unshare --mount /bin/sh -c "
+			      "\"$s\" sh \"$@\"",
+			      "sh", script, NULL };
+	const char *opt[] = { "--mpirun-arg", "--mca", "--mpirun-arg",
+			      "orte_tmpdir_base", "--mpirun-arg", "/tmp",
+			      NULL };
+	long base[RANKS];
+	struct job j;
+
+	prog();
+	if (getuid() != 0)
+		SKIP("mounting a small tmpfs needs root");
+	ASSERT(mkdtemp(dir) != NULL);
+	setenv("D", dir, 1);
+	baseline(base);
+	j = job_run(pre, opt, "500", NULL);
+	unsetenv("D");
+	rmdir(dir);
+	ASSERT_EQ(j.r.status, 0);
+	ASSERT_EQ(py_num("len(d['missing'])", j.json), 0);
+	for (int i = 0; i < RANKS; i++)
+		ASSERT_EQ(j.count[i], base[i] + PAGES * (i + 1));
+	ASSERT_CONTAINS(j.r.err, "cannot write its counts to its file (No "
+				 "space left on device): sending them on "
+				 "standard error");
+	ASSERT(strstr(j.r.err, "left out") == NULL);
+	ASSERT(strstr(j.r.err, MPI_TAG_TEXT) == NULL);
 }
 
 /* the program holds neither the ranks' directory nor its names */
@@ -414,6 +466,7 @@ main(int argc, char **argv)
 			     TEST_CASE(hostile_programs_neither_lose_nor_forge_counts)
 			     TEST_CASE(hostile_programs_on_hosts_without_the_directory)
 			     TEST_CASE(program_inherits_no_channel)
+			     TEST_CASE(full_file_system_counts_on_stderr)
 			     TEST_CASE(text_report_per_rank)
 			     TEST_CASE(mpirun_arg_tag_output)
 			     TEST_CASE(rank_exit_status_is_the_jobs)
