@@ -40,6 +40,7 @@ void pctr_mpi__rank_free(struct mpi_rank *r);
 
 /* report.c: the ranks reduced, written to a $PCTR_REPORT destination */
 bool pctr_mpi__report_dest_ok(const char *dest);
+bool pctr_mpi__report_file_ok(const char *dest);
 int pctr_mpi__report(const char *dest, const struct mpi_rank *ranks,
 		     int size, double gather_s);
 

@@ -55,7 +55,7 @@ start(void)
 					  .events = DEFAULT_EVENTS,
 					  .calibrate = PCTR_REGION_CALIBRATE };
 	const char *dest = secure_getenv("PCTR_REPORT");
-	int r;
+	int r, rank;
 
 	snprintf(job.report, sizeof(job.report), "%s",
 		 dest && *dest ? dest : "stderr");
@@ -65,6 +65,18 @@ start(void)
 				"writing it to standard error\n",
 			job.report);
 		snprintf(job.report, sizeof(job.report), "stderr");
+	}
+	/*
+	 * A FIFO or a device named there: said now, by rank 0 (which writes
+	 * the report), not after the run; the report keeps its form and goes
+	 * to standard error.
+	 */
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (rank == 0 && !pctr_mpi__report_file_ok(job.report)) {
+		char form[6]; /* "text:" or "json:" */
+
+		snprintf(form, sizeof(form), "%s", job.report);
+		snprintf(job.report, sizeof(job.report), "%s-", form);
 	}
 	r = pctr_region_init(&cfg);
 	if (r < 0 && r != -EALREADY) {

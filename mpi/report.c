@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pctr_mpi.h"
 #include "text.h"
@@ -284,16 +286,102 @@ pctr_mpi__report_dest_ok(const char *dest)
 	       (!strncmp(dest, "json:", 5) && dest[5]);
 }
 
-/* a new file, never through a symbolic link, as the region reports */
+static const char *
+kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFLNK:
+		return "a symbolic link";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFDIR:
+		return "a directory";
+	}
+	return "not a regular file";
+}
+
+static void
+not_regular(const char *path, mode_t mode)
+{
+	fprintf(stderr, "libpctr-mpi: cannot write the report to '%s': it is "
+			"%s; reports are written to regular files only, never "
+			"through a symbolic link: writing it to standard "
+			"error\n",
+		path, kind(mode));
+}
+
+/* the file of @dest, or NULL for standard error */
+static const char *
+file_of(const char *dest)
+{
+	const char *c = strchr(dest, ':');
+
+	return c && strcmp(c + 1, "-") ? c + 1 : NULL;
+}
+
+/*
+ * Can @dest's file take the report, as far as can be known before it is
+ * written?  A FIFO, a device or a link there is refused now, said once,
+ * and the report goes to standard error instead.
+ */
+bool
+pctr_mpi__report_file_ok(const char *dest)
+{
+	const char *path = file_of(dest);
+	struct stat st;
+
+	if (!path || lstat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return true;
+	not_regular(path, st.st_mode);
+	return false;
+}
+
+/*
+ * The report's file, by the rules of the region report (src/region.c):
+ * never through a symbolic link, a regular file only (a FIFO with no
+ * reader would hold MPI_Finalize for ever, a device is no place for a
+ * report).  lstat() first, so that a device or FIFO is not even opened;
+ * then the open refuses a link put there since (O_NOFOLLOW), does not
+ * wait on a FIFO (O_NONBLOCK) nor take a terminal (O_NOCTTY), and fstat()
+ * checks what was opened; truncated only once known to be a regular file.
+ * NULL when refused, with the reason said.
+ */
 static FILE *
 open_report(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-				    O_CLOEXEC,
-		      0666);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct stat st;
+	FILE *f = NULL;
+	int fd;
 
-	if (fd >= 0 && !f)
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return not_regular(path, st.st_mode), NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+				O_NOCTTY | O_CLOEXEC,
+		  0666);
+	if (fd < 0 && errno == ELOOP)
+		return not_regular(path, S_IFLNK), NULL;
+	if (fd < 0) {
+		fprintf(stderr, "libpctr-mpi: cannot write the report to "
+				"'%s': %s: writing it to standard error\n",
+			path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0; /* "not a regular file" */
+	if (!S_ISREG(st.st_mode))
+		not_regular(path, st.st_mode);
+	else if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, 0) < 0 ||
+		 !(f = fdopen(fd, "w")))
+		fprintf(stderr, "libpctr-mpi: cannot write the report to "
+				"'%s': %s: writing it to standard error\n",
+			path, strerror(errno));
+	if (!f)
 		close(fd);
 	return f;
 }
@@ -308,14 +396,16 @@ pctr_mpi__report(const char *dest, const struct mpi_rank *ranks, int size,
 		 double gather_s)
 {
 	bool json = !strncmp(dest, "json:", 5);
-	const char *file = strchr(dest, ':') ? strchr(dest, ':') + 1 : "-";
-	FILE *f = stderr;
+	const char *file = file_of(dest);
+	FILE *f = NULL;
 	int err = 0;
 
 	if (!pctr_mpi__report_dest_ok(dest))
 		return -EINVAL;
-	if (strcmp(file, "-") && !(f = open_report(file)))
-		return -errno;
+	if (file)
+		f = open_report(file); /* NULL: refused, and said why */
+	if (!f)
+		f = stderr;
 	if (json) {
 		locale_t old = pctr__locale_c(); /* numbers in C (text.h) */
 

@@ -28,6 +28,7 @@ mpi_report_free(struct mpi_report *r)
 	for (int i = 0; i < r->nr_events; i++)
 		free(r->event[i]);
 	free(r->event);
+	free(r->total);
 }
 
 /* ---- reducing ----------------------------------------------------------- */
@@ -88,7 +89,8 @@ mpi_report_missing(struct mpi_report *r, long *out, long max)
 	long n = 0;
 	int i = 0;
 
-	qsort(r->ranks, r->nr_ranks, sizeof(*r->ranks), by_rank);
+	if (r->nr_ranks > 1) /* none: r->ranks is NULL, which qsort() forbids */
+		qsort(r->ranks, r->nr_ranks, sizeof(*r->ranks), by_rank);
 	for (long k = 0; k < r->size; k++) {
 		while (i < r->nr_ranks && r->ranks[i].rank < k)
 			i++;

@@ -4,24 +4,35 @@
  *             [--mpirun-arg ARG]... [STAT OPTIONS] -- PROGRAM [ARGS]
  *
  * Runs Open MPI's mpirun with pctr stat around every rank, and reduces
- * the ranks' counts as pctr merge does.  The counts come back through
- * what mpirun already carries, with no file shared between hosts:
+ * the ranks' counts as pctr merge does.  The counts come back on a
+ * channel that the ranks' programs do not hold, so that nothing a program
+ * writes can lose a rank's counts or stand for them:
  *
- *   launcher:  mpirun ... PCTR mpirun --rank-wrapper STAT OPTIONS -- PROGRAM
- *              with mpirun's standard error on a pipe
- *   each rank: pctr stat --json -o MEMFD STAT OPTIONS -- PROGRAM, then one
- *              line "@pctr-mpi/1 {pctr-mpi/1 of this rank}" on standard
- *              error, written with one write(2)
- *   launcher:  lines that start with the tag are the ranks' counts; every
- *              other line goes to standard error unchanged, and the
- *              program's standard output never passes through pctr
+ *   launcher:  a private directory (mode 0700) and a random key, named in
+ *              $PCTR_MPI_DIR and $PCTR_MPI_KEY (mpirun -x passes them to
+ *              other hosts); mpirun ... PCTR mpirun --rank-wrapper STAT
+ *              OPTIONS -- PROGRAM, with mpirun's standard error on a pipe
+ *   each rank: takes both names out of its environment, creates
+ *              DIR/rank.N (O_EXCL, close-on-exec) before the program
+ *              starts, runs pctr stat --json -o MEMFD STAT OPTIONS --
+ *              PROGRAM, then writes its counts, one pctr-mpi/1 line, to
+ *              that file
+ *   launcher:  once mpirun has ended, the files are the ranks' counts
  *
+ * A rank on a host that does not share the directory's file system sends
+ * the line on standard error instead, after the tag and the key:
+ * "@pctr-mpi/1 KEY {...}", one write(2) after its program has ended.
  * mpirun forwards a rank's output in reads of up to 4 KiB and writes each
- * read whole, so a line written at once, shorter than that, after the
- * program has ended, arrives whole; a rank whose line never comes (it was
- * killed, or its pctr stat failed) is named as missing, and the others are
- * still reduced.  The exit status is mpirun's: the job's.
+ * read whole, so such a line arrives whole, though maybe after another
+ * rank's partial line (a progress meter): the launcher looks for the tag
+ * and key anywhere in a line, and passes on the text before them.  A line
+ * without the key is a program's, and passes through like any other; the
+ * program's standard output never passes through pctr.  A rank whose
+ * counts never come (it was killed, or its pctr stat failed) is named as
+ * missing, and the others are still reduced.  The exit status is
+ * mpirun's: the job's.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -30,6 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +51,9 @@
 #include "util.h"
 
 #define MPIRUN "mpirun"
+#define ENV_DIR "PCTR_MPI_DIR" /* the launcher's directory for the counts */
+#define ENV_KEY "PCTR_MPI_KEY" /* what a rank's line on stderr carries */
+#define KEY_LEN 32 /* hex digits: 128 random bits */
 
 struct mpirun {
 	char **mpi; /* mpirun's own arguments */
@@ -48,6 +64,8 @@ struct mpirun {
 	bool json, per_rank;
 	const char *out;
 	long n; /* -n, 0 if not given */
+	char dir[4096]; /* the ranks' files: DIR/rank.N */
+	char key[KEY_LEN + 1];
 };
 
 static void
@@ -190,6 +208,34 @@ parse_options(struct mpirun *m, int argc, char **argv)
 	return r < 0 ? EXIT_USAGE : 0;
 }
 
+/* all of a file, from its start (NULL: could not) */
+static char *
+read_fd(int fd, size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	*len = 0;
+	for (;;) {
+		if (cap - *len < 4096) {
+			char *b = realloc(buf, cap = 2 * cap + 8192);
+
+			if (!b)
+				break;
+			buf = b;
+		}
+		n = pread(fd, buf + *len, cap - *len, (off_t)*len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0 ? buf : (free(buf), NULL);
+		*len += n;
+	}
+	free(buf);
+	return NULL;
+}
+
 /* ---- the launcher ------------------------------------------------------- */
 
 static char *
@@ -209,6 +255,8 @@ mpirun_argv(const struct mpirun *m, char *self)
 	char **v = NULL;
 	int n = 0, bad = push(&v, &n, MPIRUN);
 
+	bad |= push(&v, &n, "-x") | push(&v, &n, ENV_DIR) |
+	       push(&v, &n, "-x") | push(&v, &n, ENV_KEY);
 	for (int i = 0; i < m->nr_mpi; i++)
 		bad |= push(&v, &n, m->mpi[i]);
 	bad |= push(&v, &n, self) | push(&v, &n, "mpirun") |
@@ -224,57 +272,57 @@ mpirun_argv(const struct mpirun *m, char *self)
 	return NULL;
 }
 
-/* a rank's line: its counts, unless that rank has reported already */
+/* a rank's counts, from @where; a rank that reported already is refused */
 static void
-take_rank(struct mpi_report *r, const char *text, size_t len)
+take_rank(struct mpi_report *r, const char *text, size_t len,
+	  const char *where)
 {
-	int had = r->nr_ranks;
 	char err[512];
 	long size = mpi_report_read(r, text, len, NULL, 0, err, sizeof(err));
 
 	if (size < 0) {
-		tool_err("a rank's counts could not be read: %s", err);
+		tool_err("%s: the rank's counts are left out: %s", where, err);
 		return;
 	}
 	if (size > r->size)
 		r->size = size;
-	for (int i = had; i < r->nr_ranks; i++) {
-		for (int k = 0; k < had; k++) {
-			if (r->ranks[k].rank != r->ranks[i].rank)
-				continue;
-			tool_err("rank %ld reported twice: the second report "
-				 "is left out", r->ranks[i].rank);
-			mpi_report_drop(r, had);
-			return;
-		}
-	}
 }
 
 /*
- * A rank's line starts with the tag, or follows the prefix that mpirun's
- * --tag-output and --timestamp-output put before every line
- * ("Mon Nov 23 20:15:25 2026[1,0]<stderr>:").
+ * A line of mpirun's standard error: a rank's counts if the tag and the
+ * key are in it, anywhere (after another rank's partial line, or after
+ * the prefix that mpirun's --tag-output and --timestamp-output put before
+ * every line, "Mon Nov 23 20:15:25 2026[1,0]<stderr>:", which is left
+ * out); any other line is passed on as it is.
  */
 static void
-one_line(struct mpi_report *r, const char *line, size_t len)
+one_line(struct mpi_report *r, const char *key, const char *line,
+	 size_t len)
 {
-	static const char mark[] = "]<stderr>:" MPI_TAG;
-	const char *at = memmem(line, len, mark, strlen(mark));
-	size_t tag = strlen(MPI_TAG);
+	static const char prefix[] = "]<stderr>:";
+	char mark[sizeof(MPI_TAG) + KEY_LEN + 1];
+	const char *at;
+	size_t head, n = snprintf(mark, sizeof(mark), "%s%s ", MPI_TAG, key);
 
-	if (at)
-		at += strlen(mark) - tag;
-	else if (len >= tag && !memcmp(line, MPI_TAG, tag))
-		at = line;
-	if (at)
-		take_rank(r, at + tag, len - (at - line) - tag);
-	else
+	at = memmem(line, len, mark, n);
+	if (!at) {
 		fwrite(line, 1, len, stderr);
+		return;
+	}
+	head = at - line;
+	if (head >= strlen(prefix) &&
+	    !memcmp(at - strlen(prefix), prefix, strlen(prefix))) {
+		const char *b = memrchr(line, '[', head - strlen(prefix));
+
+		head = b ? (size_t)(b - line) : 0;
+	}
+	fwrite(line, 1, head, stderr);
+	take_rank(r, at + n, len - (at - line) - n, "a rank's line on stderr");
 }
 
 /* mpirun's standard error: ranks' lines taken, the rest passed on */
 static void
-sort_stderr(struct mpi_report *r, int fd)
+sort_stderr(struct mpi_report *r, const char *key, int fd)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -299,19 +347,19 @@ sort_stderr(struct mpi_report *r, int fd)
 		while ((nl = memchr(buf, '\n', len))) {
 			size_t l = nl - buf + 1;
 
-			one_line(r, buf, l);
+			one_line(r, key, buf, l);
 			memmove(buf, buf + l, len - l);
 			len -= l;
 		}
 		fflush(stderr);
 	}
 	if (len)
-		one_line(r, buf, len);
+		one_line(r, key, buf, len);
 	free(buf);
 }
 
 static int
-run_mpirun(char **argv, struct mpi_report *r)
+run_mpirun(char **argv, const char *key, struct mpi_report *r)
 {
 	int p[2], status;
 	pid_t pid;
@@ -334,7 +382,7 @@ run_mpirun(char **argv, struct mpi_report *r)
 		tool_err("fork: %s", strerror(errno));
 		return 1;
 	}
-	sort_stderr(r, p[0]);
+	sort_stderr(r, key, p[0]);
 	close(p[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -359,15 +407,90 @@ say_missing(struct mpi_report *r)
 		n > 16 ? " ..." : "");
 }
 
+/*
+ * The ranks' directory, private to this user (mkdtemp: 0700), and the
+ * key, both in the environment that mpirun and its ranks inherit.
+ */
+static int
+channel_open(struct mpirun *m)
+{
+	const char *tmp = getenv("TMPDIR");
+	unsigned char raw[KEY_LEN / 2];
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		tool_err("getrandom: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(m->key + 2 * i, 3, "%02x", raw[i]);
+	snprintf(m->dir, sizeof(m->dir), "%s/pctr-mpirun-XXXXXX",
+		 tmp && *tmp == '/' ? tmp : "/tmp");
+	if (!mkdtemp(m->dir)) {
+		tool_err("cannot make a directory for the ranks' counts in "
+			 "'%s': %s", tmp && *tmp == '/' ? tmp : "/tmp",
+			 strerror(errno));
+		return -1;
+	}
+	if (setenv(ENV_DIR, m->dir, 1) || setenv(ENV_KEY, m->key, 1)) {
+		tool_err("setenv: %s", strerror(errno));
+		rmdir(m->dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* one rank's file: its counts, or nothing if it never wrote them */
+static void
+take_file(struct mpi_report *r, int dir, const char *name)
+{
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *text = NULL;
+	size_t len = 0;
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > 0)
+		text = read_fd(fd, &len);
+	if (text && len)
+		take_rank(r, text, len, name);
+	free(text);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* the ranks' files, taken in turn, then removed with their directory */
+static void
+channel_close(struct mpirun *m, struct mpi_report *r)
+{
+	int dir = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dir >= 0 ? fdopendir(dir) : NULL;
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "rank.", 5))
+			continue;
+		take_file(r, dir, e->d_name);
+		unlinkat(dir, e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	else if (dir >= 0)
+		close(dir);
+	if (rmdir(m->dir) < 0)
+		tool_err("cannot remove '%s': %s", m->dir, strerror(errno));
+}
+
 static int
 launch(struct mpirun *m)
 {
 	struct mpi_report r = { .size = m->n, .has_exit = true };
 	char *self = self_path(), **argv;
-	FILE *out = m->out ? out_open("-o", m->out, false) : stderr;
+	FILE *out = self && m->out ? out_open("-o", m->out, false) : stderr;
 	int st = 1;
 
-	if (!self || !out) { /* before the job: nothing runs */
+	if (!self || !out || channel_open(m) < 0) { /* before the job */
+		if (out)
+			out_close(out);
 		free(self);
 		return 1;
 	}
@@ -376,8 +499,11 @@ launch(struct mpirun *m)
 		/* the terminal's ^C reaches mpirun, which ends the job */
 		signal(SIGINT, SIG_IGN);
 		signal(SIGQUIT, SIG_IGN);
-		st = run_mpirun(argv, &r);
+		st = run_mpirun(argv, m->key, &r);
 		r.exit_status = st;
+	}
+	channel_close(m, &r);
+	if (argv) {
 		say_missing(&r);
 		if (mpi_report_write(&r, out, m->json, m->per_rank) &&
 		    st == 0)
@@ -406,53 +532,85 @@ env_long(const char *name, long dflt)
 	return *end || x < 0 ? dflt : x;
 }
 
-static char *
-read_fd(int fd, size_t *len)
+/* @line and a newline to @fd, @tag before them, in one write; or -1 */
+static int
+send_line(int fd, const char *tag, const char *line)
 {
-	char *buf = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	char *msg;
+	int n = asprintf(&msg, "%s%s\n", tag, line), r = -1;
 
-	*len = 0;
-	for (;;) {
-		if (cap - *len < 4096) {
-			char *b = realloc(buf, cap = 2 * cap + 8192);
-
-			if (!b)
-				break;
-			buf = b;
-		}
-		n = pread(fd, buf + *len, cap - *len, (off_t)*len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n == 0 ? buf : (free(buf), NULL);
-		*len += n;
-	}
-	free(buf);
-	return NULL;
+	if (n < 0)
+		return -1;
+	errno = 0;
+	if (write(fd, msg, n) == n)
+		r = 0;
+	else if (errno == 0)
+		errno = ENOSPC; /* a short write: out of room */
+	free(msg);
+	return r;
 }
 
-/* the rank's counts as one tagged line on standard error, one write */
+/*
+ * The rank's counts as one pctr-mpi/1 line: into its file @out when it
+ * has one, else on standard error after the tag and the key.  A file that
+ * cannot take them (its file system full) is emptied and the counts go on
+ * standard error: nothing is lost.
+ */
 static void
-send_counts(const char *json, size_t len)
+send_counts(const char *json, size_t len, int out, const char *key)
 {
 	struct mpi_report r = { .size = env_long("OMPI_COMM_WORLD_SIZE", 1) };
 	long rank = env_long("OMPI_COMM_WORLD_RANK", 0);
-	char err[512], *line = NULL, *out;
+	char err[512], *line = NULL, tag[sizeof(MPI_TAG) + KEY_LEN + 1];
 
+	snprintf(tag, sizeof(tag), "%s%s ", MPI_TAG, key);
 	if (mpi_report_read(&r, json, len, NULL, rank, err, sizeof(err)) < 0)
 		tool_err("rank %ld: its report could not be read: %s", rank,
 			 err);
 	else
 		line = mpi_rank_line(&r, 0);
-	if (line && asprintf(&out, "%s%s\n", MPI_TAG, line) > 0) {
-		if (write(STDERR_FILENO, out, strlen(out)) < 0)
-			tool_err("rank %ld: %s", rank, strerror(errno));
-		free(out);
+	if (line && out >= 0 && send_line(out, "", line) == 0) {
+		free(line);
+		line = NULL; /* sent */
+	} else if (line && out >= 0) {
+		tool_err("rank %ld: cannot write its counts to its file (%s): "
+			 "sending them on standard error", rank,
+			 strerror(errno));
+		if (ftruncate(out, 0) < 0)
+			tool_err("rank %ld: ftruncate: %s", rank,
+				 strerror(errno));
 	}
+	if (line && send_line(STDERR_FILENO, tag, line) < 0)
+		tool_err("rank %ld: cannot send its counts: %s", rank,
+			 strerror(errno));
 	free(line);
 	mpi_report_free(&r);
+}
+
+/*
+ * The launcher's names, taken out of the environment before the program
+ * starts, and this rank's file, made now (close-on-exec): the program
+ * inherits neither.  No file (another host, without the launcher's
+ * directory): -1, and the counts go on standard error with the key.
+ */
+static int
+channel_take(char *key, size_t keylen)
+{
+	const char *d = getenv(ENV_DIR), *k = getenv(ENV_KEY);
+	char path[4096];
+	int fd = -1;
+
+	snprintf(key, keylen, "%s", k ? k : "");
+	if (d && *d) {
+		snprintf(path, sizeof(path), "%s/rank.%ld", d,
+			 env_long("OMPI_COMM_WORLD_RANK", 0));
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					O_CLOEXEC,
+			  0600);
+	}
+	unsetenv(ENV_DIR);
+	unsetenv(ENV_KEY);
+	return fd;
 }
 
 static char **
@@ -481,6 +639,8 @@ rank_wrapper(int argc, char **argv)
 {
 	int fd = memfd_create("pctr-rank", MFD_CLOEXEC), status, st;
 	char path[64], *self = self_path(), **v, *json;
+	char key[KEY_LEN + 1];
+	int out = channel_take(key, sizeof(key));
 	size_t len;
 	pid_t pid;
 
@@ -500,11 +660,13 @@ rank_wrapper(int argc, char **argv)
 	st = pid > 0 ? wait_status_code(status) : 1;
 	json = read_fd(fd, &len);
 	if (json && len)
-		send_counts(json, len);
+		send_counts(json, len, out, key);
 	free(json);
 	free(v);
 	free(self);
 	close(fd);
+	if (out >= 0)
+		close(out);
 	return st;
 }
 

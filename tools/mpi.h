@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* what a rank's line starts with on the stderr that mpirun forwards */
+/* a rank's line on the stderr that mpirun forwards: the tag, the key */
 #define MPI_TAG "@pctr-mpi/1 "
 
 struct mpi_rank {
@@ -28,6 +28,7 @@ struct mpi_report {
 	long size; /* ranks expected: 0 .. size - 1 */
 	int nr_events;
 	char **event;
+	uint64_t *total; /* per event, over the ranks: never past 2^64 - 1 */
 	int nr_ranks;
 	struct mpi_rank *ranks;
 	bool has_exit; /* the job's: pctr mpirun */

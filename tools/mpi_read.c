@@ -5,6 +5,7 @@
  * with the byte where it went wrong).  Apart from the writers of util.h,
  * whose json_bool() json-c's headers name a type.
  */
+#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdarg.h>
@@ -51,15 +52,20 @@ member(json_object *o, const char *key, json_type type)
 static int
 event_index(struct mpi_report *r, const char *name)
 {
+	uint64_t *t;
 	char **ev;
 
 	for (int i = 0; i < r->nr_events; i++)
 		if (!strcmp(r->event[i], name))
 			return i;
 	ev = realloc(r->event, (r->nr_events + 1) * sizeof(*ev));
-	if (!ev)
+	if (ev)
+		r->event = ev;
+	t = ev ? realloc(r->total, (r->nr_events + 1) * sizeof(*t)) : NULL;
+	if (!t)
 		return -1;
-	r->event = ev;
+	r->total = t;
+	t[r->nr_events] = 0;
 	ev[r->nr_events] = strdup(name);
 	return ev[r->nr_events] ? r->nr_events++ : -1;
 }
@@ -81,6 +87,11 @@ new_rank(struct reader *rd, long rank, const char *host)
 	return k->host && (k->file || !rd->file) ? k : NULL;
 }
 
+/*
+ * Count @v of event @name to rank @k, and to the event's total over the
+ * ranks.  A sum past 2^64 - 1 is -ERANGE, and nothing is added: a total
+ * that wrapped would read as a smaller, plausible count.
+ */
 static int
 add_count(struct mpi_report *r, struct mpi_rank *k, const char *name,
 	  uint64_t v)
@@ -89,21 +100,36 @@ add_count(struct mpi_report *r, struct mpi_rank *k, const char *name,
 	int *ev = e < 0 ? NULL : realloc(k->event, (k->nr + 1) * sizeof(*ev));
 	uint64_t *val = ev ? realloc(k->value, (k->nr + 1) * sizeof(*val))
 			   : NULL;
+	uint64_t sum;
 
 	if (ev)
 		k->event = ev;
 	if (!val)
-		return -1;
+		return -ENOMEM;
 	k->value = val;
+	if (__builtin_add_overflow(r->total[e], v, &sum))
+		return -ERANGE;
+	r->total[e] = sum;
 	for (int i = 0; i < k->nr; i++) {
 		if (k->event[i] == e) {
-			k->value[i] += v;
+			k->value[i] += v; /* no more than the total */
 			return 0;
 		}
 	}
 	k->event[k->nr] = e;
 	k->value[k->nr++] = v;
 	return 0;
+}
+
+/* why add_count() failed, for the count at @field */
+static int
+count_failed(struct reader *rd, int err, const char *field, const char *name)
+{
+	if (err == -ERANGE)
+		return fail(rd, "%s: the total of %s passes 2^64 - 1 "
+				"(18446744073709551615) here: refused, not "
+				"wrapped", field, name);
+	return fail(rd, "out of memory");
 }
 
 /* a count: a JSON integer from 0 to 2^64 - 1, or a number rounded */
@@ -120,10 +146,12 @@ count_of(json_object *v, uint64_t *out)
 	}
 	if (!json_object_is_type(v, json_type_double))
 		return -1;
-	d = json_object_get_double(v);
+	/* round() of a double below 2^64 is below it too: every double
+	 * from 2^52 up is already an integer */
+	d = round(json_object_get_double(v));
 	if (!(d >= 0.0 && d < 18446744073709551616.0))
 		return -1;
-	*out = (uint64_t)llround(d);
+	*out = (uint64_t)d;
 	return 0;
 }
 
@@ -135,6 +163,8 @@ stat_event(struct reader *rd, struct mpi_rank *k, json_object *ev, int i)
 	json_object *runs = member(ev, "runs", json_type_array);
 	json_object *sup = member(ev, "supported", json_type_boolean);
 	uint64_t sum = 0;
+	char field[64];
+	int err;
 
 	if (!name || !runs)
 		return fail(rd, "events[%d] has no \"name\" string or no "
@@ -150,11 +180,16 @@ stat_event(struct reader *rd, struct mpi_rank *k, json_object *ev, int i)
 		    count_of(v, &x) < 0)
 			return fail(rd, "events[%d].runs[%zu].scaled is not a "
 					"count", i, n);
-		sum += x;
+		if (__builtin_add_overflow(sum, x, &sum))
+			return fail(rd, "events[%d].runs[%zu].scaled: the sum "
+					"of the runs passes 2^64 - 1 "
+					"(18446744073709551615): refused, not "
+					"wrapped", i, n);
 	}
-	if (add_count(rd->r, k, json_object_get_string(name), sum) < 0)
-		return fail(rd, "out of memory");
-	return 0;
+	err = add_count(rd->r, k, json_object_get_string(name), sum);
+	snprintf(field, sizeof(field), "events[%d]", i);
+	return err ? count_failed(rd, err, field,
+				  json_object_get_string(name)) : 0;
 }
 
 static void
@@ -195,14 +230,19 @@ mpi_counts(struct reader *rd, struct mpi_rank *k, json_object *counts,
 {
 	json_object_object_foreach(counts, name, v)
 	{
+		char field[256];
 		uint64_t x;
+		int err;
 
 		if (!json_object_is_type(v, json_type_int) ||
 		    count_of(v, &x) < 0)
 			return fail(rd, "ranks[%zu].counts.%s is not a count",
 				    i, name);
-		if (add_count(rd->r, k, name, x) < 0)
-			return fail(rd, "out of memory");
+		err = add_count(rd->r, k, name, x);
+		snprintf(field, sizeof(field), "ranks[%zu].counts.%s", i,
+			 name);
+		if (err)
+			return count_failed(rd, err, field, name);
 	}
 	return 0;
 }
@@ -376,11 +416,72 @@ mpi_report_drop(struct mpi_report *r, int keep)
 	while (r->nr_ranks > keep) {
 		struct mpi_rank *k = &r->ranks[--r->nr_ranks];
 
+		for (int i = 0; i < k->nr; i++)
+			r->total[k->event[i]] -= k->value[i];
 		free(k->host);
 		free(k->file);
 		free(k->event);
 		free(k->value);
 	}
+}
+
+struct seen {
+	long rank;
+	int at; /* index among the ranks just read */
+};
+
+static int
+by_rank(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int
+by_rank_at(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return (x->rank > y->rank) - (x->rank < y->rank);
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * A rank that the report just read (ranks @had on, numbered from @base)
+ * lists again, or that an earlier report had: its counts would be taken
+ * twice.  pctr mpirun refuses a rank's second report the same way.  The
+ * new ranks are sorted and each earlier one looked up among them: a job
+ * has many ranks, and pctr mpirun reads them one at a time.
+ */
+static int
+twice(struct reader *rd, int had, long base)
+{
+	const struct mpi_report *r = rd->r;
+	int n = r->nr_ranks - had, bad = -1;
+	struct seen *s = malloc((n + 1) * sizeof(*s)), *hit;
+
+	if (!s)
+		return fail(rd, "out of memory");
+	for (int i = 0; i < n; i++)
+		s[i] = (struct seen){ r->ranks[had + i].rank, i };
+	qsort(s, n, sizeof(*s), by_rank_at);
+	for (int i = 1; i < n; i++)
+		if (s[i].rank == s[i - 1].rank && (bad < 0 || s[i].at < bad))
+			bad = s[i].at;
+	for (int k = 0; k < had; k++) {
+		struct seen key = { r->ranks[k].rank, -1 };
+
+		hit = bsearch(&key, s, n, sizeof(*s), by_rank);
+		if (hit && (bad < 0 || hit->at < bad))
+			bad = hit->at;
+	}
+	free(s);
+	if (bad >= 0)
+		return fail(rd, "ranks[%d]: rank %ld is listed twice", bad,
+			    r->ranks[had + bad].rank - base);
+	return 0;
 }
 
 long
@@ -401,6 +502,8 @@ mpi_report_read(struct mpi_report *r, const char *text, size_t len,
 	else
 		n = read_mpi(&rd, doc, base);
 	json_object_put(doc);
+	if (n >= 0 && twice(&rd, had, base) < 0)
+		n = -1;
 	if (n < 0)
 		mpi_report_drop(r, had);
 	return n;

@@ -26,7 +26,7 @@ RUN = 'MPI_Init..MPI_Finalize'
 PAGES = 64
 
 
-def mpirun(prog, env, args=(), preload=False):
+def mpirun(prog, env, args=(), preload=False, timeout=120):
     e = dict(os.environ, **env)
     # Under AddressSanitizer (make check's asan stage): no leak check in
     # the ranks.  Open MPI keeps what MPI_Init allocates and unloads its
@@ -49,7 +49,7 @@ def mpirun(prog, env, args=(), preload=False):
         cmd += ['-x', 'LD_PRELOAD']
     cmd += [prog] + list(args)
     p = subprocess.run(cmd, env=e, capture_output=True, text=True,
-                       timeout=120)
+                       timeout=timeout)
     assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)
     assert 'ranks 4' in p.stdout, p.stdout
     return p
@@ -131,6 +131,26 @@ def case_bad_destination_is_said_and_text_written():
         "text:FILE, json:FILE" in p.stderr, p.stderr
     assert 'region "%s"' % RUN in p.stderr, p.stderr
     assert not os.path.exists('/tmp/pctr-mpi-no.csv')
+
+
+def case_fifo_destination_refused_not_waited_on():
+    # a FIFO with no reader would hold rank 0's open, so MPI_Finalize, for
+    # ever: refused as the region report refuses it, the report written
+    # to standard error instead.  A job takes a few seconds here; 60 s is
+    # the bound on a loaded machine.
+    with tempfile.TemporaryDirectory() as d:
+        fifo = os.path.join(d, 'fifo')
+        os.mkfifo(fifo)
+        try:
+            p = mpirun(PLAIN, {'PCTR_EVENTS': 'page-faults:u',
+                               'PCTR_REPORT': 'json:' + fifo},
+                       preload=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError('the job hung on PCTR_REPORT=json:FIFO')
+        assert "'%s': it is a FIFO" % fifo in p.stderr, p.stderr
+        assert 'regular files only' in p.stderr, p.stderr
+        assert p.stderr.count('it is a FIFO') == 1, p.stderr
+        assert '"schema":"pctr-mpi-regions/1"' in p.stderr, p.stderr
 
 
 CASES = [v for k, v in sorted(globals().items()) if k.startswith('case_')]

@@ -5,15 +5,19 @@ Each host is a network namespace with its own UTS name (pctr-hN-PID), the
 two joined by a veth pair (10.77.N.1 and 10.77.N.2, N from the pid).
 mpirun runs in the first; it starts the second host's daemon through a
 plm_rsh_agent script that enters that namespace (no ssh), and every byte
-between them goes over TCP on the veth (oob and btl tcp only).  No file
-is written by a rank: what comes back comes over MPI or through mpirun.
+between them goes over TCP on the veth (oob and btl tcp only).  The two
+share one file system, as hosts with a shared /tmp do; a second agent
+gives the second host a $TMPDIR of its own (a tmpfs mounted over it in a
+mount namespace), as most clusters have.
 
 - libpctr-mpi: mpi_ranks with regions, 2 ranks a host: the report names
   each rank's host and region "touch" is exact over the ranks (640, 64 on
   rank 0 to 256 on rank 3, imbalance 1.6).
 - pctr mpirun: mpi_pages 500 (freestanding, 3 start-up faults), 2 ranks a
   host: each rank's page-faults:u exact (503, 1003, 1503, 2003), each on
-  its host.
+  its host; the ranks' counts come back in files of the launcher's
+  directory.  Again with the second host's own $TMPDIR, where that
+  directory is not: its ranks' counts come on stderr with the key.
 
 Needs root (namespaces, links); usage: test_two_hosts.py BUILD_DIR.  TAP.
 """
@@ -45,6 +49,11 @@ esac
 exec ip netns exec "$ns" unshare --uts /bin/sh -c "hostname $ns; $*"
 '''
 
+# the same, with a $TMPDIR of the host's own
+OWN_TMP = AGENT.replace('unshare --uts /bin/sh -c "hostname $ns; $*"',
+                        'unshare --uts --mount /bin/sh -c '
+                        '"mount -t tmpfs tmpfs $TMPDIR; hostname $ns; $*"')
+
 
 def sh(*cmd):
     subprocess.run(cmd, check=True, capture_output=True, text=True)
@@ -65,7 +74,15 @@ def hosts_up(d):
         f.write(AGENT % '\n'.join('%s) ns=%s ;;' % (a, n)
                                   for n, a in HOSTS))
     os.chmod(agent, 0o755)
+    with open(agent_own_tmp(d), 'w') as f:
+        f.write(OWN_TMP % '\n'.join('%s) ns=%s ;;' % (a, n)
+                                     for n, a in HOSTS))
+    os.chmod(agent_own_tmp(d), 0o755)
     return agent
+
+
+def agent_own_tmp(d):
+    return os.path.join(d, 'agent-own-tmp.sh')
 
 
 def hosts_down():
@@ -115,19 +132,32 @@ def case_library_across_two_hosts(agent, d):
 
 
 def case_pctr_mpirun_across_two_hosts(agent, d):
+    pctr_mpirun_two_hosts(agent, d, {})
+
+
+def case_pctr_mpirun_second_host_own_tmp(agent, d):
+    tmp = os.path.join(d, 'tmp')
+    os.mkdir(tmp)
+    pctr_mpirun_two_hosts(agent_own_tmp(d), d, {'TMPDIR': tmp})
+    assert os.listdir(tmp) == [], os.listdir(tmp)
+
+
+def pctr_mpirun_two_hosts(agent, d, env):
     out = os.path.join(d, 'pm.json')
     margs = []
     for a in mpi_args(agent)[2:]:
         margs += ['--mpirun-arg', a]
-    on_first_host([PCTR, 'mpirun', '-n', '4', '--host', mpi_args(agent)[1]]
-                  + margs + ['--json', '-o', out, '-e', 'page-faults:u',
-                             '--', PAGES, '500'], {})
+    p = on_first_host([PCTR, 'mpirun', '-n', '4', '--host',
+                       mpi_args(agent)[1]] + margs +
+                      ['--json', '-o', out, '-e', 'page-faults:u', '--',
+                       PAGES, '500'], env)
     with open(out) as f:
         rep = json.load(f)
     got = [(r['rank'], r['host'], r['counts']['page-faults:u'])
            for r in rep['ranks']]
     print('# ranks, hosts, page faults: %r' % got)
     assert rep['missing'] == [], rep
+    assert 'pctr mpirun:' not in p.stderr, p.stderr
     assert got == [(0, HOSTS[0][0], 503), (1, HOSTS[0][0], 1003),
                    (2, HOSTS[1][0], 1503), (3, HOSTS[1][0], 2003)], got
 

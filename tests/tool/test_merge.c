@@ -258,6 +258,86 @@ TEST(bad_reports_refused_by_name)
 	refused("/nonexistent/x.json", "No such file");
 }
 
+/*
+ * Counts near 2^64: a double past 2^63 is read exactly (1.5e19 is an
+ * integer in binary64), a sum past 2^64 - 1 is refused with the file and
+ * the field where it passed, never wrapped to a total below its parts.
+ */
+TEST(counts_past_2_63_and_sums_past_2_64)
+{
+	const char *a = stat_file("d.json", "h",
+		"{\"name\": \"page-faults\", \"runs\": "
+		"[{\"scaled\": 1.5e19}]}");
+	const char *b = stat_file("e.json", "h",
+		"{\"name\": \"page-faults\", \"runs\": "
+		"[{\"scaled\": 3.1e18}]}");
+	const char *big1 = stat_file("big1.json", "h",
+				     EV("page-faults", 10000000000000000000));
+	const char *big2 = stat_file("big2.json", "h",
+				     EV("page-faults", 10000000000000000000));
+	char out[160];
+	struct result r = pctr("merge", "--json", a, b, NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(py("[k['counts']['page-faults'] for k in d['ranks']]",
+			 r.out),
+		      "[15000000000000000000, 3100000000000000000]\n");
+	/* 1e19 + 1e19 would be 1553255926290448384 in uint64_t */
+	snprintf(out, sizeof(out), "%s/out", dir);
+	unlink(out);
+	r = pctr("merge", "-o", out, big1, big2, NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STR_EQ(r.out, "");
+	ASSERT_CONTAINS(r.err, "big2.json");
+	ASSERT_CONTAINS(r.err, "page-faults");
+	ASSERT_CONTAINS(r.err, "2^64");
+	ASSERT(access(out, F_OK) < 0);
+	/* within one report: its runs, and an event listed twice */
+	refused(stat_file("runs.json", "h",
+			  "{\"name\": \"page-faults\", \"runs\": ["
+			  "{\"scaled\": 10000000000000000000}, "
+			  "{\"scaled\": 10000000000000000000}]}"),
+		"events[0].runs[1].scaled");
+	refused(stat_file("twice.json", "h",
+			  EV("page-faults", 10000000000000000000) ", "
+			  EV("page-faults", 10000000000000000000)),
+		"events[1]");
+	refused(write_file("mpibig.json", "{\"schema\": \"pctr-mpi/1\", "
+			   "\"size\": 2, \"ranks\": [{\"rank\": 0, "
+			   "\"counts\": {\"x\": 10000000000000000000}}, "
+			   "{\"rank\": 1, \"counts\": "
+			   "{\"x\": 10000000000000000000}}]}"),
+		"ranks[1].counts.x");
+}
+
+/* a job where no rank came back: every rank missing, no event */
+TEST(report_without_a_rank)
+{
+	const char *m = write_file("none.json", "{\"schema\": \"pctr-mpi/1\", "
+				   "\"size\": 2, \"ranks\": []}");
+	struct result r = pctr("merge", "--json", m, NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(r.err, "");
+	ASSERT_STR_EQ(py("d['size'], d['missing'], d['ranks'], d['events']",
+			 r.out),
+		      "2 [0, 1] [] {}\n");
+	r = pctr("merge", m, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "missing ranks (no counts came back): 0, 1\n");
+}
+
+/* a pctr-mpi/1 report that lists a rank twice: pctr mpirun refuses that */
+TEST(rank_listed_twice_refused)
+{
+	refused(write_file("dup.json", "{\"schema\": \"pctr-mpi/1\", "
+			   "\"size\": 3, \"ranks\": [{\"rank\": 1, "
+			   "\"counts\": {\"x\": 4}}, {\"rank\": 0, "
+			   "\"counts\": {\"x\": 5}}, {\"rank\": 1, "
+			   "\"counts\": {\"x\": 6}}]}"),
+		"ranks[2]: rank 1 is listed twice");
+}
+
 TEST(usage_errors)
 {
 	struct result r = pctr("merge", NULL);
@@ -285,6 +365,9 @@ main(int argc, char **argv)
 		TEST_CASE(runs_large_counts_unsupported_and_mpi_input)
 		TEST_CASE(reports_of_pctr_stat)
 		TEST_CASE(bad_reports_refused_by_name)
+		TEST_CASE(counts_past_2_63_and_sums_past_2_64)
+		TEST_CASE(rank_listed_twice_refused)
+		TEST_CASE(report_without_a_rank)
 		TEST_CASE(usage_errors)));
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -67,16 +67,35 @@ prog(void)
 	return p;
 }
 
-/* pctr mpirun -n 4 ... -- mpi_pages PAGES [MODE RANK [CODE]] */
+/*
+ * [PRE...] pctr mpirun -n 4 [OPTION...] ... -- mpi_pages PAGES [MODE
+ * ARG...], at most 8 words before, 8 options and 5 words of mode
+ */
 static struct job
-job(const char *pages, const char *mode, const char *rank, const char *code)
+job_run(const char *const *pre, const char *const *opt, const char *pages,
+	const char *const *mode)
 {
-	char *argv[] = { (char *)pctr_path(), "mpirun", "-n", "4",
-			 "--oversubscribe", "--json", "-o", report, "-e",
-			 "page-faults:u", "--", (char *)prog(), (char *)pages,
-			 (char *)mode, (char *)rank, (char *)code, NULL };
-	struct job j = { .r = run_in(argv, NULL) };
+	char *argv[40];
+	int n = 0;
+	struct job j;
 	char *s, *p;
+
+	for (int i = 0; pre && pre[i] && i < 8; i++)
+		argv[n++] = (char *)pre[i];
+	for (const char *const *a = (const char *const[]){
+		     pctr_path(), "mpirun", "-n", "4", "--oversubscribe",
+		     "--json", "-o", report, "-e", "page-faults:u", NULL };
+	     *a; a++)
+		argv[n++] = (char *)*a;
+	for (int i = 0; opt && opt[i] && i < 8; i++)
+		argv[n++] = (char *)opt[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)prog();
+	argv[n++] = (char *)pages;
+	for (int i = 0; mode && mode[i] && i < 5; i++)
+		argv[n++] = (char *)mode[i];
+	argv[n] = NULL;
+	j = (struct job){ .r = run_in(argv, NULL) };
 
 	j.json = keep(slurp(report));
 	if (!j.json)
@@ -93,6 +112,15 @@ job(const char *pages, const char *mode, const char *rank, const char *code)
 	for (int i = 0; i < RANKS; i++)
 		j.count[i] = strtol(p, &p, 10), j.exit[i] = strtol(p, &p, 10);
 	return j;
+}
+
+/* pctr mpirun -n 4 ... -- mpi_pages PAGES [MODE RANK [CODE]] */
+static struct job
+job(const char *pages, const char *mode, const char *rank, const char *code)
+{
+	const char *m[] = { mode, rank, code, NULL };
+
+	return job_run(NULL, NULL, pages, m);
 }
 
 static long
@@ -168,6 +196,127 @@ TEST(every_rank_counted_exactly)
 	ASSERT_EQ(py_num("round(d['events']['page-faults:u']['imbalance'] * "
 			 "1e9)", j.json),
 		  (long)((double)max * RANKS / (double)total * 1e9 + 0.5));
+}
+
+/*
+ * Programs that write to standard error what pctr never could: rank 0 a
+ * progress meter's partial line, left without its newline; ranks 1 and 3
+ * lines that look like a rank's counts, for their own rank and for
+ * another.  Every rank's real count is taken, exact, and none forged; the
+ * programs' text passes through untouched.
+ */
+#define FORGED(rank, n)                                                      \
+	MPI_TAG_TEXT " {\"schema\":\"pctr-mpi/1\",\"size\":4,\"ranks\":"     \
+		     "[{\"rank\":" #rank ",\"host\":\"forged\","           \
+		     "\"exit_status\":0,\"signal\":null,\"counts\":"         \
+		     "{\"page-faults:u\":" #n "}}]}\n"
+
+static void
+hostile(const char *const *opt)
+{
+	const char *say[] = { "say", "progress 50%", FORGED(1, 7), "",
+			      FORGED(2, 9), NULL };
+	long base[RANKS];
+	struct job j;
+
+	baseline(base);
+	j = job_run(NULL, opt, "500", say);
+	ASSERT_EQ(j.r.status, 0);
+	ASSERT_EQ(py_num("len(d['missing'])", j.json), 0);
+	ASSERT_EQ(py_num("sum(r['host'] == 'forged' for r in d['ranks'])",
+			 j.json), 0);
+	for (int i = 0; i < RANKS; i++)
+		ASSERT_EQ(j.count[i], base[i] + PAGES * (i + 1));
+	ASSERT_CONTAINS(j.r.err, "progress 50%");
+	ASSERT_CONTAINS(j.r.err, "{\"rank\":1,\"host\":\"forged\"");
+	ASSERT_CONTAINS(j.r.err, "{\"rank\":2,\"host\":\"forged\"");
+	ASSERT(strstr(j.r.err, "left out") == NULL);
+}
+
+TEST(hostile_programs_neither_lose_nor_forge_counts)
+{
+	hostile(NULL);
+}
+
+/*
+ * The same on hosts that do not share the launcher's directory (it is
+ * named as one that does not exist): the counts come on standard error
+ * with the launcher's key, found after another rank's partial line, and
+ * with every line prefixed by mpirun's --tag-output.
+ */
+TEST(hostile_programs_on_hosts_without_the_directory)
+{
+	const char *away[] = { "--mpirun-arg", "-x", "--mpirun-arg",
+			       "PCTR_MPI_DIR=/nonexistent/pctr", NULL };
+	const char *tagged[] = { "--mpirun-arg", "-x", "--mpirun-arg",
+				 "PCTR_MPI_DIR=/nonexistent/pctr",
+				 "--mpirun-arg", "--tag-output", NULL };
+
+	hostile(away);
+	hostile(tagged);
+}
+
+/*
+ * The launcher's directory on a full file system (a tmpfs of 16 KiB,
+ * filled, in a mount namespace of the job's own): the ranks' files take
+ * no line, so each rank empties its file and sends its counts on standard
+ * error with the key.  Every rank's count exact, nothing lost.  mpirun
+ * keeps its own session files in /tmp (orte_tmpdir_base), or it would
+ * not start on the full one.
+ */
+TEST(full_file_system_counts_on_stderr)
+{
+	static const char script[] =
+		"mount -t tmpfs -o size=16k tmpfs \"$D\" || exit 90; "
+		"cat /dev/zero > \"$D/fill\" 2>/dev/null; "
+		"TMPDIR=$D exec \"$@\"";
+	char dir[] = "/tmp/pctr-mpirun-full-XXXXXX";
+	const char *pre[] = { "/bin/sh", "-c",
+			      "s=$1; shift; exec unshare --mount /bin/sh -c "
+			      "\"$s\" sh \"$@\"",
+			      "sh", script, NULL };
+	const char *opt[] = { "--mpirun-arg", "--mca", "--mpirun-arg",
+			      "orte_tmpdir_base", "--mpirun-arg", "/tmp",
+			      NULL };
+	long base[RANKS];
+	struct job j;
+
+	prog();
+	if (getuid() != 0)
+		SKIP("mounting a small tmpfs needs root");
+	ASSERT(mkdtemp(dir) != NULL);
+	setenv("D", dir, 1);
+	baseline(base);
+	j = job_run(pre, opt, "500", NULL);
+	unsetenv("D");
+	rmdir(dir);
+	ASSERT_EQ(j.r.status, 0);
+	ASSERT_EQ(py_num("len(d['missing'])", j.json), 0);
+	for (int i = 0; i < RANKS; i++)
+		ASSERT_EQ(j.count[i], base[i] + PAGES * (i + 1));
+	ASSERT_CONTAINS(j.r.err, "cannot write its counts to its file (No "
+				 "space left on device): sending them on "
+				 "standard error");
+	ASSERT(strstr(j.r.err, "left out") == NULL);
+	ASSERT(strstr(j.r.err, MPI_TAG_TEXT) == NULL);
+}
+
+/* the program holds neither the ranks' directory nor its names */
+TEST(program_inherits_no_channel)
+{
+	char *argv[] = { (char *)pctr_path(), "mpirun", "-n", "2",
+			 "--oversubscribe", "-e", "page-faults:u", "--",
+			 "/bin/sh", "-c", "ls -l /proc/$$/fd; env", NULL };
+	struct result r;
+
+	prog();
+	r = run_in(argv, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, " 2 -> ");
+	ASSERT_CONTAINS(r.out, "OMPI_COMM_WORLD_RANK=1");
+	ASSERT(strstr(r.out, "pctr-mpirun-") == NULL);
+	ASSERT(strstr(r.out, "PCTR_MPI_") == NULL);
+	ASSERT(strstr(r.out, "memfd:") == NULL);
 }
 
 TEST(text_report_per_rank)
@@ -314,6 +463,10 @@ main(int argc, char **argv)
 		return 1;
 	close(fd);
 	st = test_main(TESTS(TEST_CASE(every_rank_counted_exactly)
+			     TEST_CASE(hostile_programs_neither_lose_nor_forge_counts)
+			     TEST_CASE(hostile_programs_on_hosts_without_the_directory)
+			     TEST_CASE(program_inherits_no_channel)
+			     TEST_CASE(full_file_system_counts_on_stderr)
 			     TEST_CASE(text_report_per_rank)
 			     TEST_CASE(mpirun_arg_tag_output)
 			     TEST_CASE(rank_exit_status_is_the_jobs)
