@@ -400,20 +400,23 @@ hold_handler(int sig)
 }
 
 /*
- * The last set using @sig gives the program its old action back.  A
- * notification the kernel queued before the descriptors stopped signalling
- * may still be pending (valgrind, for one, delivers late); under the
- * default action of SIGIO it would kill the program.  Setting SIG_IGN
- * discards a pending signal (POSIX; the kernel flushes the process's and
- * every thread's queue), so a default action is restored through it.
+ * The last set using @sig gives the program its old action back, if the
+ * library's handler is still the one installed: an action the program set
+ * after the open is the program's, and stays.  A notification the kernel
+ * queued before the descriptors stopped signalling may still be pending
+ * (valgrind, for one, delivers late); under the default action of SIGIO
+ * it would kill the program.  Setting SIG_IGN discards a pending signal
+ * (POSIX; the kernel flushes the process's and every thread's queue), so
+ * a default action is restored through it.
  */
 static void
 release_handler(int sig)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, now;
 
 	pthread_mutex_lock(&sig_lock);
-	if (--sig_refs[sig] == 0) {
+	if (--sig_refs[sig] == 0 && sigaction(sig, NULL, &now) == 0 &&
+	    (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == handler) {
 		if (sig_old[sig].sa_handler == SIG_DFL &&
 		    !(sig_old[sig].sa_flags & SA_SIGINFO))
 			sigaction(sig, &ign, NULL);
