@@ -16,7 +16,8 @@
  * by itself with status 0 (an overflow signal that queues without limit
  * overflows the process's queue, and the kernel's fallback, SIGIO, ends
  * it), have been notified, and each notification must come after a whole
- * period counted.  A failure names the run and what it saw.
+ * period counted, and none before the set is enabled.  A failure names
+ * the run and what it saw.
  */
 #include <libcpc.h>
 #include <pctr.h>
@@ -33,6 +34,7 @@
 #define MIN_TIMER_NS 10000 /* the kernel's shortest task-clock hrtimer */
 
 static volatile sig_atomic_t nr_sig, nr_bad, nr_short;
+static volatile sig_atomic_t enabling, nr_early; /* before the enable */
 static uint64_t preset; /* of the run: 2^64 - period */
 
 static int64_t
@@ -161,18 +163,34 @@ run_v2(void)
 
 static struct pctr_set *native;
 
+static volatile sig_atomic_t first_err, first_err_at; /* a call's -errno */
+
+static void
+note_err(int r)
+{
+	if (r < 0 && !first_err) {
+		first_err = r;
+		first_err_at = nr_sig;
+	}
+}
+
 /* the one-shot's callback: the count since the restart, then restart */
 static void
 on_oneshot(const struct pctr_overflow_info *info, void *arg)
 {
-	uint64_t v;
+	uint64_t v = 0;
+	int r;
 
 	(void)arg;
 	nr_sig++;
-	if (pctr_set_read_values(native, &v) < 0 || v < 0 - preset)
+	nr_early += !enabling;
+	r = pctr_set_read_values(native, &v);
+	note_err(r);
+	if (r < 0 || v < 0 - preset)
 		nr_short++;
-	if (info->period != 0 - preset ||
-	    pctr_set_overflow_restart(native, NULL, 0) != 0)
+	r = pctr_set_overflow_restart(native, NULL, 0);
+	note_err(r);
+	if (info->period != 0 - preset || r != 0)
 		nr_bad++;
 }
 
@@ -182,6 +200,7 @@ on_period(const struct pctr_overflow_info *info, void *arg)
 {
 	(void)arg;
 	nr_sig++;
+	nr_early += !enabling;
 	if (info->period != 0 - preset)
 		nr_bad++;
 }
@@ -197,8 +216,11 @@ run_native(pctr_overflow_fn fn, unsigned int flags)
 	if (pctr_set_new(&native, 0) < 0 ||
 	    pctr_set_add(native, "task-clock:u") != 0 ||
 	    pctr_set_overflow(native, 0, &o) < 0 ||
-	    pctr_set_open(native, &self) < 0 || pctr_set_enable(native) < 0)
+	    pctr_set_open(native, &self) < 0)
 		return 11;
+	enabling = 1;
+	if (pctr_set_enable(native) < 0)
+		return 12;
 	work();
 	if (pctr_set_disable(native) < 0 ||
 	    pctr_set_read_values(native, &count) < 0)
@@ -237,15 +259,21 @@ child(enum path p)
 		break;
 	}
 	spent = cpu_ns() - t0;
+	if (r == 0 && nr_early)
+		r = 23;
 	if (r == 0 && (nr_bad || nr_short))
 		r = nr_bad ? 20 : 21;
 	/* notified, and no more often than the kernel's timer can fire */
 	if (r == 0 && (nr_sig < 1 || nr_sig > spent / MIN_TIMER_NS + 2))
 		r = 22;
 	if (r != 0)
-		fprintf(stderr, "# %d notifications, %d bad, %d short, "
-				"%.2f ms of CPU\n",
-			(int)nr_sig, (int)nr_bad, (int)nr_short, spent / 1e6);
+		fprintf(stderr, "# %d notifications (%d early), %d bad, %d short, "
+				"%.2f ms of CPU; first error %d (%s) at "
+				"notification %d\n",
+			(int)nr_sig, (int)nr_early, (int)nr_bad, (int)nr_short,
+			spent / 1e6,
+			(int)first_err, first_err ? strerror(-first_err) : "",
+			(int)first_err_at);
 	return r;
 }
 
@@ -260,6 +288,7 @@ why(int code)
 	case 20: return "a notification was wrong or its restart failed";
 	case 21: return "a notification came before a whole period";
 	case 22: return "no notification, or more than the timer can make";
+	case 23: return "notified before pctr_set_enable()";
 	default: return "unknown status";
 	}
 }
