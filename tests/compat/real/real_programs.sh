@@ -260,7 +260,7 @@ fi
 # ---- OpenBSD pctr(4) ------------------------------------------------------
 
 build obsd_cycles pctr-openbsd
-go "$tmp/cy" obsd_cycles
+go "$tmp/cy" obsd_cycles -n 2000
 t1=$(field "$tmp/cy" '/^rdtsc: /' 2)
 t2=$(field "$tmp/cy" '/^PCIOCRD tsc: /' 3)
 # PCIOCRD's reads are around rdtsc()'s
@@ -269,7 +269,7 @@ if [ "$rc" = 0 ] && [ "${t1:-0}" -gt 0 ] && [ "${t2:-0}" -ge "$t1" ]; then
 else
 	not_ok "obsd_cycles: rdtsc() and PCIOCRD" "$tmp/cy"
 fi
-go "$tmp/cy" obsd_cycles -f 4100c0
+go "$tmp/cy" obsd_cycles -n 2000 -f 4100c0
 if [ $has_pmu = 1 ]; then
 	check $(( rc != 0 )) "obsd_cycles -f 4100c0 counts" "$tmp/cy"
 elif [ "$rc" = 1 ] && grep -q 'PCIOCS0: No such device' "$tmp/cy"; then
@@ -277,7 +277,7 @@ elif [ "$rc" = 1 ] && grep -q 'PCIOCS0: No such device' "$tmp/cy"; then
 else
 	not_ok "obsd_cycles -f 4100c0: ENODEV without a PMU" "$tmp/cy"
 fi
-PCTR_BSD_EVENTS=c0=task-clock go "$tmp/cy" obsd_cycles -f 4100c0
+PCTR_BSD_EVENTS=c0=task-clock go "$tmp/cy" obsd_cycles -n 2000 -f 4100c0
 p=$(field "$tmp/cy" '/^rdpmc\(0\): /' 2)
 c=$(field "$tmp/cy" '/^PCIOCRD ctr0: /' 3)
 # rdpmc(0) reads the counter PCIOCS0 set; PCIOCRD's reads are around it
