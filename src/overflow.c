@@ -400,20 +400,23 @@ hold_handler(int sig)
 }
 
 /*
- * The last set using @sig gives the program its old action back.  A
- * notification the kernel queued before the descriptors stopped signalling
- * may still be pending (valgrind, for one, delivers late); under the
- * default action of SIGIO it would kill the program.  Setting SIG_IGN
- * discards a pending signal (POSIX; the kernel flushes the process's and
- * every thread's queue), so a default action is restored through it.
+ * The last set using @sig gives the program its old action back, if the
+ * library's handler is still the one installed: an action the program set
+ * after the open is the program's, and stays.  A notification the kernel
+ * queued before the descriptors stopped signalling may still be pending
+ * (valgrind, for one, delivers late); under the default action of SIGIO
+ * it would kill the program.  Setting SIG_IGN discards a pending signal
+ * (POSIX; the kernel flushes the process's and every thread's queue), so
+ * a default action is restored through it.
  */
 static void
 release_handler(int sig)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, now;
 
 	pthread_mutex_lock(&sig_lock);
-	if (--sig_refs[sig] == 0) {
+	if (--sig_refs[sig] == 0 && sigaction(sig, NULL, &now) == 0 &&
+	    (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == handler) {
 		if (sig_old[sig].sa_handler == SIG_DFL &&
 		    !(sig_old[sig].sa_flags & SA_SIGINFO))
 			sigaction(sig, &ign, NULL);
@@ -475,6 +478,17 @@ async_setup(struct pctr__ring *ring, int signo, pid_t tid)
 	return 0;
 }
 
+/* whether counter @c (of set->ctr) leads its group */
+static bool
+is_leader(const struct pctr_set *set, int c)
+{
+	const struct pctr__ctr *ctr = &set->ctr[c];
+	int inst = c / set->nr_ctr;
+
+	return set->groups[inst * set->nr_ctr + ctr->group].leader_fd ==
+	       ctr->fd;
+}
+
 /*
  * Arm a one-shot counter: PERF_EVENT_IOC_REFRESH lets it overflow once
  * more, after which the kernel disables it.  REFRESH also enables it; a
@@ -482,22 +496,38 @@ async_setup(struct pctr__ring *ring, int signo, pid_t tid)
  * again at once and the few events counted meanwhile are reset: RESET
  * clears the count, and PERF_EVENT_IOC_PERIOD the period's progress
  * (without it the first overflow would come that many events early).
+ * While it runs there, a leader's period is the longest the kernel takes:
+ * with its own, a short one (task-clock at 1 us: the kernel's 10 us
+ * timer), the overflow could come before the stop, notifying the program
+ * of a set not yet open and spending the one overflow REFRESH allows, so
+ * that pctr_set_enable() would start it without a limit.
  */
 static int
 arm_oneshot(struct pctr_set *set, int c)
 {
 	const struct pctr__ctr *ctr = &set->ctr[c];
 	uint64_t period = set->attr[ctr->event].a.sample_period;
-	int inst = c / set->nr_ctr;
-	const struct pctr__group *g = &set->groups[inst * set->nr_ctr +
-						   ctr->group];
-	int r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_REFRESH, 1);
+	uint64_t never = INT64_MAX;
+	bool leader = is_leader(set, c);
+	int r = 0;
 
-	if (r == 0 && g->leader_fd == ctr->fd)
+	/*
+	 * x86 refuses a change of period that turns its branch-trace store
+	 * on or off (branches at period 1): that counter is armed with its
+	 * own period, as before.
+	 */
+	if (leader)
+		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_PERIOD,
+				    (unsigned long)&never);
+	if (r == -EINVAL)
+		r = 0;
+	if (r == 0)
+		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_REFRESH, 1);
+	if (r == 0 && leader)
 		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_DISABLE, 0);
-	if (r == 0 && g->leader_fd == ctr->fd)
+	if (r == 0 && leader)
 		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_RESET, 0);
-	if (r == 0 && g->leader_fd == ctr->fd)
+	if (r == 0 && leader)
 		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_PERIOD,
 				    (unsigned long)&period);
 	return r < 0 ? pctr__error(-r, "cannot arm a one-shot overflow: %s",
@@ -876,13 +906,18 @@ pctr_set_overflow_stats(const struct pctr_set *set, int idx,
  *     baseline keeps its times and drops its counts).
  *  3. PERF_EVENT_IOC_PERIOD on the counters of each notified event: a full
  *     period again, so the next overflow is a whole period away.
- *  4. PERF_EVENT_IOC_REFRESH 1 on the counters of PCTR_OVF_ONESHOT events
+ *  4. PERF_EVENT_IOC_REFRESH 1 on the members of PCTR_OVF_ONESHOT events
  *     that overflowed since the last restart (or the open): the kernel
  *     disabled them at that overflow.  REFRESH adds to the kernel's
  *     remaining-overflow count, so one still armed is left alone, or it
  *     would notify twice; and one that overflowed must be refreshed, not
  *     merely enabled, or it would overflow every period without limit.
- *  5. PERF_EVENT_IOC_ENABLE on every group leader.
+ *  5. every group leader started: REFRESH 1 for a one-shot leader that
+ *     overflowed (REFRESH enables), PERF_EVENT_IOC_ENABLE for the others.
+ *     Never both: an overflow between a REFRESH and an ENABLE spends the
+ *     one overflow REFRESH allowed, and the ENABLE would then start the
+ *     counter the kernel had stopped, without a limit (task-clock at 1 us
+ *     overflows every 10 us, and a signal handler can come in between).
  * System calls only, no lock, no allocation, no error text: a signal
  * handler may run it, including the overflow callback.
  */
@@ -922,10 +957,32 @@ restart_seen(struct pctr_set *set, int e)
 	return n;
 }
 
-static int
-restart_counter(struct pctr_set *set, const struct pctr__ctr *ctr,
-		const uint64_t *period, const uint64_t *seen)
+/*
+ * Which events to refresh: one-shot events that overflowed since the last
+ * restart.  @seen is taken before any REFRESH: an overflow after it
+ * counts next time.  The marks move on here, before the start: a handler
+ * that comes right after it and restarts again (an overflow callback)
+ * measures from this restart.
+ */
+static void
+restart_plan(struct pctr_set *set, bool *refresh)
 {
+	for (int e = 0; e < set->nr_events; e++) {
+		struct pctr__ovf_event *ev = &set->ovf->ev[e];
+		uint64_t seen = restart_seen(set, e);
+
+		refresh[e] = ev->mode == PCTR__MODE_SIGNAL &&
+			     (ev->flags & PCTR_OVF_ONESHOT) &&
+			     seen != ev->restart_mark;
+		ev->restart_mark = seen;
+	}
+}
+
+static int
+restart_counter(struct pctr_set *set, int c, const uint64_t *period,
+		const bool *refresh)
+{
+	const struct pctr__ctr *ctr = &set->ctr[c];
 	struct pctr__ovf_event *ev = &set->ovf->ev[ctr->event];
 	uint64_t p = set->attr[ctr->event].a.sample_period;
 	int r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_RESET, 0);
@@ -937,26 +994,48 @@ restart_counter(struct pctr_set *set, const struct pctr__ctr *ctr,
 	r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_PERIOD, (unsigned long)&p);
 	if (r == 0 && atomic_load(&ev->fixed_period))
 		atomic_store(&ev->fixed_period, p);
-	if (r == 0 && (ev->flags & PCTR_OVF_ONESHOT) &&
-	    seen[ctr->event] != ev->restart_mark)
+	/* a leader's REFRESH is its start (step 5) */
+	if (r == 0 && refresh[ctr->event] && !is_leader(set, c))
 		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_REFRESH, 1);
+	return r;
+}
+
+/* step 5: REFRESH or ENABLE each leader of the instances' groups, once */
+static int
+start_leaders(struct pctr_set *set, const bool *refresh)
+{
+	int r = 0;
+
+	for (int i = 0; i < set->nr_inst; i++) {
+		const struct pctr__ctr *ctr = &set->ctr[i * set->nr_ctr];
+
+		for (int g = 0; g < set->nr_groups[i] && r == 0; g++) {
+			int fd = set->groups[i * set->nr_ctr + g].leader_fd;
+			unsigned long req = PERF_EVENT_IOC_ENABLE;
+
+			for (int c = 0; c < set->nr_ctr; c++)
+				if (ctr[c].fd == fd && refresh[ctr[c].event])
+					req = PERF_EVENT_IOC_REFRESH;
+			r = pctr__sys_ioctl(fd, req,
+					    req == PERF_EVENT_IOC_REFRESH);
+		}
+	}
 	return r;
 }
 
 static int
 restart_all(struct pctr_set *set, const uint64_t *period)
 {
-	uint64_t seen[PCTR_MAX_EVENTS];
+	bool refresh[PCTR_MAX_EVENTS];
 	int r = 0;
 
-	/* taken before any REFRESH: an overflow after it counts next time */
-	for (int e = 0; e < set->nr_events; e++)
-		seen[e] = restart_seen(set, e);
+	restart_plan(set, refresh);
 	for (int c = 0; r == 0 && c < set->nr_inst * set->nr_ctr; c++)
-		r = restart_counter(set, &set->ctr[c], period, seen);
-	for (int e = 0; r == 0 && e < set->nr_events; e++)
-		set->ovf->ev[e].restart_mark = seen[e];
-	return r;
+		r = restart_counter(set, c, period, refresh);
+	for (int k = 0; r == 0 && set->has_base &&
+			k < set->nr_inst * set->nr_events; k++)
+		set->base[k].value = 0;
+	return r < 0 ? r : start_leaders(set, refresh);
 }
 
 PCTR_EXPORT int
@@ -974,9 +1053,5 @@ pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
 		r = restart_leaders(set, PERF_EVENT_IOC_DISABLE);
 	if (r < 0 || (flags & PCTR_OVF_STOP))
 		return r;
-	r = restart_all(set, period);
-	for (int k = 0; r == 0 && set->has_base &&
-			k < set->nr_inst * set->nr_events; k++)
-		set->base[k].value = 0;
-	return r < 0 ? r : restart_leaders(set, PERF_EVENT_IOC_ENABLE);
+	return restart_all(set, period);
 }

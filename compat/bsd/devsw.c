@@ -518,11 +518,23 @@ __wrap_ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (!lookup(fd, &v))
+	/*
+	 * In the call from before the lookup: a handler's close() that comes
+	 * after it waits for this ioctl, as if the signal had come after the
+	 * system call; one that comes before it leaves the lookup nothing
+	 * (the descriptor is gone: EBADF, as if before).  Counted only from
+	 * after the lookup, a close between the two ran the driver's close
+	 * under this ioctl, which then found the device closed (fbsd_sigread:
+	 * PMIOREAD failed with EBUSY in 1 run of 150).
+	 */
+	in_call++;
+	if (!lookup(fd, &v)) {
+		if (--in_call == 0)
+			run_pending();
 		return __real_ioctl(fd, req, arg);
+	}
 	/* BSD requests are 32 bits: ignore a sign extension by the caller */
 	req &= 0xffffffffUL;
-	in_call++;
 	err = dev_ioctl(&v, req, arg);
 	if (--in_call == 0)
 		run_pending();

@@ -859,6 +859,38 @@ TEST(foreign_signals_are_chained)
 	ASSERT_EQ(atomic_load(&old_handler_calls), 2);
 }
 
+/*
+ * A handler the program installs for the signal after pctr_set_open() is
+ * the program's from then on: freeing the set leaves it in place (giving
+ * back the action from before the open would replace it, and the next
+ * SIGIO would end the program by its default action).
+ */
+static atomic_int own_handler_calls;
+
+static void
+own_handler(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&own_handler_calls, 1);
+}
+
+TEST(own_handler_after_open_survives_free)
+{
+	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
+					    record, 0);
+	struct sigaction own = { .sa_handler = own_handler }, now;
+
+	signal(SIGIO, SIG_DFL);
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_THREAD }));
+	ASSERT_EQ(sigaction(SIGIO, &own, NULL), 0);
+	pctr_set_free(set);
+	ASSERT_EQ(sigaction(SIGIO, NULL, &now), 0);
+	ASSERT(now.sa_handler == own_handler);
+	raise(SIGIO);
+	ASSERT_EQ(atomic_load(&own_handler_calls), 1);
+}
+
 TEST(bad_settings_are_refused)
 {
 	struct pctr_overflow o = { .size = sizeof(o), .fn = record };
@@ -1010,6 +1042,7 @@ main(void)
 			       TEST_CASE(pending_notification_at_free_is_discarded)
 			       TEST_CASE(eight_new_threads)
 			       TEST_CASE(foreign_signals_are_chained)
+			       TEST_CASE(own_handler_after_open_survives_free)
 			       TEST_CASE(bad_settings_are_refused)
 			       TEST_CASE(foreign_targets_are_refused)
 			       TEST_CASE(failed_open_keeps_sampling)

@@ -9,6 +9,7 @@
  */
 #include <sys/types.h>
 #include <sys/ioctl.h>
+#include <sys/time.h>
 #include <machine/cpu.h>
 #include <machine/perfmon.h>
 
@@ -227,6 +228,82 @@ TEST(closing_the_writer_releases_counters)
 }
 
 /*
+ * A profiler's SIGPROF handler that lands in the program's PMIOREAD and
+ * closes device after device there: nine times it opens the device for
+ * writing, sets up both counters and closes it, retiring 18 sets while
+ * the read it interrupted holds its reader's place.  Retiring once parked
+ * them in 16 places and, at the 17th, spun until the reader left, which
+ * it cannot before the handler returns.  Every handler must return: 50
+ * of them, one every 10 ms of the process's CPU time (a handler takes a
+ * few ms of it: a shorter interval would leave the program none), the
+ * whole within an alarm of 30 s that ends the program with how far it
+ * got.
+ */
+static volatile sig_atomic_t handled, handler_err;
+
+static void
+close_eighteen(int sig)
+{
+	int save = errno;
+
+	(void)sig;
+	for (int i = 0; i < 9; i++) {
+		struct pmc pmc = { .pmc_event = 0xc0, .pmc_flags = PMCF_USR };
+		int fd = open(_PATH_PERFMON, O_RDWR);
+
+		if (fd < 0) {
+			handler_err = errno;
+			break;
+		}
+		for (pmc.pmc_num = 0; pmc.pmc_num < 2; pmc.pmc_num++)
+			if (ioctl(fd, PMIOSETUP, &pmc) < 0)
+				handler_err = errno;
+		close(fd);
+	}
+	handled++;
+	errno = save;
+}
+
+static void
+hung(int sig)
+{
+	char msg[96];
+	int n = snprintf(msg, sizeof(msg), "# stuck after %d handlers of 50\n",
+			 (int)handled);
+
+	(void)sig;
+	if (write(2, msg, (size_t)n) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+TEST(handler_closing_many_devices_during_a_read_returns)
+{
+	struct itimerval it = { { 0, 10000 }, { 0, 10000 } };
+	struct pmc_data d;
+	long reads = 0;
+	int fd;
+
+	map_c0();
+	fd = dev(O_RDONLY);
+	signal(SIGALRM, hung);
+	signal(SIGPROF, close_eighteen);
+	alarm(30);
+	ASSERT_EQ(setitimer(ITIMER_PROF, &it, NULL), 0);
+	while (handled < 50) {
+		d.pmcd_num = 0;
+		ioctl(fd, PMIOREAD, &d); /* EBUSY between the handlers */
+		reads++;
+	}
+	memset(&it, 0, sizeof(it));
+	ASSERT_EQ(setitimer(ITIMER_PROF, &it, NULL), 0);
+	alarm(0);
+	printf("# %d handlers returned, %ld reads\n", (int)handled, reads);
+	ASSERT_EQ(handler_err, 0);
+	close(fd);
+}
+
+/*
  * A dup()ed writer is the same open file: the counters stay until the
  * last of its descriptors closes, then the next writer may open (the
  * driver's close runs once, at the last close).
@@ -332,6 +409,8 @@ main(void)
 		TEST_CASE(neither_mode_counts_nothing)
 		TEST_CASE(closing_the_writer_releases_counters)
 		TEST_CASE(dup_keeps_the_writer_open)
+		TEST_CASE_TIMEOUT(
+			handler_closing_many_devices_during_a_read_returns, 60)
 		TEST_CASE(null_and_bad_arguments_are_efault)
 		TEST_CASE(pmcloop_fails_with_enodev)
 		TEST_CASE(pmcloop_samples_mapped_event)
