@@ -145,6 +145,7 @@ run() {
 # non-zero with $why set when that run is wrong; $got says what the last
 # run did, for the description.
 RUNS=100
+[ -n "$san" ] && RUNS=10 # the sanitizers look for memory errors, not chance
 repeat() {
 	desc=$1
 	shift

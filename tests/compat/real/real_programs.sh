@@ -37,11 +37,13 @@ done
 # Every program runs RUNS times in a row, as users run them again and
 # again: the checks below (one_pass) are one pass, and a pass's results are
 # printed when one of its checks fails, naming the run, or after the last
-# pass.  The programs are built in the first pass and reused.  Under
-# valgrind, where a run takes seconds, one pass: the native and sanitizer
-# stages make the hundred.  The longer programs run shorter than they
+# pass.  The programs are built in the first pass and reused.  The native
+# stage makes the hundred; the sanitizer stage, which looks for memory
+# errors rather than chance, ten (make check keeps to 30 minutes); under
+# valgrind, where a run takes seconds, one pass.  The longer programs run shorter than they
 # might (a pass takes a few seconds): the same work, fewer rounds of it.
 RUNS=100
+[ -n "$san" ] && RUNS=10
 [ -n "$run" ] && RUNS=1
 echo "1..31"
 n=0
