@@ -306,6 +306,10 @@ extern unsigned long pctr__forks;
  * back for a pipe or a file).  Return 0, or -EBADF with what happened.
  */
 int pctr__ctr_check(const struct pctr__ctr *c);
+/* the same check, without the error text: async-signal-safe */
+bool pctr__ctr_owned(const struct pctr__ctr *c);
+/* remember what @c->fd is (its id, device and inode) for the checks */
+int pctr__ctr_identify(struct pctr__ctr *c);
 int pctr__inst_range(const struct pctr_set *set, int i, int *lo, int *hi);
 int pctr__inst_public(const struct pctr_set *set, int k);
 struct perf_event_attr;

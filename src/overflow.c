@@ -669,7 +669,8 @@ release_open(struct pctr_set *set)
 	}
 	for (int c = 0; c < o->nr_ring; c++) {
 		/* no more signals from this fd, whatever becomes of it */
-		if (o->ring[c].tab && !forked)
+		if (o->ring[c].tab && !forked &&
+		    pctr__ctr_owned(o->ring[c].ctr))
 			fcntl(o->ring[c].fd, F_SETFL, 0);
 		pctr__ring_unmap(&o->ring[c], forked);
 		free(o->ring[c].tids);
@@ -768,15 +769,53 @@ pause_ioctl(int fd, unsigned long on)
 	return r;
 }
 
+/*
+ * The rings a control of event @idx (-1: all) acts on: the pause's and
+ * the resume's, or with @oneshot the rearm's.
+ */
+static bool
+controlled(const struct pctr_set *set, const struct pctr__ring *ring, int idx,
+	   bool oneshot)
+{
+	return ring->pc && (idx < 0 || ring->event == idx) &&
+	       (!oneshot ||
+		(set->ovf->ev[ring->event].flags & PCTR_OVF_ONESHOT));
+}
+
+/*
+ * Their counters are still the library's (pctr__ctr_check()), every one
+ * checked before the first acts, so that a refused control changes
+ * nothing of the program's.  @async_safe: -EBADF without a text.
+ */
+static int
+controlled_ours(const struct pctr_set *set, int idx, bool oneshot,
+		bool async_safe)
+{
+	for (int c = 0; c < set->ovf->nr_ring; c++) {
+		const struct pctr__ring *ring = &set->ovf->ring[c];
+		int r;
+
+		if (!controlled(set, ring, idx, oneshot))
+			continue;
+		if (async_safe && !pctr__ctr_owned(ring->ctr))
+			return -EBADF;
+		if (!async_safe && (r = pctr__ctr_check(ring->ctr)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int
 pause_output(struct pctr_set *set, int idx, unsigned long on)
 {
 	int r = check_control(set, idx, false);
 
+	if (r == 0)
+		r = controlled_ours(set, idx, false, false);
 	for (int c = 0; r == 0 && c < set->ovf->nr_ring; c++) {
 		struct pctr__ring *ring = &set->ovf->ring[c];
 
-		if (!ring->pc || (idx >= 0 && ring->event != idx))
+		if (!controlled(set, ring, idx, false))
 			continue;
 		r = pause_ioctl(ring->fd, on);
 		if (r < 0)
@@ -805,13 +844,14 @@ pctr_set_overflow_rearm(struct pctr_set *set, int idx)
 {
 	int r = check_control(set, idx, true);
 
+	if (r == 0)
+		r = controlled_ours(set, idx, true, true);
 	for (int c = 0; r == 0 && c < set->ovf->nr_ring; c++) {
 		const struct pctr__ring *ring = &set->ovf->ring[c];
 
-		if (!ring->pc || (idx >= 0 && ring->event != idx) ||
-		    !(set->ovf->ev[ring->event].flags & PCTR_OVF_ONESHOT))
-			continue;
-		r = pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_REFRESH, 1);
+		if (controlled(set, ring, idx, true))
+			r = pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_REFRESH,
+					    1);
 	}
 	return r;
 }
@@ -883,6 +923,9 @@ pctr_set_overflow_stats(const struct pctr_set *set, int idx,
  *     would notify twice; and one that overflowed must be refreshed, not
  *     merely enabled, or it would overflow every period without limit.
  *  5. PERF_EVENT_IOC_ENABLE on every group leader.
+ * Before the first, every counter is checked to be still the library's
+ * (pctr__ctr_owned()): a number the program reused is refused with
+ * -EBADF, and nothing of the program's is stopped or reset.
  * System calls only, no lock, no allocation, no error text: a signal
  * handler may run it, including the overflow callback.
  */
@@ -959,6 +1002,16 @@ restart_all(struct pctr_set *set, const uint64_t *period)
 	return r;
 }
 
+/* every counter the restart acts on is still the library's, first */
+static int
+restart_ours(const struct pctr_set *set)
+{
+	for (int c = 0; c < set->nr_inst * set->nr_ctr; c++)
+		if (!pctr__ctr_owned(&set->ctr[c]))
+			return -EBADF;
+	return 0;
+}
+
 PCTR_EXPORT int
 pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
 		      unsigned int flags)
@@ -970,6 +1023,8 @@ pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
 	for (int e = 0; r == 0 && period && e < set->nr_events; e++)
 		if (period[e] > INT64_MAX)
 			r = -EINVAL;
+	if (r == 0)
+		r = restart_ours(set);
 	if (r == 0)
 		r = restart_leaders(set, PERF_EVENT_IOC_DISABLE);
 	if (r < 0 || (flags & PCTR_OVF_STOP))

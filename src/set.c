@@ -19,7 +19,8 @@
  *
  * Descriptors: the program can close one of the set's and get its number
  * back for a pipe or a file.  Before a read(2), an ioctl or a close, the
- * library checks the number is still its perf event (ctr_check).
+ * library checks the number is still its perf event (pctr__ctr_check());
+ * overflow.c and ring.c do the same before their fcntl, ioctl and close.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -195,13 +196,28 @@ ctr_lost(const struct pctr__ctr *c, int err)
  * check and the call is not caught: the check narrows the race, it cannot
  * shut it.
  */
-int
-pctr__ctr_check(const struct pctr__ctr *c)
+static int
+ctr_id_check(const struct pctr__ctr *c)
 {
 	uint64_t id = 0;
 	int r = pctr__sys_ioctl(c->fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
 
-	return r == 0 && id == c->id ? 0 : ctr_lost(c, r);
+	return r < 0 ? r : id == c->id; /* 1 ours, 0 another perf event */
+}
+
+/* Async-signal-safe: no error text (the restart, a handler's rearm). */
+bool
+pctr__ctr_owned(const struct pctr__ctr *c)
+{
+	return ctr_id_check(c) == 1;
+}
+
+int
+pctr__ctr_check(const struct pctr__ctr *c)
+{
+	int r = ctr_id_check(c);
+
+	return r == 1 ? 0 : ctr_lost(c, r);
 }
 
 /*
@@ -217,8 +233,8 @@ ctr_close(struct pctr__ctr *c)
 }
 
 /* Remember what the descriptor is, for pctr__ctr_check(). */
-static int
-ctr_identify(struct pctr__ctr *c)
+int
+pctr__ctr_identify(struct pctr__ctr *c)
 {
 	unsigned int mode;
 	uint64_t id;
@@ -984,19 +1000,21 @@ finish_instance(struct pctr_set *set, int inst, bool user_read)
 				member[k++] = c;
 	}
 	for (int g = 0; g < set->nr_groups[inst]; g++) {
-		int r = grp[g].reader.fd < 0 ? 0 : ctr_identify(&grp[g].reader);
+		int r = grp[g].reader.fd < 0
+				? 0
+				: pctr__ctr_identify(&grp[g].reader);
 
 		if (r < 0)
 			return r;
 	}
 	if (set->guard[inst].fd >= 0) {
-		int r = ctr_identify(&set->guard[inst]);
+		int r = pctr__ctr_identify(&set->guard[inst]);
 
 		if (r < 0)
 			return r;
 	}
 	for (int c = 0; c < set->nr_ctr; c++) {
-		int r = ctr_identify(&ctr[c]);
+		int r = pctr__ctr_identify(&ctr[c]);
 
 		if (r < 0)
 			return r;
