@@ -273,6 +273,7 @@ struct pctr_set {
 	bool fast_values; /* user_read && simple: pctr_set_read_values() */
 	unsigned long reads;
 	unsigned long forks; /* pctr__forks when opened: mappings are ours */
+	pid_t pid; /* the process that opened it: see pctr__set_forked() */
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */
 };
 _Static_assert(sizeof(struct pctr__hot) % _Alignof(max_align_t) == 0,
@@ -299,6 +300,14 @@ int pctr__overflow_busy(const struct pctr_set *set);
  * child may have mapped at the same address since.
  */
 extern unsigned long pctr__forks;
+/*
+ * set.c: whether @set is a copy in a child, the set's counters and rings
+ * being the parent's.  fork() is counted by its atfork handler
+ * (pctr__forks); a child made by _Fork(), syscall(SYS_fork) or clone()
+ * runs no handler and is told by its pid.  getpid() is a system call:
+ * control calls and frees ask, the user-space read does not.
+ */
+bool pctr__set_forked(const struct pctr_set *set);
 
 /*
  * set.c: a counter's descriptor is the library's only while it is still

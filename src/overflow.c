@@ -27,8 +27,8 @@
  * fork(): the child's copies of the descriptors share the parent's open
  * file descriptions (O_ASYNC, F_SETSIG, the owner thread) and counters,
  * and the rings are not mapped in the child (VM_DONTCOPY).  A copy in a
- * child (set->forks != pctr__forks) is never used to control anything:
- * control calls return -ECHILD, the handler skips it, and freeing it only
+ * child (pctr__set_forked(): by fork(), _Fork() or clone()) is never used
+ * to control anything: control calls return -ECHILD, the handler skips it, and freeing it only
  * closes the child's descriptors (release_open()).
  */
 #include <errno.h>
@@ -323,7 +323,7 @@ dispatch(const siginfo_t *si, pctr__rec_fn fn, void *arg,
 		atomic_fetch_add(&registry_users[i], 1);
 		set = atomic_load(&registry[i]);
 		/* a forked child's copy has no rings mapped */
-		ring = set && set->forks == pctr__forks
+		ring = set && !pctr__set_forked(set)
 			       ? find_ring(set, si->si_fd)
 			       : NULL;
 		if (ring)
@@ -659,7 +659,7 @@ static void
 release_open(struct pctr_set *set)
 {
 	struct pctr__overflow *o = set->ovf;
-	bool forked = set->forks != pctr__forks;
+	bool forked = pctr__set_forked(set);
 
 	if (o->slot >= 0) {
 		atomic_store(&registry[o->slot], NULL);
@@ -735,7 +735,7 @@ check_control(const struct pctr_set *set, int idx, bool async_safe)
 	if (!set->open)
 		return async_safe ? -EBADFD
 				  : pctr__error(EBADFD, "the set is not open");
-	if (set->forks != pctr__forks)
+	if (pctr__set_forked(set))
 		return async_safe ? -ECHILD
 				  : pctr__error(ECHILD, "the set was opened "
 							"before fork(): its "

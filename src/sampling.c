@@ -333,7 +333,7 @@ check_buffered(struct pctr_set *set)
 		return pctr__error(EINVAL, "NULL set");
 	if (!set->open)
 		return pctr__error(EBADFD, "the set is not open");
-	if (set->forks != pctr__forks)
+	if (pctr__set_forked(set))
 		return pctr__error(ECHILD, "the sample buffers of this set "
 					   "stay with the process that opened "
 					   "it: a child forked since cannot "

@@ -137,6 +137,12 @@ watch_forks(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
+bool
+pctr__set_forked(const struct pctr_set *set)
+{
+	return set->forks != pctr__forks || set->pid != getpid();
+}
+
 /* ---- descriptors that are still ours ----------------------------------- */
 
 static const char *
@@ -264,12 +270,13 @@ static void
 close_all(struct pctr_set *set)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	bool forked = pctr__set_forked(set);
 
 	pctr__plan_unlist(set);
 	pctr__plan_none(set);
 	pctr__overflow_close(set);
 	for (int i = 0; set->ctr && i < set->nr_inst * set->nr_ctr; i++) {
-		if (set->ctr[i].page && set->forks == pctr__forks)
+		if (set->ctr[i].page && !forked)
 			pctr__sys_munmap(set->ctr[i].page, page);
 		ctr_close(&set->ctr[i]);
 		if (set->groups)
@@ -1111,6 +1118,7 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	start.open_enabled = !base->enable_on_exec && !samples(set);
 	base = &start;
 	set->forks = pctr__forks;
+	set->pid = getpid();
 	set->inherit = base->inherit;
 	if (base->inherit && samples(set))
 		r = spread_over_cpus(&ids, &cpus, &nr);
@@ -1409,7 +1417,7 @@ ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 					   "(call pctr_set_open() first)",
 				   what);
 	/* a forked child's descriptors share the parent's counters */
-	if (set->forks != pctr__forks)
+	if (pctr__set_forked(set))
 		return pctr__error(ECHILD, "cannot %s in a child: the set was "
 					   "opened before fork() and its "
 					   "counters are the parent's (the "
