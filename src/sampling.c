@@ -490,6 +490,10 @@ pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms)
 	struct pollfd *pfd;
 	int r = check_buffered(set), n = 0, hup = 0;
 
+	/* a number the program reused would answer for a file of its own */
+	for (int i = 0; r == 0 && i < set->ovf->nr_ring; i++)
+		if (set->ovf->ring[i].pc)
+			r = pctr__ctr_check(set->ovf->ring[i].ctr);
 	if (r < 0)
 		return r;
 	pfd = calloc(set->ovf->nr_ring, sizeof(*pfd));

@@ -430,6 +430,24 @@ TEST(pause_leaves_the_programs_ring_alone)
 	close(fd);
 }
 
+/* the wait does not take the program's readable pipe for samples */
+TEST(sampling_wait_refuses_a_pipe_at_the_counters_number)
+{
+	struct pctr_set *set = open_sampling(PCTR_TARGET_THREAD);
+	int fd = pctr_set_fd(set, 0), wr;
+	char c;
+
+	nonblocking_pipe_at(fd, &wr);
+	ASSERT_EQ(write(wr, "x", 1), 1);
+	ASSERT_EQ(pctr_set_sampling_wait(set, 0), -EBADF);
+	ASSERT_CONTAINS(pctr_strerror(-EBADF), "a pipe");
+	ASSERT_EQ(read(fd, &c, 1), 1);
+	pctr_set_free(set);
+	ASSERT(is_open(fd));
+	close(fd);
+	close(wr);
+}
+
 int
 main(void)
 {
@@ -450,5 +468,7 @@ main(void)
 			       TEST_CASE(
 				       restart_leaves_the_programs_counter_alone)
 			       TEST_CASE(rearm_leaves_the_programs_counter_alone)
-			       TEST_CASE(pause_leaves_the_programs_ring_alone)));
+			       TEST_CASE(pause_leaves_the_programs_ring_alone)
+			       TEST_CASE(
+				       sampling_wait_refuses_a_pipe_at_the_counters_number)));
 }
