@@ -1351,7 +1351,8 @@ int pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
  *            gets min(size, the library's) bytes filled
  * @notified: overflows handed to the program (callback, decode, or read
  *            from the sample buffer)
- * @lost:     overflows the kernel could not record (full buffer, paused)
+ * @lost:     overflows the kernel could not record (full buffer, paused):
+ *            its count (Linux 6.0), else its notes in the buffers
  */
 #define PCTR_OVERFLOW_STATS_SIZE_VER0 24 /* sizeof(struct pctr_overflow_stats) */
 

@@ -130,6 +130,11 @@ const struct pctr_machine *pctr__machine(void);
 int pctr__read_int_file(const char *path, long *val);
 bool pctr__is_core_pmu_name(const char *pmu);
 bool pctr__breakpoints_fire(void);
+/* PERF_FORMAT_LOST (Linux 6.0): a counter's read says the records it lost */
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1U << 4)
+#endif
+bool pctr__format_lost(void);
 
 /* tsc.c */
 uint64_t pctr__tsc_hz_from_page(const struct perf_event_mmap_page *pc);
@@ -254,6 +259,12 @@ struct pctr_set {
 	int target;
 	int cgroup_fd; /* PCTR_TARGET_CGROUP: the caller's, during the open */
 	bool inherit; /* counters inherited by new threads: see pctr__group */
+	/*
+	 * Sets that sample, where the kernel has it: PERF_FORMAT_LOST in
+	 * every counter's read format, each entry then { value, id, lost }
+	 * and a read of one counter { value, enabled, running, id, lost }.
+	 */
+	bool read_lost;
 	bool user_read; /* fast path offered */
 	bool last_user; /* last read took it for every event */
 	int nr_inst;
@@ -349,6 +360,8 @@ int pctr__read_sample_slow(struct pctr_set *set, struct pctr_sample *s);
 int pctr__read_values_slow(struct pctr_set *set, uint64_t *values);
 
 /* read.c */
+/* the kernel's count of the records counter @c lost (set->read_lost) */
+int pctr__ctr_lost(const struct pctr_set *set, int c, uint64_t *lost);
 int pctr__set_read_inst(struct pctr_set *set, int inst,
 			struct pctr_count *out);
 int pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,

@@ -878,6 +878,27 @@ pctr__overflow_busy(const struct pctr_set *set)
 	return 0;
 }
 
+/*
+ * The records of event @e the kernel dropped: what its lost-records notes
+ * said, or the count of the event's counters where the kernel keeps one
+ * (PERF_FORMAT_LOST, Linux 6.0) and it is more.  A note comes only with
+ * the next record the kernel writes once there is room, so none follows
+ * the losses of a ring that filled before the set stopped; the count
+ * leaves out the copies of a counter inherited by other threads, whose
+ * notes go into the same rings.
+ */
+static uint64_t
+event_lost(const struct pctr_set *set, int e)
+{
+	uint64_t noted = atomic_load(&set->ovf->ev[e].lost), sum = 0, one;
+
+	for (int c = 0; set->read_lost && c < set->ovf->nr_ring; c++)
+		if (set->ovf->ring[c].pc && set->ovf->ring[c].event == e &&
+		    pctr__ctr_lost(set, c, &one) == 0)
+			sum += one;
+	return sum > noted ? sum : noted;
+}
+
 PCTR_EXPORT int
 pctr_set_overflow_stats(const struct pctr_set *set, int idx,
 		    struct pctr_overflow_stats *st)
@@ -897,7 +918,7 @@ pctr_set_overflow_stats(const struct pctr_set *set, int idx,
 		if (idx >= 0 && e != idx)
 			continue;
 		full.notified += atomic_load(&set->ovf->ev[e].notified);
-		full.lost += atomic_load(&set->ovf->ev[e].lost);
+		full.lost += event_lost(set, e);
 	}
 	return pctr__struct_out(&t, st, &full);
 }

@@ -678,7 +678,8 @@ make_attr(const struct pctr_set *set, int e, int part, bool leader,
 	if (ev->part_type[part])
 		attr->config = (attr->config & PERF_HW_EVENT_MASK) |
 			       (uint64_t)ev->part_type[part] << PERF_PMU_TYPE_SHIFT;
-	attr->read_format = how->inherit ? READ_ONE : READ_FORMAT;
+	attr->read_format = (how->inherit ? READ_ONE : READ_FORMAT) |
+			    (set->read_lost ? PERF_FORMAT_LOST : 0);
 	/*
 	 * Leaders open enabled and are stopped as soon as their group is
 	 * complete (open_instance), what they counted meanwhile becoming the
@@ -817,6 +818,8 @@ open_reader(struct pctr_set *set, int inst, int g, const struct how *how,
 
 	if (grp->nr < 2)
 		return 0;
+	if (set->read_lost)
+		attr.read_format |= PERF_FORMAT_LOST;
 	pctr__set_clock(set, &attr);
 	for (int c = 0; c < set->nr_ctr; c++)
 		if (set->ctr[inst * set->nr_ctr + c].fd == grp->leader_fd)
@@ -1059,7 +1062,7 @@ alloc_open(struct pctr_set *set, int nr_inst)
 		set->groups[i].reader.fd = -1;
 	/* a group read: nr, enabled, running, then value and id of each
 	 * counter and of a reader */
-	set->buf_len = (3 + 2 * ((size_t)nc + 1)) * sizeof(uint64_t);
+	set->buf_len = (3 + 3 * ((size_t)nc + 1)) * sizeof(uint64_t);
 	set->buf = malloc(set->buf_len);
 	if (!set->ctr || !set->nr_groups || !set->groups || !set->guard ||
 	    !set->member || !set->base || !set->buf)
@@ -1120,6 +1123,7 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	set->forks = pctr__forks;
 	set->pid = getpid();
 	set->inherit = base->inherit;
+	set->read_lost = samples(set) && pctr__format_lost();
 	if (base->inherit && samples(set))
 		r = spread_over_cpus(&ids, &cpus, &nr);
 	if (r < 0) {
