@@ -322,10 +322,10 @@ dispatch(const siginfo_t *si, pctr__rec_fn fn, void *arg,
 
 		atomic_fetch_add(&registry_users[i], 1);
 		set = atomic_load(&registry[i]);
+		ring = set ? find_ring(set, si->si_fd) : NULL;
 		/* a forked child's copy has no rings mapped */
-		ring = set && !pctr__set_forked(set)
-			       ? find_ring(set, si->si_fd)
-			       : NULL;
+		if (ring && pctr__set_forked(set))
+			ring = NULL;
 		if (ring)
 			n = pctr__ring_drain(set, ring, buf, sizeof(buf), fn,
 					     arg);
