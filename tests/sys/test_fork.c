@@ -359,6 +359,28 @@ TEST(process_set_survives_a_clone_child)
 	parent_keeps_its_notifications_by(PCTR_TARGET_PROCESS, BY_CLONE);
 }
 
+/* the child only frees its copy: the parent's notifications go on */
+static void
+child_frees(void *arg)
+{
+	ASSERT_EQ(pctr_set_destroy(arg), 0);
+	ASSERT_EQ(perf_fds(), 0);
+}
+
+TEST(raw_children_free_without_silencing_the_parent)
+{
+	for (enum child_kind k = BY__FORK; k <= BY_CLONE; k++) {
+		struct pctr_set *set = open_overflow(k == BY_CLONE
+							     ? PCTR_TARGET_PROCESS
+							     : PCTR_TARGET_THREAD);
+
+		printf("# a child made by %s frees the set\n", kind_name[k]);
+		in_child_by(k, child_frees, set);
+		check_rate(set, 100, "after the child freed its copy");
+		ASSERT_OK(pctr_set_destroy(set));
+	}
+}
+
 /* sampling: the child made without the handlers is refused as well */
 static void
 child_cannot_read_samples_by(enum child_kind kind)
@@ -502,6 +524,8 @@ main(void)
 			       TEST_CASE(
 				       thread_set_survives_a_syscall_fork_child)
 			       TEST_CASE(process_set_survives_a_clone_child)
+			       TEST_CASE(
+				       raw_children_free_without_silencing_the_parent)
 			       TEST_CASE(raw_children_cannot_read_the_samples)
 			       TEST_CASE(region_in_a_child_counts_the_child)
 			       TEST_CASE(child_free_unmaps_nothing_of_its_own)));
