@@ -944,9 +944,6 @@ pctr_set_overflow_stats(const struct pctr_set *set, int idx,
  *     would notify twice; and one that overflowed must be refreshed, not
  *     merely enabled, or it would overflow every period without limit.
  *  5. PERF_EVENT_IOC_ENABLE on every group leader.
- * Before the first, every counter is checked to be still the library's
- * (pctr__ctr_owned()): a number the program reused is refused with
- * -EBADF, and nothing of the program's is stopped or reset.
  * System calls only, no lock, no allocation, no error text: a signal
  * handler may run it, including the overflow callback.
  */
@@ -1023,7 +1020,11 @@ restart_all(struct pctr_set *set, const uint64_t *period)
 	return r;
 }
 
-/* every counter the restart acts on is still the library's, first */
+/*
+ * Before the protocol's first call, every counter is checked to be still
+ * the library's (pctr__ctr_owned()): a number the program reused is
+ * refused with -EBADF, and nothing of the program's is stopped or reset.
+ */
 static int
 restart_ours(const struct pctr_set *set)
 {
