@@ -634,8 +634,13 @@ int pctr_set_fd(const struct pctr_set *set, int idx);
  *    and free the copy; no ioctl or fcntl, and no munmap of addresses the
  *    child may use for something else since.
  *
- * Forks are seen through pthread_atfork(): a child made by a raw clone()
- * is not told apart from its parent.
+ * A child of fork() is seen through pthread_atfork(); one made without
+ * its handlers (_Fork(), syscall(SYS_fork), clone() without CLONE_VM) by
+ * its pid, which the calls above that act on the counters or the buffers,
+ * and the free, compare with the opener's (getpid(), a system call).  The
+ * user-space read asks nothing: in such a child, a set read in user space
+ * (pctr_set_user_read(), hardware counters) must not be read, since its
+ * pages are not mapped there.
  */
 
 /**
@@ -1346,7 +1351,8 @@ int pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
  *            gets min(size, the library's) bytes filled
  * @notified: overflows handed to the program (callback, decode, or read
  *            from the sample buffer)
- * @lost:     overflows the kernel could not record (full buffer, paused)
+ * @lost:     overflows the kernel could not record (full buffer, paused):
+ *            its count (Linux 6.0), else its notes in the buffers
  */
 #define PCTR_OVERFLOW_STATS_SIZE_VER0 24 /* sizeof(struct pctr_overflow_stats) */
 

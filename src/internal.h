@@ -130,6 +130,11 @@ const struct pctr_machine *pctr__machine(void);
 int pctr__read_int_file(const char *path, long *val);
 bool pctr__is_core_pmu_name(const char *pmu);
 bool pctr__breakpoints_fire(void);
+/* PERF_FORMAT_LOST (Linux 6.0): a counter's read says the records it lost */
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST (1U << 4)
+#endif
+bool pctr__format_lost(void);
 
 /* tsc.c */
 uint64_t pctr__tsc_hz_from_page(const struct perf_event_mmap_page *pc);
@@ -254,6 +259,12 @@ struct pctr_set {
 	int target;
 	int cgroup_fd; /* PCTR_TARGET_CGROUP: the caller's, during the open */
 	bool inherit; /* counters inherited by new threads: see pctr__group */
+	/*
+	 * Sets that sample, where the kernel has it: PERF_FORMAT_LOST in
+	 * every counter's read format, each entry then { value, id, lost }
+	 * and a read of one counter { value, enabled, running, id, lost }.
+	 */
+	bool read_lost;
 	bool user_read; /* fast path offered */
 	bool last_user; /* last read took it for every event */
 	int nr_inst;
@@ -273,6 +284,7 @@ struct pctr_set {
 	bool fast_values; /* user_read && simple: pctr_set_read_values() */
 	unsigned long reads;
 	unsigned long forks; /* pctr__forks when opened: mappings are ours */
+	pid_t pid; /* the process that opened it: see pctr__set_forked() */
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */
 };
 _Static_assert(sizeof(struct pctr__hot) % _Alignof(max_align_t) == 0,
@@ -299,6 +311,14 @@ int pctr__overflow_busy(const struct pctr_set *set);
  * child may have mapped at the same address since.
  */
 extern unsigned long pctr__forks;
+/*
+ * set.c: whether @set is a copy in a child, the set's counters and rings
+ * being the parent's.  fork() is counted by its atfork handler
+ * (pctr__forks); a child made by _Fork(), syscall(SYS_fork) or clone()
+ * runs no handler and is told by its pid.  getpid() is a system call:
+ * control calls and frees ask, the user-space read does not.
+ */
+bool pctr__set_forked(const struct pctr_set *set);
 
 /*
  * set.c: a counter's descriptor is the library's only while it is still
@@ -306,6 +326,10 @@ extern unsigned long pctr__forks;
  * back for a pipe or a file).  Return 0, or -EBADF with what happened.
  */
 int pctr__ctr_check(const struct pctr__ctr *c);
+/* the same check, without the error text: async-signal-safe */
+bool pctr__ctr_owned(const struct pctr__ctr *c);
+/* remember what @c->fd is (its id, device and inode) for the checks */
+int pctr__ctr_identify(struct pctr__ctr *c);
 int pctr__inst_range(const struct pctr_set *set, int i, int *lo, int *hi);
 int pctr__inst_public(const struct pctr_set *set, int k);
 struct perf_event_attr;
@@ -336,6 +360,8 @@ int pctr__read_sample_slow(struct pctr_set *set, struct pctr_sample *s);
 int pctr__read_values_slow(struct pctr_set *set, uint64_t *values);
 
 /* read.c */
+/* the kernel's count of the records counter @c lost (set->read_lost) */
+int pctr__ctr_lost(const struct pctr_set *set, int c, uint64_t *lost);
 int pctr__set_read_inst(struct pctr_set *set, int inst,
 			struct pctr_count *out);
 int pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,

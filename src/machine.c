@@ -19,6 +19,8 @@
 static struct pctr_machine machine;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_once_t bp_once = PTHREAD_ONCE_INIT;
+static pthread_once_t lost_once = PTHREAD_ONCE_INIT;
+static bool format_lost;
 static volatile long bp_probe_var;
 static bool bp_fire;
 
@@ -157,6 +159,31 @@ pctr__breakpoints_fire(void)
 {
 	pthread_once(&bp_once, probe_breakpoints);
 	return bp_fire;
+}
+
+/* a kernel before 6.0 refuses the read format bit it does not know */
+static void
+probe_format_lost(void)
+{
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_DUMMY,
+				     .read_format = PERF_FORMAT_LOST,
+				     .disabled = 1,
+				     .exclude_kernel = 1,
+				     .exclude_hv = 1 };
+	int fd = pctr__sys_perf_open(&a, 0, -1, -1, 0);
+
+	format_lost = fd >= 0;
+	if (fd >= 0)
+		pctr__sys_close(fd);
+}
+
+bool
+pctr__format_lost(void)
+{
+	pthread_once(&lost_once, probe_format_lost);
+	return format_lost;
 }
 
 PCTR_EXPORT int

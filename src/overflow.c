@@ -27,8 +27,8 @@
  * fork(): the child's copies of the descriptors share the parent's open
  * file descriptions (O_ASYNC, F_SETSIG, the owner thread) and counters,
  * and the rings are not mapped in the child (VM_DONTCOPY).  A copy in a
- * child (set->forks != pctr__forks) is never used to control anything:
- * control calls return -ECHILD, the handler skips it, and freeing it only
+ * child (pctr__set_forked(): by fork(), _Fork() or clone()) is never used
+ * to control anything: control calls return -ECHILD, the handler skips it, and freeing it only
  * closes the child's descriptors (release_open()).
  */
 #include <errno.h>
@@ -322,10 +322,10 @@ dispatch(const siginfo_t *si, pctr__rec_fn fn, void *arg,
 
 		atomic_fetch_add(&registry_users[i], 1);
 		set = atomic_load(&registry[i]);
+		ring = set ? find_ring(set, si->si_fd) : NULL;
 		/* a forked child's copy has no rings mapped */
-		ring = set && set->forks == pctr__forks
-			       ? find_ring(set, si->si_fd)
-			       : NULL;
+		if (ring && pctr__set_forked(set))
+			ring = NULL;
 		if (ring)
 			n = pctr__ring_drain(set, ring, buf, sizeof(buf), fn,
 					     arg);
@@ -689,7 +689,7 @@ static void
 release_open(struct pctr_set *set)
 {
 	struct pctr__overflow *o = set->ovf;
-	bool forked = set->forks != pctr__forks;
+	bool forked = pctr__set_forked(set);
 
 	if (o->slot >= 0) {
 		atomic_store(&registry[o->slot], NULL);
@@ -699,7 +699,8 @@ release_open(struct pctr_set *set)
 	}
 	for (int c = 0; c < o->nr_ring; c++) {
 		/* no more signals from this fd, whatever becomes of it */
-		if (o->ring[c].tab && !forked)
+		if (o->ring[c].tab && !forked &&
+		    pctr__ctr_owned(o->ring[c].ctr))
 			fcntl(o->ring[c].fd, F_SETFL, 0);
 		pctr__ring_unmap(&o->ring[c], forked);
 		free(o->ring[c].tids);
@@ -764,7 +765,7 @@ check_control(const struct pctr_set *set, int idx, bool async_safe)
 	if (!set->open)
 		return async_safe ? -EBADFD
 				  : pctr__error(EBADFD, "the set is not open");
-	if (set->forks != pctr__forks)
+	if (pctr__set_forked(set))
 		return async_safe ? -ECHILD
 				  : pctr__error(ECHILD, "the set was opened "
 							"before fork(): its "
@@ -798,15 +799,53 @@ pause_ioctl(int fd, unsigned long on)
 	return r;
 }
 
+/*
+ * The rings a control of event @idx (-1: all) acts on: the pause's and
+ * the resume's, or with @oneshot the rearm's.
+ */
+static bool
+controlled(const struct pctr_set *set, const struct pctr__ring *ring, int idx,
+	   bool oneshot)
+{
+	return ring->pc && (idx < 0 || ring->event == idx) &&
+	       (!oneshot ||
+		(set->ovf->ev[ring->event].flags & PCTR_OVF_ONESHOT));
+}
+
+/*
+ * Their counters are still the library's (pctr__ctr_check()), every one
+ * checked before the first acts, so that a refused control changes
+ * nothing of the program's.  @async_safe: -EBADF without a text.
+ */
+static int
+controlled_ours(const struct pctr_set *set, int idx, bool oneshot,
+		bool async_safe)
+{
+	for (int c = 0; c < set->ovf->nr_ring; c++) {
+		const struct pctr__ring *ring = &set->ovf->ring[c];
+		int r;
+
+		if (!controlled(set, ring, idx, oneshot))
+			continue;
+		if (async_safe && !pctr__ctr_owned(ring->ctr))
+			return -EBADF;
+		if (!async_safe && (r = pctr__ctr_check(ring->ctr)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int
 pause_output(struct pctr_set *set, int idx, unsigned long on)
 {
 	int r = check_control(set, idx, false);
 
+	if (r == 0)
+		r = controlled_ours(set, idx, false, false);
 	for (int c = 0; r == 0 && c < set->ovf->nr_ring; c++) {
 		struct pctr__ring *ring = &set->ovf->ring[c];
 
-		if (!ring->pc || (idx >= 0 && ring->event != idx))
+		if (!controlled(set, ring, idx, false))
 			continue;
 		r = pause_ioctl(ring->fd, on);
 		if (r < 0)
@@ -835,13 +874,14 @@ pctr_set_overflow_rearm(struct pctr_set *set, int idx)
 {
 	int r = check_control(set, idx, true);
 
+	if (r == 0)
+		r = controlled_ours(set, idx, true, true);
 	for (int c = 0; r == 0 && c < set->ovf->nr_ring; c++) {
 		const struct pctr__ring *ring = &set->ovf->ring[c];
 
-		if (!ring->pc || (idx >= 0 && ring->event != idx) ||
-		    !(set->ovf->ev[ring->event].flags & PCTR_OVF_ONESHOT))
-			continue;
-		r = pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_REFRESH, 1);
+		if (controlled(set, ring, idx, true))
+			r = pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_REFRESH,
+					    1);
 	}
 	return r;
 }
@@ -868,6 +908,27 @@ pctr__overflow_busy(const struct pctr_set *set)
 	return 0;
 }
 
+/*
+ * The records of event @e the kernel dropped: what its lost-records notes
+ * said, or the count of the event's counters where the kernel keeps one
+ * (PERF_FORMAT_LOST, Linux 6.0) and it is more.  A note comes only with
+ * the next record the kernel writes once there is room, so none follows
+ * the losses of a ring that filled before the set stopped; the count
+ * leaves out the copies of a counter inherited by other threads, whose
+ * notes go into the same rings.
+ */
+static uint64_t
+event_lost(const struct pctr_set *set, int e)
+{
+	uint64_t noted = atomic_load(&set->ovf->ev[e].lost), sum = 0, one;
+
+	for (int c = 0; set->read_lost && c < set->ovf->nr_ring; c++)
+		if (set->ovf->ring[c].pc && set->ovf->ring[c].event == e &&
+		    pctr__ctr_lost(set, c, &one) == 0)
+			sum += one;
+	return sum > noted ? sum : noted;
+}
+
 PCTR_EXPORT int
 pctr_set_overflow_stats(const struct pctr_set *set, int idx,
 		    struct pctr_overflow_stats *st)
@@ -887,7 +948,7 @@ pctr_set_overflow_stats(const struct pctr_set *set, int idx,
 		if (idx >= 0 && e != idx)
 			continue;
 		full.notified += atomic_load(&set->ovf->ev[e].notified);
-		full.lost += atomic_load(&set->ovf->ev[e].lost);
+		full.lost += event_lost(set, e);
 	}
 	return pctr__struct_out(&t, st, &full);
 }
@@ -1038,6 +1099,20 @@ restart_all(struct pctr_set *set, const uint64_t *period)
 	return r < 0 ? r : start_leaders(set, refresh);
 }
 
+/*
+ * Before the protocol's first call, every counter is checked to be still
+ * the library's (pctr__ctr_owned()): a number the program reused is
+ * refused with -EBADF, and nothing of the program's is stopped or reset.
+ */
+static int
+restart_ours(const struct pctr_set *set)
+{
+	for (int c = 0; c < set->nr_inst * set->nr_ctr; c++)
+		if (!pctr__ctr_owned(&set->ctr[c]))
+			return -EBADF;
+	return 0;
+}
+
 PCTR_EXPORT int
 pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
 		      unsigned int flags)
@@ -1049,6 +1124,8 @@ pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
 	for (int e = 0; r == 0 && period && e < set->nr_events; e++)
 		if (period[e] > INT64_MAX)
 			r = -EINVAL;
+	if (r == 0)
+		r = restart_ours(set);
 	if (r == 0)
 		r = restart_leaders(set, PERF_EVENT_IOC_DISABLE);
 	if (r < 0 || (flags & PCTR_OVF_STOP))

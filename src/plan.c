@@ -379,7 +379,7 @@ pctr__plan_build(struct pctr_set *set)
 
 	pctr__plan_none(set);
 	if (!PCTR_ARCH_USER_READ || !set->open || !set->user_read ||
-	    !set->simple || set->nr_inst != 1 || set->forks != pctr__forks)
+	    !set->simple || set->nr_inst != 1 || pctr__set_forked(set))
 		return;
 	for (int e = 0; e < set->nr_events; e++) {
 		if (!plan_ctr(set, e, &shift[e], &group[e]))

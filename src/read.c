@@ -16,7 +16,9 @@
  * Syscall path: one read(2) of each group with PERF_FORMAT_GROUP, which
  * returns { nr, time_enabled, time_running, { value, id }[nr] }, through
  * the leader, or for an inherited set through the group's reader (struct
- * pctr__group), whose own entry comes last.
+ * pctr__group), whose own entry comes last.  A set that samples has
+ * { value, id, lost } entries where the kernel has PERF_FORMAT_LOST
+ * (struct pctr_set's read_lost; pctr__ctr_lost() reads the lost).
  *
  * Inherited groups and exiting threads: since Linux 6.6 a group read
  * returns ECHILD while a thread that inherited the group is taking its
@@ -38,6 +40,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -150,6 +153,13 @@ members_ours(const struct pctr_set *set, int inst,
 	return 0;
 }
 
+/* u64s of a group read's entry: { value, id } and maybe lost */
+static size_t
+entry_size(const struct pctr_set *set)
+{
+	return 2 + set->read_lost;
+}
+
 /* The group in one read; -ECHILD: read it counter by counter instead. */
 static int
 read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
@@ -157,8 +167,8 @@ read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
 {
 	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
 	const int *member = &set->member[inst * set->nr_ctr + grp->first];
-	size_t nr = grp->nr + (rd == &grp->reader);
-	size_t want = (3 + 2 * nr) * sizeof(uint64_t);
+	size_t nr = grp->nr + (rd == &grp->reader), s = entry_size(set);
+	size_t want = (3 + s * nr) * sizeof(uint64_t);
 	const uint64_t *b = set->buf;
 	int r = pctr__ctr_check(rd);
 	ssize_t n = r < 0 ? r : read_retrying(set, rd, want);
@@ -169,13 +179,13 @@ read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
 		r = members_ours(set, inst, grp);
 		return r < 0 ? r : read_failed(n, want, true);
 	}
-	if (rd == &grp->reader && b[2 + 2 * nr] != rd->id)
+	if (rd == &grp->reader && b[4 + s * (nr - 1)] != rd->id)
 		return unknown_id();
 	for (int k = 0; k < grp->nr; k++) {
 		const struct pctr__ctr *c = &ctr[member[k]];
-		struct pctr_count v = { b[3 + 2 * k], b[1], b[2] };
+		struct pctr_count v = { b[3 + s * k], b[1], b[2] };
 
-		if (b[4 + 2 * k] != c->id)
+		if (b[4 + s * k] != c->id)
 			return unknown_id();
 		store(set, inst, c, &v, out);
 	}
@@ -184,8 +194,8 @@ read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
 
 /*
  * Counter by counter, each counter opened without PERF_FORMAT_GROUP:
- * { value, time_enabled, time_running, id }.  The leader comes first and
- * its times stand for the group's.
+ * { value, time_enabled, time_running, id } (and lost).  The leader comes
+ * first and its times stand for the group's.
  */
 static int
 read_members(struct pctr_set *set, int inst, const struct pctr__group *grp,
@@ -193,18 +203,19 @@ read_members(struct pctr_set *set, int inst, const struct pctr__group *grp,
 {
 	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
 	const int *member = &set->member[inst * set->nr_ctr + grp->first];
-	uint64_t b[4], ena = 0, run = 0;
+	uint64_t b[5], ena = 0, run = 0;
+	size_t want = (4 + set->read_lost) * sizeof(uint64_t);
 
 	for (int k = 0; k < grp->nr; k++) {
 		const struct pctr__ctr *c = &ctr[member[k]];
 		int r = pctr__ctr_check(c);
-		ssize_t n = r < 0 ? r : pctr__sys_read(c->fd, b, sizeof(b));
+		ssize_t n = r < 0 ? r : pctr__sys_read(c->fd, b, want);
 		struct pctr_count v;
 
 		if (r < 0)
 			return r;
-		if (n != sizeof(b))
-			return read_failed(n, sizeof(b), false);
+		if ((size_t)n != want)
+			return read_failed(n, want, false);
 		if (b[3] != c->id)
 			return unknown_id();
 		if (k == 0) {
@@ -258,6 +269,43 @@ read_parts(struct pctr_set *set, int inst, struct pctr_count *out)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The records counter @c lost, the kernel's count (PERF_FORMAT_LOST).  A
+ * counter of an inherited set is read alone; any other read of a counter
+ * returns its group, where its entry is found by its id.  The counts of
+ * the copies inherited by other threads are not in it: the kernel reports
+ * the counter's own.  Its own buffer: the set's may be in use by a read.
+ */
+int
+pctr__ctr_lost(const struct pctr_set *set, int c, uint64_t *lost)
+{
+	const struct pctr__ctr *x = &set->ctr[c];
+	size_t s = entry_size(set), len = set->inherit ? 5 : set->buf_len / 8;
+	uint64_t *b;
+	ssize_t n;
+	int r = -EIO;
+
+	if (!set->read_lost || !pctr__ctr_owned(x))
+		return -EBADF;
+	b = malloc(len * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	n = pctr__sys_read(x->fd, b, len * sizeof(*b));
+	if (set->inherit && n == 5 * sizeof(*b) && b[3] == x->id) {
+		*lost = b[4];
+		r = 0;
+	}
+	for (uint64_t k = 0; !set->inherit && n >= 24 && k < b[0] &&
+			     (3 + s * (k + 1)) * sizeof(*b) <= (size_t)n;
+	     k++)
+		if (b[4 + s * k] == x->id) {
+			*lost = b[5 + s * k];
+			r = 0;
+		}
+	free(b);
+	return r;
 }
 
 /* One instance's counts, parts combined, reset baseline taken off. */

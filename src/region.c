@@ -82,6 +82,7 @@
 
 struct region_thread {
 	unsigned int gen; /* fork generation the state belongs to */
+	pid_t pid; /* and its process (check_process()) */
 	int err; /* opening the counters failed: every begin says so */
 	struct pctr_set *set;
 	int nr; /* the region's events */
@@ -692,6 +693,7 @@ thread_new(struct region_thread **tp)
 	pthread_mutex_lock(&reg.lock);
 	reg.used = true;
 	t->gen = gen;
+	t->pid = getpid();
 	pthread_mutex_unlock(&reg.lock);
 	r = open_counters(t);
 	if (r < 0) {
@@ -786,6 +788,21 @@ move_seq(struct region_thread *t, uint32_t before)
 }
 
 static int lookup(struct region_thread *t, const char *name, bool create);
+static void fork_child(void);
+
+/*
+ * A child made without fork()'s handlers (_Fork(), syscall(SYS_fork),
+ * clone()) has its parent's state, whose counters count the parent's
+ * thread: it starts afresh as fork_child() has a child of fork() do.
+ * getpid() is a system call: the paths that read in user space (live)
+ * do not ask, the others read with one anyway.
+ */
+static void
+check_process(void)
+{
+	if (self && self->gen == gen && self->pid != getpid())
+		fork_child();
+}
 
 /* A begin that must name, create or prepare: regions around it pause. */
 static int
@@ -867,6 +884,7 @@ begin_general(int id)
 	struct pctr_sample s;
 	int r;
 
+	check_process();
 	t = self;
 	if (__builtin_expect(!ready(t, id), 0)) {
 		r = begin_slow(&id, NULL);
@@ -1136,10 +1154,12 @@ end_values(struct region_thread *t, int id)
 static __attribute__((noinline)) int
 end_general(int id)
 {
-	struct region_thread *t = self;
+	struct region_thread *t;
 	struct pctr_sample s;
 	int r;
 
+	check_process();
+	t = self;
 	if (t && t->gen == gen && t->depth && t->fast)
 		return end_values(t, id);
 	r = read_now(t, &s);
@@ -1238,6 +1258,8 @@ pctr_region_end(const char *name)
 	t = self;
 	if (t && t->gen == gen && t->depth && t->fast)
 		return end_named_values(t, name);
+	check_process();
+	t = self;
 	r = read_now(t, &s);
 	id = lookup(t, name, false);
 	if (id < 0)
@@ -1250,8 +1272,10 @@ pctr_region_end(const char *name)
 PCTR_EXPORT int
 pctr_region_flush(void)
 {
-	struct region_thread *t = self;
+	struct region_thread *t;
 
+	check_process();
+	t = self;
 	if (!t || t->gen != gen || t->err)
 		return 0;
 	if (t->depth)

@@ -234,18 +234,19 @@ map_carrier(struct pctr_set *set, struct pctr__ring *ring, int c, size_t len,
 		pctr__sys_close(fd);
 		return r;
 	}
-	ring->carrier = fd;
-	r = pctr__sys_ioctl(set->ctr[c].fd, PERF_EVENT_IOC_SET_OUTPUT, fd);
+	ring->carrier.fd = fd;
+	r = pctr__ctr_identify(&ring->carrier);
+	if (r == 0 && (r = pctr__sys_ioctl(set->ctr[c].fd,
+					   PERF_EVENT_IOC_SET_OUTPUT, fd)) < 0)
+		r = pctr__error(-r, "cannot send the samples of '%s' to their "
+				    "buffer: %s",
+				set->ev[set->ctr[c].event].name, strerror(-r));
 	if (r < 0) {
 		munmap(*p, len);
 		pctr__sys_close(fd);
-		ring->carrier = -1;
-		return pctr__error(-r, "cannot send the samples of '%s' to "
-					"their buffer: %s",
-				   set->ev[set->ctr[c].event].name,
-				   strerror(-r));
+		ring->carrier.fd = -1;
 	}
-	return 0;
+	return r;
 }
 
 /* the ring of an earlier thread's same counter on the same CPU, if any */
@@ -268,7 +269,7 @@ share_ring(struct pctr_set *set, struct pctr__ring *ring, int c,
 	   struct pctr__ring *to)
 {
 	int r = pctr__sys_ioctl(set->ctr[c].fd, PERF_EVENT_IOC_SET_OUTPUT,
-				to->carrier);
+				to->carrier.fd);
 
 	if (r < 0)
 		return pctr__error(-r, "cannot send the samples of '%s' to "
@@ -295,7 +296,7 @@ pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 	void *p = NULL;
 	int r;
 
-	ring->carrier = -1;
+	ring->carrier.fd = -1;
 	ring->shared = NULL;
 	r = to	      ? share_ring(set, ring, c, to)
 	    : inherit ? map_carrier(set, ring, c, len, &p)
@@ -320,6 +321,9 @@ pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
  * In a forked child the ring is not mapped (perf mappings are
  * VM_DONTCOPY): the address may hold something of the child's since, so it
  * is left alone, and only the child's descriptor of the carrier is closed.
+ * The carrier's number is closed only while it is still the carrier: the
+ * program may have closed it and got the number back for a file of its
+ * own (pctr__ctr_check()).
  */
 void
 pctr__ring_unmap(struct pctr__ring *ring, bool forked)
@@ -332,8 +336,10 @@ pctr__ring_unmap(struct pctr__ring *ring, bool forked)
 	}
 	if (!forked)
 		munmap(ring->pc, ring->map_len);
-	if (ring->carrier >= 0)
-		pctr__sys_close(ring->carrier);
+	if (ring->carrier.fd >= 0 && pctr__ctr_owned(&ring->carrier))
+		pctr__sys_close(ring->carrier.fd);
+	if (ring->carrier.fd >= 0)
+		ring->carrier.fd = -1;
 	else
 		ring->ctr->page = NULL;
 	ring->pc = NULL;

@@ -123,7 +123,7 @@ struct pctr__ring {
 	unsigned char *data;
 	uint64_t size; /* data area, a power of two */
 	size_t map_len;
-	int carrier; /* the dummy event that owns the ring, or -1 */
+	struct pctr__ctr carrier; /* the dummy owning the ring, or fd -1 */
 	struct pctr__ring *shared; /* the ring this counter writes into, if
 				      another's (a CPU's ring: open_on()) */
 	struct pctr__ctr *ctr;

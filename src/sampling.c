@@ -333,7 +333,7 @@ check_buffered(struct pctr_set *set)
 		return pctr__error(EINVAL, "NULL set");
 	if (!set->open)
 		return pctr__error(EBADFD, "the set is not open");
-	if (set->forks != pctr__forks)
+	if (pctr__set_forked(set))
 		return pctr__error(ECHILD, "the sample buffers of this set "
 					   "stay with the process that opened "
 					   "it: a child forked since cannot "
@@ -490,6 +490,10 @@ pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms)
 	struct pollfd *pfd;
 	int r = check_buffered(set), n = 0, hup = 0;
 
+	/* a number the program reused would answer for a file of its own */
+	for (int i = 0; r == 0 && i < set->ovf->nr_ring; i++)
+		if (set->ovf->ring[i].pc)
+			r = pctr__ctr_check(set->ovf->ring[i].ctr);
 	if (r < 0)
 		return r;
 	pfd = calloc(set->ovf->nr_ring, sizeof(*pfd));

@@ -19,7 +19,8 @@
  *
  * Descriptors: the program can close one of the set's and get its number
  * back for a pipe or a file.  Before a read(2), an ioctl or a close, the
- * library checks the number is still its perf event (ctr_check).
+ * library checks the number is still its perf event (pctr__ctr_check());
+ * overflow.c and ring.c do the same before their fcntl, ioctl and close.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -136,6 +137,12 @@ watch_forks(void)
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
+bool
+pctr__set_forked(const struct pctr_set *set)
+{
+	return set->forks != pctr__forks || set->pid != getpid();
+}
+
 /* ---- descriptors that are still ours ----------------------------------- */
 
 static const char *
@@ -195,13 +202,28 @@ ctr_lost(const struct pctr__ctr *c, int err)
  * check and the call is not caught: the check narrows the race, it cannot
  * shut it.
  */
-int
-pctr__ctr_check(const struct pctr__ctr *c)
+static int
+ctr_id_check(const struct pctr__ctr *c)
 {
 	uint64_t id = 0;
 	int r = pctr__sys_ioctl(c->fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
 
-	return r == 0 && id == c->id ? 0 : ctr_lost(c, r);
+	return r < 0 ? r : id == c->id; /* 1 ours, 0 another perf event */
+}
+
+/* Async-signal-safe: no error text (the restart, a handler's rearm). */
+bool
+pctr__ctr_owned(const struct pctr__ctr *c)
+{
+	return ctr_id_check(c) == 1;
+}
+
+int
+pctr__ctr_check(const struct pctr__ctr *c)
+{
+	int r = ctr_id_check(c);
+
+	return r == 1 ? 0 : ctr_lost(c, r);
 }
 
 /*
@@ -217,8 +239,8 @@ ctr_close(struct pctr__ctr *c)
 }
 
 /* Remember what the descriptor is, for pctr__ctr_check(). */
-static int
-ctr_identify(struct pctr__ctr *c)
+int
+pctr__ctr_identify(struct pctr__ctr *c)
 {
 	unsigned int mode;
 	uint64_t id;
@@ -248,12 +270,13 @@ static void
 close_all(struct pctr_set *set)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	bool forked = pctr__set_forked(set);
 
 	pctr__plan_unlist(set);
 	pctr__plan_none(set);
 	pctr__overflow_close(set);
 	for (int i = 0; set->ctr && i < set->nr_inst * set->nr_ctr; i++) {
-		if (set->ctr[i].page && set->forks == pctr__forks)
+		if (set->ctr[i].page && !forked)
 			pctr__sys_munmap(set->ctr[i].page, page);
 		ctr_close(&set->ctr[i]);
 		if (set->groups)
@@ -655,7 +678,8 @@ make_attr(const struct pctr_set *set, int e, int part, bool leader,
 	if (ev->part_type[part])
 		attr->config = (attr->config & PERF_HW_EVENT_MASK) |
 			       (uint64_t)ev->part_type[part] << PERF_PMU_TYPE_SHIFT;
-	attr->read_format = how->inherit ? READ_ONE : READ_FORMAT;
+	attr->read_format = (how->inherit ? READ_ONE : READ_FORMAT) |
+			    (set->read_lost ? PERF_FORMAT_LOST : 0);
 	/*
 	 * Leaders open enabled and are stopped as soon as their group is
 	 * complete (open_instance), what they counted meanwhile becoming the
@@ -794,6 +818,8 @@ open_reader(struct pctr_set *set, int inst, int g, const struct how *how,
 
 	if (grp->nr < 2)
 		return 0;
+	if (set->read_lost)
+		attr.read_format |= PERF_FORMAT_LOST;
 	pctr__set_clock(set, &attr);
 	for (int c = 0; c < set->nr_ctr; c++)
 		if (set->ctr[inst * set->nr_ctr + c].fd == grp->leader_fd)
@@ -984,19 +1010,21 @@ finish_instance(struct pctr_set *set, int inst, bool user_read)
 				member[k++] = c;
 	}
 	for (int g = 0; g < set->nr_groups[inst]; g++) {
-		int r = grp[g].reader.fd < 0 ? 0 : ctr_identify(&grp[g].reader);
+		int r = grp[g].reader.fd < 0
+				? 0
+				: pctr__ctr_identify(&grp[g].reader);
 
 		if (r < 0)
 			return r;
 	}
 	if (set->guard[inst].fd >= 0) {
-		int r = ctr_identify(&set->guard[inst]);
+		int r = pctr__ctr_identify(&set->guard[inst]);
 
 		if (r < 0)
 			return r;
 	}
 	for (int c = 0; c < set->nr_ctr; c++) {
-		int r = ctr_identify(&ctr[c]);
+		int r = pctr__ctr_identify(&ctr[c]);
 
 		if (r < 0)
 			return r;
@@ -1034,7 +1062,7 @@ alloc_open(struct pctr_set *set, int nr_inst)
 		set->groups[i].reader.fd = -1;
 	/* a group read: nr, enabled, running, then value and id of each
 	 * counter and of a reader */
-	set->buf_len = (3 + 2 * ((size_t)nc + 1)) * sizeof(uint64_t);
+	set->buf_len = (3 + 3 * ((size_t)nc + 1)) * sizeof(uint64_t);
 	set->buf = malloc(set->buf_len);
 	if (!set->ctr || !set->nr_groups || !set->groups || !set->guard ||
 	    !set->member || !set->base || !set->buf)
@@ -1093,7 +1121,9 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	start.open_enabled = !base->enable_on_exec && !samples(set);
 	base = &start;
 	set->forks = pctr__forks;
+	set->pid = getpid();
 	set->inherit = base->inherit;
+	set->read_lost = samples(set) && pctr__format_lost();
 	if (base->inherit && samples(set))
 		r = spread_over_cpus(&ids, &cpus, &nr);
 	if (r < 0) {
@@ -1391,7 +1421,7 @@ ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 					   "(call pctr_set_open() first)",
 				   what);
 	/* a forked child's descriptors share the parent's counters */
-	if (set->forks != pctr__forks)
+	if (pctr__set_forked(set))
 		return pctr__error(ECHILD, "cannot %s in a child: the set was "
 					   "opened before fork() and its "
 					   "counters are the parent's (the "

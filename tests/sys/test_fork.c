@@ -11,8 +11,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "pctr.h"
@@ -140,15 +143,56 @@ perf_fds(void)
 	return n;
 }
 
-/* run @fn in a child and check that it exited with 0 */
-static void
-in_child(void (*fn)(void *), void *arg)
+/*
+ * How a child is made: fork() runs the atfork handlers; _Fork() (glibc
+ * 2.34), the raw system call and clone() do not, and the library must
+ * see the new process all the same.
+ */
+enum child_kind { BY_FORK, BY__FORK, BY_SYSCALL, BY_CLONE };
+static const char *const kind_name[] = { "fork()", "_Fork()",
+					 "syscall(SYS_fork)", "clone()" };
+
+struct child_call {
+	void (*fn)(void *);
+	void *arg;
+};
+
+static int
+clone_start(void *arg)
 {
+	struct child_call *c = arg;
+
+	c->fn(c->arg);
+	_exit(0);
+}
+
+static pid_t
+make_child(enum child_kind kind, struct child_call *call)
+{
+	static char stack[256 * 1024] __attribute__((aligned(16)));
+
+	switch (kind) {
+	case BY_FORK:
+		return fork();
+	case BY__FORK:
+		return _Fork();
+	case BY_SYSCALL:
+		return (pid_t)syscall(SYS_fork);
+	default:
+		return clone(clone_start, stack + sizeof(stack), SIGCHLD, call);
+	}
+}
+
+/* run @fn in a child made the @kind way and check that it exited with 0 */
+static void
+in_child_by(enum child_kind kind, void (*fn)(void *), void *arg)
+{
+	struct child_call call = { fn, arg };
 	int status;
 	pid_t pid;
 
 	fflush(stdout);
-	pid = fork();
+	pid = make_child(kind, &call);
 	ASSERT(pid >= 0);
 	if (pid == 0) {
 		fn(arg);
@@ -156,7 +200,14 @@ in_child(void (*fn)(void *), void *arg)
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		TEST_FAIL("the child failed (status %#x)", status);
+		TEST_FAIL("the child made by %s failed (status %#x)",
+			  kind_name[kind], status);
+}
+
+static void
+in_child(void (*fn)(void *), void *arg)
+{
+	in_child_by(BY_FORK, fn, arg);
 }
 
 /*
@@ -194,21 +245,28 @@ child_tries_everything(void *arg)
 }
 
 static void
-parent_keeps_its_notifications(int target)
+parent_keeps_its_notifications_by(int target, enum child_kind kind)
 {
 	struct pctr_set *sets[2] = { open_overflow(target), NULL };
 	int fd = pctr_set_fd(sets[0], 0), fl = fcntl(fd, F_GETFL);
 	struct f_owner_ex owner;
 
 	ASSERT(fl & O_ASYNC);
+	printf("# a child made by %s\n", kind_name[kind]);
 	check_rate(sets[0], 100, "before the fork");
-	in_child(child_tries_everything, sets);
+	in_child_by(kind, child_tries_everything, sets);
 	/* the shared description is as it was: flags, signal owner */
 	ASSERT_EQ(fcntl(fd, F_GETFL), fl);
 	ASSERT(fcntl(fd, F_GETOWN_EX, &owner) == 0);
 	ASSERT_EQ(owner.pid, gettid());
 	check_rate(sets[0], 100, "after the child freed its copy");
 	ASSERT_OK(pctr_set_destroy(sets[0]));
+}
+
+static void
+parent_keeps_its_notifications(int target)
+{
+	parent_keeps_its_notifications_by(target, BY_FORK);
 }
 
 TEST(thread_set_survives_the_child)
@@ -244,6 +302,19 @@ child_reads_samples(void *arg)
 	ASSERT_EQ(perf_fds(), 1);
 }
 
+static void
+child_reads_samples_alone(void *arg)
+{
+	struct pctr_set *set = arg;
+	int n = 0;
+
+	ASSERT_EQ(pctr_set_sampling_read(set, count_record, &n), -ECHILD);
+	ASSERT_EQ(n, 0);
+	ASSERT_EQ(pctr_set_sampling_wait(set, 0), -ECHILD);
+	ASSERT_EQ(pctr_set_destroy(set), 0);
+	ASSERT_EQ(perf_fds(), 0);
+}
+
 /* sampling in a child: a clear error, no crash; the parent reads on */
 TEST(child_cannot_read_the_samples)
 {
@@ -266,6 +337,104 @@ TEST(child_cannot_read_the_samples)
 	/* every sample of both halves is still there for the parent */
 	ASSERT_RATE(n, kernel);
 	pctr_set_free(set);
+}
+
+TEST(thread_set_survives_a__Fork_child)
+{
+	parent_keeps_its_notifications_by(PCTR_TARGET_THREAD, BY__FORK);
+}
+
+TEST(process_set_survives_a__Fork_child)
+{
+	parent_keeps_its_notifications_by(PCTR_TARGET_PROCESS, BY__FORK);
+}
+
+TEST(thread_set_survives_a_syscall_fork_child)
+{
+	parent_keeps_its_notifications_by(PCTR_TARGET_THREAD, BY_SYSCALL);
+}
+
+TEST(process_set_survives_a_clone_child)
+{
+	parent_keeps_its_notifications_by(PCTR_TARGET_PROCESS, BY_CLONE);
+}
+
+/* the child only frees its copy: the parent's notifications go on */
+static void
+child_frees(void *arg)
+{
+	ASSERT_EQ(pctr_set_destroy(arg), 0);
+	ASSERT_EQ(perf_fds(), 0);
+}
+
+TEST(raw_children_free_without_silencing_the_parent)
+{
+	for (enum child_kind k = BY__FORK; k <= BY_CLONE; k++) {
+		struct pctr_set *set = open_overflow(k == BY_CLONE
+							     ? PCTR_TARGET_PROCESS
+							     : PCTR_TARGET_THREAD);
+
+		printf("# a child made by %s frees the set\n", kind_name[k]);
+		in_child_by(k, child_frees, set);
+		check_rate(set, 100, "after the child freed its copy");
+		ASSERT_OK(pctr_set_destroy(set));
+	}
+}
+
+/* sampling: the child made without the handlers is refused as well */
+static void
+child_cannot_read_samples_by(enum child_kind kind)
+{
+	struct pctr_set *set = open_sampling();
+	int n = 0;
+
+	spin_user_ns(20 * PERIOD_NS);
+	in_child_by(kind, child_reads_samples_alone, set);
+	ASSERT_OK(pctr_set_disable(set));
+	ASSERT_GT(pctr_set_sampling_read(set, count_record, &n), 0);
+	pctr_set_free(set);
+}
+
+TEST(raw_children_cannot_read_the_samples)
+{
+	child_cannot_read_samples_by(BY__FORK);
+	child_cannot_read_samples_by(BY_SYSCALL);
+	child_cannot_read_samples_by(BY_CLONE);
+}
+
+/*
+ * Regions: the child's region counts the child's own thread (its counters
+ * opened afresh), not the parent's, which waits for it meanwhile.
+ */
+static void
+child_region(void *arg)
+{
+	struct pctr_summary s = { .size = sizeof(s) };
+	struct pctr_stats *st;
+
+	(void)arg;
+	ASSERT_OK(pctr_region_begin("child"));
+	spin_ns(30 * PERIOD_NS);
+	ASSERT_OK(pctr_region_end("child"));
+	ASSERT_OK(pctr_region_stats("child", &st));
+	ASSERT_OK(pctr_stats_get(st, 0, &s));
+	printf("# the child's region: %llu ns of task-clock\n",
+	       (unsigned long long)s.total);
+	if (s.total < 27 * PERIOD_NS)
+		TEST_FAIL("the child's 30 ms region counted %llu ns",
+			  (unsigned long long)s.total);
+	pctr_stats_free(st);
+}
+
+TEST(region_in_a_child_counts_the_child)
+{
+	ASSERT_OK(pctr_region_init(NULL));
+	ASSERT_OK(pctr_region_begin("parent"));
+	ASSERT_OK(pctr_region_end("parent"));
+	for (enum child_kind k = BY_FORK; k <= BY_CLONE; k++) {
+		printf("# a child made by %s\n", kind_name[k]);
+		in_child_by(k, child_region, NULL);
+	}
 }
 
 /*
@@ -350,5 +519,14 @@ main(void)
 	return test_main(TESTS(TEST_CASE(thread_set_survives_the_child)
 			       TEST_CASE(process_set_survives_the_child)
 			       TEST_CASE(child_cannot_read_the_samples)
+			       TEST_CASE(thread_set_survives_a__Fork_child)
+			       TEST_CASE(process_set_survives_a__Fork_child)
+			       TEST_CASE(
+				       thread_set_survives_a_syscall_fork_child)
+			       TEST_CASE(process_set_survives_a_clone_child)
+			       TEST_CASE(
+				       raw_children_free_without_silencing_the_parent)
+			       TEST_CASE(raw_children_cannot_read_the_samples)
+			       TEST_CASE(region_in_a_child_counts_the_child)
 			       TEST_CASE(child_free_unmaps_nothing_of_its_own)));
 }

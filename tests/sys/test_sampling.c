@@ -214,6 +214,49 @@ TEST(full_buffer_counts_losses)
 	pctr_set_free(set);
 }
 
+/*
+ * The same buffer, read only once the set is stopped: no record comes
+ * after the losses, so the kernel never writes its lost-records note, but
+ * it counted every sample it dropped (PERF_FORMAT_LOST, Linux 6.0), and
+ * that count is the one reported: read + lost is every overflow, exactly,
+ * for a thread's set and for a process's (whose rings have carriers).
+ */
+static void
+losses_without_a_later_record(int target)
+{
+	struct pctr_set *set = sampling_set("page-faults:u", 1,
+					    PCTR_SAMPLE_TID | PCTR_SAMPLE_TIME,
+					    1);
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	struct tally t = { 0 };
+	struct pctr_sample s;
+
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){ target }));
+	ASSERT_OK(pctr_set_enable(set));
+	touch_pages(2000);
+	ASSERT_OK(pctr_set_disable(set));
+	ASSERT_OK(pctr_set_read(set, &s));
+	pctr_set_sampling_read(set, count_record, &t);
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
+	printf("# %llu read, %llu lost, %llu overflows\n",
+	       (unsigned long long)st.notified, (unsigned long long)st.lost,
+	       (unsigned long long)s.count[0].value);
+	ASSERT_LT(st.notified, 300);
+	ASSERT_UEQ(st.notified, t.n);
+	ASSERT_UEQ(st.notified + st.lost, s.count[0].value);
+	pctr_set_free(set);
+}
+
+TEST(losses_counted_with_no_record_after_them)
+{
+	losses_without_a_later_record(PCTR_TARGET_THREAD);
+}
+
+TEST(process_losses_counted_with_no_record_after_them)
+{
+	losses_without_a_later_record(PCTR_TARGET_PROCESS);
+}
+
 static int
 period_of_record(const struct pctr_sample_record *r, void *arg)
 {
@@ -681,6 +724,9 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(samples_in_buffer)
 			       TEST_CASE(full_buffer_counts_losses)
+			       TEST_CASE(losses_counted_with_no_record_after_them)
+			       TEST_CASE(
+				       process_losses_counted_with_no_record_after_them)
 			       TEST_CASE(software_event_period_is_the_period)
 			       TEST_CASE(command_is_sampled)
 			       TEST_CASE(eight_new_threads)
