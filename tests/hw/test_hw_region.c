@@ -226,6 +226,9 @@ check_nops(const char *user_access)
 PATH_LOOPS(by_id, pctr_region_begin_id(id), pctr_region_end_id(id))
 PATH_LOOPS(by_name, pctr_region_begin("r"), pctr_region_end("r"))
 PATH_LOOPS(marker, PCTR_REGION_BEGIN("r"), PCTR_REGION_END("r"))
+/* begun one way, ended the other: the end's overhead is taken off */
+PATH_LOOPS(name_id, pctr_region_begin("r"), pctr_region_end_id(id))
+PATH_LOOPS(id_name, pctr_region_begin_id(id), pctr_region_end("r"))
 
 /* one event, or four: the 64-bit one and three 32-bit ones (arm64: 5 of
  * its 6 counters, x86: 4 of 7), every one counting user instructions */
@@ -261,13 +264,15 @@ check_path(void (*loop)(int), bool marker, int nr, uint64_t want,
 	char events[5 * PCTR_NAME_MAX];
 	struct pctr_summary s;
 	uint64_t n;
-	int id;
+	int id, policy;
 
 	path_events(nr, events, sizeof(events));
 	id = marker ? setup_marker(user_access, events)
 		    : setup(user_access, events);
 	ASSERT_GE(id, 1);
+	policy = hw_fifo_begin(); /* nothing switches the thread out */
 	loop(id);
+	hw_fifo_end(policy);
 	for (int i = 0; i < nr; i++) {
 		printf("# event %d of %d: want %llu per interval\n", i, nr,
 		       (unsigned long long)want);
@@ -302,11 +307,17 @@ check_path(void (*loop)(int), bool marker, int nr, uint64_t want,
 	TEST(tag##_nops_are_1000_4_events)                                    \
 	{                                                                     \
 		check_path(tag##_nops, marker, 4, 1000, "1");                 \
+	}                                                                     \
+	TEST(tag##_nops_are_1000_syscall_read)                                \
+	{                                                                     \
+		check_path(tag##_nops, marker, 1, 1000, "0");                 \
 	}
 
 PATH_CASES(by_id, false)
 PATH_CASES(by_name, false)
 PATH_CASES(marker, true)
+PATH_CASES(name_id, false)
+PATH_CASES(id_name, false)
 
 TEST(empty_region_is_zero_user_read)
 {
@@ -810,14 +821,29 @@ main(void)
 			       TEST_CASE(by_id_empty_is_zero_syscall_read)
 			       TEST_CASE(by_id_nops_are_1000_1_event)
 			       TEST_CASE(by_id_nops_are_1000_4_events)
+			       TEST_CASE(by_id_nops_are_1000_syscall_read)
 			       TEST_CASE(by_name_empty_is_zero_1_event)
 			       TEST_CASE(by_name_empty_is_zero_4_events)
 			       TEST_CASE(by_name_empty_is_zero_syscall_read)
 			       TEST_CASE(by_name_nops_are_1000_1_event)
 			       TEST_CASE(by_name_nops_are_1000_4_events)
+			       TEST_CASE(by_name_nops_are_1000_syscall_read)
 			       TEST_CASE(marker_empty_is_zero_1_event)
 			       TEST_CASE(marker_empty_is_zero_4_events)
 			       TEST_CASE(marker_empty_is_zero_syscall_read)
 			       TEST_CASE(marker_nops_are_1000_1_event)
-			       TEST_CASE(marker_nops_are_1000_4_events)));
+			       TEST_CASE(marker_nops_are_1000_4_events)
+			       TEST_CASE(marker_nops_are_1000_syscall_read)
+			       TEST_CASE(name_id_empty_is_zero_1_event)
+			       TEST_CASE(name_id_empty_is_zero_4_events)
+			       TEST_CASE(name_id_empty_is_zero_syscall_read)
+			       TEST_CASE(name_id_nops_are_1000_1_event)
+			       TEST_CASE(name_id_nops_are_1000_4_events)
+			       TEST_CASE(name_id_nops_are_1000_syscall_read)
+			       TEST_CASE(id_name_empty_is_zero_1_event)
+			       TEST_CASE(id_name_empty_is_zero_4_events)
+			       TEST_CASE(id_name_empty_is_zero_syscall_read)
+			       TEST_CASE(id_name_nops_are_1000_1_event)
+			       TEST_CASE(id_name_nops_are_1000_4_events)
+			       TEST_CASE(id_name_nops_are_1000_syscall_read)));
 }
