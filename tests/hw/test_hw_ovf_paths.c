@@ -48,6 +48,12 @@ static volatile sig_atomic_t nr_sig, in_loop, bad, why, stop_at;
 static volatile uint64_t bad_value;
 static uint64_t preset;
 
+/*
+ * The checks a notification can fail, in the failure's "check N": 1 not
+ * the overflow signal (libcpc) or not the period (pctr), 2 the sample or
+ * read failed, 3 the count read is not the preset plus one period, 4 the
+ * restart failed, 5 a notification before pctr_set_enable().
+ */
 static void
 fail_note(int w, uint64_t v)
 {
@@ -248,20 +254,29 @@ TEST(v2_restart_smallest)
 
 static struct pctr_set *ovf_set;
 static uint64_t ovf_period;
+static volatile sig_atomic_t armed; /* pctr_set_enable() was called */
 
-static struct pctr_set *
+/* the set in ovf_set before it is opened: a callback may use it at once */
+static void
 overflow_set(uint64_t period, unsigned int flags, pctr_overflow_fn fn)
 {
 	struct pctr_overflow o = { .size = sizeof(o), .period = period,
 				   .flags = flags, .fn = fn };
 	struct pctr_target t = { .type = PCTR_TARGET_THREAD };
-	struct pctr_set *set;
 
-	ASSERT_OK(pctr_set_new(&set, 0));
-	ASSERT_OK(pctr_set_add(set, "instructions:u"));
-	ASSERT_OK(pctr_set_overflow(set, 0, &o));
-	ASSERT_OK(pctr_set_open(set, &t));
-	return set;
+	armed = 0;
+	ASSERT_OK(pctr_set_new(&ovf_set, 0));
+	ASSERT_OK(pctr_set_add(ovf_set, "instructions:u"));
+	ASSERT_OK(pctr_set_overflow(ovf_set, 0, &o));
+	ASSERT_OK(pctr_set_open(ovf_set, &t));
+}
+
+/* enabled: nothing counts before, so nothing may be notified before */
+static void
+enable(void)
+{
+	armed = 1;
+	ASSERT_OK(pctr_set_enable(ovf_set));
 }
 
 static void
@@ -271,6 +286,8 @@ restart_cb(const struct pctr_overflow_info *info, void *arg)
 
 	(void)arg;
 	seen_pc(info->ip);
+	if (!armed)
+		fail_note(5, nr_sig); /* counted before pctr_set_enable() */
 	if (info->period != ovf_period)
 		fail_note(1, info->period);
 	/* stopped on the overflowing instruction: one period, exactly */
@@ -293,8 +310,8 @@ restart_runs(uint64_t period)
 	ovf_period = period;
 	for (int run = 0; run < RUNS; run++) {
 		reset_run(period);
-		ovf_set = overflow_set(period, PCTR_OVF_ONESHOT, restart_cb);
-		ASSERT_OK(pctr_set_enable(ovf_set));
+		overflow_set(period, PCTR_OVF_ONESHOT, restart_cb);
+		enable();
 		hw_loop(n);
 		ASSERT_OK(pctr_set_disable(ovf_set));
 		pctr_set_free(ovf_set);
@@ -321,6 +338,8 @@ native_cb(const struct pctr_overflow_info *info, void *arg)
 {
 	(void)arg;
 	seen_pc(info->ip);
+	if (!armed)
+		fail_note(5, nr_sig); /* counted before pctr_set_enable() */
 	if (info->period != ovf_period)
 		fail_note(1, info->period);
 }
@@ -354,8 +373,8 @@ native_runs(uint64_t period, bool exact)
 		struct pctr_sample s;
 
 		reset_run(period);
-		ovf_set = overflow_set(period, 0, native_cb);
-		ASSERT_OK(pctr_set_enable(ovf_set));
+		overflow_set(period, 0, native_cb);
+		enable();
 		hw_loop(n);
 		ASSERT_OK(pctr_set_disable(ovf_set));
 		ASSERT_OK(pctr_set_read(ovf_set, &s));
