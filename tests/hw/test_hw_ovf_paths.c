@@ -29,8 +29,9 @@
  * counter and loses overflows; so it is exact with the limit lifted
  * (floor(count / P) notifications: the library's handler counts too, so
  * some overflows fall inside it), and at the
- * defaults, as a program would run, it may lose overflows but never more
- * notifications than overflows, and never dies.
+ * defaults, as a program would run, the kernel stops the counter for
+ * the rest of the tick past the limit: never more notifications than
+ * overflows, every overflow notified or counted lost, and never dies.
  */
 #include <libcpc.h>
 #include <signal.h>
@@ -393,6 +394,16 @@ native_runs(uint64_t period, bool exact)
 				  (unsigned long long)(s.count[0].value /
 						       period));
 		ASSERT_UEQ(st.notified, (uint64_t)nr_sig);
+		/* every overflow notified or counted lost (pctr_overflow(3)) */
+		if (st.notified + st.lost != s.count[0].value / period)
+			TEST_FAIL("native, period %llu, run %d: %llu notified "
+				  "+ %llu lost of %llu overflows: the others "
+				  "vanished",
+				  (unsigned long long)period, run,
+				  (unsigned long long)st.notified,
+				  (unsigned long long)st.lost,
+				  (unsigned long long)(s.count[0].value /
+						       period));
 		if (exact && (uint64_t)nr_sig != s.count[0].value / period)
 			TEST_FAIL("native, period %llu, run %d, limit lifted: "
 				  "%d notifications of %llu overflows (count "
