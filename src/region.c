@@ -18,10 +18,19 @@
  *   end:   read (the first thing it does), then checks and accumulation
  *
  * What remains between the two reads (begin's return, end's entry, the
- * rest of the read itself) is the same for every region, and is measured
- * when a thread starts by running empty regions of the reserved id 0
- * through the same public calls; its minimum is taken off every interval,
- * and its standard deviation is the uncertainty of what was taken off.
+ * rest of the read itself) is the same for every region ended the same
+ * way, and is measured when a thread starts by running empty regions of
+ * the reserved id 0 through the same public calls, once for each way a
+ * program can end a region: by id (pctr_region_end_id()) and by name
+ * (pctr_region_end(), which the marker macros call; its entry is longer,
+ * and the name is an argument of a string's address).  The minimum of
+ * each is taken off every interval ended that way, and its standard
+ * deviation is the uncertainty of what was taken off.  Begin by name
+ * reads by begin by id's own code (it calls it last), so the way a region
+ * began does not matter.  A region's statistics report the overhead of
+ * the way its first begin in the thread named it, and the smaller of the
+ * two once it was also ended the other way (the merge's rule: what is
+ * known to have been paid; ended_by() says where that is not seen).
  *
  * Disturbed intervals.  An interval can hold more than the region's code:
  * the kernel's, another thread's time, a read that had to start again.
@@ -80,6 +89,23 @@
 
 #define CAL_ID 0 /* reserved region: overhead calibration */
 
+/* how a region is ended: the overhead taken off its intervals */
+enum { BY_ID, BY_NAME, NR_PATHS };
+
+/*
+ * The name calibration ends its empty regions with: found by address
+ * (lookup_fast()), no program's name can be this object.
+ */
+static const char cal_name[] = "";
+
+/* the overhead of one way of ending a region (see the top) */
+struct path_overhead {
+	uint64_t ticks;
+	uint64_t ev[PCTR_MAX_EVENTS];
+	double ticks_sd;
+	double sd[PCTR_MAX_EVENTS];
+};
+
 struct region_thread {
 	unsigned int gen; /* fork generation the state belongs to */
 	pid_t pid; /* and its process (check_process()) */
@@ -105,10 +131,8 @@ struct region_thread {
 	struct pctr_stats **rs; /* by region id */
 	const char **key; /* name pointer last used for each id */
 	bool *counted; /* this thread counted in the region's threads */
-	uint64_t oh_ticks;
-	uint64_t oh[PCTR_MAX_EVENTS];
-	double oh_ticks_sd;
-	double oh_sd[PCTR_MAX_EVENTS];
+	uint8_t *ends; /* 1 << BY_*: the overheads its statistics report */
+	struct path_overhead oh[NR_PATHS];
 };
 
 static struct {
@@ -249,6 +273,7 @@ thread_free(struct region_thread *t)
 	free(t->rs);
 	free(t->key);
 	free(t->counted);
+	free(t->ends);
 	free(t->start);
 	free(t->vstart);
 	pctr_set_free(t->set);
@@ -574,6 +599,7 @@ grow_slots(struct region_thread *t, int want)
 	struct pctr_stats **rs = realloc(t->rs, cap * sizeof(*rs));
 	const char **key;
 	bool *counted;
+	uint8_t *ends;
 
 	if (rs)
 		t->rs = rs;
@@ -581,22 +607,74 @@ grow_slots(struct region_thread *t, int want)
 	if (key)
 		t->key = key;
 	counted = key ? realloc(t->counted, cap * sizeof(*counted)) : NULL;
-	if (!counted)
+	if (counted)
+		t->counted = counted;
+	ends = counted ? realloc(t->ends, cap * sizeof(*ends)) : NULL;
+	if (!ends)
 		return pctr__error(ENOMEM, "out of memory for a thread's "
 					   "regions");
-	t->counted = counted;
+	t->ends = ends;
 	for (int i = t->cap; i < cap; i++) {
 		t->rs[i] = NULL;
 		t->key[i] = NULL;
 		t->counted[i] = false;
+		t->ends[i] = 0;
 	}
 	t->cap = cap;
 	return 0;
 }
 
-/* The first use of region @id in this thread: its statistics. */
+/*
+ * The overhead @st reports: that of each way in @ends, the smallest (the
+ * spread the widest), as pctr_stats_merge() does for threads.
+ */
+static void
+report_overhead(const struct region_thread *t, struct pctr_stats *st,
+		unsigned int ends)
+{
+	struct path_overhead o = { .ticks = UINT64_MAX };
+
+	for (int i = 0; i < t->nr; i++)
+		o.ev[i] = UINT64_MAX;
+	for (int p = 0; p < NR_PATHS; p++) {
+		const struct path_overhead *q = &t->oh[p];
+
+		if (!((ends >> p) & 1))
+			continue;
+		o.ticks = q->ticks < o.ticks ? q->ticks : o.ticks;
+		o.ticks_sd = q->ticks_sd > o.ticks_sd ? q->ticks_sd
+						      : o.ticks_sd;
+		for (int i = 0; i < t->nr; i++) {
+			o.ev[i] = q->ev[i] < o.ev[i] ? q->ev[i] : o.ev[i];
+			o.sd[i] = q->sd[i] > o.sd[i] ? q->sd[i] : o.sd[i];
+		}
+	}
+	pctr_stats_overhead_set(st, o.ticks, o.ev);
+	pctr_stats_overhead_spread_set(st, o.ticks_sd, o.sd);
+}
+
+/*
+ * A region ended another way than its statistics report so far: from now
+ * on they report the smaller overhead.  Seen on every end by name and
+ * every end by id off the fast path; an end by id on it (of a region that
+ * a begin by name created in this thread) is not looked at, and leaves
+ * the by-name overhead reported, though the by-id one is taken off.
+ */
+static inline void
+ended_by(struct region_thread *t, int id, int path)
+{
+	if (__builtin_expect(!((t->ends[id] >> path) & 1), 0)) {
+		t->ends[id] |= 1u << path;
+		report_overhead(t, t->rs[id], t->ends[id]);
+	}
+}
+
+/*
+ * The first use of region @id in this thread: its statistics, reporting
+ * the overhead of @path, the way the begin that created it named it.
+ */
 static int
-add_slot(struct region_thread *t, int id)
+add_slot(struct region_thread *t, int id, int path)
 {
 	struct pctr_stats *st;
 	int r;
@@ -610,13 +688,13 @@ add_slot(struct region_thread *t, int id)
 	r = pctr__stats_new_for_events(&st, t->set, t->nr, reg.keep);
 	if (r < 0)
 		return r;
-	pctr_stats_overhead_set(st, t->oh_ticks, t->oh);
-	pctr_stats_overhead_spread_set(st, t->oh_ticks_sd, t->oh_sd);
 	st->detect = t->detect;
 	st->drop = reg.drop;
 	/* end adds sums alone: single intervals' rates are the kept ones' */
 	st->no_extremes = true;
 	t->rs[id] = st;
+	t->ends[id] = 1u << path;
+	report_overhead(t, st, t->ends[id]);
 	return 0;
 }
 
@@ -632,10 +710,12 @@ add_slot(struct region_thread *t, int id)
 /*
  * Out of line, so that the loop's own counting cannot be scheduled between
  * the two calls, and the result pinned so that end is a call, not a jump
- * after the frame is torn down.
+ * after the frame is torn down.  By name, the name is what a program
+ * passes: the address of a string, put in the argument register between
+ * the calls as a literal's is.
  */
 static __attribute__((noinline)) int
-empty_pair(void)
+empty_pair_id(void)
 {
 	int r;
 
@@ -645,41 +725,67 @@ empty_pair(void)
 	return r;
 }
 
-static int
-calibrate(struct region_thread *t)
+static __attribute__((noinline)) int
+empty_pair_name(void)
 {
-	struct pctr_stats *cal;
-	int r = add_slot(t, CAL_ID);
+	int r;
 
-	if (r < 0 || reg.calibrate == 0)
-		return r;
+	pctr_region_begin(cal_name);
+	r = pctr_region_end(cal_name);
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+/* The overhead of ending regions the way @pair does, into t->oh[@path]. */
+static int
+calibrate_path(struct region_thread *t, int path, int (*pair)(void))
+{
+	struct path_overhead *o = &t->oh[path];
+	struct pctr_stats *cal = t->rs[CAL_ID];
+	int r;
+
 	/*
 	 * A first pair, left out: it writes the thread's bookkeeping for the
 	 * first time, and the faults of those fresh pages (under
 	 * AddressSanitizer, of its shadow too) are no part of a region's
 	 * cost; they made the spread of empty regions' page faults nonzero.
 	 */
-	r = pctr_region_begin_id(CAL_ID);
+	r = pair();
 	if (r == 0)
-		r = pctr_region_end_id(CAL_ID);
-	if (r == 0)
-		r = pctr_stats_reset(t->rs[CAL_ID]);
+		r = pctr_stats_reset(cal);
 	for (unsigned int k = 0; r == 0 && k < reg.calibrate; k++)
-		r = empty_pair();
+		r = pair();
 	if (r < 0)
 		return r;
 	/* all disturbed (a calibration of one or a few): nothing to take off,
 	 * and the report's overhead of 0 says so */
-	cal = t->rs[CAL_ID];
-	t->oh_ticks = cal->n ? cal->time.min : 0;
-	t->oh_ticks_sd = pctr__series_sd(cal, &cal->time);
+	o->ticks = cal->n ? cal->time.min : 0;
+	o->ticks_sd = pctr__series_sd(cal, &cal->time);
 	for (int i = 0; i < t->nr; i++)
-		t->oh[i] = cal->n ? cal->ev[i].min : 0;
+		o->ev[i] = cal->n ? cal->ev[i].min : 0;
 	for (int i = 0; i < t->nr; i++)
-		t->oh_sd[i] = pctr__series_sd(cal, &cal->ev[i]);
-	pctr_stats_overhead_set(cal, t->oh_ticks, t->oh);
-	pctr_stats_overhead_spread_set(cal, t->oh_ticks_sd, t->oh_sd);
+		o->sd[i] = pctr__series_sd(cal, &cal->ev[i]);
 	return pctr_stats_reset(cal);
+}
+
+/*
+ * Each way of ending a region, with nothing taken off while it is measured
+ * (t->oh is zero until its own calibration is done).
+ */
+static int
+calibrate(struct region_thread *t)
+{
+	int r = add_slot(t, CAL_ID, BY_ID);
+
+	if (r < 0 || reg.calibrate == 0)
+		return r;
+	t->key[CAL_ID] = cal_name;
+	r = calibrate_path(t, BY_ID, empty_pair_id);
+	if (r == 0)
+		r = calibrate_path(t, BY_NAME, empty_pair_name);
+	if (r == 0)
+		report_overhead(t, t->rs[CAL_ID], 1u << BY_ID);
+	return r;
 }
 
 static int
@@ -723,7 +829,7 @@ ready(const struct region_thread *t, int id)
 
 /* Everything a begin may need before its read: the slow path. */
 static int
-prepare(int id)
+prepare(int id, int path)
 {
 	struct region_thread *t = self;
 	int r;
@@ -740,7 +846,7 @@ prepare(int id)
 		return pctr__error(t->err, "%s", pctr_strerror(t->err));
 	if ((unsigned int)id < (unsigned int)t->cap && t->rs[id])
 		return 0;
-	return add_slot(t, id);
+	return add_slot(t, id, path);
 }
 
 /*
@@ -819,7 +925,7 @@ begin_slow(int *id, const char *name)
 	if (name)
 		r = *id = lookup(t, name, true);
 	if (r >= 0)
-		r = prepare(*id);
+		r = prepare(*id, name ? BY_NAME : BY_ID);
 	if (r >= 0 && name)
 		self->key[*id] = name;
 	if (pause)
@@ -992,22 +1098,27 @@ disturbed(const struct region_thread *t, int d, const struct pctr_sample *s)
 	return why;
 }
 
+/* the end of a region read with pctr_set_read(), ended the way @path */
 static int
-finish(struct region_thread *t, int id, const struct pctr_sample *s)
+finish(struct region_thread *t, int id, const struct pctr_sample *s,
+       int path)
 {
+	const struct path_overhead *o = &t->oh[path];
 	struct pctr_stats *st = t->rs[id];
 	int d = t->depth - 1;
 
 	if (d < 0 || t->id[d] != id)
 		return end_error(t, id);
 	t->depth = d;
+	ended_by(t, id, path);
 	if (__builtin_expect(disturbed(t, d, s) != 0, 0)) {
 		st->disturbed++;
 		if (st->drop || id == CAL_ID)
 			return 0;
 	}
 	return pctr__stats_add_counts(st, s->tsc - t->tsc[d], s->count,
-				      &t->start[d * t->nr_all]);
+				      &t->start[d * t->nr_all], o->ticks,
+				      o->ev);
 }
 
 static inline int
@@ -1052,9 +1163,12 @@ sums_of(struct pctr_stats *st, uint64_t ticks, const uint64_t *x, int nr)
 			xy[k++] += (pctr__u128)x[i] * x[j];
 }
 
-/* the net counts of the interval of open region @d, read at @v, @tsc */
+/*
+ * The net counts of the interval of open region @d, read at @v, @tsc, of
+ * a region ended the way @o was measured.
+ */
 static inline __attribute__((always_inline)) uint64_t
-net_values(const struct pctr_stats *st, const struct region_thread *t,
+net_values(const struct path_overhead *o, const struct region_thread *t,
 	   int d, const uint64_t *v, uint64_t tsc, uint64_t *x, int nr)
 {
 	const uint64_t *v0 = &t->vstart[d * t->nr_all];
@@ -1065,31 +1179,33 @@ net_values(const struct pctr_stats *st, const struct region_thread *t,
 
 		/* a count that went backwards is 0, as interval_count() */
 		c = v[i] >= v0[i] ? c : 0;
-		x[i] = c > st->ev[i].overhead ? c - st->ev[i].overhead : 0;
+		x[i] = c > o->ev[i] ? c - o->ev[i] : 0;
 	}
-	return ticks > st->time.overhead ? ticks - st->time.overhead : 0;
+	return ticks > o->ticks ? ticks - o->ticks : 0;
 }
 
 /* the interval of open region @d, read at @v, @tsc, into @st */
 static __attribute__((noinline)) void
 add_values(struct pctr_stats *st, const struct region_thread *t, int d,
-	   const uint64_t *v, uint64_t tsc)
+	   const uint64_t *v, uint64_t tsc, int path)
 {
+	const struct path_overhead *o = &t->oh[path];
 	uint64_t x[PCTR_MAX_EVENTS];
 
-	pctr__stats_add_net(st, net_values(st, t, d, v, tsc, x, t->nr), x);
+	pctr__stats_add_net(st, net_values(o, t, d, v, tsc, x, t->nr), x);
 }
 
 #define ADD_FIXED(n)                                                          \
 	case n:                                                               \
-		sums_of(st, net_values(st, t, d, v, tsc, x, n), x, n);        \
+		sums_of(st, net_values(o, t, d, v, tsc, x, n), x, n);         \
 		return
 
-/* add_values() for the usual regions, unrolled */
+/* add_values() for the usual regions ended by id, unrolled */
 static inline __attribute__((always_inline)) void
 add_values_fast(struct pctr_stats *st, const struct region_thread *t, int d,
 		const uint64_t *v, uint64_t tsc)
 {
+	const struct path_overhead *o = &t->oh[BY_ID];
 	uint64_t x[4];
 
 	switch (t->unrolled) {
@@ -1098,17 +1214,17 @@ add_values_fast(struct pctr_stats *st, const struct region_thread *t, int d,
 		ADD_FIXED(3);
 		ADD_FIXED(4);
 	}
-	add_values(st, t, d, v, tsc);
+	add_values(st, t, d, v, tsc, BY_ID);
 }
 
 /*
  * End of a region opened by begin_values(), or an error: the slow cases
  * (a begin off the plan, an end off it, a moved page, a kernel-only
- * event that counted) and the wrong region.
+ * event that counted), the wrong region, and every end by name (@path).
  */
 static __attribute__((noinline)) int
 finish_values_slow(struct region_thread *t, int id, const uint64_t *v,
-		   uint64_t tsc, int r)
+		   uint64_t tsc, int r, int path)
 {
 	int d = t->depth - 1;
 	struct pctr_stats *st;
@@ -1119,13 +1235,14 @@ finish_values_slow(struct region_thread *t, int id, const uint64_t *v,
 		return end_error(t, id);
 	t->depth = d;
 	st = t->rs[id];
+	ended_by(t, id, path);
 	if (t->id[d] != id || r != PCTR_PATH_USER || *t->lock != t->seq[d] ||
 	    (t->kernel && kernel_ran_values(t, &t->vstart[d * t->nr_all], v))) {
 		st->disturbed++;
 		if (st->drop || id == CAL_ID)
 			return 0;
 	}
-	add_values(st, t, d, v, tsc);
+	add_values(st, t, d, v, tsc, path);
 	return 0;
 }
 
@@ -1145,7 +1262,7 @@ end_values(struct region_thread *t, int id)
 	d = t->depth - 1;
 	if (__builtin_expect(r != PCTR_PATH_USER || t->id[d] != id ||
 			     *t->lock != t->seq[d] || t->kernel, 0))
-		return finish_values_slow(t, id, v, tsc, r);
+		return finish_values_slow(t, id, v, tsc, r, BY_ID);
 	t->depth = d;
 	add_values_fast(t->rs[id], t, d, v, tsc);
 	return 0;
@@ -1165,7 +1282,7 @@ end_general(int id)
 	r = read_now(t, &s);
 	if (r == -EINVAL)
 		return end_error(t && t->gen == gen ? t : NULL, id);
-	return r < 0 ? r : finish(t, id, &s);
+	return r < 0 ? r : finish(t, id, &s, BY_ID);
 }
 
 /* noinline: calibration (empty_pair()) calls it as a program does */
@@ -1187,8 +1304,9 @@ pctr_region_end_id(int id)
 static inline int
 lookup_fast(const struct region_thread *t, const char *name)
 {
+	/* from CAL_ID: calibration's own name (cal_name) */
 	if (t && t->gen == gen)
-		for (int i = CAL_ID + 1; i < t->cap; i++)
+		for (int i = CAL_ID; i < t->cap; i++)
 			if (t->key[i] == name)
 				return i;
 	return -1;
@@ -1243,7 +1361,7 @@ end_named_values(struct region_thread *t, const char *name)
 	id = lookup(t, name, false);
 	if (id < 0)
 		return id;
-	return finish_values_slow(t, id, v, tsc, r);
+	return finish_values_slow(t, id, v, tsc, r, BY_NAME);
 }
 
 PCTR_EXPORT int
@@ -1266,7 +1384,7 @@ pctr_region_end(const char *name)
 		return id;
 	if (r == -EINVAL)
 		return end_error(t && t->gen == gen ? t : NULL, id);
-	return r < 0 ? r : finish(t, id, &s);
+	return r < 0 ? r : finish(t, id, &s, BY_NAME);
 }
 
 PCTR_EXPORT int

@@ -478,16 +478,18 @@ net(uint64_t x, uint64_t overhead)
 	return x > overhead ? x - overhead : 0;
 }
 
+/* @oh_ticks and @oh[] taken off, not @st's own overhead (regions: by path) */
 int
 pctr__stats_add_counts(struct pctr_stats *st, uint64_t ticks,
 		       const struct pctr_count *t1,
-		       const struct pctr_count *t0)
+		       const struct pctr_count *t0, uint64_t oh_ticks,
+		       const uint64_t *oh)
 {
 	uint64_t v[PCTR_MAX_EVENTS];
 
 	for (int i = 0; i < st->nr; i++)
-		v[i] = net(interval_count(&t1[i], &t0[i]), st->ev[i].overhead);
-	pctr__stats_add_net(st, net(ticks, st->time.overhead), v);
+		v[i] = net(interval_count(&t1[i], &t0[i]), oh[i]);
+	pctr__stats_add_net(st, net(ticks, oh_ticks), v);
 	return 0;
 }
 
@@ -511,12 +513,15 @@ PCTR_EXPORT int
 pctr_stats_add(struct pctr_stats *st, const struct pctr_sample *t1,
 	       const struct pctr_sample *t0)
 {
+	uint64_t oh[PCTR_MAX_EVENTS];
 	int r = check_samples(st, t1, t0);
 
 	if (r < 0)
 		return r;
+	for (int i = 0; i < st->nr; i++)
+		oh[i] = st->ev[i].overhead;
 	return pctr__stats_add_counts(st, t1->tsc - t0->tsc, t1->count,
-				      t0->count);
+				      t0->count, st->time.overhead, oh);
 }
 
 /* ---- merging -------------------------------------------------------- */

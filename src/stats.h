@@ -167,7 +167,8 @@ const struct pctr__series *pctr__stats_series(const struct pctr_stats *st,
 					      int idx);
 int pctr__stats_add_counts(struct pctr_stats *st, uint64_t ticks,
 			   const struct pctr_count *t1,
-			   const struct pctr_count *t0);
+			   const struct pctr_count *t0, uint64_t oh_ticks,
+			   const uint64_t *oh);
 int pctr__stats_clone(const struct pctr_stats *src, struct pctr_stats **dst);
 int pctr__stats_new_for_events(struct pctr_stats **stp,
 			       const struct pctr_set *set, int nr,

@@ -115,6 +115,156 @@ TEST(v2_exact_instructions)
 	cpc_close(v.cpc);
 }
 
+/* exactly @n instructions the compiler cannot see into or reorder */
+#define NOPS(n) __asm__ volatile(".rept " #n "\n\tnop\n\t.endr" ::: "memory")
+
+#define PATH_REPEATS 500
+
+/*
+ * Example 1's measurement with nothing, or 1000 nops, between the samples.
+ * libcpc has no overhead calibration: the difference of two samples is
+ * the raw counts', so the two samples' own share, C, is in every one.
+ * Exact means: every empty interval is the same C, and every interval of
+ * 1000 nops C + 1000.
+ */
+static __attribute__((noinline)) uint64_t
+v1_empty(void *arg)
+{
+	cpc_event_t before, after;
+
+	(void)arg;
+	cpc_take_sample(&before);
+	cpc_take_sample(&after);
+	return after.ce_pic[0] - before.ce_pic[0];
+}
+
+static __attribute__((noinline)) uint64_t
+v1_nops(void *arg)
+{
+	cpc_event_t before, after;
+
+	(void)arg;
+	cpc_take_sample(&before);
+	NOPS(1000);
+	cpc_take_sample(&after);
+	return after.ce_pic[0] - before.ce_pic[0];
+}
+
+static __attribute__((noinline)) uint64_t
+v2_empty(void *arg)
+{
+	struct v2 *v = arg;
+	uint64_t x, y;
+
+	cpc_set_sample(v->cpc, v->set, v->a);
+	cpc_set_sample(v->cpc, v->set, v->b);
+	cpc_buf_get(v->cpc, v->a, 0, &x);
+	cpc_buf_get(v->cpc, v->b, 0, &y);
+	return y - x;
+}
+
+static __attribute__((noinline)) uint64_t
+v2_nops(void *arg)
+{
+	struct v2 *v = arg;
+	uint64_t x, y;
+
+	cpc_set_sample(v->cpc, v->set, v->a);
+	NOPS(1000);
+	cpc_set_sample(v->cpc, v->set, v->b);
+	cpc_buf_get(v->cpc, v->a, 0, &x);
+	cpc_buf_get(v->cpc, v->b, 0, &y);
+	return y - x;
+}
+
+/* every interval of @span the same, C; returns C */
+static uint64_t
+same_every_time(uint64_t (*span)(void *), void *arg, const char *what)
+{
+	static uint64_t c[PATH_REPEATS];
+	int policy = hw_fifo_begin();
+
+	for (int i = 0; i < PATH_REPEATS; i++)
+		c[i] = span(arg);
+	hw_fifo_end(policy);
+	for (int i = 0; i < PATH_REPEATS; i++)
+		if (c[i] != c[0])
+			TEST_FAIL("%s: interval %d of %d counted %llu, the first "
+				  "%llu", what, i, PATH_REPEATS,
+				  (unsigned long long)c[i],
+				  (unsigned long long)c[0]);
+	return c[0];
+}
+
+static void
+check_nops(uint64_t (*empty)(void *), uint64_t (*nops)(void *), void *arg,
+	   const char *what)
+{
+	uint64_t e = same_every_time(empty, arg, what);
+	uint64_t n = same_every_time(nops, arg, what);
+
+	printf("# %s: empty %llu, 1000 nops %llu: %+lld\n", what,
+	       (unsigned long long)e, (unsigned long long)n,
+	       (long long)(n - e));
+	ASSERT_GT(e, 0);
+	ASSERT_UEQ(n - e, 1000);
+}
+
+static void
+v1_paths(const char *user_access)
+{
+	cpc_event_t ev;
+
+	hw_user_read(user_access);
+	hw_pmu();
+	ASSERT_EQ(cpc_access(), 0);
+	ASSERT_EQ(cpc_strtoevent(cpc_getcpuver(),
+				 "pic0=PAPI_tot_ins,pic1=PAPI_tot_cyc", &ev), 0);
+	ASSERT_EQ(cpc_bind_event(&ev, 0), 0);
+	check_nops(v1_empty, v1_nops, NULL, "CPCv1");
+	ASSERT_EQ(cpc_rele(), 0);
+}
+
+static void
+v2_paths(const char *user_access)
+{
+	struct v2 v;
+
+	hw_user_read(user_access);
+	hw_pmu();
+	v.cpc = cpc_open(CPC_VER_CURRENT);
+	ASSERT(v.cpc != NULL);
+	v.set = cpc_set_create(v.cpc);
+	ASSERT_EQ(cpc_set_add_request(v.cpc, v.set, HW_EV_INST, 0,
+				      CPC_COUNT_USER, 0, NULL), 0);
+	v.a = cpc_buf_create(v.cpc, v.set);
+	v.b = cpc_buf_create(v.cpc, v.set);
+	ASSERT_EQ(cpc_bind_curlwp(v.cpc, v.set, 0), 0);
+	check_nops(v2_empty, v2_nops, &v, "CPCv2");
+	ASSERT_EQ(cpc_unbind(v.cpc, v.set), 0);
+	cpc_close(v.cpc);
+}
+
+TEST(v1_empty_and_nops_user_read)
+{
+	v1_paths("1");
+}
+
+TEST(v1_empty_and_nops_syscall_read)
+{
+	v1_paths("0");
+}
+
+TEST(v2_empty_and_nops_user_read)
+{
+	v2_paths("1");
+}
+
+TEST(v2_empty_and_nops_syscall_read)
+{
+	v2_paths("0");
+}
+
 static volatile sig_atomic_t nr_sig, in_loop, bad, why;
 static uint64_t preset, bad_value, max_past;
 
@@ -217,6 +367,10 @@ main(void)
 	return test_main(TESTS(
 		TEST_CASE(v1_exact_instructions)
 		TEST_CASE(v2_exact_instructions)
+		TEST_CASE(v1_empty_and_nops_user_read)
+		TEST_CASE(v1_empty_and_nops_syscall_read)
+		TEST_CASE(v2_empty_and_nops_user_read)
+		TEST_CASE(v2_empty_and_nops_syscall_read)
 		TEST_CASE(overflow_on_cycles)
 		TEST_CASE(overflow_on_instructions)));
 }

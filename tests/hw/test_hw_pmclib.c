@@ -4,7 +4,8 @@
  * (pmc_read, something, pmc_read, pmc_accumulate) around the loop.  With
  * -Clean the overhead of the two reads is taken off, so what remains is
  * the loop's own instructions: 2N plus the call's few, the same for every
- * N, and the statistics hold exactly those figures.
+ * N, and the statistics hold exactly those figures; with nothing between
+ * the reads, 0, and with 1000 nops, 1000, every interval.
  */
 #include <pmc_lib.h>
 
@@ -106,10 +107,101 @@ TEST(clean_leaves_the_loop_alone)
 	pmc_close();
 }
 
+/* exactly @n instructions the compiler cannot see into or reorder */
+#define NOPS(n) __asm__ volatile(".rept " #n "\n\tnop\n\t.endr" ::: "memory")
+
+#define PATH_REPEATS 500
+
+/* menu8's measurement with nothing, or 1000 nops, between the reads */
+static __attribute__((noinline)) uint64_t
+empty_span(void)
+{
+	pmc_data_t t0, t1;
+
+	pmc_read(&t0);
+	pmc_read(&t1);
+	pmc_accumulate(&ctl.counters[0], &t1, &t0);
+	return t1.event[0];
+}
+
+static __attribute__((noinline)) uint64_t
+nops_span(void)
+{
+	pmc_data_t t0, t1;
+
+	pmc_read(&t0);
+	NOPS(1000);
+	pmc_read(&t1);
+	pmc_accumulate(&ctl.counters[0], &t1, &t0);
+	return t1.event[0];
+}
+
+/*
+ * -Clean 100 takes off what a pair of pmc_read() costs: an empty interval
+ * counts exactly 0 instructions and 1000 nops exactly 1000, every one of
+ * 500, on both read paths (@user_access: "1" user space, "0" read(2)).
+ */
+static void
+check_clean(uint64_t (*span)(void), uint64_t want, const char *user_access)
+{
+	char *args[] = { "menu8", "-Clean", "100", "--e",
+			 "instructions:u,cycles:u", NULL };
+	struct pctr_summary s = { .size = sizeof(s) };
+	uint64_t o, v[PATH_REPEATS];
+	int policy;
+
+	hw_user_read(user_access);
+	hw_pmu();
+	getargs(args);
+	ASSERT_OK(pctr_stats_overhead(ctl.counters[0].stats, 0, &o));
+	policy = hw_fifo_begin();
+	for (int i = 0; i < PATH_REPEATS; i++)
+		v[i] = span();
+	hw_fifo_end(policy);
+	printf("# -Clean overhead %llu; first interval %llu, want %llu\n",
+	       (unsigned long long)o, (unsigned long long)v[0],
+	       (unsigned long long)want);
+	for (int i = 0; i < PATH_REPEATS; i++)
+		if (v[i] != want)
+			TEST_FAIL("interval %d of %d counted %llu instructions, "
+				  "not %llu", i, PATH_REPEATS,
+				  (unsigned long long)v[i],
+				  (unsigned long long)want);
+	ASSERT_OK(pctr_stats_get(ctl.counters[0].stats, 0, &s));
+	ASSERT_EQ(s.n, PATH_REPEATS);
+	ASSERT_DBL_NEAR(s.min, want, 0);
+	ASSERT_DBL_NEAR(s.max, want, 0);
+	pmc_close();
+}
+
+TEST(clean_empty_is_zero_user_read)
+{
+	check_clean(empty_span, 0, "1");
+}
+
+TEST(clean_nops_are_1000_user_read)
+{
+	check_clean(nops_span, 1000, "1");
+}
+
+TEST(clean_empty_is_zero_syscall_read)
+{
+	check_clean(empty_span, 0, "0");
+}
+
+TEST(clean_nops_are_1000_syscall_read)
+{
+	check_clean(nops_span, 1000, "0");
+}
+
 int
 main(void)
 {
 	return test_main(TESTS(
 		TEST_CASE(accumulate_exact)
-		TEST_CASE(clean_leaves_the_loop_alone)));
+		TEST_CASE(clean_leaves_the_loop_alone)
+		TEST_CASE(clean_empty_is_zero_user_read)
+		TEST_CASE(clean_nops_are_1000_user_read)
+		TEST_CASE(clean_empty_is_zero_syscall_read)
+		TEST_CASE(clean_nops_are_1000_syscall_read)));
 }

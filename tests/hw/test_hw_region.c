@@ -29,7 +29,11 @@
 
 #include "hw.h"
 
+#define PCTR_ENABLE /* the marker macros call the library, as -DPCTR_ENABLE */
+#include "pctr_marker.h"
+
 #define REPEATS 200
+#define PATH_REPEATS 500 /* intervals of each path and body */
 
 /* intervals kept for percentiles (and single intervals' ratios) */
 static unsigned int keep;
@@ -190,6 +194,130 @@ check_nops(const char *user_access)
 	ASSERT_DBL_NEAR(s.mean, 1000, 0);
 	ASSERT_DBL_NEAR(s.stddev, 0, 0);
 }
+
+/*
+ * Every way a program can mark a region, the loops as a user writes them:
+ * by id, by name (a string literal, as pctr_region(3) shows), and the
+ * marker macros of <pctr_marker.h> built with PCTR_ENABLE.  Each path has
+ * its own code between the two counter readings (the name's argument, the
+ * entry of end by name), which its own calibration must take off: an
+ * empty region counts exactly 0 and 1000 nops exactly 1000, on every
+ * event of the set.
+ */
+#define PATH_LOOPS(tag, BEGIN, END)                                           \
+	static __attribute__((noinline)) void tag##_empty(int id)             \
+	{                                                                     \
+		(void)id;                                                     \
+		for (int i = 0; i < PATH_REPEATS; i++) {                      \
+			BEGIN;                                                \
+			END;                                                  \
+		}                                                             \
+	}                                                                     \
+	static __attribute__((noinline)) void tag##_nops(int id)              \
+	{                                                                     \
+		(void)id;                                                     \
+		for (int i = 0; i < PATH_REPEATS; i++) {                      \
+			BEGIN;                                                \
+			NOPS(1000);                                           \
+			END;                                                  \
+		}                                                             \
+	}
+
+PATH_LOOPS(by_id, pctr_region_begin_id(id), pctr_region_end_id(id))
+PATH_LOOPS(by_name, pctr_region_begin("r"), pctr_region_end("r"))
+PATH_LOOPS(marker, PCTR_REGION_BEGIN("r"), PCTR_REGION_END("r"))
+/* begun one way, ended the other: the end's overhead is taken off */
+PATH_LOOPS(name_id, pctr_region_begin("r"), pctr_region_end_id(id))
+PATH_LOOPS(id_name, pctr_region_begin_id(id), pctr_region_end("r"))
+
+/* one event, or four: the 64-bit one and three 32-bit ones (arm64: 5 of
+ * its 6 counters, x86: 4 of 7), every one counting user instructions */
+static const char *
+path_events(int nr, char *buf, size_t len)
+{
+	if (nr == 1)
+		snprintf(buf, len, "%s", HW_INST64);
+	else
+		snprintf(buf, len, "%s,%s,%s,%s", HW_INST64, HW_INST32,
+			 HW_INST32, HW_INST32);
+	return buf;
+}
+
+/* the markers' own set-up: $PCTR_EVENTS and PCTR_MARKER_INIT() */
+static int
+setup_marker(const char *user_access, const char *events)
+{
+	hw_user_read(user_access);
+	hw_pmu();
+	ASSERT_OK(setenv("PCTR_EVENTS", events, 1));
+	ASSERT_OK(setenv("PCTR_REPORT", "none", 1));
+	PCTR_MARKER_INIT();
+	PCTR_REGION_BEGIN("warm-up");
+	PCTR_REGION_END("warm-up");
+	return pctr_region_id("r");
+}
+
+static void
+check_path(void (*loop)(int), bool marker, int nr, uint64_t want,
+	   const char *user_access)
+{
+	char events[5 * PCTR_NAME_MAX];
+	struct pctr_summary s;
+	uint64_t n;
+	int id, policy;
+
+	path_events(nr, events, sizeof(events));
+	id = marker ? setup_marker(user_access, events)
+		    : setup(user_access, events);
+	ASSERT_GE(id, 1);
+	policy = hw_fifo_begin(); /* nothing switches the thread out */
+	loop(id);
+	hw_fifo_end(policy);
+	for (int i = 0; i < nr; i++) {
+		printf("# event %d of %d: want %llu per interval\n", i, nr,
+		       (unsigned long long)want);
+		s = summary(i);
+		ASSERT_EQ(s.n, PATH_REPEATS);
+		ASSERT_DBL_NEAR(s.min, want, 0);
+		ASSERT_DBL_NEAR(s.max, want, 0);
+		ASSERT_DBL_NEAR(s.total, (double)want * PATH_REPEATS, 0);
+		ASSERT_DBL_NEAR(s.stddev, 0, 0);
+	}
+	ASSERT_EQ(disturbed(&n), 0);
+	ASSERT_EQ(n, 0);
+}
+
+#define PATH_CASES(tag, marker)                                               \
+	TEST(tag##_empty_is_zero_1_event)                                     \
+	{                                                                     \
+		check_path(tag##_empty, marker, 1, 0, "1");                   \
+	}                                                                     \
+	TEST(tag##_empty_is_zero_4_events)                                    \
+	{                                                                     \
+		check_path(tag##_empty, marker, 4, 0, "1");                   \
+	}                                                                     \
+	TEST(tag##_empty_is_zero_syscall_read)                                \
+	{                                                                     \
+		check_path(tag##_empty, marker, 1, 0, "0");                   \
+	}                                                                     \
+	TEST(tag##_nops_are_1000_1_event)                                     \
+	{                                                                     \
+		check_path(tag##_nops, marker, 1, 1000, "1");                 \
+	}                                                                     \
+	TEST(tag##_nops_are_1000_4_events)                                    \
+	{                                                                     \
+		check_path(tag##_nops, marker, 4, 1000, "1");                 \
+	}                                                                     \
+	TEST(tag##_nops_are_1000_syscall_read)                                \
+	{                                                                     \
+		check_path(tag##_nops, marker, 1, 1000, "0");                 \
+	}
+
+PATH_CASES(by_id, false)
+PATH_CASES(by_name, false)
+PATH_CASES(marker, true)
+PATH_CASES(name_id, false)
+PATH_CASES(id_name, false)
 
 TEST(empty_region_is_zero_user_read)
 {
@@ -687,5 +815,35 @@ main(void)
 			       TEST_CASE(empty_region_floor_user_read)
 			       TEST_CASE(empty_region_target_syscall_read)
 			       TEST_CASE(empty_region_cost_user_read)
-			       TEST_CASE(empty_region_cost_syscall_read)));
+			       TEST_CASE(empty_region_cost_syscall_read)
+			       TEST_CASE(by_id_empty_is_zero_1_event)
+			       TEST_CASE(by_id_empty_is_zero_4_events)
+			       TEST_CASE(by_id_empty_is_zero_syscall_read)
+			       TEST_CASE(by_id_nops_are_1000_1_event)
+			       TEST_CASE(by_id_nops_are_1000_4_events)
+			       TEST_CASE(by_id_nops_are_1000_syscall_read)
+			       TEST_CASE(by_name_empty_is_zero_1_event)
+			       TEST_CASE(by_name_empty_is_zero_4_events)
+			       TEST_CASE(by_name_empty_is_zero_syscall_read)
+			       TEST_CASE(by_name_nops_are_1000_1_event)
+			       TEST_CASE(by_name_nops_are_1000_4_events)
+			       TEST_CASE(by_name_nops_are_1000_syscall_read)
+			       TEST_CASE(marker_empty_is_zero_1_event)
+			       TEST_CASE(marker_empty_is_zero_4_events)
+			       TEST_CASE(marker_empty_is_zero_syscall_read)
+			       TEST_CASE(marker_nops_are_1000_1_event)
+			       TEST_CASE(marker_nops_are_1000_4_events)
+			       TEST_CASE(marker_nops_are_1000_syscall_read)
+			       TEST_CASE(name_id_empty_is_zero_1_event)
+			       TEST_CASE(name_id_empty_is_zero_4_events)
+			       TEST_CASE(name_id_empty_is_zero_syscall_read)
+			       TEST_CASE(name_id_nops_are_1000_1_event)
+			       TEST_CASE(name_id_nops_are_1000_4_events)
+			       TEST_CASE(name_id_nops_are_1000_syscall_read)
+			       TEST_CASE(id_name_empty_is_zero_1_event)
+			       TEST_CASE(id_name_empty_is_zero_4_events)
+			       TEST_CASE(id_name_empty_is_zero_syscall_read)
+			       TEST_CASE(id_name_nops_are_1000_1_event)
+			       TEST_CASE(id_name_nops_are_1000_4_events)
+			       TEST_CASE(id_name_nops_are_1000_syscall_read)));
 }
