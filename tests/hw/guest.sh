@@ -128,6 +128,8 @@ guest_cpu_ticks() { # PID
 	local stat
 
 	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	# the fields after the command's name, split (numbers and a letter)
+	# shellcheck disable=SC2086
 	set -- ${stat##*) }
 	echo $((${12} + ${13}))
 }
