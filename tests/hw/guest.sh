@@ -7,7 +7,8 @@
 #                           boots WORK/root (its /hw/plan: see hw_init.c)
 #                           as the initramfs, PID 1 added, console to LOG;
 #                           ARGS are more kernel parameters.  Returns
-#                           QEMU's status (124: timed out).
+#                           QEMU's status (124: timed out), and says how
+#                           it ended in $guest_why (guest_run_limited).
 #
 # The arm64 guest: Debian's qemu-system-aarch64, "-machine virt -cpu max",
 # whose PMUv3 counts instructions exactly under -icount shift=0.  The x86-64
@@ -17,7 +18,7 @@
 # firmware of Debian's qemu-system-data.
 #
 # environment: PCTR_HW_CACHE, PCTR_HW_QEMU, PCTR_HW_KERNEL, PCTR_HW_TIMEOUT,
-#   PCTR_HW_QEMU_ARGS (see run-in-guest.sh -h).
+#   PCTR_HW_STALL, PCTR_HW_QEMU_ARGS (see run-in-guest.sh -h).
 
 guest_cache=${PCTR_HW_CACHE:-/var/tmp/pctr-hw}
 guest_src=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -121,8 +122,63 @@ guest_setup() { # ARCH
 	return 0
 }
 
+# The CPU time process PID has used so far, in clock ticks (its
+# /proc/PID/stat, utime + stime); nothing once it is gone
+guest_cpu_ticks() { # PID
+	local stat
+
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	# the fields after the command's name, split (numbers and a letter)
+	# shellcheck disable=SC2086
+	set -- ${stat##*) }
+	echo $((${12} + ${13}))
+}
+
+# Run QEMU (the arguments) until it exits, or until it has used
+# PCTR_HW_TIMEOUT seconds of CPU, or used none for PCTR_HW_STALL seconds
+# (default 120) of the host's time.  The limit is the guest's CPU time,
+# not the host's clock: under -icount the guest's work is fixed, every
+# guest instruction costs the host the same, so the CPU it needs does not
+# depend on the load and only the clock time it takes does (a clock limit,
+# even one scaled by the load average at the boot, cannot follow a load
+# that changes while the guest runs).  A guest that stops running
+# (an idle guest that waits for nothing) uses no CPU and is stopped by the
+# second limit.  Sets guest_why: how QEMU ended, after how long, with how
+# much CPU.  Returns QEMU's status, 124 when a limit stopped it.
+guest_run_limited() { # QEMU ARGS...
+	local limit=${PCTR_HW_TIMEOUT:-600} stall=${PCTR_HW_STALL:-120}
+	local hz pid cpu=0 last=0 since=$SECONDS start=$SECONDS status why=
+
+	hz=$(getconf CLK_TCK)
+	"$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		cpu=$(guest_cpu_ticks "$pid") || break
+		if [ "$cpu" -ge $((limit * hz)) ]; then
+			why="timed out: its QEMU used $((cpu / hz)) s of CPU, the limit (PCTR_HW_TIMEOUT=$limit)"
+		elif [ "$cpu" -gt "$last" ]; then
+			last=$cpu since=$SECONDS
+		elif [ $((SECONDS - since)) -ge "$stall" ]; then
+			why="timed out: its QEMU used no CPU for ${stall} s (PCTR_HW_STALL), $((cpu / hz)) s of CPU in all"
+		fi
+		if [ -n "$why" ]; then
+			kill -TERM "$pid" 2>/dev/null
+			sleep 5
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			guest_why="$why, in $((SECONDS - start)) s"
+			return 124
+		fi
+	done
+	wait "$pid"
+	status=$?
+	guest_why="ended: QEMU exited with status $status after $((SECONDS - start)) s, $((last / hz)) s of CPU or more (limit: PCTR_HW_TIMEOUT=$limit s of CPU)"
+	return "$status"
+}
+
 guest_boot() { # WORK LOG KERNEL-ARGS
-	local work=$1 log=$2 cmdline
+	local work=$1 log=$2 cmdline status
 
 	mkdir -p "$work/root/hw" "$work/root/dev" "$work/root/proc" \
 		"$work/root/sys" "$work/root/tmp"
@@ -132,16 +188,19 @@ guest_boot() { # WORK LOG KERNEL-ARGS
 	# panics and, with -no-reboot, exits 0: say so instead
 	if ! (cd "$work/root" && find . -print0 | cpio --null -o -H newc --quiet) >"$work/initrd"; then
 		echo "guest_boot: cannot write $work/initrd" >"$log"
+		guest_why="could not start: cannot write $work/initrd"
 		return 125
 	fi
 	# randomize_kstack_offset=off: every syscall costs the same number of
 	# kernel instructions, so kernel-inclusive figures are repeatable
 	cmdline="console=$guest_console panic=-1 loglevel=3 rdinit=/init randomize_kstack_offset=off $3"
 	# shellcheck disable=SC2086
-	timeout -k 5 "${PCTR_HW_TIMEOUT:-600}" "$guest_qemu" "${guest_qemu_args[@]}" \
+	guest_run_limited "$guest_qemu" "${guest_qemu_args[@]}" \
 		-icount shift=0,sleep=off -m 512M -smp "${guest_smp:-1}" -display none -monitor none \
 		-serial stdio -nic none -no-reboot -kernel "$guest_kernel" \
 		-initrd "$work/initrd" -append "$cmdline" ${PCTR_HW_QEMU_ARGS:-} \
-		</dev/null 2>&1 | tr -d '\r' >"$log"
-	return "${PIPESTATUS[0]}"
+		</dev/null >"$work/console" 2>&1
+	status=$?
+	tr -d '\r' <"$work/console" >"$log"
+	return "$status"
 }

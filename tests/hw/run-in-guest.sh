@@ -24,8 +24,9 @@
 # environment: PCTR_HW_CACHE (default /var/tmp/pctr-hw: kernels, PID 1),
 #   PCTR_HW_QEMU (the qemu-system-* binary; for x86_64 the default is the
 #   newest /var/tmp/pctr-qemu-*/bin/qemu-system-x86_64), PCTR_HW_KERNEL
-#   (a kernel image to boot instead of Debian's), PCTR_HW_TIMEOUT (seconds,
-#   default 600), PCTR_HW_QEMU_ARGS (more QEMU options, e.g. "-trace
+#   (a kernel image to boot instead of Debian's), PCTR_HW_TIMEOUT (seconds
+#   of CPU the guest's QEMU may use, default 600), PCTR_HW_STALL (seconds
+#   it may use none, default 120), PCTR_HW_QEMU_ARGS (more QEMU options, e.g. "-trace
 #   x86_pmu_wrmsr").
 set -u
 
@@ -78,14 +79,14 @@ echo >>"$work/root/hw/plan"
 guest_boot "$work" "$work/console.log" ""
 status=$?
 [ "$verbose" = 1 ] && cat "$work/console.log"
-[ "$status" = 124 ] && { echo "run-in-guest.sh: guest timed out" >&2; exit 124; }
+[ "$status" = 124 ] && { echo "run-in-guest.sh: the guest $guest_why" >&2; exit 124; }
 awk '
 /^PCTR-HW-BEGIN run$/ { on = 1; next }
 /^PCTR-HW-END run / { print $3 > "/dev/stderr"; exit }
 on { print }' "$work/console.log" 2>"$work/status"
 if [ ! -s "$work/status" ]; then
 	[ "$verbose" = 1 ] || tail -20 "$work/console.log" >&2
-	echo "run-in-guest.sh: the guest died without a status (qemu status $status)" >&2
+	echo "run-in-guest.sh: the guest died without a status: $guest_why" >&2
 	exit 125
 fi
 exit "$(cat "$work/status")"

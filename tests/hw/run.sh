@@ -38,8 +38,9 @@
 #   instead), PCTR_HW_BUILD (default build-ARCH), PCTR_HW_QEMU (a
 #   qemu-system-ARCH to use instead of the patched build; stock QEMU 7.2
 #   fails the overflow cases on instructions on arm64 and has no x86 PMU),
-#   PCTR_HW_TIMEOUT (seconds per guest on an idle host, default 600; more
-#   when the host is loaded, see load_timeout), CI.
+#   PCTR_HW_TIMEOUT (seconds of CPU a guest's QEMU may use, default 600),
+#   PCTR_HW_STALL (seconds a guest may use no CPU, default 120; see
+#   guest_run_limited in guest.sh), CI.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,7 +48,6 @@ top=$(cd "$here/../.." && pwd)
 cache=${PCTR_HW_CACHE:-/var/tmp/pctr-hw}
 arch=${PCTR_HW_ARCH:-aarch64}
 qemu=
-guest_timeout=${PCTR_HW_TIMEOUT:-600}
 bench=0 only= case_only= out=
 . "$here/guest.sh" || exit 1
 jobs=$(nproc 2>/dev/null || echo 1)
@@ -218,18 +218,6 @@ plan_lines() { # NAME
 	[ "$n" = 0 ] && echo "$name - - /hw/$name"
 }
 
-# The guest's time limit catches a guest that hangs, not a slow host: a
-# guest gets PCTR_HW_TIMEOUT seconds of a CPU of its own, and as many more
-# as the host's load average (at its boot) exceeds the CPUs.  The work is
-# fixed (-icount: every guest instruction costs the same), so only the
-# host's share of the CPU sets how long it takes: under a load average of
-# 12 on 2 CPUs test_hw_x86 and test_hw_count ran out of 600 s, their counts
-# exact so far.
-load_timeout() {
-	awk -v t="$guest_timeout" -v n="$(nproc 2>/dev/null || echo 1)" \
-		'{ f = $1 / n; print int(f > 1 ? t * f : t) }' /proc/loadavg
-}
-
 # Boot one guest for test program NAME; its console goes to LOG.
 boot() { # NAME LOG
 	local name=$1 log=$2 work args= status
@@ -242,10 +230,12 @@ boot() { # NAME LOG
 	guest_init=$hw_bin/hw_init
 	# "hw-smp: N" in a test's source: the guest has N CPUs (default 1)
 	guest_smp=$(sed -n 's/.*hw-smp: *\([0-9][0-9]*\).*/\1/p' "$here/$name.c" | head -n1)
-	PCTR_HW_TIMEOUT=$(load_timeout) guest_boot "$work" "$log" "$args"
+	guest_why=
+	guest_boot "$work" "$log" "$args"
 	status=$?
 	guest_smp=
 	echo "# guest $name: $(plan_lines "$name" | wc -l) run(s), ${SECONDS}s since start, qemu status $status" >>"$log.status"
+	echo "$guest_why" >"$log.why"
 	rm -rf "$work"
 }
 
@@ -277,7 +267,8 @@ report() { # NAME LOG
 
 	labels=$(plan_lines "$1" | awk '{ print $1 }' | tr '\n' ' ')
 	cases=$(case_names "$1" | tr '\n' ' ')
-	awk -v labels="$labels" -v cases="$cases" -v logf="$2" '
+	why=$(cat "$2.why" 2>/dev/null)
+	awk -v labels="$labels" -v cases="$cases" -v logf="$2" -v ended="${why:-ended, no word of how}" '
 	function close_run(why,    i, missing) {
 		missing = 0
 		for (i = 1; i <= ncase; i++)
@@ -306,9 +297,9 @@ report() { # NAME LOG
 	}
 	BEGIN {
 		ncase = split(cases, casev, " ")
-		died = "the guest died or timed out (console: " logf ")"
 	}
 	{ last[NR % 30] = $0 }
+	NF { lastline = $0 }
 	/^PCTR-HW-BEGIN / { run = $2; plan = 0; res = 0; fails = 0; status = 0; next }
 	/^PCTR-HW-END / { status = $3; close_run("the program exited with status " status); next }
 	run == "" { next }
@@ -318,6 +309,9 @@ report() { # NAME LOG
 	/^#/ { print; next }
 	{ print "# " $0 }
 	END {
+		# how the guest ended, and the last line of its console
+		died = "the guest " ended "; its last console line: " \
+			(lastline == "" ? "(none)" : "\"" lastline "\"") " (" logf ")"
 		if (run != "") {
 			close_run(died)
 			dead = 1

@@ -7,8 +7,11 @@
 #define PCTR_REPRO_H
 
 #include <linux/perf_event.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -55,6 +58,47 @@ repro_pin_cpu0(void)
 	CPU_ZERO(&c);
 	CPU_SET(0, &c);
 	sched_setaffinity(0, sizeof(c), &c);
+}
+
+/*
+ * Running this program again: the name to give another program (valgrind)
+ * that is to run it, written into @buf.  Never the path readlink() makes
+ * of /proc/self/exe: the kernel spells it from the mount the file was
+ * executed from, up to the caller's root, and where that root cannot be
+ * reached from the mount, from the top of the mount's namespace.  After
+ * unshare(CLONE_NEWNS) (repro_valgrind_own_work mounts tracefs so) the
+ * program's own file is on a mount of the namespace it left: in a chroot
+ * readlink() gave "/repro_valgrind_own_work" for /src/..., a file that
+ * does not exist, and the exec failed with ENOENT.  So it is after a
+ * rebuild ("... (deleted)").  An open descriptor of /proc/self/exe, left
+ * open across exec, names this very file in the program it is handed to.
+ * Call it in the child that execs; the program itself execs
+ * "/proc/self/exe".
+ */
+static inline int
+repro_self_for_exec(char *buf, size_t len)
+{
+	int fd = open("/proc/self/exe", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+	return 0;
+}
+
+/*
+ * In a child about to exec, whose @call (e.g. "execv(/proc/self/exe)")
+ * failed: say why on standard output (one line, unbuffered: the child
+ * leaves with _exit()) and leave with 127.
+ */
+static inline void
+repro_exec_failed(const char *call)
+{
+	int e = errno;
+
+	dprintf(1, "%s failed: %s (%s)\n", call, strerrorname_np(e),
+		strerror(e));
+	_exit(127);
 }
 
 #endif

@@ -67,22 +67,32 @@ read_id(void)
 }
 
 /*
- * The tracepoint's id.  A machine may not have tracefs mounted (a fresh
- * VM); as root the program then mounts it in a mount namespace of its own,
- * which its children (the native and valgrind runs) share and the rest of
- * the machine does not see.
+ * The tracepoint's id, or -1 and why in @why.  A machine may not have
+ * tracefs mounted (a fresh VM); as root the program then mounts it in a
+ * mount namespace of its own, which its children (the native and valgrind
+ * runs) share and the rest of the machine does not see.  The mounts under
+ * /sys are made private first, so that the mount does not propagate back
+ * (not "/": in a chroot the root is seldom a mount point).
  */
 static long
-sys_enter_id(void)
+sys_enter_id(char *why, size_t len)
 {
 	long id = read_id();
+	const char *call = "unshare(CLONE_NEWNS)";
 
+	snprintf(why, len, "not mounted, and mounting it needs root");
 	if (id >= 0 || geteuid() != 0)
 		return id;
 	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+	    (call = "making /sys private",
+	     mount(NULL, "/sys", NULL, MS_REC | MS_PRIVATE, NULL) < 0) ||
+	    (call = "mount(tracefs, /sys/kernel/tracing)",
+	     mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)) {
+		snprintf(why, len, "%s failed: %s (%s)", call,
+			 strerrorname_np(errno), strerror(errno));
 		return -1;
+	}
+	snprintf(why, len, "mounted, but no raw_syscalls:sys_enter in it");
 	return read_id();
 }
 
@@ -134,35 +144,70 @@ child(long id)
 	return 0;
 }
 
-/* run @argv, its "faults F syscalls S" line in @f, @s; 0 or -1 */
-static int
-run(char *const argv[], unsigned long long *f, unsigned long long *s)
+/*
+ * Why a run failed, in @why: the line its child printed (an exec that
+ * failed, a counter that did not open), else how it ended.
+ */
+static void
+run_failure(const char *out, int status, char *why, size_t len)
 {
-	char out[256] = "";
+	int n = (int)strcspn(out, "\n");
+
+	if (n > 0)
+		snprintf(why, len, "%.*s", n, out);
+	else if (WIFSIGNALED(status))
+		snprintf(why, len, "killed by %s",
+			 sigabbrev_np(WTERMSIG(status)) ?: "a signal");
+	else
+		snprintf(why, len, "exit status %d, nothing printed",
+			 WEXITSTATUS(status));
+}
+
+/*
+ * Run this program with --child, under valgrind where @vg is set; its
+ * "faults F syscalls S" line in @f, @s.  0, or -1 and the reason in @why.
+ * The program runs itself again through /proc/self/exe
+ * (repro_self_for_exec()), never through a path.
+ */
+static int
+run(int vg, unsigned long long *f, unsigned long long *s, char *why,
+    size_t len)
+{
+	char out[256] = "", self[64] = "";
+	char *native[] = {"/proc/self/exe", "--child", NULL};
+	char *valgrind[] = {"valgrind",	 "-q",	    "--error-exitcode=1",
+			    self,	 "--child", NULL};
+	char *const *argv = vg ? valgrind : native;
 	int fd[2], status;
 	ssize_t n;
 	pid_t pid;
 
-	if (pipe(fd) < 0)
+	if (pipe(fd) < 0) {
+		snprintf(why, len, "pipe: %s", strerror(errno));
 		return -1;
+	}
 	pid = fork();
 	if (pid == 0) {
 		dup2(fd[1], 1);
 		close(fd[0]);
+		if (vg && repro_self_for_exec(self, sizeof(self)) < 0)
+			repro_exec_failed("open(/proc/self/exe)");
 		execvp(argv[0], argv);
-		printf("error %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+		repro_exec_failed(vg ? "execvp(valgrind)"
+				     : "execv(/proc/self/exe)");
 	}
 	close(fd[1]);
 	n = read(fd[0], out, sizeof(out) - 1);
 	close(fd[0]);
 	waitpid(pid, &status, 0);
 	out[n > 0 ? n : 0] = '\0';
-	printf("# %s: %s", argv[0], out[0] ? out : "(nothing)\n");
-	return sscanf(out, "faults %llu syscalls %llu", f, s) == 2 &&
-			       WIFEXITED(status) && WEXITSTATUS(status) == 0
-		       ? 0
-		       : -1;
+	printf("# %s: %s", vg ? "valgrind" : "natively",
+	       out[0] ? out : "(nothing)\n");
+	if (sscanf(out, "faults %llu syscalls %llu", f, s) == 2 &&
+	    WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	run_failure(out, status, why, len);
+	return -1;
 }
 
 static int
@@ -183,29 +228,29 @@ cannot(const char *why)
 int
 main(int argc, char **argv)
 {
-	long id = sys_enter_id();
-	char self[4096];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *native[] = {self, "--child", NULL};
-	char *vg[] = {"valgrind", "-q",	     "--error-exitcode=1",
-		      self,	  "--child", NULL};
+	char why[256], skip[300];
+	long id = sys_enter_id(why, sizeof(why));
 	unsigned long long f[2], s[2];
 	int ok;
 
 	if (argc > 1 && !strcmp(argv[1], "--child"))
 		return child(id);
 	printf("1..1\n");
-	if (id < 0)
-		return cannot("no readable tracefs (raw_syscalls:sys_enter)");
-	if (len <= 0)
-		return 1;
-	self[len] = '\0';
-	if (run(native, &f[0], &s[0]) < 0) {
-		printf("not ok 1 - the native run\n");
+	if (id < 0) {
+		snprintf(skip, sizeof(skip),
+			 "no readable tracefs (raw_syscalls:sys_enter): %s",
+			 why);
+		return cannot(skip);
+	}
+	if (run(0, &f[0], &s[0], why, sizeof(why)) < 0) {
+		printf("not ok 1 - the native run: %s\n", why);
 		return 1;
 	}
-	if (run(vg, &f[1], &s[1]) < 0)
-		return cannot("valgrind did not run the program");
+	if (run(1, &f[1], &s[1], why, sizeof(why)) < 0) {
+		snprintf(skip, sizeof(skip),
+			 "valgrind did not run the program: %s", why);
+		return cannot(skip);
+	}
 	printf("# the first run of code already mapped: %llu page faults "
 	       "natively, %llu under valgrind; a loop of %llu iterations: %llu "
 	       "system calls natively (the counter's read), %llu under "

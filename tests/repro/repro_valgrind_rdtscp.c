@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "repro.h"
+
 static int
 cpuid_rdtscp(void)
 {
@@ -45,10 +47,18 @@ child(void)
 	return 0;
 }
 
-/* the run's output in @out; its wait status, or -1 */
+/*
+ * Run this program with --child, under valgrind where @vg is set, through
+ * /proc/self/exe (repro_self_for_exec()); its output in @out; its wait
+ * status, or -1.
+ */
 static int
-run(char **argv, char *out, size_t len)
+run(int vg, char *out, size_t len)
 {
+	char self[64] = "";
+	char *native[] = { "/proc/self/exe", "--child", NULL };
+	char *valgrind[] = { "valgrind", "-q", self, "--child", NULL };
+	char *const *argv = vg ? valgrind : native;
 	int fd[2], status;
 	ssize_t n, got = 0;
 	pid_t pid;
@@ -59,9 +69,11 @@ run(char **argv, char *out, size_t len)
 		dup2(fd[1], 1);
 		dup2(open("/dev/null", O_WRONLY), 2); /* valgrind's report */
 		close(fd[0]);
+		if (vg && repro_self_for_exec(self, sizeof(self)) < 0)
+			repro_exec_failed("open(/proc/self/exe)");
 		execvp(argv[0], argv);
-		printf("error %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+		repro_exec_failed(vg ? "execvp(valgrind)"
+				     : "execv(/proc/self/exe)");
 	}
 	close(fd[1]);
 	while ((n = read(fd[0], out + got, len - 1 - got)) > 0)
@@ -69,7 +81,8 @@ run(char **argv, char *out, size_t len)
 	close(fd[0]);
 	out[got] = '\0';
 	waitpid(pid, &status, 0);
-	printf("# %s: %s%s", argv[0], out[0] ? out : "(nothing)",
+	printf("# %s: %s%s", vg ? "valgrind" : "natively",
+	       out[0] ? out : "(nothing)",
 	       strchr(out, '\n') ? "" : "\n");
 	return status;
 }
@@ -77,27 +90,22 @@ run(char **argv, char *out, size_t len)
 int
 main(int argc, char **argv)
 {
-	char self[4096], o[2][256];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *native[] = { self, "--child", NULL };
-	char *vg[] = { "valgrind", "-q", self, "--child", NULL };
+	char o[2][256];
 	int st[2];
 
 	if (argc > 1 && !strcmp(argv[1], "--child"))
 		return child();
 	printf("1..1\n");
-	if (len <= 0)
-		return 1;
-	self[len] = '\0';
 	if (cpuid_rdtscp()) {
 		printf("ok 1 # SKIP the CPU reports rdtscp here: nothing to "
 		       "reproduce\n");
 		return 0;
 	}
-	st[0] = run(native, o[0], sizeof(o[0]));
-	st[1] = run(vg, o[1], sizeof(o[1]));
+	st[0] = run(0, o[0], sizeof(o[0]));
+	st[1] = run(1, o[1], sizeof(o[1]));
 	if (st[1] != -1 && WIFEXITED(st[1]) && WEXITSTATUS(st[1]) == 127) {
-		printf("not ok 1 - valgrind did not run\n");
+		printf("not ok 1 - valgrind did not run: %.*s\n",
+		       (int)strcspn(o[1], "\n"), o[1]);
 		return 1;
 	}
 	if (strstr(o[1], "cpuid 1") && st[1] != -1 && WIFSIGNALED(st[1]) &&

@@ -92,10 +92,12 @@ static void
 print_seen(int n, uint64_t count, const struct spin_seen *seen)
 {
 	printf("# %d notifications for %llu whole periods counted; the spin "
-	       "seen running %llu periods (%llu gaps, %.1f ms)\n",
+	       "seen running %llu periods (%llu gaps, %.1f ms), the thread's "
+	       "CPU clock %llu\n",
 	       n, (unsigned long long)(count / PERIOD_NS),
 	       (unsigned long long)((seen->wall_ns - seen->gap_ns) / PERIOD_NS),
-	       (unsigned long long)seen->gaps, seen->gap_ns / 1e6);
+	       (unsigned long long)seen->gaps, seen->gap_ns / 1e6,
+	       (unsigned long long)(seen->cpu_ns / PERIOD_NS));
 }
 
 /*
@@ -818,7 +820,7 @@ spin_both_ways(void)
 	struct spin_seen seen;
 
 	spin(50 * PERIOD_NS);
-	spin_user_ns_seen(50 * PERIOD_NS, &seen);
+	spin_iters((uint64_t)(spin_per_ns * 50 * PERIOD_NS), &seen);
 }
 
 TEST(spin_helper_makes_no_system_call)
@@ -1011,9 +1013,10 @@ TEST(failed_open_keeps_sampling)
 	ASSERT_OK(pctr_set_disable(set));
 	n = pctr_set_sampling_read(set, count_sample, &in_work);
 	printf("# %d samples, %d in spin() on this thread; %d notifications; "
-	       "the spin seen running %llu periods\n", n, in_work,
-	       atomic_load(&nr_notes),
-	       (unsigned long long)((seen.wall_ns - seen.gap_ns) / PERIOD_NS));
+	       "the spin seen running %llu periods, the thread's CPU clock "
+	       "%llu\n", n, in_work, atomic_load(&nr_notes),
+	       (unsigned long long)((seen.wall_ns - seen.gap_ns) / PERIOD_NS),
+	       (unsigned long long)(seen.cpu_ns / PERIOD_NS));
 	/*
 	 * One sample per period of the time the spin was seen running, at
 	 * the kernel's rate (ASSERT_SEEN_RATE(), helpers.h: this thread takes
