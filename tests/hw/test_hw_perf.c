@@ -404,7 +404,8 @@ struct rec {
 
 /*
  * perf report -D -i FILE: the samples of @event (its "EVENT stats:"
- * block, or the whole file's when @event is NULL) and lost records
+ * block, or the whole file's when @event is NULL; none without the block
+ * or its SAMPLE line) and the lost records in the same block
  */
 static struct rec
 perf_report_samples(const char *file, const char *event)
@@ -412,28 +413,30 @@ perf_report_samples(const char *file, const char *event)
 	char *argv[] = { PERF, "report", "-D", "-i", (char *)file, NULL };
 	struct rec c = { 0, 0 };
 	struct hw_run r;
-	const char *s, *lost;
+	const char *s, *end, *p;
 	char head[96];
 
 	run_ok(argv, &r);
-	s = strstr(r.out, "Aggregated stats:");
+	s = strstr(r.out, "\nAggregated stats:\n");
 	if (!s)
 		TEST_FAIL("perf report -D -i %s: no aggregated stats", file);
+	s += strlen("\nAggregated stats:\n");
 	if (event) {
-		snprintf(head, sizeof(head), "\n%s stats:", event);
-		s = strstr(s, head);
-		if (!s)
-			TEST_FAIL("perf report -D -i %s: no %s stats", file,
-				  event);
+		snprintf(head, sizeof(head), "\n%s stats:\n", event);
+		s = strstr(s - 1, head);
+		if (!s) /* no record of the event */
+			return c;
 		s += strlen(head);
 	}
-	lost = strstr(r.out, "LOST events:");
-	s = strstr(s, "SAMPLE events:");
-	if (!s)
-		TEST_FAIL("perf report -D -i %s: no SAMPLE events", file);
-	c.samples = strtoull(s + strlen("SAMPLE events:"), NULL, 10);
-	if (lost)
-		c.lost = strtoull(lost + strlen("LOST events:"), NULL, 10);
+	/* the block: its lines are indented */
+	for (end = s; *end == ' '; end += strcspn(end, "\n") + (end[strcspn(end, "\n")] != 0))
+		;
+	p = strstr(s, "SAMPLE events:");
+	if (p && p < end)
+		c.samples = strtoull(p + strlen("SAMPLE events:"), NULL, 10);
+	p = strstr(s, "LOST events:");
+	if (p && p < end)
+		c.lost = strtoull(p + strlen("LOST events:"), NULL, 10);
 	return c;
 }
 
@@ -481,11 +484,27 @@ pctr_profile(const char *event, uint64_t period, uint64_t n, const char *file)
 	return c;
 }
 
+/* pctr profile --input FILE --json: the samples of perf's recording */
+static struct rec
+pctr_input(const char *file)
+{
+	char *argv[] = { PCTR, "profile", "--input", (char *)file, "--json",
+			 "-o", "-", NULL };
+	struct hw_run r;
+	struct rec c;
+
+	run_ok(argv, &r);
+	c.samples = json_int(r.out, "samples");
+	c.lost = json_int(r.out, "lost");
+	return c;
+}
+
 /*
  * instructions:u and cycles:u with a period of 1e5: hw_loop runs
  * K = 100 periods and a half (hw_ovf.h), so floor(count / P) = K.  perf
  * record takes K samples, none lost; pctr profile K, none lost; perf
- * report -D finds K in the file pctr wrote.
+ * report -D finds K in the file pctr wrote, and pctr profile --input K in
+ * perf's.
  */
 TEST(record_user_samples)
 {
@@ -495,23 +514,27 @@ TEST(record_user_samples)
 	setup();
 	ASSERT_UEQ(hw_loop_exec_count(n) / REC_PERIOD, REC_K);
 	for (int e = 0; e < 2; e++) {
-		struct rec p, q, qf;
+		struct rec p, q, qf, qi;
 
 		perf_record(events[e], REC_PERIOD, n);
 		p = perf_report_samples("/tmp/perf.data", NULL);
 		q = pctr_profile(events[e], REC_PERIOD, n, "/tmp/pctr.data");
 		qf = perf_report_samples("/tmp/pctr.data", NULL);
+		qi = pctr_input("/tmp/perf.data");
 		printf("# %s -c %llu, hw_loop %llu: perf record %llu samples "
 		       "(%llu lost), pctr profile %llu (%llu lost), perf "
-		       "report of pctr's file %llu; floor(count / P) %llu\n",
+		       "report of pctr's file %llu, pctr profile --input of "
+		       "perf's %llu; floor(count / P) %llu\n",
 		       events[e], REC_PERIOD, (unsigned long long)n,
 		       p.samples, p.lost, q.samples, q.lost, qf.samples,
-		       REC_K);
+		       qi.samples, REC_K);
 		ASSERT_UEQ(p.samples, REC_K);
 		ASSERT_UEQ(p.lost, 0);
 		ASSERT_UEQ(q.samples, REC_K);
 		ASSERT_UEQ(q.lost, 0);
 		ASSERT_UEQ(qf.samples, REC_K);
+		ASSERT_UEQ(qi.samples, REC_K);
+		ASSERT_UEQ(qi.lost, 0);
 	}
 }
 
