@@ -309,44 +309,43 @@ TEST(stat_group_user_exact)
 
 /*
  * -I 10: hw_loop of 5e7 instructions runs about 50 ms of guest time, five
- * intervals or so.  Each tool's rows add up to its own total (perf's
- * --summary), and both totals are the known count.
+ * intervals or so.  For every event, each tool's rows add up to its own
+ * total (perf's --summary); instructions:u's totals are the known count,
+ * cycles:u's the same for both.
  */
 TEST(stat_interval_sums)
 {
 	static const char *const sets[] = { "instructions:u", GROUP };
-	static struct row rows[MAX_ROWS];
+	static const char *const events[] = { "instructions:u", "cycles:u",
+					      "instructions:k", "cycles:k" };
+	static struct row prow[MAX_ROWS], qrow[MAX_ROWS];
 	const uint64_t nloop = 25000000;
 	const uint64_t want = hw_loop_exec_count(nloop);
 
 	setup();
 	for (int s = 0; s < 2; s++) {
-		int n = perf_stat(sets[s], 10, nloop, rows);
-		struct count p = count_of(rows, n, "instructions:u", "perf");
-		struct count pc = s ? count_of(rows, n, "cycles:u", "perf") : p;
+		int np = perf_stat(sets[s], 10, nloop, prow);
+		int nq = pctr_stat(sets[s], 10, nloop, qrow);
 
-		n = pctr_stat(sets[s], 10, nloop, rows);
-		struct count q = count_of(rows, n, "instructions:u", "pctr");
-		struct count qc = s ? count_of(rows, n, "cycles:u", "pctr") : q;
+		for (int e = 0; e < (s ? 4 : 1); e++) {
+			struct count p = count_of(prow, np, events[e], "perf");
+			struct count q = count_of(qrow, nq, events[e], "pctr");
 
-		printf("# -I 10, %s: perf %d intervals summing to %llu, "
-		       "summary %llu; pctr %d intervals summing to %llu, "
-		       "total %llu; known %llu\n", sets[s], p.intervals,
-		       p.sum, p.total, q.intervals, q.sum, q.total,
-		       (unsigned long long)want);
-		ASSERT_GE(p.intervals, 2);
-		ASSERT_GE(q.intervals, 2);
-		ASSERT_UEQ(p.total, want);
-		ASSERT_UEQ(p.sum, want);
-		ASSERT_UEQ(q.total, want);
-		ASSERT_UEQ(q.sum, want);
-		if (s) {
-			printf("# cycles:u: perf %llu (intervals %llu), pctr "
-			       "%llu (intervals %llu)\n", pc.total, pc.sum,
-			       qc.total, qc.sum);
-			ASSERT_UEQ(pc.sum, pc.total);
-			ASSERT_UEQ(qc.sum, qc.total);
-			ASSERT_UEQ(qc.total, pc.total);
+			printf("# -I 10, %s, %s: perf %d intervals summing to "
+			       "%llu, summary %llu; pctr %d intervals summing "
+			       "to %llu, total %llu\n", sets[s], events[e],
+			       p.intervals, p.sum, p.total, q.intervals, q.sum,
+			       q.total);
+			ASSERT_GE(p.intervals, 2);
+			ASSERT_GE(q.intervals, 2);
+			ASSERT_UEQ(p.sum, p.total);
+			ASSERT_UEQ(q.sum, q.total);
+			if (e == 0) {
+				ASSERT_UEQ(p.total, want);
+				ASSERT_UEQ(q.total, want);
+			}
+			if (e == 1)
+				ASSERT_UEQ(q.total, p.total);
 		}
 	}
 }
@@ -393,6 +392,33 @@ TEST(stat_kernel_agrees)
 	ASSERT_GT(q[0], 0);
 }
 
+/*
+ * In one group, instructions (both modes) = instructions:u +
+ * instructions:k exactly, for each tool: the three counters run over the
+ * same span, and the PMU splits every instruction between the modes.
+ */
+TEST(stat_user_kernel_add_up)
+{
+	static const char *const tools[] = { "perf", "pctr" };
+	static struct row rows[MAX_ROWS];
+	const char *group = "{instructions,instructions:u,instructions:k}";
+
+	setup();
+	for (int t = 0; t < 2; t++) {
+		int n = t ? pctr_stat(group, 0, 1000000, rows)
+			  : perf_stat(group, 0, 1000000, rows);
+		struct count all = count_of(rows, n, "instructions", tools[t]);
+		struct count u = count_of(rows, n, "instructions:u", tools[t]);
+		struct count k = count_of(rows, n, "instructions:k", tools[t]);
+
+		printf("# %s %s, hw_loop 1000000: %llu = %llu + %llu (%+lld)"
+		       "\n", tools[t], group, all.total, u.total, k.total,
+		       (long long)(all.total - u.total - k.total));
+		ASSERT_UEQ(u.total, hw_loop_exec_count(1000000));
+		ASSERT_UEQ(all.total, u.total + k.total);
+	}
+}
+
 /* ---- record: samples ------------------------------------------------------ */
 
 #define REC_PERIOD 100000ull
@@ -402,24 +428,33 @@ struct rec {
 	unsigned long long samples, lost;
 };
 
-/*
- * perf report -D -i FILE: the samples of @event (its "EVENT stats:"
- * block, or the whole file's when @event is NULL; none without the block
- * or its SAMPLE line) and the lost records in the same block
- */
-static struct rec
-perf_report_samples(const char *file, const char *event)
+/* perf report -D -i FILE: its output */
+static char *
+perf_report(const char *file)
 {
 	char *argv[] = { PERF, "report", "-D", "-i", (char *)file, NULL };
-	struct rec c = { 0, 0 };
 	struct hw_run r;
+
+	run_ok(argv, &r);
+	if (!strstr(r.out, "\nAggregated stats:\n"))
+		TEST_FAIL("perf report -D -i %s: no aggregated stats", file);
+	return r.out;
+}
+
+/*
+ * In perf report -D's output @dump: the samples of @event (its "EVENT
+ * stats:" block, or the whole file's when @event is NULL; none without the
+ * block or its SAMPLE line) and the lost records in the same block
+ */
+static struct rec
+samples_of(const char *dump, const char *event)
+{
+	struct rec c = { 0, 0 };
 	const char *s, *end, *p;
 	char head[96];
 
-	run_ok(argv, &r);
-	s = strstr(r.out, "\nAggregated stats:\n");
-	if (!s)
-		TEST_FAIL("perf report -D -i %s: no aggregated stats", file);
+	s = strstr(dump, "\nAggregated stats:\n");
+	ASSERT(s != NULL);
 	s += strlen("\nAggregated stats:\n");
 	if (event) {
 		snprintf(head, sizeof(head), "\n%s stats:\n", event);
@@ -429,7 +464,8 @@ perf_report_samples(const char *file, const char *event)
 		s += strlen(head);
 	}
 	/* the block: its lines are indented */
-	for (end = s; *end == ' '; end += strcspn(end, "\n") + (end[strcspn(end, "\n")] != 0))
+	for (end = s; *end == ' ';
+	     end += strcspn(end, "\n") + (end[strcspn(end, "\n")] != 0))
 		;
 	p = strstr(s, "SAMPLE events:");
 	if (p && p < end)
@@ -517,9 +553,9 @@ TEST(record_user_samples)
 		struct rec p, q, qf, qi;
 
 		perf_record(events[e], REC_PERIOD, n);
-		p = perf_report_samples("/tmp/perf.data", NULL);
+		p = samples_of(perf_report("/tmp/perf.data"), NULL);
 		q = pctr_profile(events[e], REC_PERIOD, n, "/tmp/pctr.data");
-		qf = perf_report_samples("/tmp/pctr.data", NULL);
+		qf = samples_of(perf_report("/tmp/pctr.data"), NULL);
 		qi = pctr_input("/tmp/perf.data");
 		printf("# %s -c %llu, hw_loop %llu: perf record %llu samples "
 		       "(%llu lost), pctr profile %llu (%llu lost), perf "
@@ -548,13 +584,15 @@ TEST(record_group_samples)
 {
 	const uint64_t n = hw_ovf_iterations(REC_PERIOD, REC_K);
 	struct rec pi, pc, pik, pck;
+	char *dump;
 
 	setup();
 	perf_record(GROUP, REC_PERIOD, n);
-	pi = perf_report_samples("/tmp/perf.data", "instructions:u");
-	pc = perf_report_samples("/tmp/perf.data", "cycles:u");
-	pik = perf_report_samples("/tmp/perf.data", "instructions:k");
-	pck = perf_report_samples("/tmp/perf.data", "cycles:k");
+	dump = perf_report("/tmp/perf.data");
+	pi = samples_of(dump, "instructions:u");
+	pc = samples_of(dump, "cycles:u");
+	pik = samples_of(dump, "instructions:k");
+	pck = samples_of(dump, "cycles:k");
 	printf("# perf record %s -c %llu: %llu %llu %llu %llu samples "
 	       "(%llu lost)\n", GROUP, REC_PERIOD, pi.samples, pc.samples,
 	       pik.samples, pck.samples, pi.lost);
@@ -575,7 +613,7 @@ TEST(record_kernel_samples)
 	setup();
 	for (int i = 0; i < KRUNS; i++) {
 		perf_record("instructions:k", period, 1000);
-		p[i] = perf_report_samples("/tmp/perf.data", NULL).samples;
+		p[i] = samples_of(perf_report("/tmp/perf.data"), NULL).samples;
 		q[i] = pctr_profile("instructions:k", period, 1000,
 				    "/tmp/pctr.data").samples;
 		printf("# run %d: instructions:k -c %llu samples: perf %llu, "
@@ -598,6 +636,7 @@ main(void)
 		TEST_CASE(stat_group_user_exact)
 		TEST_CASE(stat_interval_sums)
 		TEST_CASE(stat_kernel_agrees)
+		TEST_CASE(stat_user_kernel_add_up)
 		TEST_CASE(record_user_samples)
 		TEST_CASE(record_group_samples)
 		TEST_CASE(record_kernel_samples)));
