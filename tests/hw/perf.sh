@@ -29,6 +29,12 @@ hw_perf_fetch() { # ARCH
 	*) hw_perf_error="no perf for architecture $1"; return 1 ;;
 	esac
 	ver=$(apt-cache policy "linux-perf:$deb_arch" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	# package lists never fetched on this machine: fetch them (run.sh's
+	# as_root, when it is there to call)
+	if [ -z "$ver" ] || [ "$ver" = '(none)' ] && declare -F as_root >/dev/null &&
+		as_root apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null 2>&1; then
+		ver=$(apt-cache policy "linux-perf:$deb_arch" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	fi
 	case $ver in
 	'' | '(none)')
 		hw_perf_error="apt knows no linux-perf:$deb_arch (dpkg --add-architecture $deb_arch; apt-get update)"
