@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/hw/perf.sh - sourced by run.sh: Debian's perf (package linux-perf,
 # unchanged) for a guest, the independent judge of test_hw_perf.
 #
@@ -18,7 +19,7 @@
 # so a library missing from them is an error, not a guest that cannot
 # start perf.  Cached in $PCTR_HW_CACHE/perf-ARCH-VERSION.
 
-hw_perf_tree= hw_perf_error=
+hw_perf_tree='' hw_perf_error=''
 
 hw_perf_fetch() { # ARCH
 	local deb_arch triplet ver dir tmp libs p cache=${PCTR_HW_CACHE:-/var/tmp/pctr-hw}
@@ -46,8 +47,10 @@ hw_perf_fetch() { # ARCH
 		hw_perf_tree=$dir/root
 		return 0
 	fi
-	mkdir -p "$cache" && tmp=$(mktemp -d "$cache/perf-fetch.XXXXXX") ||
-		{ hw_perf_error="cannot write to $cache"; return 1; }
+	if ! mkdir -p "$cache" || ! tmp=$(mktemp -d "$cache/perf-fetch.XXXXXX"); then
+		hw_perf_error="cannot write to $cache"
+		return 1
+	fi
 	# the library packages under linux-perf, without what only perf's
 	# Perl and Python scripting would load (their standard libraries)
 	libs=$(apt-cache depends --recurse --no-recommends --no-suggests \
@@ -57,6 +60,7 @@ hw_perf_fetch() { # ARCH
 		sed 's/:.*//' | sort -u)
 	# each for ARCH, but those of architecture "all" (configuration,
 	# no library) as they are
+	# shellcheck disable=SC2086
 	libs=$(apt-cache show --no-all-versions $libs 2>/dev/null | awk -v a="$deb_arch" '
 		/^Package: / { p = $2 }
 		/^Architecture: / { print p ($2 == "all" ? "" : ":" a) }' | sort -u)
@@ -74,9 +78,12 @@ hw_perf_fetch() { # ARCH
 		return 1
 	fi
 	rm -rf "$dir"
-	mv "$tmp/root" "$tmp/keep" && mkdir -p "$dir" && mv "$tmp/keep" "$dir/root" &&
-		echo "linux-perf:$deb_arch $ver" >"$dir/ok" ||
-		{ hw_perf_error="cannot fill $dir"; rm -rf "$tmp" "$dir"; return 1; }
+	if ! mkdir -p "$dir" || ! mv "$tmp/root" "$dir/root" ||
+		! echo "linux-perf:$deb_arch $ver" >"$dir/ok"; then
+		hw_perf_error="cannot fill $dir"
+		rm -rf "$tmp" "$dir"
+		return 1
+	fi
 	rm -rf "$tmp"
 	echo "# perf for the guest: linux-perf:$deb_arch $ver, $(du -sh "$dir/root" | cut -f1)" >&2
 	hw_perf_tree=$dir/root
@@ -91,8 +98,10 @@ hw_perf_tree_of() { # X ROOT TRIPLET
 	mkdir -p "$root/usr/bin" "$root/lib/$triplet" || { hw_perf_error="cannot write $root"; return 1; }
 	cp "$x/usr/bin/perf" "$root/usr/bin/perf"
 	interp=$(readelf -l "$x/usr/bin/perf" | sed -n 's/.*program interpreter: \(.*\)\]/\1/p')
-	[ -n "$interp" ] && [ -e "$x$interp" ] ||
-		{ hw_perf_error="perf's interpreter '$interp' is in none of the packages"; return 1; }
+	if [ -z "$interp" ] || [ ! -e "$x$interp" ]; then
+		hw_perf_error="perf's interpreter '$interp' is in none of the packages"
+		return 1
+	fi
 	mkdir -p "$root$(dirname "$interp")"
 	cp -L "$x$interp" "$root$interp"
 	todo=$root/usr/bin/perf
