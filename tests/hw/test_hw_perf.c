@@ -629,8 +629,11 @@ TEST(record_group_samples)
 }
 
 /*
- * instructions:k samples with a period of 1e4: KRUNS runs of each tool;
- * figures printed.
+ * instructions:k samples with a period of 1e4 on hw_loop 1000 (about 5e4
+ * kernel instructions, stat_kernel_agrees): KRUNS runs of each tool.  The
+ * least of each tool's runs is a run without a timer interrupt; their
+ * counts, the same work, may still lie on both sides of a multiple of the
+ * period: one sample apart at most.
  */
 TEST(record_kernel_samples)
 {
@@ -652,7 +655,8 @@ TEST(record_kernel_samples)
 	printf("# instructions:k samples least: perf %llu, pctr %llu\n", p[0],
 	       q[0]);
 	ASSERT_GT(p[0], 0);
-	ASSERT_GT(q[0], 0);
+	ASSERT_LE(q[0], p[0] + 1);
+	ASSERT_LE(p[0], q[0] + 1);
 }
 
 int
