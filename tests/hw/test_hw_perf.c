@@ -16,13 +16,18 @@
  *     cycles:u (one per instruction under -icount shift=0) perf = pctr.
  *   stat -I: the interval rows of each tool add up to its total, and
  *     perf's summary, pctr's total and the known count are one number.
+ *   {instructions,instructions:u,instructions:k}: both = :u + :k,
+ *     exactly, for each tool.
  *   record: perf record -c P and pctr profile -c P take the same number
  *     of samples of a user-mode event, floor(count / P), none lost, for
  *     the event alone and (perf) in the group of four; perf report -D
- *     reads pctr's --perf-data file and finds those samples too.
+ *     reads pctr's --perf-data file, and pctr profile --input perf's
+ *     perf.data, and each finds those samples too.
  *   kernel mode: a count of kernel instructions varies from run to run
- *     (timer interrupts fall into some runs), so each tool counts R runs
- *     and the two distributions are compared (stat_kernel_agrees says how).
+ *     (timer interrupts fall into some runs), so each tool counts five
+ *     runs and the least run of each, one without an interrupt, is
+ *     compared: the same context switches of the command, counts within
+ *     1%, samples one apart at most (stat_kernel_agrees says why).
  *
  * perf and its shared libraries come from Debian's packages for the
  * guest's architecture (tests/hw/perf.sh, by the line below); when they
