@@ -10,6 +10,7 @@
 #   -s NAME=VALUE   set a sysctl before the program starts (repeatable)
 #   -u UID          run as this uid/gid instead of root
 #   -f FILE         also copy FILE into the guest's /hw (repeatable)
+#   --perf          also Debian's perf, as /usr/bin/perf (tests/hw/perf.sh)
 #   -v              also print the guest's console outside the program
 #   -h              this text
 #
@@ -32,8 +33,9 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/guest.sh" || exit 125
+. "$here/perf.sh" || exit 125
 
-arch= uid=- sysctls= files= verbose=0
+arch= uid=- sysctls= files= verbose=0 perf=0
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-125}"; }
 
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
 	-u) uid=$2; shift ;;
 	-f) files="$files $2"; shift ;;
 	-v) verbose=1 ;;
+	--perf) perf=1 ;;
 	-h | --help) usage 0 ;;
 	--) shift; break ;;
 	-*) usage ;;
@@ -61,12 +64,17 @@ shift
 [ -x "$prog" ] || { echo "run-in-guest.sh: $prog is not an executable" >&2; exit 125; }
 
 guest_setup "$arch" || { echo "run-in-guest.sh: $guest_error" >&2; exit 125; }
+if [ "$perf" = 1 ] && ! hw_perf_fetch "$arch"; then
+	echo "run-in-guest.sh: $hw_perf_error" >&2
+	exit 125
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pctr-guest.XXXXXX") || exit 125
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/root/hw"
 cp "$prog" "$work/root/hw/"
 for f in $files; do cp "$f" "$work/root/hw/" || exit 125; done
+[ "$perf" = 1 ] && hw_perf_install "$work/root"
 printf 'run %s %s /hw/%s' "$uid" "${sysctls:--}" "$(basename "$prog")" >"$work/root/hw/plan"
 for a in "$@"; do
 	case $a in

@@ -50,6 +50,7 @@ arch=${PCTR_HW_ARCH:-aarch64}
 qemu=
 bench=0 only= case_only= out=
 . "$here/guest.sh" || exit 1
+. "$here/perf.sh" || exit 1
 jobs=$(nproc 2>/dev/null || echo 1)
 [ "$jobs" -gt 4 ] && jobs=4
 
@@ -226,6 +227,8 @@ boot() { # NAME LOG
 	mkdir -p "$work/root/hw"
 	cp "$hw_bin/$name" "$hw_bin/hw_loop" "$work/root/hw/"
 	plan_lines "$name" >"$work/root/hw/plan"
+	# "hw-perf:" in a test's source: Debian's perf in the guest (perf.sh)
+	grep -q 'hw-perf:' "$here/$name.c" 2>/dev/null && hw_perf_install "$work/root"
 	[ -n "$case_only" ] && args="TEST_ONLY=$case_only"
 	guest_init=$hw_bin/hw_init
 	# "hw-smp: N" in a test's source: the guest has N CPUs (default 1)
@@ -407,6 +410,9 @@ ensure_packages
 ensure_qemu
 ensure_kernel
 cross_build
+# Debian's perf for the programs that compare with it; a test that needs
+# it fails with the reason when it cannot be had
+grep -qs 'hw-perf:' "$here"/test_hw_*.c && ! hw_perf_fetch "$arch" && echo "# perf: $hw_perf_error" >&2
 
 names=$(sed -n 's,^tests/hw/\(test_hw_[A-Za-z0-9_]*\)$,\1,p' "$build/hw-targets.txt")
 if [ -n "$only" ]; then
