@@ -404,11 +404,20 @@ native_runs(uint64_t period, bool exact)
 				  (unsigned long long)(s.count[0].value /
 						       period));
 		ASSERT_UEQ(st.notified, (uint64_t)nr_sig);
-		/* every overflow notified or counted lost (pctr_overflow(3)) */
-		if (st.notified + st.lost != s.count[0].value / period)
+		/*
+		 * Every overflow notified or counted lost (pctr_overflow(3)).
+		 * The kernel's count of what it dropped is of records, and a
+		 * ring that is full when the interrupt limit stops the counter
+		 * drops its THROTTLE note too, and the UNTHROTTLE at the next
+		 * tick (kernel/events/ring_buffer.c: every record that finds
+		 * no room adds to the count): up to 2 more than overflows.
+		 * Seen: 102 notified + 299 lost of 400 overflows.
+		 */
+		if (st.notified + st.lost < s.count[0].value / period ||
+		    st.notified + st.lost > s.count[0].value / period + 2)
 			TEST_FAIL("native, period %llu, run %d: %llu notified "
-				  "+ %llu lost of %llu overflows: the others "
-				  "vanished",
+				  "+ %llu lost of %llu overflows: not each "
+				  "overflow once, give or take the 2 notes",
 				  (unsigned long long)period, run,
 				  (unsigned long long)st.notified,
 				  (unsigned long long)st.lost,
