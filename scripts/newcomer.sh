@@ -176,14 +176,12 @@ run_as() { # SCRIPT: as root or as the user, from the clone
 	fi
 }
 
-if [ "$as_user" = 1 ]; then
-	run_as_clone="su - newcomer -c"
-else
-	run_as_clone="sh -c"
-fi
 say "newcomer: Debian $suite (minbase, git, sudo, build-essential) from $url in $root"
 say "newcomer: commit $sha$([ "$reuse" = 1 ] && echo ', REUSING the host QEMU and kernel caches (not a fresh run)')$([ "$container" = 1 ] && echo ', in a container (private /proc and PIDs)')$([ "$load" -gt 0 ] && echo ", load: $load spinner(s) and a build loop")"
-in_chroot $run_as_clone "git clone -q /mnt/pctr.git $home/pctr && git -C $home/pctr checkout -q --detach $sha" >>"$log" 2>&1 ||
+# cloned by root (git refuses a repository another user owns), then
+# given to the user
+in_chroot sh -c "git clone -q /mnt/pctr.git $home/pctr && git -C $home/pctr checkout -q --detach $sha &&
+	{ [ $as_user = 0 ] || chown -R newcomer: $home/pctr; }" >>"$log" 2>&1 ||
 	{ say "newcomer: git clone of $sha failed (log: $log)"; exit 1; }
 
 # ---- the README's first code block ---------------------------------------
