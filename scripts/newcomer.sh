@@ -29,6 +29,9 @@
 # build-essential) is cached as a tarball under /var/tmp/pctr-newcomer and
 # built only when missing; every run unpacks a new copy of it.
 set -u
+# all of it in one compound command, read whole before it runs: a run
+# takes half an hour, and the file may change under it (a checkout)
+{
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PCTR_NEWCOMER_CACHE:-/var/tmp/pctr-newcomer}
 suite=bookworm
@@ -240,3 +243,4 @@ say "newcomer: results (commit ${sha:0:12}$([ "$reuse" = 1 ] && echo ', caches r
 printf '%s' "$results" | sed 's/^/  /' | tee -a "$log"
 say "newcomer: full log: $log"
 exit $failed
+}
