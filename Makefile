@@ -32,8 +32,7 @@ deps:
 # line "N passed, N failed, N skipped" (tests/README.md).  With CI=true a
 # tier that cannot run fails.
 check:
-	@scripts/deps.sh check
-	@scripts/check.sh all
+	@scripts/check.sh --deps check all
 
 check-fast: all
 	@scripts/check.sh fast

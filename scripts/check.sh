@@ -12,8 +12,15 @@
 #             the network, and make check keeps to 30 minutes)
 #   all       fast, asan, valgrind, a short fuzz run and hw
 # With CI=true a tier that cannot run (no QEMU, no clang...) fails the run.
+# --deps PROFILE first runs scripts/deps.sh PROFILE (make check does), timed
+# with the stages: the summary prints how long each stage took.
 set -u
 cd "$(dirname "$0")/.." || exit 2
+deps=
+if [ "${1:-}" = --deps ]; then
+	deps=${2:?check.sh: --deps wants a scripts/deps.sh profile}
+	shift 2
+fi
 mode=${1:-all}
 BUILD=${BUILD:-build}
 ASAN_BUILD=${ASAN_BUILD:-build-asan}
@@ -109,18 +116,6 @@ valgrind_run() {
 		--timeout-multiplier 4
 }
 
-# tests/hw/run.sh and tests/fuzz/run.sh write their TAP even when they
-# cannot run ("1..0 # SKIP why", or "not ok" with CI=true)
-hw() {
-	echo "== hw (emulated arm64 and x86 PMUs)"
-	if [ -x tests/hw/run.sh ]; then
-		tests/hw/run.sh "$logs/hw-aarch64.tap" || status=1
-		tests/hw/run.sh --arch x86_64 "$logs/hw-x86_64.tap" || status=1
-	else
-		echo "1..0 # SKIP tests/hw/run.sh is missing" | tee "$logs/hw-aarch64.tap"
-	fi
-}
-
 fuzz() {
 	echo "== fuzz (${FUZZ_SECONDS:-60}s per target)"
 	if [ -x tests/fuzz/run.sh ]; then
@@ -136,19 +131,54 @@ package() {
 	cat "$logs/package.tap"
 }
 
-rm -f "$logs"/*.json "$logs"/*.list "$logs"/*.tap
+# timed STAGE FUNCTION...: run it, and add "STAGE SECONDS [NOTE]" to
+# $logs/times, which scripts/summary.py prints
+timed() {
+	local stage=$1 t0 qemu_before qemu_after note= rc
+	shift
+	t0=$(date +%s)
+	qemu_before=$(ls -d /var/tmp/pctr-qemu-*/bin 2>/dev/null)
+	"$@"
+	rc=$?
+	qemu_after=$(ls -d /var/tmp/pctr-qemu-*/bin 2>/dev/null)
+	[ "$qemu_before" = "$qemu_after" ] || note="QEMU built"
+	echo "$stage $(($(date +%s) - t0)) $note" >>"$logs/times"
+	return $rc
+}
+
+hw_arch() { # ARCH
+	tests/hw/run.sh --arch "$1" "$logs/hw-$1.tap" || status=1
+}
+
+# tests/hw/run.sh and tests/fuzz/run.sh write their TAP even when they
+# cannot run ("1..0 # SKIP why", or "not ok" with CI=true)
+hw() {
+	echo "== hw (emulated arm64 and x86 PMUs)"
+	if [ -x tests/hw/run.sh ]; then
+		timed hw-aarch64 hw_arch aarch64
+		timed hw-x86_64 hw_arch x86_64
+	else
+		echo "1..0 # SKIP tests/hw/run.sh is missing" | tee "$logs/hw-aarch64.tap"
+	fi
+}
+
+rm -f "$logs"/*.json "$logs"/*.list "$logs"/*.tap "$logs/times"
+echo "start $(date +%s)" >"$logs/times"
+if [ -n "$deps" ]; then
+	timed deps scripts/deps.sh "$deps" || exit 1
+fi
 case $mode in
-fast) fast; tiers=unit,sys,compat,tool,repro,pkg ;;
-asan) asan; tiers=asan ;;
-valgrind) valgrind_run; tiers=valgrind ;;
+fast) timed fast fast; tiers=unit,sys,compat,tool,repro,pkg ;;
+asan) timed asan asan; tiers=asan ;;
+valgrind) timed valgrind valgrind_run; tiers=valgrind ;;
 hw) hw; tiers=hw-aarch64,hw-x86_64 ;;
-fuzz) fuzz; tiers=fuzz ;;
-package) package; tiers=package ;;
+fuzz) timed fuzz fuzz; tiers=fuzz ;;
+package) timed package package; tiers=package ;;
 all)
-	fast
-	asan
-	valgrind_run
-	FUZZ_SECONDS=${FUZZ_SECONDS:-20} fuzz
+	timed fast fast
+	timed asan asan
+	timed valgrind valgrind_run
+	FUZZ_SECONDS=${FUZZ_SECONDS:-20} timed fuzz fuzz
 	hw
 	tiers=unit,sys,compat,tool,repro,pkg,asan,valgrind,fuzz,hw-aarch64,hw-x86_64
 	;;

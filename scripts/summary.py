@@ -9,13 +9,17 @@ DIR (default build/check-logs) holds, for each stage check.sh ran:
                "stdout" is the program's TAP output
   STAGE.list   "meson test --list" of the same selection: the programs that
                must appear in STAGE.json
-  STAGE.tap    a TAP stream (fuzz, hw)
+  STAGE.tap    a TAP stream (fuzz, hw); a hw stream's "# guest kernel: ..."
+               line names the kernel its guests booted
+  times        "start EPOCH", then "STAGE SECONDS [NOTE]" for each stage
+               check.sh timed (deps, fast, ..., hw-x86_64)
 
 The "fast" stage is split into one tier per meson suite (unit, sys,
 compat, tool, repro); every other stage is one tier.  Prints the failed
 cases and the reasons their programs gave (assertion
 messages, a sanitizer's verdict: the lines a CI log's tail must keep),
-then one line per tier, then "N passed, N failed, N skipped".
+then how long each stage took and the kernels the guests ran, then one
+line per tier, then "N passed, N failed, N skipped".
 
 How a case counts:
   ok                      passed
@@ -230,6 +234,52 @@ def tier_of_stage(tier):
     return 'fast' if tier in SUITE_TIERS else tier
 
 
+def minutes(secs):
+    return '%dm%02ds' % (secs // 60, secs % 60)
+
+
+def stage_times(d):
+    """ "time: STAGE 1m02s, ...; 12m30s in all" from DIR/times, or None."""
+    path = os.path.join(d, 'times')
+    if not os.path.exists(path):
+        return None
+    parts, total = [], 0
+    with open(path) as f:
+        for line in f:
+            w = line.split(None, 2)
+            if len(w) < 2 or w[0] == 'start' or not w[1].isdigit():
+                continue
+            secs = int(w[1])
+            total += secs
+            note = ' (%s)' % w[2].strip() if len(w) > 2 and w[2].strip() \
+                else ''
+            parts.append('%s %s%s' % (w[0], minutes(secs), note))
+    if not parts:
+        return None
+    return 'time: %s; %s in all' % (', '.join(parts), minutes(total))
+
+
+GUEST_KERNEL = re.compile(r'^#\s*guest kernel:\s*(.*)')
+
+
+def guest_kernels(d, names):
+    """ "guest kernel: TIER KERNEL, ..." from the hw stages' TAP."""
+    found = []
+    for name in names:
+        path = os.path.join(d, name + '.tap')
+        if not name.startswith('hw') or not os.path.exists(path):
+            continue
+        with open(path, errors='replace') as f:
+            for line in f:
+                m = GUEST_KERNEL.match(line)
+                if m:
+                    found.append('%s %s' % (name, m.group(1).strip()))
+                    break
+            else:
+                found.append('%s (not reported)' % name)
+    return 'guest kernel: ' + ', '.join(found) if found else None
+
+
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument('--ci', action='store_true',
@@ -272,6 +322,9 @@ def main(argv):
             print('FAILED %s: %s' % (tier.name, p))
         for r in tier.reasons:
             print(r)
+    for line in (stage_times(a.dir), guest_kernels(a.dir, list(tiers))):
+        if line:
+            print(line)
     for tier in tiers.values():
         print(tier.line())
         total[0] += tier.passed

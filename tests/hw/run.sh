@@ -424,6 +424,8 @@ logs=$build/hw-logs
 mkdir -p "$logs"
 rm -f "$logs"/*.log "$logs"/*.status
 echo "# hardware tests: $(echo $names | wc -w) program(s), $jobs guest(s) at a time, kernel $(basename "$(readlink -f "$kernel")")"
+# for the summary (scripts/summary.py): the image and the Debian version in its banner
+echo "# guest kernel: $(basename "$(readlink -f "$kernel")")$(grep -a -o -m1 -E ' Debian [0-9][^ ]*' "$kernel" 2>/dev/null | head -n1 | sed 's/^ Debian \(.*\)/ (Debian \1)/')" | tee -a "$out"
 SECONDS=0
 running=0
 for n in $names; do

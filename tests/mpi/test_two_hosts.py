@@ -46,7 +46,7 @@ case $host in
 %s
 *) echo "agent: no host $host" >&2; exit 255 ;;
 esac
-exec ip netns exec "$ns" unshare --uts /bin/sh -c "hostname $ns; $*"
+exec nsenter --net="/run/netns/$ns" unshare --uts /bin/sh -c "hostname $ns; $*"
 '''
 
 # the same, with a $TMPDIR of the host's own
@@ -55,8 +55,19 @@ OWN_TMP = AGENT.replace('unshare --uts /bin/sh -c "hostname $ns; $*"',
                         '"mount -t tmpfs tmpfs $TMPDIR; hostname $ns; $*"')
 
 
+# Commands run in a host's namespace through nsenter, not "ip netns exec"
+# or "ip -n": those also remount / as a slave in a mount namespace of
+# their own, which fails where / is not a mount point (a chroot).
+def in_ns(n):
+    return ['nsenter', '--net=/run/netns/' + n]
+
+
 def sh(*cmd):
-    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError('%s: exit status %d: %s' % (
+            ' '.join(cmd), p.returncode,
+            ' '.join(p.stderr.split()) or 'no message'))
 
 
 def hosts_up(d):
@@ -66,9 +77,9 @@ def hosts_up(d):
     sh('ip', 'link', 'add', 'pv0-%d' % TAG, 'netns', n0, 'type', 'veth',
        'peer', 'name', 'pv1-%d' % TAG, 'netns', n1)
     for (n, a), dev in zip(HOSTS, ['pv0-%d' % TAG, 'pv1-%d' % TAG]):
-        sh('ip', '-n', n, 'addr', 'add', a + '/24', 'dev', dev)
-        sh('ip', '-n', n, 'link', 'set', dev, 'up')
-        sh('ip', '-n', n, 'link', 'set', 'lo', 'up')
+        sh(*in_ns(n), 'ip', 'addr', 'add', a + '/24', 'dev', dev)
+        sh(*in_ns(n), 'ip', 'link', 'set', dev, 'up')
+        sh(*in_ns(n), 'ip', 'link', 'set', 'lo', 'up')
     agent = os.path.join(d, 'agent.sh')
     with open(agent, 'w') as f:
         f.write(AGENT % '\n'.join('%s) ns=%s ;;' % (a, n)
@@ -105,7 +116,7 @@ def on_first_host(cmd, env):
     asan = e.get('ASAN_OPTIONS', '')
     e['ASAN_OPTIONS'] = (asan + ':' if asan else '') + 'detect_leaks=0'
     inner = 'hostname %s; exec "$@"' % HOSTS[0][0]
-    p = subprocess.run(['ip', 'netns', 'exec', HOSTS[0][0], 'unshare',
+    p = subprocess.run(in_ns(HOSTS[0][0]) + ['unshare',
                         '--uts', 'sh', '-c', inner, 'sh'] + cmd,
                        env=e, capture_output=True, text=True, timeout=180)
     assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)
@@ -173,14 +184,18 @@ def cannot(why):
 def main():
     if os.getuid() != 0:
         return cannot('network namespaces need root')
-    for prog in ('mpirun', 'ip', 'unshare'):
+    for prog in ('mpirun', 'ip', 'unshare', 'nsenter'):
         if not shutil.which(prog):
             return cannot('no %s' % prog)
     failed = 0
     print('1..%d' % len(CASES), flush=True)
     with tempfile.TemporaryDirectory() as d:
         try:
-            agent = hosts_up(d)
+            try:
+                agent = hosts_up(d)
+            except RuntimeError as e:
+                print('Bail out! the two hosts could not be made: %s' % e)
+                return 1
             for i, fn in enumerate(CASES, 1):
                 try:
                     fn(agent, d)

@@ -136,6 +136,18 @@ finish(pid_t pid, const char *out_path, const char *err_path)
 	return r;
 }
 
+/*
+ * A shell command that runs CMD (a format string) as on a machine without
+ * libdw1: an empty libdw.so.1 in a directory of its own comes first in
+ * LD_LIBRARY_PATH, so dlopen("libdw.so.1") fails.  It needs no mount
+ * namespace, which a chroot (whose / is no mount point) or a container
+ * without CAP_SYS_ADMIN cannot make.  Exits with CMD's status.
+ */
+#define HIDE_LIBDW(cmd)                                                       \
+	"d=$(mktemp -d) || exit 1; : >\"$d/libdw.so.1\" || exit 1; "           \
+	"LD_LIBRARY_PATH=\"$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\" " cmd       \
+	"; s=$?; rm -rf \"$d\"; exit $s"
+
 static inline struct result
 run_in(char *const argv[], const char *in)
 {

@@ -240,6 +240,24 @@ def case_nothing_at_all_fails(d):
     assert 'no tests defined' in tier(lines, 'unit'), lines
 
 
+def case_stage_times_and_guest_kernels(d):
+    # check.sh's "times": how long each stage took, the QEMU builds and
+    # dependency installs inside them; the hw TAP names each guest's kernel
+    with open(os.path.join(d, 'times'), 'w') as f:
+        f.write('start 1700000000\ndeps 75 \nfast 372 \n'
+                'hw-aarch64 801 QEMU built\nhw-x86_64 65 \n')
+    meson_log(d, 'fast', [('pctr:unit / t', 'OK', 0, OK3)])
+    tap_file(d, 'hw-aarch64', '# guest kernel: linux-image-6.1.0-50-arm64 '
+             '(6.1.176-1)\nok 1 - a\n1..1\n')
+    tap_file(d, 'hw-x86_64', 'ok 1 - a\n1..1\n')
+    rc, lines = run(d, 'unit,hw-aarch64,hw-x86_64')
+    assert rc == 0, lines
+    assert ('time: deps 1m15s, fast 6m12s, hw-aarch64 13m21s (QEMU built), '
+            'hw-x86_64 1m05s; 21m53s in all') in lines, lines
+    assert ('guest kernel: hw-aarch64 linux-image-6.1.0-50-arm64 '
+            '(6.1.176-1), hw-x86_64 (not reported)') in lines, lines
+
+
 CASES = [v for k, v in sorted(globals().items()) if k.startswith('case_')]
 
 
