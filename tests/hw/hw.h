@@ -110,6 +110,21 @@ hw_loop_exec_count(uint64_t n)
 #endif
 }
 
+/*
+ * The fewest events the kernel lets a counter run to its overflow: on
+ * x86 never fewer than 2 (x86_perf_event_set_period() in
+ * arch/x86/events/core.c: "Quirk: certain CPUs dont like it if just 1
+ * hw_event is left"), so a period of 1 overflows every 2 instructions
+ * there (the x86-64 guest: a libcpc preset of 2^64 - 1 read 1 at its
+ * overflow, a one-shot restart of period 1 read 2, 400 overflows in 800
+ * instructions).
+ */
+#ifdef __x86_64__
+#define HW_MIN_PERIOD 2
+#else
+#define HW_MIN_PERIOD 1
+#endif
+
 /* where hw_loop's loop is, from _start: dec, jnz; subs, b.ne */
 #ifdef __x86_64__
 #define HW_LOOP_FROM 0x21

@@ -46,6 +46,13 @@
 #define HW_OVF_NOTES 100     /* notifications a run takes at period 1 */
 #define SMALL_ITERATIONS 5000 /* the loop at period 1 */
 
+/* the events between two overflows at @period (hw.h, HW_MIN_PERIOD) */
+static uint64_t
+run_length(uint64_t period)
+{
+	return period < HW_MIN_PERIOD ? HW_MIN_PERIOD : period;
+}
+
 static volatile sig_atomic_t nr_sig, in_loop, bad, why, stop_at;
 static volatile sig_atomic_t first_out; /* the first notification outside */
 static volatile uint64_t bad_value;
@@ -139,8 +146,8 @@ v1_handler(int sig, siginfo_t *si, void *uc)
 	seen_pc((uintptr_t)si->si_addr);
 	if (cpc_take_sample(&sample) == -1)
 		fail_note(2, 0);
-	else if (sample.ce_pic[0] != 0) /* the preset plus one period */
-		fail_note(3, sample.ce_pic[0]);
+	else if (sample.ce_pic[0] != run_length(-preset) + preset)
+		fail_note(3, sample.ce_pic[0]); /* the preset plus one run */
 	if (nr_sig >= stop_at)
 		return; /* stays stopped: the loop goes on uncounted */
 	sample.ce_pic[0] = preset;
@@ -215,8 +222,8 @@ v2_handler(int sig, siginfo_t *si, void *uc)
 	if (cpc_set_sample(v2_cpc, v2_set, v2_buf) != 0 ||
 	    cpc_buf_get(v2_cpc, v2_buf, 0, &v) != 0)
 		fail_note(2, 0);
-	else if (v != 0)
-		fail_note(3, v);
+	else if (v != run_length(-preset) + preset)
+		fail_note(3, v); /* the preset plus one run */
 	if (nr_sig >= stop_at)
 		return;
 	if (cpc_set_restart(v2_cpc, v2_set) != 0)
@@ -228,6 +235,7 @@ v2_runs(uint64_t period)
 {
 	uint64_t n = iterations(period);
 
+	preset = -period; /* the handler's check */
 	hw_pmu();
 	emt_action(v2_handler);
 	v2_cpc = cpc_open(CPC_VER_CURRENT);
@@ -301,10 +309,10 @@ restart_cb(const struct pctr_overflow_info *info, void *arg)
 		fail_note(5, nr_sig); /* counted before pctr_set_enable() */
 	if (info->period != ovf_period)
 		fail_note(1, info->period);
-	/* stopped on the overflowing instruction: one period, exactly */
+	/* stopped on the overflowing instruction: one run, exactly */
 	if (pctr_set_read_values(ovf_set, &v) < 0)
 		fail_note(2, 0);
-	else if (v != ovf_period)
+	else if (v != run_length(ovf_period))
 		fail_note(3, v);
 	if (nr_sig >= stop_at)
 		return;
@@ -382,6 +390,7 @@ native_runs(uint64_t period, bool exact)
 	for (int run = 0; run < RUNS; run++) {
 		struct pctr_overflow_stats st = { .size = sizeof(st) };
 		struct pctr_sample s;
+		uint64_t ovfs;
 
 		reset_run(period);
 		overflow_set(period, 0, native_cb);
@@ -390,6 +399,7 @@ native_runs(uint64_t period, bool exact)
 		ASSERT_OK(pctr_set_disable(ovf_set));
 		ASSERT_OK(pctr_set_read(ovf_set, &s));
 		ASSERT_OK(pctr_set_overflow_stats(ovf_set, 0, &st));
+		ovfs = s.count[0].value / run_length(period);
 		if (bad)
 			TEST_FAIL("native, period %llu, run %d: %d bad "
 				  "notification(s), the first: check %d, "
@@ -397,12 +407,11 @@ native_runs(uint64_t period, bool exact)
 				  (unsigned long long)period, run, (int)bad,
 				  (int)why, (unsigned long long)bad_value);
 		/* never more notifications than overflows */
-		if ((uint64_t)nr_sig > s.count[0].value / period)
+		if ((uint64_t)nr_sig > ovfs)
 			TEST_FAIL("native, period %llu, run %d: %d "
 				  "notifications of %llu overflows",
 				  (unsigned long long)period, run, (int)nr_sig,
-				  (unsigned long long)(s.count[0].value /
-						       period));
+				  (unsigned long long)ovfs);
 		ASSERT_UEQ(st.notified, (uint64_t)nr_sig);
 		/*
 		 * Every overflow notified or counted lost (pctr_overflow(3)).
@@ -413,23 +422,21 @@ native_runs(uint64_t period, bool exact)
 		 * no room adds to the count): up to 2 more than overflows.
 		 * Seen: 102 notified + 299 lost of 400 overflows.
 		 */
-		if (st.notified + st.lost < s.count[0].value / period ||
-		    st.notified + st.lost > s.count[0].value / period + 2)
+		if (st.notified + st.lost < ovfs ||
+		    st.notified + st.lost > ovfs + 2)
 			TEST_FAIL("native, period %llu, run %d: %llu notified "
 				  "+ %llu lost of %llu overflows: not each "
 				  "overflow once, give or take the 2 notes",
 				  (unsigned long long)period, run,
 				  (unsigned long long)st.notified,
 				  (unsigned long long)st.lost,
-				  (unsigned long long)(s.count[0].value /
-						       period));
-		if (exact && (uint64_t)nr_sig != s.count[0].value / period)
+				  (unsigned long long)ovfs);
+		if (exact && (uint64_t)nr_sig != ovfs)
 			TEST_FAIL("native, period %llu, run %d, limit lifted: "
 				  "%d notifications of %llu overflows (count "
 				  "%llu)",
 				  (unsigned long long)period, run, (int)nr_sig,
-				  (unsigned long long)(s.count[0].value /
-						       period),
+				  (unsigned long long)ovfs,
 				  (unsigned long long)s.count[0].value);
 		if (run == RUNS - 1)
 			printf("# native every %llu%s: %d runs, the last %d "
@@ -437,7 +444,7 @@ native_runs(uint64_t period, bool exact)
 			       (unsigned long long)period,
 			       exact ? " (limit lifted)" : "", RUNS,
 			       (int)nr_sig,
-			       (unsigned long long)(s.count[0].value / period),
+			       (unsigned long long)ovfs,
 			       (unsigned long long)st.lost);
 		pctr_set_free(ovf_set);
 	}
