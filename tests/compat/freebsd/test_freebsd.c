@@ -280,15 +280,38 @@ hung(int sig)
 TEST(handler_closing_many_devices_during_a_read_returns)
 {
 	struct itimerval it = { { 0, 10000 }, { 0, 10000 } };
+	struct timespec t0, t1;
 	struct pmc_data d;
-	long reads = 0;
+	long reads = 0, cost_us;
 	int fd;
 
 	map_c0();
 	fd = dev(O_RDONLY);
+	/*
+	 * A tick of the profiling timer every 10 ms of CPU time, or four
+	 * times what one handler costs where that is more: a handler that
+	 * took the whole tick (valgrind's, 30 times slower) would leave the
+	 * reads no time at all, and the test would measure that instead.
+	 */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	close_eighteen(SIGPROF);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	handled = 0;
+	cost_us = (t1.tv_sec - t0.tv_sec) * 1000000 +
+		  (t1.tv_nsec - t0.tv_nsec) / 1000;
+	if (4 * cost_us > it.it_interval.tv_usec) {
+		it.it_interval.tv_sec = 4 * cost_us / 1000000;
+		it.it_interval.tv_usec = 4 * cost_us % 1000000;
+		it.it_value = it.it_interval;
+	}
+	printf("# a handler costs %ld us of CPU; a tick every %ld us\n",
+	       cost_us, (long)(it.it_interval.tv_sec * 1000000 +
+			       it.it_interval.tv_usec));
 	signal(SIGALRM, hung);
 	signal(SIGPROF, close_eighteen);
-	alarm(30);
+	/* 50 ticks take 50 intervals of CPU time: three times that, and 30 s */
+	alarm(30 + (unsigned)(150 * (it.it_interval.tv_sec * 1000000 +
+				     it.it_interval.tv_usec) / 1000000));
 	ASSERT_EQ(setitimer(ITIMER_PROF, &it, NULL), 0);
 	while (handled < 50) {
 		d.pmcd_num = 0;
