@@ -512,9 +512,14 @@ int pctr_set_open(struct pctr_set *set, const struct pctr_target *target);
  * @pidp: receives the child's pid; the caller waits for it with waitpid()
  *
  * The counters follow the command's threads and children.  Counting starts
- * exactly at exec: nothing of the library or the fork is counted.
- * Return: 0, -ENOENT/-EACCES if the command cannot be executed (the child
- * is then already reaped), or an error of pctr_set_open().
+ * exactly at exec: nothing of the library or the fork is counted, and the
+ * caller is not woken while the command runs.  The call returns when the
+ * command has been looked up (as execvp() does) and is about to exec; an
+ * enable, disable or reset before the exec waits for it.  An exec that
+ * fails after the lookup (E2BIG, ETXTBSY, a format the kernel cannot load)
+ * ends the child with status 127.
+ * Return: 0, -ENOENT/-EACCES if the command cannot be found or executed
+ * (the child is then already reaped), or an error of pctr_set_open().
  */
 int pctr_set_open_command(struct pctr_set *set, char *const argv[],
 			  pid_t *pidp);

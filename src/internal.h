@@ -285,6 +285,7 @@ struct pctr_set {
 	unsigned long reads;
 	unsigned long forks; /* pctr__forks when opened: mappings are ours */
 	pid_t pid; /* the process that opened it: see pctr__set_forked() */
+	pid_t exec_pid; /* a command before its exec: pctr_set_open_command() */
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */
 };
 _Static_assert(sizeof(struct pctr__hot) % _Alignof(max_align_t) == 0,

@@ -303,6 +303,7 @@ close_all(struct pctr_set *set)
 	set->buf = NULL;
 	set->base = NULL;
 	set->nr_inst = 0;
+	set->exec_pid = 0;
 	set->open = false;
 	set->user_read = false;
 	PCTR__HOT(set)->owner = 0;
@@ -1327,16 +1328,107 @@ pctr_set_open(struct pctr_set *set, const struct pctr_target *t)
 }
 
 /*
- * The child waits on a pipe until its counters exist, then execs; a second
- * pipe, closed by the exec, carries errno back if the exec fails.
+ * A command is counted from its exec, and nothing of the library's may be
+ * counted with it.  The child waits on @go until its counters exist, looks
+ * its program up as execvp() does, sends 0 or the errno that stops it on
+ * @report, and closes both pipes itself before the exec.  So the exec
+ * closes nothing the parent sleeps on: a parent woken there (by the close
+ * of a pipe it reads) is woken by the command after counting began, and on
+ * a shared CPU the wake-up and the switches to the parent and back are
+ * counted in the command's kernel mode (tests/sys/test_command.c,
+ * caller_is_not_woken_during_the_command).  An exec that fails after the
+ * lookup (E2BIG, ETXTBSY, a format the kernel cannot load) ends the child
+ * with status 127, as a shell's does.
  */
+static int
+may_exec(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errno;
+	if (!S_ISREG(st.st_mode) ||
+	    faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0)
+		return EACCES;
+	return 0;
+}
+
+/* execvp()'s search of PATH: 0 with @buf naming the program, or an errno */
+static int
+command_lookup(const char *file, char *buf, size_t size)
+{
+	const char *dirs = getenv("PATH"), *p, *end;
+	size_t len = strlen(file);
+	int seen = ENOENT;
+
+	if (!len)
+		return ENOENT;
+	if (strchr(file, '/')) {
+		if (len >= size)
+			return ENAMETOOLONG;
+		memcpy(buf, file, len + 1);
+		return may_exec(buf);
+	}
+	for (p = dirs ? dirs : "/bin:/usr/bin";; p = end + 1) {
+		int n, r;
+
+		end = strchrnul(p, ':');
+		/* an empty entry is the current directory */
+		n = end > p ? snprintf(buf, size, "%.*s/%s", (int)(end - p), p,
+				       file)
+			    : snprintf(buf, size, "./%s", file);
+		r = n < (int)size ? may_exec(buf) : ENAMETOOLONG;
+		if (r == 0)
+			return 0;
+		if (r == EACCES)
+			seen = EACCES;
+		if (!*end)
+			return seen;
+	}
+}
+
+static _Noreturn void
+command_child(int go, int report, char *const argv[])
+{
+	char path[PATH_MAX], c;
+	int err;
+
+	if (read(go, &c, 1) != 1)
+		_exit(127);
+	err = command_lookup(argv[0], path, sizeof(path));
+	if (write(report, &err, sizeof(err)) != sizeof(err) || err)
+		_exit(127);
+	close(report);
+	close(go);
+	execvp(path, argv);
+	_exit(127);
+}
+
+/* the child's word on @fd: 0 when it is about to exec */
+static int
+command_started(int fd, const char *name)
+{
+	ssize_t n;
+	int err;
+
+	do
+		n = read(fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(err))
+		return pctr__error(ECHILD, "the process for '%s' ended before "
+					   "its exec", name);
+	if (err)
+		return pctr__error(err, "cannot execute '%s': %s", name,
+				   strerror(err));
+	return 0;
+}
+
 PCTR_EXPORT int
 pctr_set_open_command(struct pctr_set *set, char *const argv[], pid_t *pidp)
 {
 	struct how how = { .inherit = true, .enable_on_exec = true };
-	int go[2], report[2], err = 0, r, *ids;
-	pid_t pid;
-	char c;
+	int go[2] = { -1, -1 }, report[2] = { -1, -1 }, r, *ids;
+	pid_t pid = -1;
 
 	r = check_openable(set);
 	if (r < 0)
@@ -1346,57 +1438,77 @@ pctr_set_open_command(struct pctr_set *set, char *const argv[], pid_t *pidp)
 	ids = malloc(sizeof(int));
 	if (!ids)
 		return pctr__error(ENOMEM, "out of memory");
-	if (pipe2(go, O_CLOEXEC) < 0) {
-		free(ids);
-		return pctr__error(errno, "pipe: %s", strerror(errno));
-	}
-	if (pipe2(report, O_CLOEXEC) < 0) {
-		err = errno;
-		close(go[0]);
-		close(go[1]);
-		free(ids);
-		return pctr__error(err, "pipe: %s", strerror(err));
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0) {
+		r = pctr__error(errno, "pipe: %s", strerror(errno));
+		goto out;
 	}
 	pid = fork();
 	if (pid == 0) {
 		close(go[1]);
 		close(report[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		err = errno;
-		if (write(report[1], &err, sizeof(err)) < 0)
-			_exit(127);
-		_exit(127);
+		command_child(go[0], report[1], argv);
+	}
+	if (pid < 0) {
+		r = pctr__error(errno, "fork: %s", strerror(errno));
+		goto out;
 	}
 	close(go[0]);
 	close(report[1]);
-	if (pid < 0) {
-		err = errno;
-		close(go[1]);
-		close(report[0]);
-		free(ids);
-		return pctr__error(err, "fork: %s", strerror(err));
-	}
+	go[0] = report[1] = -1;
 	set->target = PCTR_TARGET_PID;
 	how.pid = pid;
 	ids[0] = pid;
 	r = open_on(set, ids, 1, &how, false);
+	ids = NULL; /* open_on() took it */
 	if (r == 0 && write(go[1], "g", 1) != 1)
 		r = pctr__error(errno, "cannot start the command");
+	/* closed before the exec, so that the exec's close wakes nobody */
 	close(go[1]);
-	if (r == 0 && read(report[0], &err, sizeof(err)) == sizeof(err))
-		r = pctr__error(err, "cannot execute '%s': %s", argv[0],
-				strerror(err));
-	close(report[0]);
-	if (r < 0) {
+	go[1] = -1;
+	if (r == 0)
+		r = command_started(report[0], argv[0]);
+	if (r < 0)
 		close_all(set);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (report[i] >= 0)
+			close(report[i]);
+	}
+	free(ids);
+	if (r < 0 && pid > 0)
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		return r;
+	if (r == 0)
+		*pidp = set->exec_pid = pid;
+	return r;
+}
+
+/*
+ * pctr_set_open_command() returns when the command is about to exec, and
+ * its counters start at the exec.  An ioctl before then would be undone by
+ * the exec (a disable) or count the library's child (an enable), so it
+ * waits for the exec, seen as the first counter's enabled time, or for the
+ * child to end or stop before it.  Only a caller that acts on the counters
+ * at once waits: one that waits for the command is not woken by it.
+ */
+static void
+wait_exec(struct pctr_set *set)
+{
+	struct pctr_count now[PCTR_MAX_EVENTS];
+
+	while (set->exec_pid > 0) {
+		siginfo_t si = { .si_pid = 0 };
+
+		if (pctr__set_read_inst(set, 0, now) < 0 || now[0].enabled ||
+		    waitid(P_PID, (id_t)set->exec_pid, &si,
+			   WEXITED | WSTOPPED | WNOHANG | WNOWAIT) < 0 ||
+		    si.si_pid)
+			set->exec_pid = 0;
+		else
+			nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
 	}
-	*pidp = pid;
-	return 0;
 }
 
 /* ---- control ------------------------------------------------------------ */
@@ -1427,6 +1539,7 @@ ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 					   "counters are the parent's (the "
 					   "child may read and free its copy)",
 				   what);
+	wait_exec(set);
 	for (int i = 0; i < set->nr_inst; i++) {
 		for (int g = 0; g < set->nr_groups[i]; g++) {
 			int fd = set->groups[i * set->nr_ctr + g].leader_fd;

@@ -1122,10 +1122,10 @@ run_command(struct stat_ctx *c, int run)
 	/* -D from the command's start, as its elapsed time (below) */
 	r = plan_begin(c, &w, true, t0);
 	/*
-	 * Counting began at the exec, inside pctr_set_open_command(): the
-	 * run's time starts before it, not when the call returned (by then a
-	 * short command has run, or ended: 'true' counted 600 us of
-	 * task-clock in 30 us of "elapsed" time)
+	 * Counting begins at the exec, just after pctr_set_open_command()
+	 * returns: the run's time starts before the call, not when it
+	 * returned (a short command may have run by then, or ended: 'true'
+	 * counted 600 us of task-clock in 30 us of "elapsed" time)
 	 */
 	if (r == 0 && !c->delay_ms)
 		start_at(&w, t0, tsc0);

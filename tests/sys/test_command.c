@@ -9,6 +9,8 @@
 
 #include "test.h"
 #include "helpers.h"
+#include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
 
 static struct pctr_set *
@@ -77,6 +79,96 @@ TEST(children_of_the_command_are_counted)
 	/* the inner shell's loop takes milliseconds of CPU */
 	ASSERT_GT(s.count[0].value, 1000000);
 	pctr_set_free(set);
+}
+
+/* the library's child, between its fork and its exec: below the caller */
+static void
+child_below_caller(void)
+{
+	struct sched_param low = { .sched_priority = 1 };
+
+	if (sched_setscheduler(0, SCHED_FIFO, &low) < 0)
+		_exit(125);
+}
+
+/*
+ * Nothing of the caller's is counted in the command: the caller is not
+ * woken while the command counts.  The worst case for it: both on one CPU,
+ * the caller at a higher real-time priority than the command (so a wake of
+ * the caller switches the command out at once, and nothing else can).
+ * Counting starts at the exec; a caller woken by the exec (a pipe it
+ * sleeps on, closed there) was switched in before the command's first
+ * instruction, every run, and that switch was counted in the command's
+ * context-switches and kernel mode.  The command's exit wakes the caller
+ * too, after its counters have stopped.
+ */
+TEST(caller_is_not_woken_during_the_command)
+{
+	struct sched_param high = { .sched_priority = 2 };
+	char *argv[] = { "true", NULL };
+	cpu_set_t one;
+	int runs = 20, switched = 0;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	ASSERT_OK(sched_setaffinity(0, sizeof(one), &one));
+	if (sched_setscheduler(0, SCHED_FIFO, &high) < 0)
+		SKIP("real-time priority refused (%s): the caller cannot be "
+		     "put above the command", strerror(errno));
+	ASSERT_OK(pthread_atfork(NULL, NULL, child_below_caller));
+	for (int i = 0; i < runs; i++) {
+		struct pctr_set *set = new_set("context-switches");
+		struct pctr_sample s;
+		int status;
+		pid_t pid;
+
+		ASSERT_OK(pctr_set_open_command(set, argv, &pid));
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		ASSERT_EQ(status, 0);
+		ASSERT_OK(pctr_set_read(set, &s));
+		switched += s.count[0].value != 0;
+		pctr_set_free(set);
+	}
+	if (switched)
+		TEST_FAIL("the command was switched out to the caller in %d "
+			  "of %d runs", switched, runs);
+}
+
+/*
+ * The call returns before the command's exec, where its counters start: a
+ * disable at once must still hold after the exec (the exec would enable
+ * counters it had not yet reached).  The command stops itself after its
+ * start, and its loop after that must not be counted.
+ */
+TEST(disable_at_once_holds_after_the_exec)
+{
+	char *argv[] = { "sh", "-c", "kill -STOP $$; i=0; "
+				     "while [ $i -lt 20000 ]; do i=$((i+1)); "
+				     "done", NULL };
+	uint64_t ns[2];
+
+	for (int disable = 0; disable < 2; disable++) {
+		struct pctr_set *set = new_set("task-clock");
+		struct pctr_sample s;
+		int status;
+		pid_t pid;
+
+		ASSERT_OK(pctr_set_open_command(set, argv, &pid));
+		if (disable)
+			ASSERT_OK(pctr_set_disable(set));
+		ASSERT_EQ(waitpid(pid, &status, WUNTRACED), pid);
+		ASSERT(WIFSTOPPED(status));
+		ASSERT_OK(kill(pid, SIGCONT));
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		ASSERT_EQ(status, 0);
+		ASSERT_OK(pctr_set_read(set, &s));
+		ns[disable] = s.count[0].value;
+		pctr_set_free(set);
+	}
+	/* the shell's start (a millisecond) against it and its loop */
+	printf("# task-clock: %llu ns counted, %llu ns disabled at once\n",
+	       (unsigned long long)ns[0], (unsigned long long)ns[1]);
+	ASSERT_LT(ns[1] * 2, ns[0]);
 }
 
 TEST(command_not_found)
@@ -155,6 +247,8 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(counts_from_exec)
 			       TEST_CASE(children_of_the_command_are_counted)
+			       TEST_CASE(caller_is_not_woken_during_the_command)
+			       TEST_CASE(disable_at_once_holds_after_the_exec)
 			       TEST_CASE(command_not_found)
 			       TEST_CASE(command_not_executable)
 			       TEST_CASE(bad_arguments)
