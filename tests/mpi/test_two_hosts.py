@@ -8,7 +8,9 @@ plm_rsh_agent script that enters that namespace (no ssh), and every byte
 between them goes over TCP on the veth (oob and btl tcp only).  The two
 share one file system, as hosts with a shared /tmp do; a second agent
 gives the second host a $TMPDIR of its own (a tmpfs mounted over it in a
-mount namespace), as most clusters have.
+mount namespace; in a chroot, where / cannot be made private, once a
+probe shows that the mount stays in that namespace), as most clusters
+have.
 
 - libpctr-mpi: mpi_ranks with regions, 2 ranks a host: the report names
   each rank's host and region "touch" is exact over the ranks (640, 64 on
@@ -49,10 +51,46 @@ esac
 exec nsenter --net="/run/netns/$ns" unshare --uts /bin/sh -c "hostname $ns; $*"
 '''
 
-# the same, with a $TMPDIR of the host's own
+# the same, with a $TMPDIR of the host's own: UNSHARE from own_tmp_unshare()
 OWN_TMP = AGENT.replace('unshare --uts /bin/sh -c "hostname $ns; $*"',
-                        'unshare --uts --mount /bin/sh -c '
+                        'UNSHARE /bin/sh -c '
                         '"mount -t tmpfs tmpfs $TMPDIR; hostname $ns; $*"')
+
+
+def root_is_a_mount():
+    with open('/proc/self/mountinfo') as f:
+        return any(ln.split()[4] == '/' for ln in f)
+
+
+def own_tmp_unshare(d):
+    """The unshare that gives a host a $TMPDIR of its own.  It makes /
+    private, which it cannot where / is not a mount point (a chroot):
+    there the mount namespace keeps the mounts' propagation, once a probe
+    has shown that a mount made in one reaches no other namespace."""
+    if root_is_a_mount():
+        return 'unshare --uts --mount'
+    unshare = 'unshare --uts --mount --propagation unchanged'
+    probe = os.path.join(d, 'probe')
+    os.mkdir(probe)
+    p = subprocess.Popen(unshare.split() + [
+        'sh', '-c', 'mount -t tmpfs tmpfs "$1" && echo up && read x', 'sh',
+        probe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    up = p.stdout.readline().strip() == 'up'
+    leaked = os.stat(probe).st_dev != os.stat(d).st_dev
+    p.communicate('')
+    if leaked:
+        subprocess.run(['umount', probe])
+    os.rmdir(probe)
+    if not up:
+        raise RuntimeError('a tmpfs in a mount namespace of its own: %s '
+                           'failed' % unshare)
+    if leaked:
+        raise RuntimeError('/ is not a mount point (a chroot) and the file '
+                           'system holding it is a shared mount: a mount '
+                           'made in a namespace of its own reaches the '
+                           'others (make it private: mount '
+                           '--make-rprivate on it, outside the chroot)')
+    return unshare
 
 
 # Commands run in a host's namespace through nsenter, not "ip netns exec"
@@ -86,8 +124,8 @@ def hosts_up(d):
                                   for n, a in HOSTS))
     os.chmod(agent, 0o755)
     with open(agent_own_tmp(d), 'w') as f:
-        f.write(OWN_TMP % '\n'.join('%s) ns=%s ;;' % (a, n)
-                                     for n, a in HOSTS))
+        f.write(OWN_TMP.replace('UNSHARE', own_tmp_unshare(d)) %
+                '\n'.join('%s) ns=%s ;;' % (a, n) for n, a in HOSTS))
     os.chmod(agent_own_tmp(d), 0o755)
     return agent
 

@@ -302,55 +302,14 @@ TEST(outputs_to_dev_full_fail)
 	ASSERT_EQ(each_output_fails("/dev/full"), 0);
 }
 
-/*
- * A 64 KiB tmpfs, filled up, in a mount namespace of this process's own:
- * it goes away with the process, whatever happens.
- */
-static void
-full_tmpfs(char *dir, size_t len)
-{
-	char fill[4200];
-	static char block[4096];
-	int fd;
-
-	if (geteuid() != 0)
-		SKIP("mounting a small tmpfs needs root");
-	if (unshare(CLONE_NEWNS) < 0)
-		SKIP("no mount namespace: %s", strerror(errno));
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		TEST_FAIL("making / private: %s", strerror(errno));
-	snprintf(dir, len, "/tmp/pctr-outputs-XXXXXX");
-	if (!mkdtemp(dir))
-		TEST_FAIL("mkdtemp: %s", strerror(errno));
-	if (mount("tmpfs", dir, "tmpfs", 0, "size=64k") < 0)
-		TEST_FAIL("mount tmpfs: %s", strerror(errno));
-	snprintf(fill, sizeof(fill), "%s/fill", dir);
-	fd = open(fill, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	while (fd >= 0 && write(fd, block, sizeof(block)) > 0)
-		;
-	if (fd < 0 || errno != ENOSPC)
-		TEST_FAIL("filling %s: %s", dir, strerror(errno));
-	close(fd);
-}
-
-static void
-full_tmpfs_done(const char *dir)
-{
-	umount2(dir, MNT_DETACH);
-	rmdir(dir);
-}
-
 TEST(outputs_to_full_tmpfs_fail)
 {
 	char dir[64], dest[128];
-	int failed;
 
 	find_self("");
-	full_tmpfs(dir, sizeof(dir));
+	full_fs(dir, sizeof(dir), "64k");
 	snprintf(dest, sizeof(dest), "%s/out", dir);
-	failed = each_output_fails(dest);
-	full_tmpfs_done(dir);
-	ASSERT_EQ(failed, 0);
+	ASSERT_EQ(each_output_fails(dest), 0);
 }
 
 /*
@@ -552,9 +511,12 @@ reuse_init(void)
 	uint64_t t0;
 	char two[] = "2";
 
-	/* its own /proc, in a mount namespace of its own: not the test's */
+	/*
+	 * its own /proc, in a mount namespace of its own: not the test's
+	 * (/proc made private, not /, which a chroot's is not a mount)
+	 */
 	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("proc", "/proc", "proc", 0, NULL) < 0)
 		return 30;
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -90,6 +91,40 @@ tmp_file(char *path)
 }
 
 /* start argv with stdout and stderr to temporary files; @in: stdin text */
+/*
+ * A full file system: a tmpfs of @size, filled, and mounted nowhere
+ * (fsmount(2) without move_mount(2)).  So it needs no mount namespace,
+ * works where / is not a mount point (a chroot), propagates to no other
+ * namespace and goes away with this process.  Its directory, put in @dir,
+ * is /proc/PID/fd/N, which this process's children reach too.  Root only.
+ */
+static inline void
+full_fs(char *dir, size_t len, const char *size)
+{
+	static char block[4096];
+	char fill[128];
+	int fs, mnt, fd;
+
+	if (geteuid() != 0)
+		SKIP("mounting a small tmpfs needs root");
+	fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "size", size, 0) < 0 ||
+	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		TEST_FAIL("a tmpfs of %s: %s", size, strerror(errno));
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+	if (mnt < 0)
+		TEST_FAIL("fsmount: %s", strerror(errno));
+	close(fs);
+	snprintf(dir, len, "/proc/%d/fd/%d", (int)getpid(), mnt);
+	snprintf(fill, sizeof(fill), "%s/fill", dir);
+	fd = open(fill, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	while (fd >= 0 && write(fd, block, sizeof(block)) > 0)
+		;
+	if (fd < 0 || errno != ENOSPC)
+		TEST_FAIL("filling %s: %s", dir, strerror(errno));
+	close(fd);
+}
+
 static inline pid_t
 start(char *const argv[], const char *in, char *out_path, char *err_path)
 {
