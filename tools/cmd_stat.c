@@ -150,22 +150,17 @@ not_supported(int r)
 
 /*
  * An explicit list with members this machine cannot count: those are shown
- * as not supported and the others counted, as perf stat does.  Unless
- * --strict, or none can be counted: then opening fails as it would.
+ * as not supported and the others counted, as perf stat does, even when
+ * that leaves none (--strict: opening fails as it would).
  */
 static void
 mark_unsupported(struct stat_ctx *c)
 {
-	int n = 0;
-
 	for (int e = 0; e < c->rep.nr_events; e++) {
 		int r = probe_for_target(c, &c->rep.ev[e]);
 
 		c->rep.err[e] = not_supported(r) ? r : 0;
-		n += c->rep.err[e] != 0;
 	}
-	if (n == c->rep.nr_events)
-		memset(c->rep.err, 0, sizeof(c->rep.err));
 }
 
 static const char *const sw_defaults =
@@ -391,6 +386,13 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
 	}
 	if (r >= 0)
 		r = make_groups(c, *setp);
+	/*
+	 * Nothing of the list can be counted here: the command still runs,
+	 * as under perf stat, with a placeholder that counts nothing (a set
+	 * opens with one event at least) and is never reported.
+	 */
+	if (r >= 0 && c->nr_set == 0)
+		r = pctr_set_add(*setp, "dummy");
 	if (r < 0) {
 		tool_err("%s", pctr_strerror(r));
 		pctr_set_free(*setp);

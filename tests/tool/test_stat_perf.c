@@ -114,7 +114,7 @@ TEST(unsupported_member_json)
 	ASSERT_EQ(python_num(check, r.out), 1);
 }
 
-/* --strict, or nothing countable: the error of before, no counts */
+/* --strict: the error of before, no counts */
 TEST(unsupported_strict_or_all)
 {
 	struct result r;
@@ -125,8 +125,14 @@ TEST(unsupported_strict_or_all)
 	ASSERT_EQ(r.status, 3);
 	ASSERT_CONTAINS(r.err, "cannot count 'cycles'");
 	ASSERT(!strstr(r.err, "task-clock"));
-	r = pctr("stat", "-e", "cycles,instructions", "--", SELF, "exit", "0",
+	/* none countable: the command runs anyway, as under perf stat */
+	r = pctr("stat", "-e", "cycles,instructions", "--", SELF, "exit", "5",
 		 NULL);
+	ASSERT_EQ(r.status, 5);
+	ASSERT_CONTAINS(r.err, "<not supported>");
+	ASSERT_CONTAINS(r.err, "command exit status 5");
+	r = pctr("stat", "--strict", "-e", "cycles,instructions", "--", SELF,
+		 "exit", "5", NULL);
 	ASSERT_EQ(r.status, 3);
 	ASSERT(!strstr(r.err, "<not supported>"));
 }
