@@ -134,7 +134,18 @@ enum stat_aggr {
 	AGGR_CORE,
 	AGGR_SOCKET,
 	AGGR_NODE,
+	AGGR_DIE, /* --per-die, --per-cluster, --per-cache: in their socket */
+	AGGR_CLUSTER,
+	AGGR_CACHE,
 };
+
+/* a core, die, cluster or cache: numbered within its socket */
+static inline bool
+stat_aggr_in_socket(enum stat_aggr a)
+{
+	return a == AGGR_CORE || a == AGGR_DIE || a == AGGR_CLUSTER ||
+	       a == AGGR_CACHE;
+}
 
 /* one run's totals */
 /*
@@ -224,5 +235,8 @@ void report_free(struct stat_report *r);
  * @aggr, from sysfs; -1 if sysfs does not say.
  */
 int cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket);
+
+/* event_attr.c: @ev's perf_event_attr as perf stat -vv prints it */
+int event_attr_print(FILE *f, const struct pctr_event *ev);
 
 #endif
