@@ -20,6 +20,7 @@
 #include <linux/hw_breakpoint.h>
 
 #include "internal.h"
+#include "text.h"
 
 struct named {
 	const char *name;
@@ -621,35 +622,6 @@ pctr_event_attr(const struct pctr_event *ev, void *attr, size_t attr_size)
 
 /* ---- suggestions ------------------------------------------------------ */
 
-static size_t
-distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[PCTR_NAME_MAX + 1];
-
-	if (la > PCTR_NAME_MAX || lb > PCTR_NAME_MAX)
-		return (size_t)-1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], cost = tolower((unsigned char)a[i - 1]) !=
-							   tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 struct suggest {
 	const char *name;
 	int nr;
@@ -670,9 +642,9 @@ suggest_cb(const struct pctr_event_info *info, void *arg)
 	if (slash) {
 		snprintf(plain, sizeof(plain), "%s", slash + 1);
 		plain[strcspn(plain, "/")] = '\0';
-		d = distance(s->name, plain);
+		d = pctr__text_distance(s->name, plain);
 	} else {
-		d = distance(s->name, cand);
+		d = pctr__text_distance(s->name, cand);
 	}
 	for (int i = 0; i < s->nr; i++)
 		if (!strcmp(s->best[i], cand))
