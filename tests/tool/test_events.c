@@ -13,7 +13,6 @@
 #include "tool.h"
 
 #define SELF self_exe, "helper"
-#define PERF "/usr/bin/perf"
 
 /* "getpid N": N getpid system calls, not cached by libc */
 static int
@@ -25,14 +24,6 @@ events_main(int argc, char **argv)
 	for (long i = atol(argv[3]); i > 0; i--)
 		syscall(SYS_getpid);
 	return 0;
-}
-
-static void
-needs_perf(void)
-{
-	if (access(PERF, X_OK) < 0)
-		SKIP("Debian's perf is not installed (apt-get install "
-		     "linux-perf)");
 }
 
 /*
@@ -92,20 +83,6 @@ TEST(group_modifiers_as_perf)
 	ASSERT_CONTAINS(r.err, "followed by nothing or ':MODIFIERS'");
 }
 
-/* tracefs mounted by root if it is not (unmounted after) */
-static bool
-tracefs_ready(void)
-{
-	if (access("/sys/kernel/tracing/events", R_OK | X_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events", R_OK | X_OK) == 0)
-		return false;
-	if (geteuid() != 0)
-		SKIP("tracefs is not mounted, and mounting it needs root");
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
-		SKIP("tracefs cannot be mounted here: %s", strerror(errno));
-	return true;
-}
-
 /* the number of rows of @event's kind ("total") whose name starts so */
 static double
 csv_rows(const char *csv, const char *prefix)
@@ -158,15 +135,6 @@ TEST(tracepoint_globs_as_perf)
 	ASSERT_CONTAINS(r.err, "no tracepoint matches 'sched:no_such_*'");
 	if (mounted)
 		umount("/sys/kernel/tracing");
-}
-
-static bool
-has_pmu(void)
-{
-	struct pctr_machine m = { .size = sizeof(m) };
-
-	pctr_machine_get(&m);
-	return m.has_pmu;
 }
 
 /*

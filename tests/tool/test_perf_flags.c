@@ -11,33 +11,6 @@
 #include "tool.h"
 
 #define SELF self_exe, "helper"
-#define PERF "/usr/bin/perf"
-
-static void
-needs_perf(void)
-{
-	if (access(PERF, X_OK) < 0)
-		SKIP("Debian's perf is not installed (apt-get install "
-		     "linux-perf)");
-}
-
-/* perf ARGS... (NULL-terminated) */
-static struct result
-perf(const char *first, ...)
-{
-	char *argv[MAX_ARGS];
-	int n = 0;
-	va_list ap;
-
-	argv[n++] = PERF;
-	argv[n++] = (char *)first;
-	va_start(ap, first);
-	while (n < MAX_ARGS - 1 && (argv[n] = va_arg(ap, char *)))
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	return run_in(argv, NULL);
-}
 
 /*
  * -vv: each event's perf_event_attr block; every line pctr prints of it

@@ -831,14 +831,6 @@ TEST(numbers_follow_lc_numeric)
 	ASSERT(strtoull(row(r.err, "task-clock (ns)"), NULL, 10) >= 10000000);
 }
 
-static bool
-has_pmu(void)
-{
-	struct pctr_machine m = { .size = sizeof(m) };
-
-	return pctr_machine_get(&m) == 0 && m.has_pmu;
-}
-
 /*
  * -M: alone, its metrics' events only; with -e, those added that are not
  * there already (task-clock once); a metric whose events cannot be
