@@ -17,89 +17,91 @@
 #include "metrics.h"
 #include "util.h"
 
+static const char usage_text[] =
+	"usage: pctr stat [OPTIONS] [--] COMMAND [ARGS...]\n"
+	"       pctr stat [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
+	"[--duration SECONDS] [-- COMMAND ...]\n"
+	"  -e, --event EVENTS        events to count, comma-separated "
+	"('pctr list');\n"
+	"                            '{a,b}' counts a and b as one "
+	"group,\n"
+	"                            '{a,b}:u' both in user mode; "
+	"'sched:*' each\n"
+	"                            tracepoint that matches\n"
+	"  -r, --repeat N            run the command N times, report "
+	"statistics\n"
+	"  -I, --interval MS         print counts every MS milliseconds\n"
+	"      --interval-count N    with -I: stop after N intervals\n"
+	"  -D, --delay MS            start counting MS milliseconds "
+	"late\n"
+	"                            (-1: at 'enable' on --control)\n"
+	"      --control fd:CTL[,ACK] 'enable'/'disable' read from fd "
+	"CTL,\n"
+	"                            'ack' written to fd ACK (or "
+	"fifo:PATH[,PATH])\n"
+	"  -p, --pid PIDS            count running processes and their "
+	"threads\n"
+	"  -t, --tid TIDS            count threads (comma-separated)\n"
+	"  -a, --all-cpus            count whole CPUs (every task on "
+	"them)\n"
+	"  -C, --cpu CPUS            count these CPUs (0-3,6); -a "
+	"implied\n"
+	"  -G, --cgroup NAME         with -a: only the tasks of cgroup "
+	"NAME\n"
+	"                            (under the cgroup2 mount, or a "
+	"path)\n"
+	"  -A, --no-aggr             with -a: the counts of each CPU\n"
+	"      --per-core, --per-socket, --per-node, --per-die,\n"
+	"      --per-cluster, --per-cache\n"
+	"                            with -a: the counts of each core, "
+	"socket, node,\n"
+	"                            die, cluster, last level cache\n"
+	"  -d, --detailed            add the cache events to the "
+	"defaults\n"
+	"  -M, --metrics NAMES       these derived metrics, their "
+	"events added\n"
+	"                            ('pctr list metrics')\n"
+	"      --duration SECONDS    when attaching: stop after this "
+	"long\n"
+	"      --strict              fail if any event cannot be "
+	"counted\n"
+	"      --per-thread          counts of each thread (-p) or CPU "
+	"(-a) too\n"
+	"      --no-multiplex        fail rather than multiplex the "
+	"counters\n"
+	"  -B, --big-num             thousands separators in counts "
+	"(the default;\n"
+	"                            --no-big-num: none)\n"
+	"  -j, --json                one JSON document "
+	"(schema pctr-stat/1)\n"
+	"  -x, --field-separator SEP CSV with a header line\n"
+	"  -o, --output FILE         write the report to FILE ('-': "
+	"stdout)\n"
+	"                            (default: stderr)\n"
+	"      --append              with -o: add to FILE\n"
+	"      --log-fd FD           write the report to descriptor "
+	"FD\n"
+	"  -q, --quiet               no report (errors only)\n"
+	"  -v, --verbose             each event's perf_event_attr "
+	"first (-vv too)\n"
+	"  -n, --null                count nothing: the times only\n"
+	"      --timeout MS          end the command after MS "
+	"milliseconds\n"
+	"      --all-user, --all-kernel\n"
+	"                            every event in user (kernel) "
+	"mode only\n"
+	"      --pre CMD, --post CMD run sh -c CMD before (after) each "
+	"run\n"
+	"  -S, --sync                sync(2) before each run\n"
+	"      --interval-clear      clear the screen before each "
+	"interval\n"
+	"      --summary             (the totals follow the intervals "
+	"always)\n";
+
 static void
 usage(FILE *f)
 {
-	fprintf(f,
-		"usage: pctr stat [OPTIONS] [--] COMMAND [ARGS...]\n"
-		"       pctr stat [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
-		"[--duration SECONDS] [-- COMMAND ...]\n"
-		"  -e, --event EVENTS        events to count, comma-separated "
-		"('pctr list');\n"
-		"                            '{a,b}' counts a and b as one "
-		"group,\n"
-		"                            '{a,b}:u' both in user mode; "
-		"'sched:*' each\n"
-		"                            tracepoint that matches\n"
-		"  -r, --repeat N            run the command N times, report "
-		"statistics\n"
-		"  -I, --interval MS         print counts every MS milliseconds\n"
-		"      --interval-count N    with -I: stop after N intervals\n"
-		"  -D, --delay MS            start counting MS milliseconds "
-		"late\n"
-		"                            (-1: at 'enable' on --control)\n"
-		"      --control fd:CTL[,ACK] 'enable'/'disable' read from fd "
-		"CTL,\n"
-		"                            'ack' written to fd ACK (or "
-		"fifo:PATH[,PATH])\n"
-		"  -p, --pid PIDS            count running processes and their "
-		"threads\n"
-		"  -t, --tid TIDS            count threads (comma-separated)\n"
-		"  -a, --all-cpus            count whole CPUs (every task on "
-		"them)\n"
-		"  -C, --cpu CPUS            count these CPUs (0-3,6); -a "
-		"implied\n"
-		"  -G, --cgroup NAME         with -a: only the tasks of cgroup "
-		"NAME\n"
-		"                            (under the cgroup2 mount, or a "
-		"path)\n"
-		"  -A, --no-aggr             with -a: the counts of each CPU\n"
-		"      --per-core, --per-socket, --per-node, --per-die,\n"
-		"      --per-cluster, --per-cache\n"
-		"                            with -a: the counts of each core, "
-		"socket, node,\n"
-		"                            die, cluster, last level cache\n"
-		"  -d, --detailed            add the cache events to the "
-		"defaults\n"
-		"  -M, --metrics NAMES       these derived metrics, their "
-		"events added\n"
-		"                            ('pctr list metrics')\n"
-		"      --duration SECONDS    when attaching: stop after this "
-		"long\n"
-		"      --strict              fail if any event cannot be "
-		"counted\n"
-		"      --per-thread          counts of each thread (-p) or CPU "
-		"(-a) too\n"
-		"      --no-multiplex        fail rather than multiplex the "
-		"counters\n"
-		"  -B, --big-num             thousands separators in counts "
-		"(the default;\n"
-		"                            --no-big-num: none)\n"
-		"  -j, --json                one JSON document "
-		"(schema pctr-stat/1)\n"
-		"  -x, --field-separator SEP CSV with a header line\n"
-		"  -o, --output FILE         write the report to FILE ('-': "
-		"stdout)\n"
-		"                            (default: stderr)\n"
-		"      --append              with -o: add to FILE\n"
-		"      --log-fd FD           write the report to descriptor "
-		"FD\n"
-		"  -q, --quiet               no report (errors only)\n"
-		"  -v, --verbose             each event's perf_event_attr "
-		"first (-vv too)\n"
-		"  -n, --null                count nothing: the times only\n"
-		"      --timeout MS          end the command after MS "
-		"milliseconds\n"
-		"      --all-user, --all-kernel\n"
-		"                            every event in user (kernel) "
-		"mode only\n"
-		"      --pre CMD, --post CMD run sh -c CMD before (after) each "
-		"run\n"
-		"  -S, --sync                sync(2) before each run\n"
-		"      --interval-clear      clear the screen before each "
-		"interval\n"
-		"      --summary             (the totals follow the intervals "
-		"always)\n");
+	fputs(usage_text, f);
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -465,14 +467,37 @@ parse_run_option(struct stat_ctx *c, int opt, const char *arg)
 	return refuse(opt) < 0 ? -1 : 1;
 }
 
+/* what is counted: -p, -t, -a, -C, -G, and how its parts are shown */
 static int
-parse_option(struct stat_ctx *c, int opt, const char *arg)
+parse_target_option(struct stat_ctx *c, int opt, const char *arg)
 {
 	switch (opt) {
-	case OPT_ALL_USER:
-		return set_priv(c, 'u');
-	case OPT_ALL_KERNEL:
-		return set_priv(c, 'k');
+	case 'p':
+		return set_target(c, STAT_PID, "-p", arg);
+	case 't':
+		return set_target(c, STAT_TID, "-t", arg);
+	case 'a':
+		c->all_cpus = true;
+		return set_target(c, STAT_CPU, "-a", arg);
+	case 'C':
+		return parse_cpus(c, arg);
+	case 'G':
+		if (c->rep.cgroup || strchr(arg, ',')) {
+			tool_err("-G: one cgroup, counted for every event");
+			return -1;
+		}
+		c->rep.cgroup = arg;
+		return 0;
+	case OPT_PER_THREAD:
+		return set_aggr(c, AGGR_THREAD, false);
+	case 'A':
+		return set_aggr(c, AGGR_THREAD, true);
+	case OPT_PER_CORE:
+		return set_aggr(c, AGGR_CORE, false);
+	case OPT_PER_SOCKET:
+		return set_aggr(c, AGGR_SOCKET, false);
+	case OPT_PER_NODE:
+		return set_aggr(c, AGGR_NODE, false);
 	case OPT_PER_DIE:
 		return set_aggr(c, AGGR_DIE, false);
 	case OPT_PER_CLUSTER:
@@ -484,6 +509,18 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 			return -1;
 		}
 		return set_aggr(c, AGGR_CACHE, false);
+	}
+	return parse_run_option(c, opt, arg) ? -1 : 0;
+}
+
+static int
+parse_option(struct stat_ctx *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_ALL_USER:
+		return set_priv(c, 'u');
+	case OPT_ALL_KERNEL:
+		return set_priv(c, 'k');
 	case 'e':
 		return add_events(c, arg);
 	case 'r':
@@ -492,27 +529,11 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 	case 'I':
 		c->rep.interval = true;
 		return parse_long("-I", arg, 10, 3600000, &c->interval_ms);
-	case 'p':
-		return set_target(c, STAT_PID, "-p", arg);
-	case 't':
-		return set_target(c, STAT_TID, "-t", arg);
-	case 'a':
-		c->all_cpus = true;
-		return set_target(c, STAT_CPU, "-a", arg);
-	case 'C':
-		return parse_cpus(c, arg);
 	case 'B':
 		fmt_big_num = true;
 		return 0;
 	case OPT_NO_BIG_NUM:
 		fmt_big_num = false;
-		return 0;
-	case 'G':
-		if (c->rep.cgroup || strchr(arg, ',')) {
-			tool_err("-G: one cgroup, counted for every event");
-			return -1;
-		}
-		c->rep.cgroup = arg;
 		return 0;
 	case 'd':
 		c->detailed = true;
@@ -525,16 +546,6 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 	case OPT_STRICT:
 		c->strict = true;
 		return 0;
-	case OPT_PER_THREAD:
-		return set_aggr(c, AGGR_THREAD, false);
-	case 'A':
-		return set_aggr(c, AGGR_THREAD, true);
-	case OPT_PER_CORE:
-		return set_aggr(c, AGGR_CORE, false);
-	case OPT_PER_SOCKET:
-		return set_aggr(c, AGGR_SOCKET, false);
-	case OPT_PER_NODE:
-		return set_aggr(c, AGGR_NODE, false);
 	case 'D': {
 		int r = parse_long("-D", arg, -1, 3600000, &c->delay_ms);
 
@@ -560,7 +571,7 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		c->output = arg;
 		return 0;
 	}
-	return parse_run_option(c, opt, arg) ? -1 : 0;
+	return parse_target_option(c, opt, arg);
 }
 
 static int
