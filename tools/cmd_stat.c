@@ -1408,20 +1408,11 @@ check_command(struct stat_ctx *c)
 static int
 open_output(struct stat_ctx *c)
 {
-	int fd;
-
 	c->out = stderr;
 	if (c->quiet)
 		c->output = "/dev/null";
 	if (c->log_fd >= 0) {
-		/* perf's --log-fd: the descriptor's file, from where it is */
-		fd = fcntl((int)c->log_fd, F_DUPFD_CLOEXEC, 3);
-		c->out = fd < 0 ? NULL : fdopen(fd, "a");
-		if (!c->out)
-			tool_err("--log-fd %ld: %s", c->log_fd,
-				 strerror(errno));
-		if (fd >= 0 && !c->out)
-			close(fd);
+		c->out = out_open_fd("--log-fd", (int)c->log_fd);
 		return c->out ? 0 : 1;
 	}
 	if (!c->output)

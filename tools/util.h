@@ -58,6 +58,11 @@ uint64_t now_ns(void);
 void out_stdout_init(void);
 /* @path for writing, truncated or appended to; "-": stdout; NULL: said */
 FILE *out_open(const char *opt, const char *path, bool append);
+/*
+ * The same on a copy of descriptor @fd, open already (perf's --log-fd):
+ * writes go where the descriptor stands; the copy is closed at the end.
+ */
+FILE *out_open_fd(const char *opt, int fd);
 /* 0, or -1 with the error said; stdout and stderr stay open */
 int out_close(FILE *f);
 

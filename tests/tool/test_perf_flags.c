@@ -57,10 +57,14 @@ TEST(quiet_and_null_run)
 	ASSERT_STR_EQ(r.err, "from the command's stderr\n");
 	r = pctr("stat", "-q", "-o", "/tmp/x", "--", SELF, "exit", "0", NULL);
 	ASSERT_EQ(r.status, 2);
+	/*
+	 * perf 6.1's -n now and then reports before the command has run (1.5
+	 * us elapsed, status 0): only its report's shape is compared
+	 */
 	r = pctr("stat", "-n", "--", SELF, "exit", "3", NULL);
 	p = perf("stat", "-n", "--", SELF, "exit", "3", NULL);
 	ASSERT_EQ(r.status, 3);
-	ASSERT_EQ(p.status, 3);
+	ASSERT_CONTAINS(p.err, "seconds time elapsed");
 	ASSERT_CONTAINS(r.err, "seconds elapsed");
 	ASSERT(!strstr(r.err, "task-clock"));
 	ASSERT(!strstr(p.err, "task-clock"));
@@ -166,7 +170,10 @@ TEST(pre_post_and_sync)
 	unlink(log);
 }
 
-/* --log-fd N: the report on descriptor N, appended where it stands */
+/*
+ * --log-fd N: the report on descriptor N, appended where it stands; a
+ * write that fails (/dev/full) is said
+ */
 TEST(log_fd)
 {
 	char path[] = "/tmp/pctr-logfd-XXXXXX", cmd[512];
@@ -188,6 +195,17 @@ TEST(log_fd)
 	ASSERT(!strstr(r.err, "Performance counter stats"));
 	ASSERT(!strncmp(slurp(path), "first\n", 6));
 	ASSERT_CONTAINS(slurp(path), "Performance counter stats");
+	/* a write that fails is said, status 1, as for -o */
+	snprintf(cmd, sizeof(cmd),
+		 "exec 7>/dev/full; exec %s stat --log-fd 7 -e cs -- %s "
+		 "helper exit 0", pctr_path(), self_exe);
+	{
+		char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+		r = run_in(argv, NULL);
+	}
+	ASSERT_EQ(r.status, 1);
+	ASSERT_CONTAINS(r.err, "--log-fd 7: No space left on device");
 	r = pctr("stat", "--log-fd", "97", "--", SELF, "exit", "0", NULL);
 	ASSERT_EQ(r.status, 2);
 	ASSERT_CONTAINS(r.err, "descriptor 97 is not open");
