@@ -102,9 +102,34 @@ add_item(struct pctr__event_list *l, char *item)
 }
 
 /*
- * "{a,b}:u": the group's modifiers on each member, where they replace the
- * member's own of the same kind (privilege levels, precision), and in its
- * name: "a:u", "pmu/a/u".
+ * A member of "{a,b}:MODS" parsed again with the group's modifiers added
+ * to its own, as perf adds them ("{cs:k}:u" counts both levels): "a:MODS",
+ * else "a:kMODS" where the name has modifiers already, else "pmu/a/MODS".
+ */
+static int
+reparse_member(struct pctr_event *ev, const char *mods)
+{
+	static const char *const forms[] = { "%s:%s", "%s%s" };
+	char spec[PCTR_NAME_MAX + 8];
+	struct pctr_event again;
+
+	for (size_t f = 0; f < PCTR_ARRAY_SIZE(forms); f++) {
+		if (snprintf(spec, sizeof(spec), forms[f], ev->name, mods) >=
+		    PCTR_NAME_MAX)
+			continue;
+		if (pctr__event_parse(spec, &again) == 0 &&
+		    again.type == ev->type && again.config == ev->config) {
+			*ev = again;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * "{a,b}:u": the group's modifiers on each member, added to the member's
+ * own; where its name takes no modifier (a libpfm4 name), the group's
+ * replace the member's of the same kind, and the name says them too.
  */
 static int
 group_modifiers(struct pctr__event_list *l, const char *mods)
@@ -112,15 +137,17 @@ group_modifiers(struct pctr__event_list *l, const char *mods)
 	for (int i = l->open; i < l->nr; i++) {
 		struct pctr_event *ev = &l->ev[i];
 		size_t n = strlen(ev->name);
-		int r = pctr__event_apply_modifiers(ev, mods);
+		int r = reparse_member(ev, mods);
 
+		if (r == 0)
+			continue;
+		r = pctr__event_apply_modifiers(ev, mods);
 		if (r < 0)
 			return r;
 		if (n + strlen(mods) + 2 > sizeof(ev->name))
 			return pctr__error(EINVAL, "event '%s' with ':%s' is "
 						   "too long", ev->name, mods);
-		snprintf(ev->name + n, sizeof(ev->name) - n, "%s%s",
-			 n && ev->name[n - 1] == '/' ? "" : ":", mods);
+		snprintf(ev->name + n, sizeof(ev->name) - n, ":%s", mods);
 	}
 	return 0;
 }

@@ -28,7 +28,8 @@ TEST(verbose_shows_the_attr)
 		"p=block(a); q=set(block(b))\n"
 		"print(1 if len(p)>=4 and all(x in q for x in p) else 0)\n";
 	static const char *const events[] = { "cs:u", "page-faults:k",
-					      "mem:0x1000/8:w" };
+					      "mem:0x1000/8:w",
+					      "{cs:k,page-faults}:u" };
 	char both[16384];
 
 	needs_perf();
