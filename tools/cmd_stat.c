@@ -151,16 +151,24 @@ not_supported(int r)
 /*
  * An explicit list with members this machine cannot count: those are shown
  * as not supported and the others counted, as perf stat does, even when
- * that leaves none (--strict: opening fails as it would).
+ * that leaves none.  But when none can be counted and permissions are why
+ * (or --strict), opening fails as it would, with its advice.
  */
 static void
 mark_unsupported(struct stat_ctx *c)
 {
+	int n = 0;
+	bool perm = false;
+
 	for (int e = 0; e < c->rep.nr_events; e++) {
 		int r = probe_for_target(c, &c->rep.ev[e]);
 
 		c->rep.err[e] = not_supported(r) ? r : 0;
+		n += c->rep.err[e] != 0;
+		perm |= r == -EACCES || r == -EPERM;
 	}
+	if (n == c->rep.nr_events && perm)
+		memset(c->rep.err, 0, sizeof(c->rep.err));
 }
 
 static const char *const sw_defaults =
