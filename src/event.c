@@ -20,6 +20,7 @@
 #include <linux/hw_breakpoint.h>
 
 #include "internal.h"
+#include "text.h"
 
 struct named {
 	const char *name;
@@ -383,14 +384,60 @@ parse_breakpoint(const char *spec, struct pctr_event *ev)
 	return 0;
 }
 
+/* perf's "fn:HEX": the seeds' x86 counter function */
+static int
+parse_fn(const char *spec, struct pctr_event *ev)
+{
+	unsigned long long fn;
+	char *end;
+
+	errno = 0;
+	fn = strtoull(spec + 3, &end, 16);
+	if (errno || *end || end == spec + 3 || fn > UINT32_MAX)
+		return pctr__error(EINVAL, "bad counter function '%s': expected "
+					   "fn:HEX of at most 32 bits",
+				   spec);
+	return x86_event((uint32_t)fn, ev);
+}
+
+/*
+ * "name[:mods]" and what shares its shape, tried in the order of the
+ * table atop this file; each try starts from a fresh event.
+ */
+static int
+parse_plain(const char *spec, struct pctr_event *ev)
+{
+	const char *colon = strstr(spec, "::") ? NULL : strchr(spec, ':');
+	const char *mods = colon ? colon + 1 : "";
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+	char base[PCTR_NAME_MAX];
+	int r;
+
+	memcpy(base, spec, n);
+	base[n] = '\0';
+	r = parse_named(base, mods, ev);
+	if (r == -ENOENT)
+		r = parse_raw(base, mods, ev);
+	if (r == -ENOENT && colon) {
+		event_init(ev);
+		r = pctr__tracepoint_parse(base, mods, ev);
+	}
+	if (r == -ENOENT) {
+		event_init(ev);
+		r = pctr__sysfs_find_event(spec, ev);
+	}
+	if (r == -ENOENT) {
+		event_init(ev);
+		r = parse_pfm(spec, ev);
+	}
+	return r == -ENOENT ? unknown_event(spec, base) : r;
+}
+
 /* pctr_event_parse() into the library's own full struct */
 int
 pctr__event_parse(const char *spec, struct pctr_event *ev)
 {
-	char base[PCTR_NAME_MAX];
-	const char *colon;
 	size_t n;
-	int r;
 
 	if (!spec || !ev)
 		return pctr__error(EINVAL, "NULL event specification");
@@ -403,48 +450,13 @@ pctr__event_parse(const char *spec, struct pctr_event *ev)
 	if (n >= PCTR_NAME_MAX)
 		return pctr__error(EINVAL, "event specification longer than "
 					   "%d characters", PCTR_NAME_MAX - 1);
-	if (!strncmp(spec, "fn:", 3)) {
-		char *end;
-		unsigned long long fn;
-
-		errno = 0;
-		fn = strtoull(spec + 3, &end, 16);
-		if (errno || *end || end == spec + 3 || fn > UINT32_MAX)
-			return pctr__error(EINVAL,
-					   "bad counter function '%s': expected "
-					   "fn:HEX of at most 32 bits",
-					   spec);
-		return x86_event((uint32_t)fn, ev);
-	}
+	if (!strncmp(spec, "fn:", 3))
+		return parse_fn(spec, ev);
 	if (!strncmp(spec, "mem:", 4))
 		return parse_breakpoint(spec, ev);
 	if (strchr(spec, '/'))
 		return pctr__sysfs_parse(spec, ev);
-	colon = strstr(spec, "::") ? NULL : strchr(spec, ':');
-	n = colon ? (size_t)(colon - spec) : n;
-	memcpy(base, spec, n);
-	base[n] = '\0';
-	r = parse_named(base, colon ? colon + 1 : "", ev);
-	if (r != -ENOENT)
-		return r;
-	r = parse_raw(base, colon ? colon + 1 : "", ev);
-	if (r != -ENOENT)
-		return r;
-	if (colon) {
-		event_init(ev);
-		r = pctr__tracepoint_parse(base, colon + 1, ev);
-		if (r != -ENOENT)
-			return r;
-	}
-	event_init(ev);
-	r = pctr__sysfs_find_event(spec, ev);
-	if (r != -ENOENT)
-		return r;
-	event_init(ev);
-	r = parse_pfm(spec, ev);
-	if (r != -ENOENT)
-		return r;
-	return unknown_event(spec, base);
+	return parse_plain(spec, ev);
 }
 
 #define EVENT_SIZED PCTR__SIZED(pctr_event, PCTR_EVENT_SIZE_VER0)
@@ -610,35 +622,6 @@ pctr_event_attr(const struct pctr_event *ev, void *attr, size_t attr_size)
 
 /* ---- suggestions ------------------------------------------------------ */
 
-static size_t
-distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[PCTR_NAME_MAX + 1];
-
-	if (la > PCTR_NAME_MAX || lb > PCTR_NAME_MAX)
-		return (size_t)-1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], cost = tolower((unsigned char)a[i - 1]) !=
-							   tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 struct suggest {
 	const char *name;
 	int nr;
@@ -659,9 +642,9 @@ suggest_cb(const struct pctr_event_info *info, void *arg)
 	if (slash) {
 		snprintf(plain, sizeof(plain), "%s", slash + 1);
 		plain[strcspn(plain, "/")] = '\0';
-		d = distance(s->name, plain);
+		d = pctr__text_distance(s->name, plain);
 	} else {
-		d = distance(s->name, cand);
+		d = pctr__text_distance(s->name, cand);
 	}
 	for (int i = 0; i < s->nr; i++)
 		if (!strcmp(s->best[i], cand))

@@ -43,17 +43,134 @@ next_item(const char *p, char *item, size_t len)
 	return p;
 }
 
+/* one event at the end of the list, in the group open if any */
+static int
+add_event(struct pctr__event_list *l, const char *spec)
+{
+	int r;
+
+	if (l->nr == PCTR_MAX_EVENTS)
+		return pctr__error(E2BIG, "a set holds at most %d events",
+				   PCTR_MAX_EVENTS);
+	r = pctr__event_parse(spec, &l->ev[l->nr]);
+	if (r < 0)
+		return r;
+	l->group[l->nr++] = l->open >= 0 ? l->nr_groups : 0;
+	return 0;
+}
+
+struct glob_add {
+	struct pctr__event_list *l;
+	const char *mods;
+};
+
+static int
+add_matched(const char *spec, void *arg)
+{
+	struct glob_add *g = arg;
+	char full[PCTR_NAME_MAX + 8];
+
+	snprintf(full, sizeof(full), "%s%s%s", spec, *g->mods ? ":" : "",
+		 g->mods);
+	return add_event(g->l, full);
+}
+
+/*
+ * "sched:*", "syscalls:sys_enter_*:u": every tracepoint that matches, in
+ * tracefs's order; anything else is one event.
+ */
+static int
+add_item(struct pctr__event_list *l, char *item)
+{
+	char *name = strchr(item, ':'), *mods;
+	struct glob_add g = { l, "" };
+	int r;
+
+	if (!name || !strpbrk(item, "*?[") || strchr(item, '/'))
+		return add_event(l, item);
+	*name++ = '\0';
+	mods = strchr(name, ':');
+	if (mods)
+		*mods++ = '\0';
+	g.mods = mods ? mods : "";
+	r = pctr__tracepoint_glob(item, name, add_matched, &g);
+	if (r == -E2BIG)
+		return pctr__error(E2BIG, "'%s:%s' matches more tracepoints "
+					  "than a set holds (%d events)",
+				   item, name, PCTR_MAX_EVENTS);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * A member of "{a,b}:MODS" parsed again with the group's modifiers added
+ * to its own, as perf adds them ("{cs:k}:u" counts both levels): "a:MODS",
+ * else "a:kMODS" where the name has modifiers already, else "pmu/a/MODS".
+ */
+static int
+reparse_member(struct pctr_event *ev, const char *mods)
+{
+	static const char *const forms[] = { "%s:%s", "%s%s" };
+	char spec[PCTR_NAME_MAX + 8];
+	struct pctr_event again;
+
+	for (size_t f = 0; f < PCTR_ARRAY_SIZE(forms); f++) {
+		if (snprintf(spec, sizeof(spec), forms[f], ev->name, mods) >=
+		    PCTR_NAME_MAX)
+			continue;
+		if (pctr__event_parse(spec, &again) == 0 &&
+		    again.type == ev->type && again.config == ev->config) {
+			*ev = again;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * "{a,b}:u": the group's modifiers on each member, added to the member's
+ * own; where its name takes no modifier (a libpfm4 name), the group's
+ * replace the member's of the same kind, and the name says them too.
+ */
+static int
+group_modifiers(struct pctr__event_list *l, const char *mods)
+{
+	for (int i = l->open; i < l->nr; i++) {
+		struct pctr_event *ev = &l->ev[i];
+		size_t n = strlen(ev->name);
+		int r = reparse_member(ev, mods);
+
+		if (r == 0)
+			continue;
+		r = pctr__event_apply_modifiers(ev, mods);
+		if (r < 0)
+			return r;
+		if (n + strlen(mods) + 2 > sizeof(ev->name))
+			return pctr__error(EINVAL, "event '%s' with ':%s' is "
+						   "too long", ev->name, mods);
+		snprintf(ev->name + n, sizeof(ev->name) - n, ":%s", mods);
+	}
+	return 0;
+}
+
 /*
  * One item, with perf's group braces: "{a" opens a group at this event,
- * "b}" closes it (@l->open is the first event of the open group, or -1).
+ * "b}" or "b}:mods" closes it (@l->open is the first event of the open
+ * group, or -1).
  */
 static int
 parse_item(struct pctr__event_list *l, char *item)
 {
-	size_t n = strlen(item);
-	bool closes = n > 0 && item[n - 1] == '}';
+	char *close = strchr(item, '}');
+	const char *mods = "";
 	int r;
 
+	if (close && close[1] && (close[1] != ':' || !close[2]))
+		return pctr__error(EINVAL, "'%s': a group's '}' is followed "
+					   "by nothing or ':MODIFIERS'", item);
+	if (close) {
+		mods = close[1] ? close + 2 : "";
+		*close = '\0';
+	}
 	if (item[0] == '{') {
 		if (l->open >= 0)
 			return pctr__error(EINVAL, "'{' inside a group: groups "
@@ -61,33 +178,26 @@ parse_item(struct pctr__event_list *l, char *item)
 		l->open = l->nr;
 		l->nr_groups++;
 		item++;
-		n--;
 	}
-	if (closes)
-		item[--n] = '\0';
-	if (n >= PCTR_NAME_MAX)
+	if (strlen(item) >= PCTR_NAME_MAX)
 		return pctr__error(EINVAL, "event '%.40s...' is too long",
 				   item);
-	if (!n)
+	if (!*item)
 		return pctr__error(EINVAL, "empty event in a group");
-	if (l->nr == PCTR_MAX_EVENTS)
-		return pctr__error(E2BIG, "a set holds at most %d events",
-				   PCTR_MAX_EVENTS);
-	r = pctr__event_parse(item, &l->ev[l->nr]);
-	if (r < 0)
+	r = add_item(l, item);
+	if (r < 0 || !close)
 		return r;
-	l->group[l->nr++] = l->open >= 0 ? l->nr_groups : 0;
-	if (closes && l->open < 0)
+	if (l->open < 0)
 		return pctr__error(EINVAL, "'}' without its '{'");
-	if (closes)
-		l->open = -1;
-	return 0;
+	r = *mods ? group_modifiers(l, mods) : 0;
+	l->open = -1;
+	return r;
 }
 
 int
 pctr__event_list_parse(const char *list, struct pctr__event_list *l)
 {
-	char item[PCTR_NAME_MAX + 3];
+	char item[2 * PCTR_NAME_MAX];
 	const char *p = list;
 	int r = 0;
 

@@ -79,6 +79,8 @@ int pctr__tracepoint_parse(const char *sys, const char *rest,
 			   struct pctr_event *ev);
 int pctr__tracepoint_list(int (*cb)(const struct pctr_event_info *, void *),
 			  void *arg);
+int pctr__tracepoint_glob(const char *sys, const char *name,
+			  int (*cb)(const char *spec, void *), void *arg);
 
 /* pfm.c: libpfm4 tables; plain types because pfmlib has its own attr */
 struct pctr__pfm_enc {

@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,4 +364,51 @@ pctr__tracepoint_list(int (*cb)(const struct pctr_event_info *, void *),
 	struct tp_list l = { cb, arg };
 
 	return pctr__tracefs_walk(list_tracepoint, &l);
+}
+
+struct tp_glob {
+	const char *sys, *name; /* the patterns, "sched" and "sched_*" */
+	int (*cb)(const char *spec, void *);
+	void *arg;
+	int nr;
+};
+
+static int
+glob_tracepoint(const char *sys, const char *tp, void *arg)
+{
+	struct tp_glob *g = arg;
+	char spec[PCTR_NAME_MAX];
+
+	if (fnmatch(g->sys, sys, 0) || fnmatch(g->name, tp, 0))
+		return 0;
+	g->nr++;
+	snprintf(spec, sizeof(spec), "%s:%s", sys, tp);
+	return g->cb(spec, g->arg);
+}
+
+/*
+ * perf's "sched:*", "syscalls:sys_enter_*": each tracepoint whose
+ * subsystem and name match the shell patterns, "subsystem:name" to @cb in
+ * tracefs's sorted order.  Return: how many matched, or -errno (-ENOENT
+ * with a message when none did).
+ */
+int
+pctr__tracepoint_glob(const char *sys, const char *name,
+		      int (*cb)(const char *spec, void *), void *arg)
+{
+	struct tp_glob g = { sys, name, cb, arg, 0 };
+	const char *why = pctr__tracefs_problem();
+	int r;
+
+	if (*why)
+		return pctr__error(ENOENT, "tracepoints '%s:%s' cannot be "
+					   "looked up: %s", sys, name, why);
+	r = pctr__tracefs_walk(glob_tracepoint, &g);
+	if (r < 0)
+		return r;
+	if (!g.nr)
+		return pctr__error(ENOENT, "no tracepoint matches '%s:%s' "
+					   "('pctr list tracepoint' lists "
+					   "them)", sys, name);
+	return g.nr;
 }

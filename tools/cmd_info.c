@@ -5,8 +5,11 @@
  *
  * The library says what it detected (pctr_machine_get()); this file adds
  * what the kernel tells in /sys and /proc, and what it finds by trying:
- * how many counters one group can really hold, and whether a counter of
- * the calling thread can be read in user space.
+ * how many counters one group can really hold, whether a counter of the
+ * calling thread can be read in user space, and what a user without
+ * privileges may count at this kernel.perf_event_paranoid (level 3 stops
+ * everything only on kernels with Debian's restriction patch, so the level
+ * alone does not say).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <grp.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
@@ -38,6 +43,18 @@ struct problem {
 	char fix[512];
 };
 
+/*
+ * What a user without privileges may count here, found by trying: 1 yes,
+ * 0 refused (EACCES, EPERM), -1 could not find out.  Root probes as the
+ * user nobody, in a child.
+ */
+struct allowed {
+	int user; /* user mode of its own threads */
+	int kernel; /* kernel mode of its own threads */
+	int cpu; /* a whole CPU (-a) */
+	bool as_nobody;
+};
+
 struct info {
 	struct pctr_machine m;
 	char kernel[128];
@@ -46,6 +63,8 @@ struct info {
 	struct pmu_info pmu[PCTR_MAX_PMUS];
 	char sources[512];
 	int user_read; /* 1 works, 0 does not, -1 could not find out */
+	struct allowed allowed;
+	int restrict_patch; /* CONFIG_SECURITY_PERF_EVENTS_RESTRICT: 1, 0, -1 */
 	int nmi_watchdog;
 	int nr_problems;
 	struct problem problems[MAX_PROBLEMS];
@@ -199,6 +218,99 @@ probe_user_read(struct info *in)
 	pctr_set_free(set);
 }
 
+/* 1 when @event opens on the calling thread (or CPU 0), 0 when refused */
+static int
+try_count(const char *event, bool cpu)
+{
+	static const int cpu0 = 0;
+	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
+	struct pctr_target one = { .type = PCTR_TARGET_CPU, .nr_cpus = 1,
+				   .cpus = &cpu0 };
+	struct pctr_set *set;
+	int r = pctr_set_new(&set, PCTR_SET_NO_USER_READ);
+
+	if (r == 0)
+		r = pctr_set_add(set, event);
+	if (r >= 0)
+		r = pctr_set_open(set, cpu ? &one : &self);
+	pctr_set_free(set);
+	return r >= 0 ? 1 : r == -EACCES || r == -EPERM ? 0 : -1;
+}
+
+static void
+try_all(struct allowed *a)
+{
+	a->user = try_count("task-clock:u", false);
+	a->kernel = try_count("task-clock:k", false);
+	a->cpu = try_count("cpu-clock", true);
+}
+
+/* root: what the user nobody (65534) gets, probed in a child */
+static void
+try_as_nobody(struct allowed *a)
+{
+	int status;
+	pid_t pid;
+
+	a->as_nobody = true;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(65534) < 0 ||
+		    setuid(65534) < 0)
+			_exit(255);
+		try_all(a);
+		_exit((a->user + 1) | (a->kernel + 1) << 2 |
+		      (a->cpu + 1) << 4);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return;
+	a->user = (WEXITSTATUS(status) & 3) - 1;
+	a->kernel = (WEXITSTATUS(status) >> 2 & 3) - 1;
+	a->cpu = (WEXITSTATUS(status) >> 4 & 3) - 1;
+}
+
+/*
+ * Does the kernel's configuration (/boot/config-RELEASE, else
+ * /proc/config.gz) have Debian's level 3?  -1 when neither is readable.
+ */
+static int
+restrict_patch(const char *release)
+{
+	char path[256], line[256];
+	bool piped = false;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/boot/config-%s", release);
+	f = fopen(path, "re");
+	if (!f && access("/proc/config.gz", R_OK) == 0) {
+		f = popen("zcat /proc/config.gz 2>/dev/null", "re");
+		piped = true;
+	}
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		found |= !strcmp(line,
+				 "CONFIG_SECURITY_PERF_EVENTS_RESTRICT=y\n");
+	if (piped)
+		return pclose(f) == 0 ? found : -1;
+	fclose(f);
+	return found;
+}
+
+static void
+probe_allowed(struct info *in)
+{
+	in->allowed = (struct allowed){ -1, -1, -1, false };
+	if (geteuid() == 0)
+		try_as_nobody(&in->allowed);
+	else
+		try_all(&in->allowed);
+	in->restrict_patch = restrict_patch(in->kernel);
+}
+
 static void
 gather(struct info *in)
 {
@@ -212,6 +324,7 @@ gather(struct info *in)
 	in->nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	event_sources(in->sources, sizeof(in->sources));
 	in->nmi_watchdog = read_number("/proc/sys/kernel/nmi_watchdog");
+	probe_allowed(in);
 	for (int i = 0; i < in->m.nr_pmus; i++) {
 		in->pmu[i].width = -1;
 		in->pmu[i].counters = -1;
@@ -264,18 +377,19 @@ problem_paranoid(struct info *in)
 {
 	struct problem *p;
 
-	if (geteuid() == 0 || in->m.paranoid == INT32_MIN ||
-	    in->m.paranoid < 2)
+	const struct allowed *a = &in->allowed;
+
+	/* what was tried, not what the level means on some kernel */
+	if (geteuid() == 0 || (a->user != 0 && a->kernel != 0))
 		return;
 	p = add_problem(in, "paranoid");
 	if (!p)
 		return;
 	snprintf(p->problem, sizeof(p->problem),
 		 "kernel.perf_event_paranoid is %d: %s", in->m.paranoid,
-		 in->m.paranoid > 2
-			 ? "no counting at all without CAP_PERFMON"
-			 : "user-mode counting of your own processes only; "
-			   "no kernel counts, no -a");
+		 a->user == 0 ? "no counting at all without CAP_PERFMON"
+			      : "user-mode counting of your own processes "
+				"only; no kernel counts, no -a");
 	snprintf(p->fix, sizeof(p->fix), "%s", pctr_strerror(-EACCES));
 }
 
@@ -341,9 +455,12 @@ find_problems(struct info *in)
 
 /* ---- for people --------------------------------------------------------- */
 
+/* level 3 on a kernel with Debian's patch, or without it (as 2) */
 static const char *
-paranoid_meaning(int level)
+paranoid_meaning(int level, const struct info *in)
 {
+	if (level >= 3 && (in->restrict_patch == 0 || in->allowed.user == 1))
+		return "as 2 on this kernel: no restriction patch";
 	if (level == INT32_MIN)
 		return "unreadable";
 	if (level <= -1)
@@ -355,13 +472,25 @@ paranoid_meaning(int level)
 		       "counting";
 	if (level == 2)
 		return "user mode of your own processes only";
-	return "nothing without CAP_PERFMON (Debian's level)";
+	return "nothing without CAP_PERFMON (Debian's restriction patch)";
 }
+
 
 static const char *
 yes_no(int v)
 {
 	return v < 0 ? "unknown" : v ? "yes" : "no";
+}
+
+static void
+print_allowed(FILE *f, const struct info *in)
+{
+	const struct allowed *a = &in->allowed;
+
+	fprintf(f, "%-22suser mode %s, kernel mode %s, whole CPUs %s "
+		   "(tried%s)\n", "without privileges", yes_no(a->user),
+		yes_no(a->kernel), yes_no(a->cpu),
+		a->as_nobody ? " as the user nobody" : " as you");
 }
 
 static void
@@ -411,8 +540,9 @@ print_human(FILE *f, const struct info *in)
 	fprintf(f, "%-22s%s\n", "hybrid", in->m.nr_pmus > 1 ? "yes" : "no");
 	print_user_read(f, in);
 	fprintf(f, "%-22s%d (%s)%s\n", "perf_event_paranoid", in->m.paranoid,
-		paranoid_meaning(in->m.paranoid),
+		paranoid_meaning(in->m.paranoid, in),
 		geteuid() == 0 ? "; you are root: no limit" : "");
+	print_allowed(f, in);
 	fprintf(f, "%-22s%.6f GHz, invariant: %s\n", "timestamp counter",
 		(double)in->m.tsc_hz / 1e9, yes_no(in->m.tsc_invariant));
 	fprintf(f, "%-22s%s\n", "virtual machine", yes_no(in->m.virtualized));
@@ -484,6 +614,18 @@ json_user_read(struct json *j, const struct info *in)
 }
 
 static void
+json_allowed(struct json *j, const struct info *in)
+{
+	json_obj(j, "unprivileged");
+	json_str(j, "tried_as", in->allowed.as_nobody ? "nobody" : "self");
+	json_tristate(j, "user", in->allowed.user);
+	json_tristate(j, "kernel", in->allowed.kernel);
+	json_tristate(j, "cpu", in->allowed.cpu);
+	json_tristate(j, "restrict_patch", in->restrict_patch);
+	json_obj_end(j);
+}
+
+static void
 print_json(FILE *f, const struct info *in)
 {
 	struct json j;
@@ -500,6 +642,7 @@ print_json(FILE *f, const struct info *in)
 	json_sources(&j, in);
 	json_bool(&j, "hybrid", in->m.nr_pmus > 1);
 	json_user_read(&j, in);
+	json_allowed(&j, in);
 	json_arr(&j, "problems");
 	for (int i = 0; i < in->nr_problems; i++) {
 		json_obj(&j, NULL);

@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <linux/perf_event.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -512,6 +513,38 @@ default_event(const struct opts *o)
 	return o->target.type == PCTR_TARGET_CPU ? "cpu-clock" : "task-clock";
 }
 
+/*
+ * cycles without a hardware PMU: cpu-clock instead, its privilege levels
+ * kept, as perf record falls back, and said so.
+ */
+static int
+cycles_fallback(struct pctr_set **setp)
+{
+	struct pctr_event ev = *pctr_set_event(*setp, 0);
+	struct pctr_machine m = { .size = sizeof(m) };
+	char mods[PCTR_NAME_MAX];
+	int r;
+
+	if (ev.type != PERF_TYPE_HARDWARE ||
+	    ev.config != PERF_COUNT_HW_CPU_CYCLES ||
+	    pctr_machine_get(&m) < 0 || m.has_pmu)
+		return 0;
+	fprintf(stderr, "pctr profile: %s cannot be sampled here (no "
+			"hardware PMU): sampling cpu-clock instead, as perf "
+			"record does\n", ev.name);
+	snprintf(mods, sizeof(mods), "%s", strchr(ev.name, ':') ?: "");
+	ev.type = PERF_TYPE_SOFTWARE;
+	ev.config = PERF_COUNT_SW_CPU_CLOCK;
+	ev.hardware = 0;
+	ev.precise = 0;
+	ev.nr_parts = 1;
+	snprintf(ev.name, sizeof(ev.name), "cpu-clock%.*s",
+		 (int)sizeof(ev.name) - 10, mods);
+	pctr_set_free(*setp);
+	r = pctr_set_new(setp, 0);
+	return r < 0 ? r : pctr_set_add_event(*setp, &ev);
+}
+
 static int
 open_set(const struct opts *o, struct pctr_set **setp)
 {
@@ -539,6 +572,9 @@ open_set(const struct opts *o, struct pctr_set **setp)
 		return usage_error("profile samples one event; -e names "
 				   "several (run one profile per event)",
 				   o->event);
+	r = cycles_fallback(setp);
+	if (r < 0)
+		return fail(o->event, r);
 	r = pctr_set_sampling(*setp, 0, &cfg);
 	return r < 0 ? fail("cannot sample", r) : 0;
 }

@@ -150,21 +150,24 @@ not_supported(int r)
 
 /*
  * An explicit list with members this machine cannot count: those are shown
- * as not supported and the others counted, as perf stat does.  Unless
- * --strict, or none can be counted: then opening fails as it would.
+ * as not supported and the others counted, as perf stat does, even when
+ * that leaves none.  But when none can be counted and permissions are why
+ * (or --strict), opening fails as it would, with its advice.
  */
 static void
 mark_unsupported(struct stat_ctx *c)
 {
 	int n = 0;
+	bool perm = false;
 
 	for (int e = 0; e < c->rep.nr_events; e++) {
 		int r = probe_for_target(c, &c->rep.ev[e]);
 
 		c->rep.err[e] = not_supported(r) ? r : 0;
 		n += c->rep.err[e] != 0;
+		perm |= r == -EACCES || r == -EPERM;
 	}
-	if (n == c->rep.nr_events)
+	if (n == c->rep.nr_events && perm)
 		memset(c->rep.err, 0, sizeof(c->rep.err));
 }
 
@@ -333,11 +336,40 @@ note_metrics_not_shown(struct stat_ctx *c)
 	}
 }
 
+/* --all-user, --all-kernel: every event at that level, its name kept */
+static void
+all_priv(struct stat_ctx *c)
+{
+	unsigned int excl = c->all_priv == 'u' ? PCTR_EVENT_EXCLUDE_KERNEL
+					       : PCTR_EVENT_EXCLUDE_USER;
+
+	for (int e = 0; c->all_priv && e < c->rep.nr_events; e++) {
+		c->rep.ev[e].flags &= ~(PCTR_EVENT_EXCLUDE_USER |
+					PCTR_EVENT_EXCLUDE_KERNEL);
+		c->rep.ev[e].flags |= excl | PCTR_EVENT_EXCLUDE_HV;
+	}
+}
+
+/* -v: each event's attr on the log, before it is counted */
+static void
+print_attrs(const struct stat_ctx *c, FILE *log)
+{
+	for (int e = 0; c->verbose && e < c->rep.nr_events; e++)
+		if (event_attr_print(log, &c->rep.ev[e]) < 0)
+			fprintf(log, "%s: %s\n", c->rep.ev[e].name,
+				pctr_strerror(-EINVAL));
+}
+
 static int
 setup_events(struct stat_ctx *c)
 {
 	int r = 0;
 
+	/* -n: no counters, the command's times only (the set's placeholder) */
+	if (c->null_run) {
+		c->rep.nr_events = 0;
+		return 0;
+	}
 	/* the machine is looked at only when needed: it costs start-up time */
 	if (c->rep.format == FMT_JSON || (!c->events && !c->rep.metrics)) {
 		c->rep.machine.size = sizeof(c->rep.machine);
@@ -351,6 +383,8 @@ setup_events(struct stat_ctx *c)
 		r = events_from_list(c, c->events);
 	if (r == 0 && c->rep.metrics)
 		r = add_metric_inputs(c);
+	if (r == 0)
+		all_priv(c);
 	if (r == 0 && !c->strict)
 		mark_unsupported(c);
 	if (r == 0)
@@ -391,6 +425,13 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
 	}
 	if (r >= 0)
 		r = make_groups(c, *setp);
+	/*
+	 * Nothing of the list can be counted here: the command still runs,
+	 * as under perf stat, with a placeholder that counts nothing (a set
+	 * opens with one event at least) and is never reported.
+	 */
+	if (r >= 0 && c->nr_set == 0)
+		r = pctr_set_add(*setp, "dummy");
 	if (r < 0) {
 		tool_err("%s", pctr_strerror(r));
 		pctr_set_free(*setp);
@@ -804,6 +845,8 @@ interval_row(struct stat_ctx *c, struct waiter *w, uint64_t now,
 	scatter(c, d, sl.count);
 	w->last = *s;
 	w->rows++;
+	if (c->interval_clear && c->rep.format == FMT_HUMAN)
+		fputs("\033[H\033[2J", c->out);
 	if (report_interval(c->out, &c->rep, &sl) < 0)
 		return open_failed(-ENOMEM);
 	return 0;
@@ -902,7 +945,7 @@ wait_step(struct stat_ctx *c, struct waiter *w)
 	    (r = begin_counting(w)) < 0)
 		return open_failed(r);
 	if (w->deadline && now >= w->deadline)
-		w->done = true;
+		last_interval(w); /* --timeout ends a command too */
 	if (!w->done && w->begun && w->interval && now >= w->next)
 		return interval_tick(c, w, now);
 	if (!w->done && w->begun && w->scale_on && now >= w->scale_next)
@@ -956,6 +999,7 @@ wait_run(struct stat_ctx *c, struct waiter *w)
 	if (w->child > 0 && w->killed &&
 	    wait4(w->child, &w->status, 0, &w->ru) == w->child)
 		w->child = 0;
+	c->stopped |= w->killed;
 	close(w->sigfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return r;
@@ -1011,7 +1055,7 @@ add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 
 	if (c->rep.aggr > AGGR_THREAD)
 		id = cpu_topology_id(id, c->rep.aggr, &socket);
-	if (c->rep.aggr != AGGR_CORE)
+	if (!stat_aggr_in_socket(c->rep.aggr))
 		socket = -1;
 	sl = add_instance(c, id, socket);
 	if (!sl)
@@ -1111,6 +1155,7 @@ run_command(struct stat_ctx *c, int run)
 		return r;
 	w.interval = (uint64_t)c->interval_ms * 1000000u;
 	w.scale_on = may_multiplex(c);
+	w.duration = (uint64_t)c->timeout_ms * 1000000u;
 	t0 = now_ns();
 	tsc0 = pctr_tsc();
 	r = pctr_set_open_command(w.set[0], c->rep.argv, &w.child);
@@ -1282,6 +1327,29 @@ progress(const struct stat_ctx *c, long i)
 		fputs("\r\033[K", stderr);
 }
 
+/*
+ * --pre, --post: sh -c CMD around each run, as perf stat's; one that
+ * fails ends the series.  -S: sync(2) first, as perf stat's --sync.
+ */
+static int
+run_hook(struct stat_ctx *c, const char *opt, const char *cmd)
+{
+	int st;
+
+	if (c->sync && !strcmp(opt, "--pre"))
+		sync();
+	if (!cmd)
+		return 0;
+	fflush(c->out);
+	st = system(cmd);
+	if (st == 0)
+		return 0;
+	tool_err("%s '%s': %s %d", opt, cmd,
+		 st > 0 && WIFSIGNALED(st) ? "killed by signal" : "exit status",
+		 st < 0 ? -1 : WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	return 1;
+}
+
 static int
 run_all(struct stat_ctx *c)
 {
@@ -1294,7 +1362,11 @@ run_all(struct stat_ctx *c)
 		if (c->rep.format == FMT_CSV && c->interval_ms && i == 0)
 			report_csv_header(c->out, &c->rep);
 		progress(c, i + 1);
-		r = run_command(c, (int)i + 1);
+		r = run_hook(c, "--pre", c->pre);
+		if (r == 0)
+			r = run_command(c, (int)i + 1);
+		if (r == 0)
+			r = run_hook(c, "--post", c->post);
 	}
 	progress(c, 0);
 	return r;
@@ -1345,6 +1417,12 @@ static int
 open_output(struct stat_ctx *c)
 {
 	c->out = stderr;
+	if (c->quiet)
+		c->output = "/dev/null";
+	if (c->log_fd >= 0) {
+		c->out = out_open_fd("--log-fd", (int)c->log_fd);
+		return c->out ? 0 : 1;
+	}
 	if (!c->output)
 		return 0;
 	c->out = out_open("-o", c->output, c->append);
@@ -1374,7 +1452,8 @@ finish(struct stat_ctx *c, int r)
 	}
 	if (close_output(c) && r == 0)
 		r = 1;
-	if (r == 0 && c->rep.has_exit)
+	/* a command pctr ended is no failure (--interval-count, --timeout) */
+	if (r == 0 && c->rep.has_exit && !c->stopped)
 		r = c->rep.exit_status;
 	return r;
 }
@@ -1388,6 +1467,7 @@ cmd_stat(int argc, char **argv)
 		.ctl_fd = -1,
 		.ack_fd = -1,
 		.cgroup_fd = -1,
+		.log_fd = -1,
 	};
 	int r;
 
@@ -1401,6 +1481,8 @@ cmd_stat(int argc, char **argv)
 		r = setup_events(&c);
 	if (r == 0)
 		r = open_output(&c);
+	if (r == 0)
+		print_attrs(&c, stderr);
 	if (r == 0)
 		r = run_all(&c);
 	r = finish(&c, r);

@@ -33,6 +33,17 @@ struct stat_ctx {
 	FILE *out;
 	const char *output;
 	bool interrupted; /* SIGINT/SIGTERM/SIGHUP/SIGQUIT arrived */
+	int verbose; /* -v: each event's perf_event_attr on the log */
+	bool null_run; /* -n: no counters, the times only */
+	bool quiet; /* --quiet: no report, errors only */
+	long timeout_ms; /* --timeout */
+	bool sync; /* -S: sync(2) before each run */
+	bool interval_clear; /* --interval-clear: a clean screen each -I */
+	bool timeout; /* --timeout: the command ends after c->duration */
+	bool stopped; /* pctr ended the command (--interval-count) */
+	char all_priv; /* --all-user 'u', --all-kernel 'k', or 0 */
+	const char *pre, *post; /* --pre, --post: sh -c before/after a run */
+	long log_fd; /* --log-fd: the report to this descriptor; -1 none */
 	int group[PCTR_MAX_EVENTS]; /* "{a,b}" of -e: 0 none, 1, 2, ... */
 	int nr_set; /* events in the set: those not marked in rep.err */
 	int map[PCTR_MAX_EVENTS]; /* set index -> report index */
@@ -40,7 +51,8 @@ struct stat_ctx {
 
 /*
  * Parse pctr stat's arguments into @c (zeroed, with repeat 1, multiplex
- * on, ctl_fd and ack_fd -1, out stdout).  -h prints the help and exits 0.
+ * on, ctl_fd, ack_fd and log_fd -1, out stdout).  -h prints the help and
+ * exits 0.
  * Return: 0, or EXIT_USAGE after a message on stderr.
  */
 int stat_parse_options(struct stat_ctx *c, int argc, char **argv);

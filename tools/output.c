@@ -676,7 +676,10 @@ print_header(FILE *f, const struct stat_report *r, int w, bool stats)
 	print_target(f, r);
 	if (stats)
 		fprintf(f, " (%d run%s)", r->nr_runs, r->nr_runs == 1 ? "" : "s");
-	fprintf(f, ":\n\n %-*s%*s", w, "event", NUMW,
+	fprintf(f, ":\n");
+	if (!r->nr_events) /* -n: the times only */
+		return;
+	fprintf(f, "\n %-*s%*s", w, "event", NUMW,
 		stats ? "mean" : "count");
 	if (stats)
 		fprintf(f, " %*s%*s", CIW - 1, "+- 95% CI", RSEW,
@@ -819,8 +822,9 @@ print_metrics(FILE *f, const struct stat_report *r, int w, bool stats)
 static const char *
 instance_kind(const struct stat_report *r)
 {
-	static const char *const kind[] = { "cpu", "cpu", "core", "socket",
-					    "node" };
+	static const char *const kind[] = { "cpu",    "cpu",  "core",
+					    "socket", "node", "die",
+					    "cluster", "cache" };
 
 	return r->target == STAT_CPU ? kind[r->aggr] : "thread";
 }
@@ -830,8 +834,14 @@ static char *
 instance_id(const struct stat_report *r, const struct stat_slice *s,
 	    char *buf, size_t len)
 {
-	if (r->target == STAT_CPU && r->aggr == AGGR_CORE)
-		snprintf(buf, len, "S%d-C%d", s->socket, s->id);
+	static const char *const letter[] = { [AGGR_CORE] = "C",
+					      [AGGR_DIE] = "D",
+					      [AGGR_CLUSTER] = "CLS",
+					      [AGGR_CACHE] = "LLC" };
+
+	if (r->target == STAT_CPU && stat_aggr_in_socket(r->aggr))
+		snprintf(buf, len, "S%d-%s%d", s->socket, letter[r->aggr],
+			 s->id);
 	else
 		snprintf(buf, len, "%d", s->id);
 	return buf;
@@ -1071,7 +1081,7 @@ json_slices(struct json *j, const struct stat_report *r, const char *key,
 			json_str(j, "kind", instance_kind(r));
 			json_int(j, "id", s[i].id);
 		}
-		if (!interval && r->aggr == AGGR_CORE)
+		if (!interval && stat_aggr_in_socket(r->aggr))
 			json_int(j, "socket", s[i].socket);
 		if (!interval && r->aggr > AGGR_THREAD)
 			json_int(j, "nr_cpus", s[i].nr_cpus);

@@ -2,59 +2,147 @@
 /*
  * pctr - count CPU events for a command, a process or whole CPUs.
  *
- *   pctr list [PATTERN]          events this machine can count
- *   pctr stat [OPTIONS] -- CMD   count a command (or -p PID, -a)
- *   pctr info                    what this machine offers, and why
- *   pctr profile -- CMD          where the samples fall
- *   pctr merge FILE...           reports of many runs or hosts as one
- *   pctr mpirun -n N -- CMD      count every rank of an Open MPI job
+ * The subcommands are the table below: the usage, "pctr help", the
+ * dispatch and the "did you mean" of a typo are all made from it.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "text.h"
 #include "tool.h"
 #include "util.h"
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command {
+	const char *name, *what;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "list", "the events this machine can count", cmd_list },
+	{ "stat", "count a command, a process, a thread or CPUs", cmd_stat },
+	{ "profile", "sample a command, a process or CPUs: where the time "
+		     "goes", cmd_profile },
+	{ "info", "what this machine and kernel allow, and why", cmd_info },
+#ifdef PCTR_MPI /* not in the static command of tests/hw */
+	{ "merge", "reports of many runs or hosts as one", cmd_merge },
+	{ "mpirun", "count every rank of an Open MPI job", cmd_mpirun },
+#endif
+	{ "help", "this list, or a command's manual page (pctr help stat)",
+	  cmd_help },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: pctr list [PATTERN] [--json]\n"
-		   "       pctr stat [-e EVENTS] [-r N] [-I MS] [-p PID | -t TID | "
-		   "-a [-C CPUS]] [--json | -x SEP] [-o FILE] [-- COMMAND ...]\n"
-		   "       pctr info [--json]\n"
-		   "       pctr profile [-e EVENT] [-c PERIOD | -F HZ] [-g] "
-		   "[-p PID | -t TID | -a [-C CPUS]] [--json | --folded] "
-		   "[-- COMMAND ...]\n"
-#ifdef PCTR_MPI
-		   "       pctr merge [--json] [--per-rank] FILE...\n"
-		   "       pctr mpirun [-n N] [--host LIST | --hostfile FILE] "
-		   "[--oversubscribe] [--mpirun-arg ARG]... [-e EVENTS] "
-		   "[--per-rank] [--json] -- PROGRAM ...\n"
-#endif
-		   "       pctr --version\n");
+	fprintf(f, "usage: pctr COMMAND [OPTIONS] [-- PROGRAM [ARGS...]]\n"
+		   "       pctr --version\n\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].what);
+	fprintf(f, "\n'pctr COMMAND --help' lists its options, 'pctr help "
+		   "COMMAND' shows its manual page.\n");
+}
+
+static const struct command *
+find(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/* "pctr: unknown command 'stta' (did you mean 'stat'?)", status 2 */
+static int
+unknown(const char *name)
+{
+	const struct command *best = NULL;
+	size_t d, min = strlen(name) / 3 + 1;
+
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		d = pctr__text_distance(name, commands[i].name);
+		/* "prof": the start of one command's name */
+		if (strlen(name) > 1 &&
+		    !strncmp(name, commands[i].name, strlen(name)))
+			d = 1;
+		if (d <= min) {
+			min = d;
+			best = &commands[i];
+		}
+	}
+	if (best)
+		fprintf(stderr, "pctr: unknown command '%s' (did you mean "
+				"'%s'?)\n", name, best->name);
+	else
+		fprintf(stderr, "pctr: unknown command '%s'\n", name);
+	fprintf(stderr, "Try 'pctr help'.\n");
+	return EXIT_USAGE;
+}
+
+/* man pctr-CMD; 0 when it showed the page (its own complaint hidden) */
+static int
+show_man(const char *name)
+{
+	char page[64];
+	int status;
+	pid_t pid;
+
+	snprintf(page, sizeof(page), "pctr-%s", name);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execlp("man", "man", page, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/*
+ * pctr help: the list of commands; pctr help CMD: its manual page, as
+ * perf help does, or where no page is installed (or no man(1)), its
+ * options from CMD --help.
+ */
+static int
+cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+	char *help[] = { NULL, "--help", NULL };
+
+	if (argc < 2 || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2) {
+		fprintf(stderr, "pctr help: one command at a time\n");
+		return EXIT_USAGE;
+	}
+	c = find(argv[1]);
+	if (!c)
+		return unknown(argv[1]);
+	if (show_man(c->name) == 0)
+		return 0;
+	help[0] = (char *)c->name;
+	return c->run(2, help);
 }
 
 static int
 run(int argc, char **argv)
 {
+	const struct command *c;
+
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "list") || !strcmp(argv[1], "-l"))
+	if (!strcmp(argv[1], "-l"))
 		return cmd_list(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "stat"))
-		return cmd_stat(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "info"))
-		return cmd_info(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "profile"))
-		return cmd_profile(argc - 1, argv + 1);
-#ifdef PCTR_MPI /* not in the static command of tests/hw */
-	if (!strcmp(argv[1], "merge"))
-		return cmd_merge(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "mpirun"))
-		return cmd_mpirun(argc - 1, argv + 1);
-#endif
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("pctr %s\n", pctr_version());
 		return 0;
@@ -63,9 +151,8 @@ run(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	fprintf(stderr, "pctr: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return EXIT_USAGE;
+	c = find(argv[1]);
+	return c ? c->run(argc - 1, argv + 1) : unknown(argv[1]);
 }
 
 /* a report that did not reach standard output is a failure too */

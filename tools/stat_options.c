@@ -17,65 +17,91 @@
 #include "metrics.h"
 #include "util.h"
 
+static const char usage_text[] =
+	"usage: pctr stat [OPTIONS] [--] COMMAND [ARGS...]\n"
+	"       pctr stat [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
+	"[--duration SECONDS] [-- COMMAND ...]\n"
+	"  -e, --event EVENTS        events to count, comma-separated "
+	"('pctr list');\n"
+	"                            '{a,b}' counts a and b as one "
+	"group,\n"
+	"                            '{a,b}:u' both in user mode; "
+	"'sched:*' each\n"
+	"                            tracepoint that matches\n"
+	"  -r, --repeat N            run the command N times, report "
+	"statistics\n"
+	"  -I, --interval MS         print counts every MS milliseconds\n"
+	"      --interval-count N    with -I: stop after N intervals\n"
+	"  -D, --delay MS            start counting MS milliseconds "
+	"late\n"
+	"                            (-1: at 'enable' on --control)\n"
+	"      --control fd:CTL[,ACK] 'enable'/'disable' read from fd "
+	"CTL,\n"
+	"                            'ack' written to fd ACK (or "
+	"fifo:PATH[,PATH])\n"
+	"  -p, --pid PIDS            count running processes and their "
+	"threads\n"
+	"  -t, --tid TIDS            count threads (comma-separated)\n"
+	"  -a, --all-cpus            count whole CPUs (every task on "
+	"them)\n"
+	"  -C, --cpu CPUS            count these CPUs (0-3,6); -a "
+	"implied\n"
+	"  -G, --cgroup NAME         with -a: only the tasks of cgroup "
+	"NAME\n"
+	"                            (under the cgroup2 mount, or a "
+	"path)\n"
+	"  -A, --no-aggr             with -a: the counts of each CPU\n"
+	"      --per-core, --per-socket, --per-node, --per-die,\n"
+	"      --per-cluster, --per-cache\n"
+	"                            with -a: the counts of each core, "
+	"socket, node,\n"
+	"                            die, cluster, last level cache\n"
+	"  -d, --detailed            add the cache events to the "
+	"defaults\n"
+	"  -M, --metrics NAMES       these derived metrics, their "
+	"events added\n"
+	"                            ('pctr list metrics')\n"
+	"      --duration SECONDS    when attaching: stop after this "
+	"long\n"
+	"      --strict              fail if any event cannot be "
+	"counted\n"
+	"      --per-thread          counts of each thread (-p) or CPU "
+	"(-a) too\n"
+	"      --no-multiplex        fail rather than multiplex the "
+	"counters\n"
+	"  -B, --big-num             thousands separators in counts "
+	"(the default;\n"
+	"                            --no-big-num: none)\n"
+	"  -j, --json                one JSON document "
+	"(schema pctr-stat/1)\n"
+	"  -x, --field-separator SEP CSV with a header line\n"
+	"  -o, --output FILE         write the report to FILE ('-': "
+	"stdout)\n"
+	"                            (default: stderr)\n"
+	"      --append              with -o: add to FILE\n"
+	"      --log-fd FD           write the report to descriptor "
+	"FD\n"
+	"  -q, --quiet               no report (errors only)\n"
+	"  -v, --verbose             each event's perf_event_attr "
+	"first (-vv too)\n"
+	"  -n, --null                count nothing: the times only\n"
+	"      --timeout MS          end the command after MS "
+	"milliseconds\n"
+	"      --all-user, --all-kernel\n"
+	"                            every event in user (kernel) "
+	"mode only\n"
+	"      --pre CMD, --post CMD run sh -c CMD before (after) each "
+	"run\n"
+	"  -S, --sync                sync(2) before each run\n"
+	"      --interval-clear      clear the screen before each "
+	"interval\n"
+	"      --summary             (the totals follow the intervals "
+	"always)\n";
+
 static void
 usage(FILE *f)
 {
-	fprintf(f,
-		"usage: pctr stat [OPTIONS] [--] COMMAND [ARGS...]\n"
-		"       pctr stat [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
-		"[--duration SECONDS] [-- COMMAND ...]\n"
-		"  -e, --event EVENTS        events to count, comma-separated "
-		"('pctr list');\n"
-		"                            '{a,b}' counts a and b as one "
-		"group\n"
-		"  -r, --repeat N            run the command N times, report "
-		"statistics\n"
-		"  -I, --interval MS         print counts every MS milliseconds\n"
-		"      --interval-count N    with -I: stop after N intervals\n"
-		"  -D, --delay MS            start counting MS milliseconds "
-		"late\n"
-		"                            (-1: at 'enable' on --control)\n"
-		"      --control fd:CTL[,ACK] 'enable'/'disable' read from fd "
-		"CTL,\n"
-		"                            'ack' written to fd ACK (or "
-		"fifo:PATH[,PATH])\n"
-		"  -p, --pid PIDS            count running processes and their "
-		"threads\n"
-		"  -t, --tid TIDS            count threads (comma-separated)\n"
-		"  -a, --all-cpus            count whole CPUs (every task on "
-		"them)\n"
-		"  -C, --cpu CPUS            with -a: only these CPUs (0-3,6)\n"
-		"  -G, --cgroup NAME         with -a: only the tasks of cgroup "
-		"NAME\n"
-		"                            (under the cgroup2 mount, or a "
-		"path)\n"
-		"  -A, --no-aggr             with -a: the counts of each CPU\n"
-		"      --per-core, --per-socket, --per-node\n"
-		"                            with -a: the counts of each core, "
-		"socket, node\n"
-		"  -d, --detailed            add the cache events to the "
-		"defaults\n"
-		"  -M, --metrics NAMES       these derived metrics, their "
-		"events added\n"
-		"                            ('pctr list metrics')\n"
-		"      --duration SECONDS    when attaching: stop after this "
-		"long\n"
-		"      --strict              fail if any event cannot be "
-		"counted\n"
-		"      --per-thread          counts of each thread (-p) or CPU "
-		"(-a) too\n"
-		"      --no-multiplex        fail rather than multiplex the "
-		"counters\n"
-		"  -B, --big-num             thousands separators in counts "
-		"(the default;\n"
-		"                            --no-big-num: none)\n"
-		"  -j, --json                one JSON document "
-		"(schema pctr-stat/1)\n"
-		"  -x, --field-separator SEP CSV with a header line\n"
-		"  -o, --output FILE         write the report to FILE ('-': "
-		"stdout)\n"
-		"                            (default: stderr)\n"
-		"      --append              with -o: add to FILE\n");
+	fputs(usage_text, f);
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -92,6 +118,43 @@ enum {
 	OPT_PER_SOCKET,
 	OPT_PER_NODE,
 	OPT_NO_BIG_NUM,
+	OPT_TIMEOUT,
+	OPT_ALL_USER,
+	OPT_ALL_KERNEL,
+	OPT_PRE,
+	OPT_POST,
+	OPT_LOG_FD,
+	OPT_PER_DIE,
+	OPT_PER_CACHE,
+	OPT_PER_CLUSTER,
+	OPT_SUMMARY,
+	OPT_INTERVAL_CLEAR,
+	OPT_METRIC_ONLY,
+	OPT_FOR_EACH_CGROUP,
+	OPT_TABLE,
+};
+
+/*
+ * perf stat's flags that pctr does not take, each with what to type
+ * instead, so that a command line from perf fails saying how to fix it.
+ */
+static const struct {
+	int opt;
+	const char *name, *instead;
+} refused[] = {
+	{ 'i', "-i, --no-inherit",
+	  "a command is counted with every process and thread it starts; "
+	  "count one thread of a running process with -t TID" },
+	{ 'T', "-T, --transaction",
+	  "name the transactional memory events with -e, as "
+	  "-e '{cycles,cpu/cycles-t/,cpu/tx-start/}' on a CPU with TSX" },
+	{ OPT_METRIC_ONLY, "--metric-only",
+	  "-M NAMES shows each metric beside its events (-j for the "
+	  "values alone)" },
+	{ OPT_FOR_EACH_CGROUP, "--for-each-cgroup",
+	  "run one 'pctr stat -a -G NAME' for each cgroup" },
+	{ OPT_TABLE, "--table",
+	  "-r N -j lists each run's counts under \"runs\"" },
 };
 
 static const struct option long_options[] = {
@@ -122,6 +185,26 @@ static const struct option long_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "field-separator", required_argument, NULL, 'x' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "null", no_argument, NULL, 'n' },
+	{ "no-inherit", no_argument, NULL, 'i' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "all-user", no_argument, NULL, OPT_ALL_USER },
+	{ "all-kernel", no_argument, NULL, OPT_ALL_KERNEL },
+	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
+	{ "transaction", no_argument, NULL, 'T' },
+	{ "pre", required_argument, NULL, OPT_PRE },
+	{ "post", required_argument, NULL, OPT_POST },
+	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
+	{ "per-die", no_argument, NULL, OPT_PER_DIE },
+	{ "per-cache", optional_argument, NULL, OPT_PER_CACHE },
+	{ "per-cluster", no_argument, NULL, OPT_PER_CLUSTER },
+	{ "for-each-cgroup", required_argument, NULL, OPT_FOR_EACH_CGROUP },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
+	{ "table", no_argument, NULL, OPT_TABLE },
+	{ "interval-clear", no_argument, NULL, OPT_INTERVAL_CLEAR },
+	{ "sync", no_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -281,8 +364,9 @@ set_aggr(struct stat_ctx *c, enum stat_aggr a, bool no_aggr)
 	c->no_aggr |= no_aggr;
 	if ((c->rep.aggr > AGGR_THREAD && c->rep.aggr != a) ||
 	    (c->no_aggr && a > AGGR_THREAD)) {
-		tool_err("only one of -A, --per-core, --per-socket and "
-			 "--per-node can be given");
+		tool_err("only one of -A, --per-core, --per-socket, "
+			 "--per-node, --per-die, --per-cluster and --per-cache "
+			 "can be given");
 		return -1;
 	}
 	c->rep.aggr = a;
@@ -319,17 +403,75 @@ parse_cpus(struct stat_ctx *c, const char *arg)
 }
 
 static int
-parse_option(struct stat_ctx *c, int opt, const char *arg)
+refuse(int opt)
+{
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (refused[i].opt == opt) {
+			tool_err("%s is not supported: %s", refused[i].name,
+				 refused[i].instead);
+			return -1;
+		}
+	return 0;
+}
+
+static int
+set_priv(struct stat_ctx *c, char priv)
+{
+	if (c->all_priv && c->all_priv != priv) {
+		tool_err("--all-user and --all-kernel cannot be used "
+			 "together (give no flag to count both)");
+		return -1;
+	}
+	c->all_priv = priv;
+	return 0;
+}
+
+/* perf stat's flags of how a run goes, beside the counting */
+static int
+parse_run_option(struct stat_ctx *c, int opt, const char *arg)
 {
 	switch (opt) {
-	case 'e':
-		return add_events(c, arg);
-	case 'r':
-		c->rep.repeated = true;
-		return parse_long("-r", arg, 1, 100000, &c->repeat);
-	case 'I':
-		c->rep.interval = true;
-		return parse_long("-I", arg, 10, 3600000, &c->interval_ms);
+	case 'v':
+		c->verbose++;
+		return 0;
+	case 'q':
+		c->quiet = true;
+		return 0;
+	case 'n':
+		c->null_run = true;
+		return 0;
+	case 'S':
+		c->sync = true;
+		return 0;
+	case OPT_TIMEOUT:
+		c->timeout = true;
+		if (parse_long("--timeout", arg, 10, 31536000000L,
+			       &c->timeout_ms) < 0)
+			return -1;
+		c->duration = (double)c->timeout_ms / 1000;
+		return 0;
+	case OPT_PRE:
+		c->pre = arg;
+		return 0;
+	case OPT_POST:
+		c->post = arg;
+		return 0;
+	case OPT_LOG_FD:
+		return parse_long("--log-fd", arg, 0, 0x7fffffff, &c->log_fd);
+	case OPT_INTERVAL_CLEAR:
+		c->interval_clear = true;
+		return 0;
+	case OPT_SUMMARY: /* the totals always follow the intervals */
+		return 0;
+	}
+	return refuse(opt) < 0 ? -1 : 1;
+}
+
+/* what is counted: -p, -t, -a, -C, -G, and how its parts are shown */
+static int
+parse_target_option(struct stat_ctx *c, int opt, const char *arg)
+{
+	switch (opt) {
 	case 'p':
 		return set_target(c, STAT_PID, "-p", arg);
 	case 't':
@@ -339,18 +481,59 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		return set_target(c, STAT_CPU, "-a", arg);
 	case 'C':
 		return parse_cpus(c, arg);
-	case 'B':
-		fmt_big_num = true;
-		return 0;
-	case OPT_NO_BIG_NUM:
-		fmt_big_num = false;
-		return 0;
 	case 'G':
 		if (c->rep.cgroup || strchr(arg, ',')) {
 			tool_err("-G: one cgroup, counted for every event");
 			return -1;
 		}
 		c->rep.cgroup = arg;
+		return 0;
+	case OPT_PER_THREAD:
+		return set_aggr(c, AGGR_THREAD, false);
+	case 'A':
+		return set_aggr(c, AGGR_THREAD, true);
+	case OPT_PER_CORE:
+		return set_aggr(c, AGGR_CORE, false);
+	case OPT_PER_SOCKET:
+		return set_aggr(c, AGGR_SOCKET, false);
+	case OPT_PER_NODE:
+		return set_aggr(c, AGGR_NODE, false);
+	case OPT_PER_DIE:
+		return set_aggr(c, AGGR_DIE, false);
+	case OPT_PER_CLUSTER:
+		return set_aggr(c, AGGR_CLUSTER, false);
+	case OPT_PER_CACHE:
+		if (arg && strcmp(arg, "L3") && strcmp(arg, "l3")) {
+			tool_err("--per-cache=%s: pctr groups CPUs by their "
+				 "last level cache (L3) only", arg);
+			return -1;
+		}
+		return set_aggr(c, AGGR_CACHE, false);
+	}
+	return parse_run_option(c, opt, arg) ? -1 : 0;
+}
+
+static int
+parse_option(struct stat_ctx *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_ALL_USER:
+		return set_priv(c, 'u');
+	case OPT_ALL_KERNEL:
+		return set_priv(c, 'k');
+	case 'e':
+		return add_events(c, arg);
+	case 'r':
+		c->rep.repeated = true;
+		return parse_long("-r", arg, 1, 100000, &c->repeat);
+	case 'I':
+		c->rep.interval = true;
+		return parse_long("-I", arg, 10, 3600000, &c->interval_ms);
+	case 'B':
+		fmt_big_num = true;
+		return 0;
+	case OPT_NO_BIG_NUM:
+		fmt_big_num = false;
 		return 0;
 	case 'd':
 		c->detailed = true;
@@ -363,16 +546,6 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 	case OPT_STRICT:
 		c->strict = true;
 		return 0;
-	case OPT_PER_THREAD:
-		return set_aggr(c, AGGR_THREAD, false);
-	case 'A':
-		return set_aggr(c, AGGR_THREAD, true);
-	case OPT_PER_CORE:
-		return set_aggr(c, AGGR_CORE, false);
-	case OPT_PER_SOCKET:
-		return set_aggr(c, AGGR_SOCKET, false);
-	case OPT_PER_NODE:
-		return set_aggr(c, AGGR_NODE, false);
 	case 'D': {
 		int r = parse_long("-D", arg, -1, 3600000, &c->delay_ms);
 
@@ -398,7 +571,7 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		c->output = arg;
 		return 0;
 	}
-	return -1;
+	return parse_target_option(c, opt, arg);
 }
 
 static int
@@ -420,8 +593,9 @@ static int
 check_more_options(struct stat_ctx *c)
 {
 	if (c->rep.aggr > AGGR_THREAD && c->rep.target != STAT_CPU)
-		tool_err("--per-core, --per-socket, --per-node: give -a (they "
-			 "group the counts of CPUs)");
+		tool_err("--per-core, --per-socket, --per-node, --per-die, "
+			 "--per-cluster, --per-cache: give -a (they group the "
+			 "counts of CPUs)");
 	else if (c->no_aggr && c->rep.target != STAT_CPU)
 		tool_err("-A: give -a (it shows each CPU's counts)");
 	else if (c->rep.per_thread && c->rep.target == STAT_COMMAND)
@@ -444,12 +618,49 @@ check_more_options(struct stat_ctx *c)
 	return -1;
 }
 
+/* perf stat's flags of how a run goes, against the others */
+static int
+check_run_options(struct stat_ctx *c)
+{
+	if (c->null_run && (c->events || c->rep.metrics || c->detailed))
+		tool_err("-n: counts nothing; -e, -M and -d name what to "
+			 "count");
+	else if (c->quiet && (c->output || c->log_fd >= 0))
+		tool_err("--quiet: writes no report; -o and --log-fd say "
+			 "where to write one");
+	else if (c->log_fd >= 0 && c->output)
+		tool_err("--log-fd and -o cannot be used together");
+	else if (c->log_fd >= 0 && fcntl((int)c->log_fd, F_GETFD) < 0)
+		tool_err("--log-fd: descriptor %ld is not open", c->log_fd);
+	else if (c->timeout && c->rep.target != STAT_COMMAND)
+		tool_err("--timeout: with -p, -t or -a, give --duration "
+			 "SECONDS");
+	else if ((c->pre || c->post || c->sync) &&
+		 c->rep.target != STAT_COMMAND)
+		tool_err("--pre, --post, -S: they run around each run of a "
+			 "command, not with -p, -t or -a");
+	else if (c->timeout && c->repeat > 1)
+		tool_err("--timeout: not with -r (each run would be cut)");
+	else
+		return 0;
+	return -1;
+}
+
 /* the combinations that make no sense, each said plainly */
 static int
 check_options(struct stat_ctx *c)
 {
-	bool attach = c->rep.target != STAT_COMMAND;
+	bool attach;
 
+	/* -C alone counts those CPUs, as perf stat -C does (-a implied) */
+	if (c->rep.nr_cpus && !c->all_cpus &&
+	    c->rep.target == STAT_COMMAND && !c->rep.cgroup) {
+		c->rep.target = STAT_CPU;
+		c->all_cpus = true;
+	}
+	attach = c->rep.target != STAT_COMMAND;
+	if (check_run_options(c) < 0)
+		return -1;
 	if (c->rep.nr_cpus && !c->all_cpus)
 		tool_err("-C: give -a too (-C chooses the CPUs of -a)");
 	else if (c->rep.cgroup && !c->all_cpus)
@@ -464,7 +675,7 @@ check_options(struct stat_ctx *c)
 	else if (c->detailed && c->events)
 		tool_err("-d: adds to the default events; with -e, name the "
 			 "events wanted");
-	else if (c->duration > 0 && (!attach || c->rep.argv))
+	else if (c->duration > 0 && !c->timeout && (!attach || c->rep.argv))
 		tool_err("--duration: only when attaching with -p, -t or -a "
 			 "and no command (a command is counted for its whole "
 			 "life)");
@@ -480,7 +691,7 @@ stat_parse_options(struct stat_ctx *c, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:G:BdD:M:jx:o:h",
+	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:G:BdD:M:jx:o:hvqniTS",
 				  long_options, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);

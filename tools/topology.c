@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * topology.c - where a CPU sits, for pctr stat --per-core, --per-socket and
- * --per-node.
+ * topology.c - where a CPU sits, for pctr stat --per-core, --per-socket,
+ * --per-node, --per-die, --per-cluster and --per-cache.
  *
  * The kernel says it in sysfs: a CPU's core and socket numbers are
  * /sys/devices/system/cpu/cpuN/topology/core_id and physical_package_id
  * (core_id is unique within its socket only, so a core is named by both);
  * a NUMA node lists its CPUs in /sys/devices/system/node/nodeN/cpulist
  * ("0-3,8").  A kernel without NUMA has no node directory: every CPU is
- * then in node 0, as the kernel itself treats it.
+ * then in node 0, as the kernel itself treats it.  Dies and clusters are
+ * topology/die_id and cluster_id, and a last level cache is the id of the
+ * highest level of cache/indexI; like cores, they are named within their
+ * socket.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -88,6 +91,34 @@ node_of(int cpu)
 	return node;
 }
 
+/*
+ * The id of @cpu's last level cache: that of the highest level among
+ * /sys/devices/system/cpu/cpuN/cache/indexI (the L3 where there is one).
+ */
+static int
+last_cache_id(int cpu)
+{
+	char path[128];
+	long level, best = -1, id = -1;
+
+	for (int i = 0; i < 16; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cache/index%d/level",
+			 cpu, i);
+		level = read_number(path);
+		if (level < 0)
+			break;
+		if (level <= best)
+			continue;
+		best = level;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cache/index%d/id", cpu,
+			 i);
+		id = read_number(path);
+	}
+	return (int)id;
+}
+
 int
 cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket)
 {
@@ -99,6 +130,12 @@ cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket)
 		return *socket;
 	case AGGR_NODE:
 		return node_of(cpu);
+	case AGGR_DIE:
+		return *socket < 0 ? -1 : (int)cpu_value(cpu, "die_id");
+	case AGGR_CLUSTER:
+		return *socket < 0 ? -1 : (int)cpu_value(cpu, "cluster_id");
+	case AGGR_CACHE:
+		return *socket < 0 ? -1 : last_cache_id(cpu);
 	default:
 		return cpu;
 	}

@@ -365,6 +365,23 @@ out_open(const char *opt, const char *path, bool append)
 	return f;
 }
 
+FILE *
+out_open_fd(const char *opt, int fd)
+{
+	char name[64];
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	FILE *f = NULL;
+
+	snprintf(name, sizeof(name), "%s %d", opt, fd);
+	if (own >= 0)
+		f = out_wrap(own, true, name);
+	if (!f)
+		tool_err("%s: %s", name, strerror(errno));
+	if (!f && own >= 0)
+		close(own);
+	return f;
+}
+
 /*
  * Everything written reached the file: flushed, and on a disk (fsync(),
  * where a file system reports the space it could not find only then);

@@ -58,6 +58,11 @@ uint64_t now_ns(void);
 void out_stdout_init(void);
 /* @path for writing, truncated or appended to; "-": stdout; NULL: said */
 FILE *out_open(const char *opt, const char *path, bool append);
+/*
+ * The same on a copy of descriptor @fd, open already (perf's --log-fd):
+ * writes go where the descriptor stands; the copy is closed at the end.
+ */
+FILE *out_open_fd(const char *opt, int fd);
 /* 0, or -1 with the error said; stdout and stderr stay open */
 int out_close(FILE *f);
 
@@ -134,7 +139,18 @@ enum stat_aggr {
 	AGGR_CORE,
 	AGGR_SOCKET,
 	AGGR_NODE,
+	AGGR_DIE, /* --per-die, --per-cluster, --per-cache: in their socket */
+	AGGR_CLUSTER,
+	AGGR_CACHE,
 };
+
+/* a core, die, cluster or cache: numbered within its socket */
+static inline bool
+stat_aggr_in_socket(enum stat_aggr a)
+{
+	return a == AGGR_CORE || a == AGGR_DIE || a == AGGR_CLUSTER ||
+	       a == AGGR_CACHE;
+}
 
 /* one run's totals */
 /*
@@ -224,5 +240,8 @@ void report_free(struct stat_report *r);
  * @aggr, from sysfs; -1 if sysfs does not say.
  */
 int cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket);
+
+/* event_attr.c: @ev's perf_event_attr as perf stat -vv prints it */
+int event_attr_print(FILE *f, const struct pctr_event *ev);
 
 #endif

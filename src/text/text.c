@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * text.c - JSON strings and CSV fields (text.h).
+ * text.c - JSON strings and CSV fields, and the edit distance of names
+ * (text.h).
  */
+#include <ctype.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "text.h"
@@ -97,4 +100,34 @@ pctr__csv_field(FILE *f, const char *sep, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+size_t
+pctr__text_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[PCTR__TEXT_DISTANCE_MAX + 1];
+
+	if (la > PCTR__TEXT_DISTANCE_MAX || lb > PCTR__TEXT_DISTANCE_MAX)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag;
+
+			best += tolower((unsigned char)a[i - 1]) !=
+				tolower((unsigned char)b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
 }

@@ -2,8 +2,9 @@
 /*
  * text.h - the one writer of JSON strings and CSV fields, compiled into
  * libpctr (its reports), the pctr command and libpctr-mpi, so that every
- * document the project writes quotes text the same way.  A leaf: it needs
- * only the C library.
+ * document the project writes quotes text the same way; and the edit
+ * distance behind every "did you mean".  A leaf: it needs only the C
+ * library.
  */
 #ifndef PCTR_TEXT_H
 #define PCTR_TEXT_H
@@ -42,5 +43,13 @@ void pctr__csv_field(FILE *f, const char *sep, const char *s);
  */
 locale_t pctr__locale_c(void);
 void pctr__locale_restore(locale_t old);
+
+/*
+ * The edit distance of @a and @b (insertions, deletions and substitutions,
+ * case ignored), for "did you mean": SIZE_MAX when either is longer than
+ * PCTR__TEXT_DISTANCE_MAX characters.
+ */
+#define PCTR__TEXT_DISTANCE_MAX 128
+size_t pctr__text_distance(const char *a, const char *b);
 
 #endif

@@ -49,6 +49,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.rep.multiplex = true;
 	c.ctl_fd = -1;
 	c.ack_fd = -1;
+	c.log_fd = -1;
 	c.out = stdout;
 	stat_parse_options(&c, argc, argv);
 	free(c.events);

@@ -2,8 +2,9 @@
 # man.sh SRCDIR BUILDDIR PCTR - the man pages as installed (TAP): every
 # function the libraries export has a page ("man FUNCTION" finds the page
 # that documents it), and every page carries the version "pctr --version"
-# prints.  Installs the pages alone (meson install --tags man) in a
-# temporary directory.
+# prints; man pctr-stat finds its page, which names the installed format
+# document.  Installs the pages and documents alone (meson install --tags
+# man,doc) in a temporary directory.
 set -u
 src=$1 build=$2 pctr=$3
 tmp=$(mktemp -d) || exit 1
@@ -22,13 +23,13 @@ ok() { # STATUS DESCRIPTION, details in $tmp/why
 }
 : >"$tmp/why"
 
-echo "1..5"
+echo "1..6"
 "$src/man/aliases.sh" list "$src" >"$tmp/aliases" 2>"$tmp/why"
 ok $? "every exported function is in a man page"
 
-meson install -C "$build" --no-rebuild --quiet --tags man \
+meson install -C "$build" --no-rebuild --quiet --tags man,doc \
 	--destdir "$tmp/root" >"$tmp/why" 2>&1
-ok $? "meson install --tags man"
+ok $? "meson install --tags man,doc"
 man3=$(find "$tmp/root" -type d -name man3 | head -n 1)
 mandir=$(dirname "${man3:-/nonexistent/x}")
 
@@ -61,4 +62,13 @@ for p in "$mandir"/man*/*; do
 done
 [ -n "$version" ] && [ ! -s "$tmp/why" ]
 ok $? "every page's .TH says pctr $version, as pctr --version does"
+
+# man pctr-stat, as man perf-stat; the format document it names installed
+MANWIDTH=200 man -M "$mandir" -P cat pctr-stat >"$tmp/out" 2>"$tmp/why"
+doc=$(grep -oE '/[^ ]*/json-schema\.md' "$tmp/out" | head -n 1)
+grep -q '^PCTR-STAT(1)' "$tmp/out" && grep -q -- '--interval-count' \
+	"$tmp/out" && [ -n "$doc" ] && [ -f "$tmp/root$doc" ] ||
+	echo "pctr-stat(1) names '$doc'; installed: $(find "$tmp/root" \
+		-name json-schema.md)" >>"$tmp/why"
+ok $? "man pctr-stat shows the stat page and names the installed schema"
 exit $fail

@@ -175,6 +175,7 @@ TEST(parse_list_without_a_set)
 	static const char *const bad[] = {
 		"{task-clock,page-faults", "task-clock}", "{task-clock,{cs}}",
 		"{}", "{task-clock,}", "{task-clock,no-such-event}", "",
+		"{cs,task-clock}:", "{cs,task-clock}u", "{cs}:q", "cs}:u",
 	};
 	struct seen s = { 0 };
 	char many[65 * 3 + 1] = "";
@@ -189,6 +190,20 @@ TEST(parse_list_without_a_set)
 	ASSERT_EQ(s.group[1], 1);
 	ASSERT_EQ(s.group[2], 0);
 	ASSERT_EQ(s.group[3], 2);
+	/* "{a,b}:u": the group's modifiers on each member, as perf's */
+	s.nr = 0;
+	ASSERT_EQ(pctr_event_parse_list("{task-clock,page-faults}:u,cs",
+					see, &s), 3);
+	ASSERT_STR_EQ(s.name[0], "task-clock:u");
+	ASSERT_STR_EQ(s.name[1], "page-faults:u");
+	ASSERT_STR_EQ(s.name[2], "cs");
+	ASSERT_EQ(s.group[1], 1);
+	ASSERT_EQ(s.group[2], 0);
+	/* added to a member's own, as perf: "{cs:k}:u" counts both levels */
+	s.nr = 0;
+	ASSERT_EQ(pctr_event_parse_list("{cs:k,r1:p}:u", see, &s), 2);
+	ASSERT_STR_EQ(s.name[0], "cs:ku");
+	ASSERT_STR_EQ(s.name[1], "r1:pu");
 	/* a list with a bad item: an error, and no callback at all */
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int r;

@@ -37,9 +37,9 @@ pctr() { "$pctr" "$@"; }
 . "$src/tools/pctr.bash-completion"
 
 subs="list stat info profile merge mpirun"
-echo "1..$(($(echo $subs | wc -w) + 4))"
+echo "1..$(($(echo $subs | wc -w) + 5))"
 got=$(offer pctr '')
-want=$(printf '%s\n' $subs --version --help | sort | tr '\n' ' ')
+want=$(printf '%s\n' $subs help --version --help | sort | tr '\n' ' ')
 [ "$got" = "$want" ]
 ok $? "the subcommands" "offered '$got', want '$want'"
 for s in $subs; do
@@ -49,6 +49,9 @@ for s in $subs; do
 	ok $? "pctr $s: its options, as its getopt table" \
 		"offered '$got', table '$want'"
 done
+got=$(offer pctr help st)
+[ "$got" = "stat " ]
+ok $? "pctr help: the subcommands" "offered '$got'"
 got=$(offer pctr stat -e task-clock,page-fa)
 [ "$got" = "task-clock,page-faults " ]
 ok $? "an event after a comma" "offered '$got'"

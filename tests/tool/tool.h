@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <pctr.h>
+
 #include "test.h"
 
 struct result {
@@ -194,22 +196,82 @@ run_in(char *const argv[], const char *in)
 
 #define MAX_ARGS 64
 
+static inline struct result
+run_list(const char *prog, const char *first, va_list ap)
+{
+	char *argv[MAX_ARGS];
+	int n = 0;
+
+	argv[n++] = (char *)prog;
+	argv[n++] = (char *)first;
+	while (n < MAX_ARGS - 1 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	argv[n] = NULL;
+	return run_in(argv, NULL);
+}
+
 /* pctr ARGS... (NULL-terminated) */
 static inline struct result
 pctr(const char *first, ...)
 {
-	char *argv[MAX_ARGS];
-	int n = 0;
+	struct result r;
 	va_list ap;
 
-	argv[n++] = (char *)pctr_path();
-	argv[n++] = (char *)first;
 	va_start(ap, first);
-	while (n < MAX_ARGS - 1 && (argv[n] = va_arg(ap, char *)))
-		n++;
+	r = run_list(pctr_path(), first, ap);
 	va_end(ap);
-	argv[n] = NULL;
-	return run_in(argv, NULL);
+	return r;
+}
+
+/* Debian's perf, the judge of perf compatibility */
+#define PERF "/usr/bin/perf"
+
+static inline void
+needs_perf(void)
+{
+	if (access(PERF, X_OK) < 0)
+		SKIP("Debian's perf is not installed (apt-get install "
+		     "linux-perf)");
+}
+
+/* perf ARGS... (NULL-terminated) */
+static inline struct result
+perf(const char *first, ...)
+{
+	struct result r;
+	va_list ap;
+
+	needs_perf();
+	va_start(ap, first);
+	r = run_list(PERF, first, ap);
+	va_end(ap);
+	return r;
+}
+
+static inline bool
+has_pmu(void)
+{
+	struct pctr_machine m = { .size = sizeof(m) };
+
+	return pctr_machine_get(&m) == 0 && m.has_pmu;
+}
+
+/*
+ * tracefs mounted by root if it is not: true when this call mounted it
+ * (the caller unmounts it after); otherwise the test cannot look
+ * tracepoints up.
+ */
+static inline bool
+tracefs_ready(void)
+{
+	if (access("/sys/kernel/tracing/events", R_OK | X_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", R_OK | X_OK) == 0)
+		return false;
+	if (geteuid() != 0)
+		SKIP("tracefs is not mounted, and mounting it needs root");
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+		SKIP("tracefs cannot be mounted here: %s", strerror(errno));
+	return true;
 }
 
 /*

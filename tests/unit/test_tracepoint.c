@@ -139,6 +139,56 @@ TEST(listed_sorted)
 	ASSERT_EQ(s.nr, 0);
 }
 
+/* a list's events, as pctr_event_parse_list() hands them over */
+struct got {
+	int nr;
+	struct pctr_event ev[8];
+	int group[8];
+};
+
+static int
+take(const struct pctr_event *ev, int group, void *arg)
+{
+	struct got *g = arg;
+
+	if (g->nr < 8) {
+		g->ev[g->nr] = *ev;
+		g->group[g->nr] = group;
+	}
+	g->nr++;
+	return 0;
+}
+
+/* perf's "sched:*": each tracepoint that matches, in tracefs's order */
+TEST(globs_expand)
+{
+	struct got g = { 0 };
+	int r;
+
+	use_fixture("tracefs");
+	ASSERT_EQ(pctr_event_parse_list("cs,sched:*", take, &g), 3);
+	ASSERT_STR_EQ(g.ev[1].name, "sched:sched_switch");
+	ASSERT_STR_EQ(g.ev[2].name, "sched:sched_wakeup");
+	ASSERT_EQ(g.ev[2].config, 318);
+	memset(&g, 0, sizeof(g));
+	ASSERT_EQ(pctr_event_parse_list("{*:sys_enter_*:u,sched:sched_s?itch}",
+					take, &g), 2);
+	ASSERT_STR_EQ(g.ev[0].name, "syscalls:sys_enter_getpid:u");
+	ASSERT_EQ(EXCL(g.ev[0], KERNEL), 1);
+	ASSERT_EQ(g.group[0], 1);
+	ASSERT_EQ(g.group[1], 1);
+	memset(&g, 0, sizeof(g));
+	r = pctr_event_parse_list("cs,sched:nothing_*", take, &g);
+	ASSERT_EQ(r, -ENOENT);
+	ASSERT(strstr(pctr_strerror(r), "no tracepoint matches "
+					"'sched:nothing_*'"));
+	ASSERT_EQ(g.nr, 0);
+	use_fixture("nopmu");
+	r = pctr_event_parse_list("sched:*", take, &g);
+	ASSERT_EQ(r, -ENOENT);
+	ASSERT(strstr(pctr_strerror(r), "tracefs is not mounted"));
+}
+
 int
 main(void)
 {
@@ -146,5 +196,6 @@ main(void)
 			       TEST_CASE(modifiers) TEST_CASE(not_tracepoints)
 			       TEST_CASE(debugfs_place)
 			       TEST_CASE(not_mounted_is_explained)
-			       TEST_CASE(listed_sorted)));
+			       TEST_CASE(listed_sorted)
+			       TEST_CASE(globs_expand)));
 }
