@@ -1331,14 +1331,15 @@ pctr_set_open(struct pctr_set *set, const struct pctr_target *t)
  * A command is counted from its exec, and nothing of the library's may be
  * counted with it.  The child waits on @go until its counters exist, looks
  * its program up as execvp() does, sends 0 or the errno that stops it on
- * @report, and closes both pipes itself before the exec.  So the exec
- * closes nothing the parent sleeps on: a parent woken there (by the close
- * of a pipe it reads) is woken by the command after counting began, and on
- * a shared CPU the wake-up and the switches to the parent and back are
- * counted in the command's kernel mode (tests/sys/test_command.c,
- * caller_is_not_woken_during_the_command).  An exec that fails after the
- * lookup (E2BIG, ETXTBSY, a format the kernel cannot load) ends the child
- * with status 127, as a shell's does.
+ * @report, and closes both pipes, and every other descriptor the exec
+ * would close, itself before the exec: the exec closes nothing.  Its
+ * closing would be counted in the command (a pipe's end is thousands of
+ * kernel instructions: tests/hw/test_hw_perf.c, stat_kernel_agrees), and
+ * a parent woken by it (the close of a pipe it reads) would be switched
+ * in after counting began, and the switches to it and back counted too
+ * (tests/sys/test_command.c, caller_is_not_woken_during_the_command).  An
+ * exec that fails after the lookup (E2BIG, ETXTBSY, a format the kernel
+ * cannot load) ends the child with status 127, as a shell's does.
  */
 static int
 may_exec(const char *path)
@@ -1387,6 +1388,36 @@ command_lookup(const char *file, char *buf, size_t size)
 	}
 }
 
+/*
+ * The descriptors the exec would close, closed before it: the exec's own
+ * closing is counted in the command (/proc/self/fd read with getdents64,
+ * which allocates nothing, in a child of a fork).
+ */
+static void
+close_on_exec_now(void)
+{
+	char buf[2048] __attribute__((aligned(8)));
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ssize_t n;
+
+	if (dir < 0)
+		return;
+	while ((n = getdents64(dir, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			int fd = atoi(d->d_name), fl;
+
+			off += d->d_reclen;
+			if (d->d_name[0] == '.' || fd == dir)
+				continue;
+			fl = fcntl(fd, F_GETFD);
+			if (fl >= 0 && (fl & FD_CLOEXEC))
+				close(fd);
+		}
+	}
+	close(dir);
+}
+
 static _Noreturn void
 command_child(int go, int report, char *const argv[])
 {
@@ -1398,8 +1429,7 @@ command_child(int go, int report, char *const argv[])
 	err = command_lookup(argv[0], path, sizeof(path));
 	if (write(report, &err, sizeof(err)) != sizeof(err) || err)
 		_exit(127);
-	close(report);
-	close(go);
+	close_on_exec_now();
 	execvp(path, argv);
 	_exit(127);
 }

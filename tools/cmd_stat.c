@@ -650,11 +650,16 @@ start_at(struct waiter *w, uint64_t t0, uint64_t tsc0)
 		w->deadline = w->start + w->duration;
 }
 
-/* Counting begins: at once, after -D, or at the first "enable". */
+/*
+ * Counting begins: at once, after -D, or at the first "enable".  A
+ * command's counters start at its exec by themselves (@enable false): an
+ * enable before the exec would wait for it, waking pctr while the
+ * command runs.
+ */
 static int
-begin_counting(struct waiter *w)
+begin_counting(struct waiter *w, bool enable)
 {
-	int r = sets_enable(w, true);
+	int r = enable ? sets_enable(w, true) : 0;
 
 	if (r < 0)
 		return r;
@@ -687,7 +692,7 @@ control_command(struct stat_ctx *c, struct waiter *w, const char *cmd)
 	int r = 0;
 
 	if (!strcmp(cmd, "enable")) {
-		r = w->begun ? sets_enable(w, true) : begin_counting(w);
+		r = w->begun ? sets_enable(w, true) : begin_counting(w, true);
 	} else if (!strcmp(cmd, "disable")) {
 		r = sets_enable(w, false);
 	} else if (strcmp(cmd, "ping") && *cmd) {
@@ -942,7 +947,7 @@ wait_step(struct stat_ctx *c, struct waiter *w)
 	try_reap(c, w);
 	now = now_ns();
 	if (!w->done && !w->begun && now >= w->begin_at &&
-	    (r = begin_counting(w)) < 0)
+	    (r = begin_counting(w, true)) < 0)
 		return open_failed(r);
 	if (w->deadline && now >= w->deadline)
 		last_interval(w); /* --timeout ends a command too */
@@ -970,7 +975,7 @@ plan_begin(const struct stat_ctx *c, struct waiter *w, bool running,
 	w->begin_at = c->delay_ms < 0 ? UINT64_MAX
 		      : t0 + (uint64_t)c->delay_ms * 1000000u;
 	if (!c->delay_ms)
-		return begin_counting(w);
+		return begin_counting(w, !running);
 	if (!running)
 		return 0;
 	r = sets_enable(w, false);
@@ -1107,7 +1112,7 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 
 	if (!run)
 		return open_failed(-ENOMEM);
-	if (!w->begun && (r = begin_counting(w)) < 0)
+	if (!w->begun && (r = begin_counting(w, true)) < 0)
 		return open_failed(r);
 	run->elapsed_ns = now - w->start;
 	run->tsc_ticks = pctr_tsc() - w->tsc0;
