@@ -380,8 +380,8 @@ struct pctr_set;
 int pctr_set_new(struct pctr_set **setp, unsigned int flags);
 
 /**
- * pctr_set_destroy() - close every counter of the set and free it.  NULL
- * is accepted.
+ * pctr_set_free() - close every counter of the set and free it.  NULL is
+ * accepted.
  *
  * Return: 0, or -EDEADLK, doing nothing, when called from a callback that
  * is reading the set's own notifications or samples (its overflow
@@ -390,14 +390,7 @@ int pctr_set_new(struct pctr_set **setp, unsigned int flags);
  * In a child forked after pctr_set_open(), only the child's descriptors
  * are closed: see "Fork" below pctr_set_fd().
  */
-int pctr_set_destroy(struct pctr_set *set);
-
-/**
- * pctr_set_free() - pctr_set_destroy() for callers that have no use for
- * its result: from the set's own callback it does nothing.  NULL is
- * accepted.
- */
-void pctr_set_free(struct pctr_set *set);
+int pctr_set_free(struct pctr_set *set);
 
 /**
  * pctr_set_add() - parse @spec and add the event to the set.
@@ -630,7 +623,7 @@ int pctr_set_fd(const struct pctr_set *set, int idx);
  *    the parent's counters.  (With PCTR_TARGET_PROCESS, the child's own
  *    overflows are counted on inherited counters and notified to the
  *    parent, as every thread created after the open.)
- *  - pctr_set_destroy(), pctr_set_free(): close the child's descriptors
+ *  - pctr_set_free(): close the child's descriptors
  *    and free the copy; no ioctl or fcntl, and no munmap of addresses the
  *    child may use for something else since.
  *
@@ -655,6 +648,13 @@ double pctr_count_scaled(const struct pctr_count *c);
  */
 struct pctr_count pctr_count_delta(const struct pctr_count *after,
 				   const struct pctr_count *before);
+
+/**
+ * pctr_count_add() - @a plus @b, field by field: the count of two threads,
+ * CPUs or sets together (all zero if either pointer is NULL).
+ */
+struct pctr_count pctr_count_add(const struct pctr_count *a,
+				 const struct pctr_count *b);
 
 /**
  * struct pctr_scale - the interval around a scaled count, from successive
@@ -747,15 +747,6 @@ struct pctr_summary {
 	double ci95_low;
 	double ci95_high;
 };
-
-/**
- * pctr_t975() - Student's t quantile t(0.975, @df), the factor of a
- * two-sided 95% confidence interval with @df degrees of freedom: exact to
- * 6 digits for @df 1..30, 40, 60 and 120 (a table), interpolated linearly
- * in 1 / @df between them and towards the normal limit 1.959964 beyond,
- * within 6e-5 of the exact quantile everywhere.  NaN for @df 0.
- */
-double pctr_t975(uint64_t df);
 
 /**
  * pctr_values_summary() - the statistics of @n values, as pctr_stats_get()
@@ -1219,7 +1210,7 @@ struct pctr_overflow_info {
  * only (signal-safety(7): write(2), not printf or malloc), must not call
  * pctr_ functions other than pctr_set_overflow_rearm() and
  * pctr_set_overflow_restart(), and must save and restore errno if it changes
- * it.  A set cannot be freed from its own callback: pctr_set_destroy()
+ * it.  A set cannot be freed from its own callback: pctr_set_free()
  * returns -EDEADLK there, at once.
  */
 typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
@@ -1530,7 +1521,7 @@ struct pctr_sample_record {
  * pctr_set_sampling_read() - hand every sample buffered so far to @cb.
  * @cb:  called for each sample in order per buffer; a non-zero return
  *       stops the walk (the sample counts as read).  @cb cannot free the
- *       set (pctr_set_destroy() returns -EDEADLK there).
+ *       set (pctr_set_free() returns -EDEADLK there).
  * @arg: passed to @cb
  *
  * The program being sampled keeps running.  Not async-signal-safe.

@@ -374,11 +374,8 @@ read_insts(struct pctr_set *set, int lo, int hi, struct pctr_count *count)
 
 		if (r < 0)
 			return r;
-		for (int e = 0; e < set->nr_events; e++) {
-			count[e].value += one[e].value;
-			count[e].enabled += one[e].enabled;
-			count[e].running += one[e].running;
-		}
+		for (int e = 0; e < set->nr_events; e++)
+			count[e] = pctr_count_add(&count[e], &one[e]);
 	}
 	return 0;
 }
@@ -540,4 +537,14 @@ pctr_count_delta(const struct pctr_count *after,
 				after->enabled - before->enabled,
 				after->running - before->running };
 	return d;
+}
+
+PCTR_EXPORT struct pctr_count
+pctr_count_add(const struct pctr_count *a, const struct pctr_count *b)
+{
+	if (!a || !b)
+		return (struct pctr_count){ 0, 0, 0 };
+	return (struct pctr_count){ a->value + b->value,
+				    a->enabled + b->enabled,
+				    a->running + b->running };
 }

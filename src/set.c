@@ -311,7 +311,7 @@ close_all(struct pctr_set *set)
 }
 
 PCTR_EXPORT int
-pctr_set_destroy(struct pctr_set *set)
+pctr_set_free(struct pctr_set *set)
 {
 	int r;
 
@@ -323,12 +323,6 @@ pctr_set_destroy(struct pctr_set *set)
 	close_all(set);
 	free(PCTR__HOT(set));
 	return 0;
-}
-
-PCTR_EXPORT void
-pctr_set_free(struct pctr_set *set)
-{
-	(void)pctr_set_destroy(set);
 }
 
 PCTR_EXPORT int
@@ -1486,11 +1480,8 @@ pctr_set_reset(struct pctr_set *set)
 		r = pctr__set_read_inst(set, i, now);
 		if (r < 0)
 			return r;
-		for (int e = 0; e < set->nr_events; e++) {
-			base[e].value += now[e].value;
-			base[e].enabled += now[e].enabled;
-			base[e].running += now[e].running;
-		}
+		for (int e = 0; e < set->nr_events; e++)
+			base[e] = pctr_count_add(&base[e], &now[e]);
 	}
 	set->has_base = true;
 	if (set->plan.nr_seg) /* the plan holds the baseline: a new one */

@@ -524,11 +524,9 @@ sets_read(struct waiter *w, struct pctr_sample *s, bool raw)
 
 	for (int i = 1; r == 0 && i < w->nr_sets; i++) {
 		r = pctr_set_read(w->set[i], &one);
-		for (uint32_t e = 0; r == 0 && e < s->nr; e++) {
-			s->count[e].value += one.count[e].value;
-			s->count[e].enabled += one.count[e].enabled;
-			s->count[e].running += one.count[e].running;
-		}
+		for (uint32_t e = 0; r == 0 && e < s->nr; e++)
+			s->count[e] = pctr_count_add(&s->count[e],
+						     &one.count[e]);
 	}
 	for (uint32_t e = 0; r == 0 && !raw && e < s->nr; e++)
 		s->count[e] = pctr_count_delta(&s->count[e], &w->base.count[e]);
@@ -1019,11 +1017,8 @@ add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 	if (pctr_set_read_instance(set, i, &s) < 0)
 		return open_failed(-EIO);
 	scatter(c, s.count, d);
-	for (int e = 0; e < PCTR_MAX_EVENTS; e++) {
-		sl->count[e].value += d[e].value;
-		sl->count[e].enabled += d[e].enabled;
-		sl->count[e].running += d[e].running;
-	}
+	for (int e = 0; e < PCTR_MAX_EVENTS; e++)
+		sl->count[e] = pctr_count_add(&sl->count[e], &d[e]);
 	sl->nr_cpus++;
 	return 0;
 }
