@@ -286,6 +286,15 @@ struct pctr_event_info {
 int pctr_event_list(int (*cb)(const struct pctr_event_info *info, void *arg),
 		    void *arg);
 
+/**
+ * pctr_tracefs_check() - whether the kernel's tracepoints can be looked
+ * up here (tracefs mounted and readable), which pctr_event_list() does not
+ * tell: it lists none either way.
+ * Return: 0, -ENOENT (tracefs not mounted) or -EACCES (readable by root
+ * only), pctr_strerror() saying what to do.
+ */
+int pctr_tracefs_check(void);
+
 /* ------------------------------------------------------------------------
  * The machine
  * ------------------------------------------------------------------------ */
@@ -365,6 +374,8 @@ struct pctr_set;
 /* pctr_set_new() flags */
 #define PCTR_SET_NO_MULTIPLEX 0x1u /* fail with -EBUSY instead of multiplexing */
 #define PCTR_SET_NO_USER_READ 0x2u /* never read in user space */
+/* leave out the events the target cannot count: pctr_set_skipped() */
+#define PCTR_SET_SKIP_UNSUPPORTED 0x4u
 
 /* serialisation of user-space reads, pctr_set_serialize() */
 #define PCTR_SERIAL_NONE 0 /* plain rdtsc/rdpmc */
@@ -449,6 +460,17 @@ int pctr_set_nr(const struct pctr_set *set);
 const struct pctr_event *pctr_set_event(const struct pctr_set *set, int idx);
 
 /**
+ * pctr_set_skipped() - whether event @idx was left out by the last open
+ * (PCTR_SET_SKIP_UNSUPPORTED).
+ * @err: receives the negative errno the kernel's refusal gave (its
+ *       general text: pctr_strerror()), 0 for an event counted; may be NULL
+ *
+ * Return: 1 if left out, 0 if counted or not opened yet, -EINVAL for a
+ * NULL set, -ERANGE for an @idx out of range.
+ */
+int pctr_set_skipped(const struct pctr_set *set, int idx, int *err);
+
+/**
  * pctr_set_serialize() - choose how user-space reads are serialised.
  * @mode: PCTR_SERIAL_*
  */
@@ -492,6 +514,15 @@ struct pctr_target {
  * carries its enabled and running times; with PCTR_SET_NO_MULTIPLEX the
  * call fails with -EBUSY instead).  On failure nothing stays open and the
  * set can be opened again.
+ *
+ * With PCTR_SET_SKIP_UNSUPPORTED, an event the target cannot count here
+ * (-ENODEV, -ENOENT, -EOPNOTSUPP, -EINVAL, -EACCES, -EPERM on the first
+ * thread or CPU) is left out instead, as perf stat shows "<not
+ * supported>": it keeps its index, reads as 0 with enabled and running
+ * times 0, and pctr_set_skipped() says why.  The rest of its group stays
+ * one group.  The open fails only when every event is left out, or for an
+ * event set up for overflow or sampling, which is never left out.  Same
+ * for pctr_set_open_command().
  *
  * Return: 0 or a negative errno: -ENODEV (no PMU for a hardware event),
  * -ENOENT (the PMU lacks the event), -EACCES (perf_event_paranoid),

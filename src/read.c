@@ -63,6 +63,15 @@ pctr__combine_part(struct pctr_count *dst, const struct pctr_count *src,
 		dst->running = dst->enabled;
 }
 
+/* the events left out (PCTR_SET_SKIP_UNSUPPORTED): no counter, count 0 */
+static void
+zero_skipped(const struct pctr_set *set, struct pctr_count *out)
+{
+	for (int e = 0; set->nr_skipped && e < set->nr_events; e++)
+		if (set->skip_err[e])
+			out[e] = (struct pctr_count){ 0, 0, 0 };
+}
+
 static void
 subtract_base(struct pctr_count *c, const struct pctr_count *base, int n)
 {
@@ -320,6 +329,7 @@ pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
 			r = read_group(set, inst, &grp[g], out);
 		return r; /* the baseline is off already */
 	}
+	zero_skipped(set, out);
 	r = read_parts(set, inst, out);
 	if (r == 0 && set->has_base)
 		subtract_base(out, &set->base[inst * set->nr_events],
@@ -345,6 +355,7 @@ pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
 			return -EAGAIN;
 		pctr__combine_part(&out[x->event], &v, x->part);
 	}
+	zero_skipped(set, out);
 	if (set->has_base)
 		subtract_base(out, set->base, set->nr_events);
 	return 0;
