@@ -99,75 +99,6 @@ events_from_list(struct stat_ctx *c, const char *list)
 	return 0;
 }
 
-/* can this event be counted on @t at all?  Opened there, then closed. */
-static int
-probe_on(const struct pctr_event *ev, const struct pctr_target *t)
-{
-	struct pctr_set *set;
-	int r = pctr_set_new(&set, PCTR_SET_NO_USER_READ);
-
-	if (r == 0)
-		r = pctr_set_add_event(set, ev);
-	if (r >= 0)
-		r = pctr_set_open(set, t);
-	pctr_set_free(set);
-	return r;
-}
-
-static int
-probe_event(const struct pctr_event *ev)
-{
-	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
-
-	return probe_on(ev, &self);
-}
-
-/*
- * Tried where it will count: a task's events on the calling thread (what a
- * PMU supports in task context does not depend on the task), a CPU's on
- * the first CPU counted (uncore PMUs count CPUs only).
- */
-static int
-probe_for_target(const struct stat_ctx *c, const struct pctr_event *ev)
-{
-	static const int cpu0 = 0;
-	struct pctr_target cpu = { .type = PCTR_TARGET_CPU, .nr_cpus = 1,
-				   .cpus = c->rep.nr_cpus ? c->rep.cpus
-							  : &cpu0 };
-
-	if (c->rep.target == STAT_CPU)
-		return probe_on(ev, &cpu);
-	return probe_event(ev);
-}
-
-/* the errors that say "not here": no PMU, no such event, not allowed */
-static bool
-not_supported(int r)
-{
-	return r == -ENODEV || r == -ENOENT || r == -EOPNOTSUPP ||
-	       r == -EINVAL || r == -EACCES || r == -EPERM;
-}
-
-/*
- * An explicit list with members this machine cannot count: those are shown
- * as not supported and the others counted, as perf stat does.  Unless
- * --strict, or none can be counted: then opening fails as it would.
- */
-static void
-mark_unsupported(struct stat_ctx *c)
-{
-	int n = 0;
-
-	for (int e = 0; e < c->rep.nr_events; e++) {
-		int r = probe_for_target(c, &c->rep.ev[e]);
-
-		c->rep.err[e] = not_supported(r) ? r : 0;
-		n += c->rep.err[e] != 0;
-	}
-	if (n == c->rep.nr_events)
-		memset(c->rep.err, 0, sizeof(c->rep.err));
-}
-
 static const char *const sw_defaults =
 	"task-clock,context-switches,cpu-migrations,page-faults";
 static const char *const hw_defaults[] = {
@@ -180,33 +111,20 @@ static const char *const detailed_defaults[] = {
 	"LLC-load-misses", NULL,
 };
 
-static int
-probe_spec(const char *spec)
-{
-	struct pctr_event ev = { .size = sizeof(ev) };
-	int r = pctr_event_parse(spec, &ev);
-
-	return r < 0 ? r : probe_event(&ev);
-}
-
-/* the hardware defaults this machine really counts, appended to @list */
+/* @names appended to @list, each after a comma */
 static void
-hardware_defaults(struct stat_ctx *c, const char *const *names, char *list,
-		  size_t len)
+append_names(const char *const *names, char *list, size_t len)
 {
 	for (size_t i = 0; names[i]; i++) {
-		int r = probe_spec(names[i]);
-
-		if (r < 0) {
-			report_note(&c->rep, "not counting %s: %s", names[i],
-				    pctr_strerror(r));
-			continue;
-		}
 		strncat(list, ",", len - strlen(list) - 1);
 		strncat(list, names[i], len - strlen(list) - 1);
 	}
 }
 
+/*
+ * The hardware defaults where there is a PMU; those it lacks are shown
+ * as not supported (PCTR_SET_SKIP_UNSUPPORTED), as perf stat shows them.
+ */
 static int
 default_events(struct stat_ctx *c)
 {
@@ -214,10 +132,9 @@ default_events(struct stat_ctx *c)
 
 	snprintf(list, sizeof(list), "%s", sw_defaults);
 	if (c->rep.machine.has_pmu) {
-		hardware_defaults(c, hw_defaults, list, sizeof(list));
+		append_names(hw_defaults, list, sizeof(list));
 		if (c->detailed)
-			hardware_defaults(c, detailed_defaults, list,
-					  sizeof(list));
+			append_names(detailed_defaults, list, sizeof(list));
 	} else {
 		report_note(&c->rep, "no hardware events%s: %s",
 			    c->detailed ? " (nor the caches of -d)" : "",
@@ -351,23 +268,19 @@ setup_events(struct stat_ctx *c)
 		r = events_from_list(c, c->events);
 	if (r == 0 && c->rep.metrics)
 		r = add_metric_inputs(c);
-	if (r == 0 && !c->strict)
-		mark_unsupported(c);
-	if (r == 0)
-		note_metrics_not_shown(c);
 	return r;
 }
 
-/* each "{...}" of -e, less its members not supported, one kernel group */
+/* each "{...}" of -e one kernel group (less its members not supported) */
 static int
 make_groups(struct stat_ctx *c, struct pctr_set *set)
 {
 	int r = 0;
 
-	for (int i = 0; r >= 0 && i < c->nr_set;) {
-		int g = c->group[c->map[i]], n = 1;
+	for (int i = 0; r >= 0 && i < c->rep.nr_events;) {
+		int g = c->group[i], n = 1;
 
-		while (g && i + n < c->nr_set && c->group[c->map[i + n]] == g)
+		while (g && i + n < c->rep.nr_events && c->group[i + n] == g)
 			n++;
 		if (g)
 			r = pctr_set_group(set, i, n);
@@ -376,19 +289,20 @@ make_groups(struct stat_ctx *c, struct pctr_set *set)
 	return r;
 }
 
+/*
+ * The events, in the report's order: those this machine cannot count are
+ * left out when the set is opened and shown as not supported (unless
+ * --strict), as perf stat does.
+ */
 static int
 make_set(struct stat_ctx *c, struct pctr_set **setp)
 {
-	unsigned int flags = c->rep.multiplex ? 0 : PCTR_SET_NO_MULTIPLEX;
+	unsigned int flags = (c->rep.multiplex ? 0 : PCTR_SET_NO_MULTIPLEX) |
+			     (c->strict ? 0 : PCTR_SET_SKIP_UNSUPPORTED);
 	int r = pctr_set_new(setp, flags);
 
-	c->nr_set = 0;
-	for (int e = 0; r >= 0 && e < c->rep.nr_events; e++) {
-		if (c->rep.err[e])
-			continue;
+	for (int e = 0; r >= 0 && e < c->rep.nr_events; e++)
 		r = pctr_set_add_event(*setp, &c->rep.ev[e]);
-		c->map[c->nr_set++] = e;
-	}
 	if (r >= 0)
 		r = make_groups(c, *setp);
 	if (r < 0) {
@@ -401,28 +315,25 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
 
 /*
  * After opening: the events as counted, named ":u" where the kernel allowed
- * user mode only (PCTR_EVENT_USER_FALLBACK), as perf names them.
+ * user mode only (PCTR_EVENT_USER_FALLBACK), as perf names them, and
+ * those left out; the metrics that lose an event, said once.
  */
 static void
-refresh_names(struct stat_ctx *c, const struct pctr_set *set)
+opened(struct stat_ctx *c, const struct pctr_set *set)
 {
-	for (int i = 0; i < c->nr_set; i++) {
-		struct pctr_event *ev = &c->rep.ev[c->map[i]];
+	bool first = !c->opened;
 
-		*ev = *pctr_set_event(set, i);
-		pctr_event_display_name(pctr_set_event(set, i), ev->name,
+	for (int e = 0; e < c->rep.nr_events; e++) {
+		struct pctr_event *ev = &c->rep.ev[e];
+
+		*ev = *pctr_set_event(set, e);
+		pctr_event_display_name(pctr_set_event(set, e), ev->name,
 					sizeof(ev->name));
+		pctr_set_skipped(set, e, &c->rep.err[e]);
 	}
-}
-
-/* the set's counts into the report's order (an event not counted: 0) */
-static void
-scatter(const struct stat_ctx *c, const struct pctr_count *in,
-	struct pctr_count *out)
-{
-	memset(out, 0, PCTR_MAX_EVENTS * sizeof(*out));
-	for (int i = 0; i < c->nr_set; i++)
-		out[c->map[i]] = in[i];
+	c->opened = true;
+	if (first)
+		note_metrics_not_shown(c);
 }
 
 static int
@@ -549,10 +460,10 @@ sets_read(struct waiter *w, struct pctr_sample *s, bool raw)
 static bool
 may_multiplex(const struct stat_ctx *c)
 {
-	for (int i = 0; i < c->nr_set; i++) {
-		uint32_t type = c->rep.ev[c->map[i]].type;
+	for (int e = 0; e < c->rep.nr_events; e++) {
+		uint32_t type = c->rep.ev[e].type;
 
-		if (type != PERF_TYPE_SOFTWARE &&
+		if (!c->rep.err[e] && type != PERF_TYPE_SOFTWARE &&
 		    type != PERF_TYPE_TRACEPOINT)
 			return true;
 	}
@@ -572,12 +483,12 @@ static void
 scale_bounds(const struct stat_ctx *c, const struct waiter *w,
 	     struct stat_run *run)
 {
-	for (int i = 0; i < c->nr_set; i++) {
-		struct stat_bounds *b = &run->bounds[c->map[i]];
-		const struct pctr_count *n = &w->scale[i].last;
+	for (int e = 0; e < c->rep.nr_events; e++) {
+		struct stat_bounds *b = &run->bounds[e];
+		const struct pctr_count *n = &w->scale[e].last;
 
-		b->known = !w->scale_bad[i] && n->running < n->enabled &&
-			   pctr_scale_bounds(&w->scale[i], &b->low,
+		b->known = !w->scale_bad[e] && n->running < n->enabled &&
+			   pctr_scale_bounds(&w->scale[e], &b->low,
 					     &b->high) == 0;
 	}
 }
@@ -795,11 +706,9 @@ interval_row(struct stat_ctx *c, struct waiter *w, uint64_t now,
 	     const struct pctr_sample *s)
 {
 	struct stat_slice sl = { .run = w->run, .time_ns = now - w->start };
-	struct pctr_count d[PCTR_MAX_EVENTS];
 
-	for (int i = 0; i < c->nr_set; i++)
-		d[i] = pctr_count_delta(&s->count[i], &w->last.count[i]);
-	scatter(c, d, sl.count);
+	for (uint32_t e = 0; e < s->nr; e++)
+		sl.count[e] = pctr_count_delta(&s->count[e], &w->last.count[e]);
 	w->last = *s;
 	w->rows++;
 	if (report_interval(c->out, &c->rep, &sl) < 0)
@@ -1004,7 +913,6 @@ add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 {
 	int id = pctr_set_instance_id(set, i), socket = -1;
 	struct stat_slice *sl;
-	struct pctr_count d[PCTR_MAX_EVENTS];
 	struct pctr_sample s;
 
 	if (c->rep.aggr > AGGR_THREAD)
@@ -1016,9 +924,8 @@ add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 		return open_failed(-ENOMEM);
 	if (pctr_set_read_instance(set, i, &s) < 0)
 		return open_failed(-EIO);
-	scatter(c, s.count, d);
-	for (int e = 0; e < PCTR_MAX_EVENTS; e++)
-		sl->count[e] = pctr_count_add(&sl->count[e], &d[e]);
+	for (uint32_t e = 0; e < s.nr; e++)
+		sl->count[e] = pctr_count_add(&sl->count[e], &s.count[e]);
 	sl->nr_cpus++;
 	return 0;
 }
@@ -1065,7 +972,7 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 	r = sets_read(w, &s, false);
 	if (r < 0)
 		return open_failed(r);
-	scatter(c, s.count, run->count);
+	memcpy(run->count, s.count, s.nr * sizeof(s.count[0]));
 	scale_add(w, &s);
 	scale_bounds(c, w, run);
 	run->has_rusage = w->child == 0 && c->rep.argv;
@@ -1105,7 +1012,6 @@ run_command(struct stat_ctx *c, int run)
 	if (r)
 		return r;
 	w.interval = (uint64_t)c->interval_ms * 1000000u;
-	w.scale_on = may_multiplex(c);
 	t0 = now_ns();
 	tsc0 = pctr_tsc();
 	r = pctr_set_open_command(w.set[0], c->rep.argv, &w.child);
@@ -1113,7 +1019,8 @@ run_command(struct stat_ctx *c, int run)
 		free_sets(&w);
 		return open_failed(r);
 	}
-	refresh_names(c, w.set[0]);
+	opened(c, w.set[0]);
+	w.scale_on = may_multiplex(c);
 	/* -D from the command's start, as its elapsed time (below) */
 	r = plan_begin(c, &w, true, t0);
 	/*
@@ -1225,7 +1132,7 @@ open_attached(struct stat_ctx *c, struct waiter *w)
 	for (int i = 0; r == 0 && i < n; i++)
 		r = open_one(c, w, c->rep.pids[i]);
 	if (r == 0)
-		refresh_names(c, w->set[0]);
+		opened(c, w->set[0]);
 	return r;
 }
 

@@ -34,8 +34,7 @@ struct stat_ctx {
 	const char *output;
 	bool interrupted; /* SIGINT/SIGTERM/SIGHUP/SIGQUIT arrived */
 	int group[PCTR_MAX_EVENTS]; /* "{a,b}" of -e: 0 none, 1, 2, ... */
-	int nr_set; /* events in the set: those not marked in rep.err */
-	int map[PCTR_MAX_EVENTS]; /* set index -> report index */
+	bool opened; /* a set was opened: rep.err says what it left out */
 };
 
 /*
