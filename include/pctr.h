@@ -648,7 +648,7 @@ int pctr_set_fd(const struct pctr_set *set, int idx);
  *  - pctr_set_reset(): works; it moves the copy's own baseline only.
  *  - pctr_set_enable(), _disable(), pctr_set_overflow_pause(), _resume(),
  *    _rearm(): -ECHILD, nothing done.
- *  - pctr_set_sampling_read(), pctr_set_sampling_wait(): -ECHILD.
+ *  - pctr_set_sampling_read(), _wait(), _pollfd(): -ECHILD.
  *  - pctr_set_overflow_stats(): the copy's figures at the fork.
  *  - pctr_overflow_decode(): 0; the child receives no notification of
  *    the parent's counters.  (With PCTR_TARGET_PROCESS, the child's own
@@ -1572,6 +1572,24 @@ int pctr_set_sampling_read(struct pctr_set *set,
  * -ECHILD in a child forked after the open.
  */
 int pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms);
+
+struct pollfd;
+
+/**
+ * pctr_set_sampling_pollfd() - the descriptors pctr_set_sampling_wait()
+ * polls, for a program's own poll(2) or ppoll(2) loop beside its other
+ * files and signals (a signalfd).
+ * @pfd: receives up to @nr entries, each with .events POLLIN
+ * @nr:  room in @pfd; 0 (with @pfd NULL) only counts
+ *
+ * POLLIN on one: samples are ready for pctr_set_sampling_read(); POLLHUP
+ * on every one: every sampled task has exited (read what is left).  The
+ * set keeps owning them, as pctr_set_fd()'s.
+ * Return: how many the set has (only @nr filled when more), or a negative
+ * errno as pctr_set_sampling_wait().
+ */
+int pctr_set_sampling_pollfd(struct pctr_set *set, struct pollfd *pfd,
+			     int nr);
 
 #ifdef __cplusplus
 }
