@@ -8,12 +8,9 @@
  * the process ends, SIGINT or SIGTERM arrive, or the command given after --
  * exits.
  *
- * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught, then blocked and
- * taken with sigtimedwait() while waiting, so an interval timer, a child's
- * exit and a signal are handled in one loop without races.  A signal sent
- * to pctr by another process is forwarded to the command; one raised by the
- * terminal (si_code SI_KERNEL) already reached the command, which is in the
- * same process group, and is not sent twice.
+ * The command, the signals, the wait and the output are the runner's
+ * (runner.h): an interval timer, a child's exit, the processes' pidfds,
+ * --control and a signal wake one ppoll() without races.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,21 +20,18 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd_stat.h"
 #include "metrics.h"
+#include "runner.h"
 #include "tool.h"
 #include "util.h"
-
-extern char **environ;
 
 /*
  * One run's wait: for a child, the processes to watch, a deadline,
@@ -45,7 +39,7 @@ extern char **environ;
  * or -t is counted by a set for each process or thread, added up.
  */
 struct waiter {
-	pid_t child; /* > 0: reap it; counting ends with it */
+	struct runner *rn; /* the command (counting ends with it), signals */
 	bool watch; /* counting ends when every process of -p/-t is gone */
 	/* a pidfd of each (-1: none, looked at every 100 ms), and the gone */
 	int pidfd[STAT_MAX_PIDS];
@@ -66,9 +60,6 @@ struct waiter {
 	bool scale_on; /* read every SCALE_READ_NS: some event can rotate */
 	struct pctr_sample last;
 	long rows; /* interval rows printed */
-	struct rusage ru;
-	int status;
-	int sigfd;
 	bool begun, done, ctl_eof, killed;
 };
 
@@ -341,68 +332,6 @@ open_failed(int r)
 {
 	tool_err("%s", pctr_strerror(r));
 	return tool_exit_status(r);
-}
-
-/* ---- signals ------------------------------------------------------------ */
-
-static volatile sig_atomic_t early_sig, early_code;
-
-static void
-on_signal(int sig, siginfo_t *info, void *uc)
-{
-	(void)uc;
-	if (sig == SIGCHLD)
-		return;
-	early_sig = sig;
-	early_code = info->si_code;
-}
-
-static void
-signal_set(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGQUIT);
-	sigaddset(set, SIGCHLD);
-}
-
-static void
-catch_signals(void)
-{
-	struct sigaction sa;
-	sigset_t set;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	signal_set(&set);
-	for (int s = 1; s < NSIG; s++)
-		if (sigismember(&set, s) == 1)
-			sigaction(s, &sa, NULL);
-}
-
-static void
-got_signal(struct stat_ctx *c, struct waiter *w, int sig, int code)
-{
-	if (sig == SIGCHLD || sig <= 0)
-		return;
-	c->interrupted = true;
-	if (w->child > 0 && code != SI_KERNEL)
-		kill(w->child, sig);
-	else if (w->child <= 0)
-		w->done = true;
-}
-
-/* the signals that came, from the signalfd of the wait */
-static void
-take_signals(struct stat_ctx *c, struct waiter *w)
-{
-	struct signalfd_siginfo si;
-
-	while (read(w->sigfd, &si, sizeof(si)) == sizeof(si))
-		got_signal(c, w, (int)si.ssi_signo, si.ssi_code);
 }
 
 /* ---- the sets of a run -------------------------------------------------- */
@@ -684,18 +613,12 @@ all_gone(const struct stat_ctx *c, struct waiter *w)
 	return all;
 }
 
-/* the command reaped with wait4(): its status and its CPU time */
+/* the command reaped, or every process of -p/-t gone */
 static void
 try_reap(const struct stat_ctx *c, struct waiter *w)
 {
-	int status;
-
-	if (w->child > 0 &&
-	    wait4(w->child, &status, WNOHANG, &w->ru) == w->child) {
-		w->status = status;
-		w->child = 0;
+	if (runner_reap(w->rn, false))
 		w->done = true;
-	}
 	if (w->watch && all_gone(c, w))
 		w->done = true;
 }
@@ -725,7 +648,7 @@ static void
 last_interval(struct waiter *w)
 {
 	w->done = true;
-	w->killed = w->child > 0 && kill(w->child, SIGTERM) == 0;
+	w->killed = w->rn->child > 0 && kill(w->rn->child, SIGTERM) == 0;
 }
 
 static int
@@ -768,31 +691,27 @@ next_wakeup(const struct waiter *w, uint64_t now)
 	return t;
 }
 
+/* --control's commands, the exits of the processes not yet gone */
 static int
 wait_events(struct stat_ctx *c, struct waiter *w, uint64_t t)
 {
-	struct timespec ts = { (time_t)(t / 1000000000u),
-			       (long)(t % 1000000000u) };
-	struct pollfd pfd[2 + STAT_MAX_PIDS] = {
-		{ .fd = w->sigfd, .events = POLLIN },
+	struct pollfd pfd[1 + STAT_MAX_PIDS] = {
 		{ .fd = c->ctl_fd, .events = POLLIN },
 	};
-	int n = c->ctl_fd >= 0 && !w->ctl_eof ? 2 : 1, m = n;
+	int n = c->ctl_fd >= 0 && !w->ctl_eof ? 1 : 0, m = n, r;
 
-	if (w->child <= 0 && w->watch && w->polled && t > 100000000u)
+	if (w->rn->child <= 0 && w->watch && w->polled && t > 100000000u)
 		t = 100000000u;
-	/* the exits of the processes not yet gone */
 	for (int i = 0; w->watch && i < c->rep.nr_pids; i++)
 		if (!w->gone[i] && w->pidfd[i] >= 0)
 			pfd[m++] = (struct pollfd){ .fd = w->pidfd[i],
 						    .events = POLLIN };
-	if (ppoll(pfd, (nfds_t)m, t == UINT64_MAX ? NULL : &ts, NULL) <= 0)
-		return 0;
-	if (pfd[0].revents)
-		take_signals(c, w);
-	if (n == 2 && pfd[1].revents)
+	r = runner_wait(w->rn, pfd, m, t);
+	if (w->rn->stop)
+		w->done = true;
+	if (r > 0 && n == 1 && pfd[0].revents)
 		return control_read(c, w);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 static int
@@ -844,27 +763,18 @@ plan_begin(const struct stat_ctx *c, struct waiter *w, bool running,
 static int
 wait_run(struct stat_ctx *c, struct waiter *w)
 {
-	sigset_t set, old;
-	int r = 0;
+	int r = runner_watch(w->rn);
 
-	signal_set(&set);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	w->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (w->sigfd < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return open_failed(-errno);
-	}
-	got_signal(c, w, early_sig, early_code);
-	early_sig = 0;
+	if (r < 0)
+		return open_failed(r);
+	w->done |= w->rn->stop;
 	try_reap(c, w);
 	while (!w->done && r == 0)
 		r = wait_step(c, w);
 	/* a command ended by --interval-count: reap it */
-	if (w->child > 0 && w->killed &&
-	    wait4(w->child, &w->status, 0, &w->ru) == w->child)
-		w->child = 0;
-	close(w->sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (w->killed)
+		runner_reap(w->rn, true);
+	runner_unwatch(w->rn);
 	return r;
 }
 
@@ -975,9 +885,9 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 	memcpy(run->count, s.count, s.nr * sizeof(s.count[0]));
 	scale_add(w, &s);
 	scale_bounds(c, w, run);
-	run->has_rusage = w->child == 0 && c->rep.argv;
-	run->user_ns = timeval_ns(&w->ru.ru_utime);
-	run->sys_ns = timeval_ns(&w->ru.ru_stime);
+	run->has_rusage = w->rn->child == 0 && c->rep.argv;
+	run->user_ns = timeval_ns(&w->rn->ru.ru_utime);
+	run->sys_ns = timeval_ns(&w->rn->ru.ru_stime);
 	/*
 	 * -D: when counting really began, which a busy machine makes later
 	 * than asked (pctr wakes up late); elapsed_ns is that much shorter
@@ -1005,7 +915,7 @@ record_exit(struct stat_ctx *c, int status)
 static int
 run_command(struct stat_ctx *c, int run)
 {
-	struct waiter w = { .run = run, .nr_sets = 1, .child = -1 };
+	struct waiter w = { .run = run, .nr_sets = 1, .rn = &c->rn };
 	int r = make_set(c, &w.set[0]);
 	uint64_t t0, tsc0;
 
@@ -1014,7 +924,8 @@ run_command(struct stat_ctx *c, int run)
 	w.interval = (uint64_t)c->interval_ms * 1000000u;
 	t0 = now_ns();
 	tsc0 = pctr_tsc();
-	r = pctr_set_open_command(w.set[0], c->rep.argv, &w.child);
+	c->rn.child = -1;
+	r = pctr_set_open_command(w.set[0], c->rep.argv, &c->rn.child);
 	if (r < 0) {
 		free_sets(&w);
 		return open_failed(r);
@@ -1035,22 +946,9 @@ run_command(struct stat_ctx *c, int run)
 	if (r == 0)
 		r = finish_run(c, &w);
 	if (r == 0)
-		record_exit(c, w.status);
+		record_exit(c, c->rn.status);
 	free_sets(&w);
 	return r;
-}
-
-static int
-spawn(struct stat_ctx *c, pid_t *pid)
-{
-	int r = posix_spawnp(pid, c->rep.argv[0], NULL, NULL, c->rep.argv,
-			     environ);
-
-	if (r) {
-		tool_err("%s: %s", c->rep.argv[0], strerror(r));
-		return r == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
-	}
-	return 0;
 }
 
 /* the cgroup2 mount point, from /proc/self/mountinfo */
@@ -1139,7 +1037,7 @@ open_attached(struct stat_ctx *c, struct waiter *w)
 static int
 run_attached(struct stat_ctx *c)
 {
-	struct waiter w = { .run = 1, .child = -1 };
+	struct waiter w = { .run = 1, .rn = &c->rn };
 	int r = open_attached(c, &w);
 
 	if (r == 0) {
@@ -1150,7 +1048,7 @@ run_attached(struct stat_ctx *c)
 		r = r < 0 ? open_failed(r) : 0;
 	}
 	if (r == 0 && c->rep.argv)
-		r = spawn(c, &w.child);
+		r = runner_spawn(&c->rn, c->rep.argv);
 	if (r == 0)
 		r = wait_run(c, &w);
 	if (r == 0)
@@ -1158,7 +1056,7 @@ run_attached(struct stat_ctx *c)
 	if (r == 0)
 		r = finish_run(c, &w);
 	if (r == 0 && c->rep.argv)
-		record_exit(c, w.status);
+		record_exit(c, c->rn.status);
 	free_sets(&w);
 	watch_close(c, &w);
 	return r;
@@ -1189,10 +1087,10 @@ run_all(struct stat_ctx *c)
 {
 	int r = 0;
 
-	catch_signals();
+	runner_catch();
 	if (c->rep.target != STAT_COMMAND)
 		return run_attached(c);
-	for (long i = 0; i < c->repeat && !c->interrupted && r == 0; i++) {
+	for (long i = 0; i < c->repeat && !c->rn.interrupted && r == 0; i++) {
 		if (c->rep.format == FMT_CSV && c->interval_ms && i == 0)
 			report_csv_header(c->out, &c->rep);
 		progress(c, i + 1);
@@ -1227,43 +1125,15 @@ check_command(struct stat_ctx *c)
 {
 	int r = check_process(c);
 
-	if (r || !c->rep.argv)
-		return r;
-	r = find_command(c->rep.argv[0]);
-	if (r == -ENOENT) {
-		tool_err("%s: command not found", c->rep.argv[0]);
-		return EXIT_NOTFOUND;
-	}
-	if (r == -EACCES) {
-		tool_err("%s: permission denied (not an executable file)",
-			 c->rep.argv[0]);
-		return EXIT_NOEXEC;
-	}
-	return 0;
+	return r || !c->rep.argv ? r : runner_check_command(c->rep.argv);
 }
 
 /* stderr, stdout for "-", or FILE, before the command starts */
 static int
 open_output(struct stat_ctx *c)
 {
-	c->out = stderr;
-	if (!c->output)
-		return 0;
-	c->out = out_open("-o", c->output, c->append);
+	c->out = runner_output(&c->rn, "-o", c->output, c->append);
 	return c->out ? 0 : 1;
-}
-
-/*
- * A report that did not reach its file is a failure: a full disk, a closed
- * pipe (out_close() says which).
- */
-static int
-close_output(struct stat_ctx *c)
-{
-	int r = out_close(c->out);
-
-	c->out = NULL;
-	return r < 0 ? 1 : 0;
 }
 
 static int
@@ -1274,8 +1144,10 @@ finish(struct stat_ctx *c, int r)
 			report_csv_header(c->out, &c->rep);
 		report_print(c->out, &c->rep);
 	}
-	if (close_output(c) && r == 0)
+	/* a report that did not reach its file (said) is a failure */
+	if (runner_close(&c->rn) < 0 && r == 0)
 		r = 1;
+	c->out = NULL;
 	if (r == 0 && c->rep.has_exit)
 		r = c->rep.exit_status;
 	return r;
@@ -1293,6 +1165,7 @@ cmd_stat(int argc, char **argv)
 	};
 	int r;
 
+	runner_init(&c.rn);
 	tool_set_name("pctr stat");
 	r = stat_parse_options(&c, argc, argv);
 	if (r == 0)

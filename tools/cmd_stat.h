@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "runner.h"
 #include "tool.h"
 #include "util.h"
 
@@ -32,7 +33,7 @@ struct stat_ctx {
 	bool no_aggr; /* -A */
 	FILE *out;
 	const char *output;
-	bool interrupted; /* SIGINT/SIGTERM/SIGHUP/SIGQUIT arrived */
+	struct runner rn; /* the output, the command, signals (runner.h) */
 	int group[PCTR_MAX_EVENTS]; /* "{a,b}" of -e: 0 none, 1, 2, ... */
 	bool opened; /* a set was opened: rep.err says what it left out */
 };
