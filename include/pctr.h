@@ -461,14 +461,18 @@ const struct pctr_event *pctr_set_event(const struct pctr_set *set, int idx);
 
 /**
  * pctr_set_skipped() - whether event @idx was left out by the last open
- * (PCTR_SET_SKIP_UNSUPPORTED).
- * @err: receives the negative errno the kernel's refusal gave (its
- *       general text: pctr_strerror()), 0 for an event counted; may be NULL
+ * (PCTR_SET_SKIP_UNSUPPORTED), and why.
+ * @err: receives the negative errno of the refusal, 0 for an event
+ *       counted; may be NULL
+ * @why: receives the refusal's text as pctr_strerror() gave it then, why
+ *       and what to do ("" for an event counted), cut to @len - 1 bytes
+ * @len: room in @why; 0 (with @why NULL) for none
  *
  * Return: 1 if left out, 0 if counted or not opened yet, -EINVAL for a
- * NULL set, -ERANGE for an @idx out of range.
+ * NULL set or @why, -ERANGE for an @idx out of range.
  */
-int pctr_set_skipped(const struct pctr_set *set, int idx, int *err);
+int pctr_set_skipped(const struct pctr_set *set, int idx, int *err,
+		     char *why, size_t len);
 
 /**
  * pctr_set_serialize() - choose how user-space reads are serialised.

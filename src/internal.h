@@ -260,6 +260,7 @@ struct pctr_set {
 	 * instance refused in the open under way (-1: none, or a later one)
 	 */
 	int skip_err[PCTR_MAX_EVENTS];
+	char *skip_why[PCTR_MAX_EVENTS]; /* the refusal's text, or NULL */
 	int nr_skipped;
 	int refused;
 

@@ -311,6 +311,18 @@ close_all(struct pctr_set *set)
 	set->reads = 0;
 }
 
+/* PCTR_SET_SKIP_UNSUPPORTED: no event left out, no text kept */
+static void
+forget_skips(struct pctr_set *set)
+{
+	for (int e = 0; e < PCTR_MAX_EVENTS; e++)
+		free(set->skip_why[e]);
+	memset(set->skip_why, 0, sizeof(set->skip_why));
+	memset(set->skip_err, 0, sizeof(set->skip_err));
+	set->nr_skipped = 0;
+	set->refused = -1;
+}
+
 PCTR_EXPORT int
 pctr_set_free(struct pctr_set *set)
 {
@@ -322,6 +334,7 @@ pctr_set_free(struct pctr_set *set)
 	if (r < 0)
 		return r;
 	close_all(set);
+	forget_skips(set);
 	free(PCTR__HOT(set));
 	return 0;
 }
@@ -447,15 +460,23 @@ pctr_set_event(const struct pctr_set *set, int idx)
 }
 
 PCTR_EXPORT int
-pctr_set_skipped(const struct pctr_set *set, int idx, int *err)
+pctr_set_skipped(const struct pctr_set *set, int idx, int *err, char *why,
+		 size_t len)
 {
+	const char *text;
+
 	if (!set)
 		return pctr__error(EINVAL, "NULL set");
 	if (idx < 0 || idx >= set->nr_events)
 		return pctr__error(ERANGE, "event %d out of range (0..%d)", idx,
 				   set->nr_events - 1);
+	if (!why && len)
+		return pctr__error(EINVAL, "NULL text buffer of %zu bytes", len);
 	if (err)
 		*err = set->skip_err[idx];
+	text = set->skip_why[idx] ? set->skip_why[idx] : "";
+	if (len)
+		snprintf(why, len, "%s", text);
 	return set->skip_err[idx] != 0;
 }
 
@@ -1211,14 +1232,6 @@ not_countable(int r)
 	       r == -EINVAL || r == -EACCES || r == -EPERM;
 }
 
-static void
-forget_skips(struct pctr_set *set)
-{
-	memset(set->skip_err, 0, sizeof(set->skip_err));
-	set->nr_skipped = 0;
-	set->refused = -1;
-}
-
 /*
  * PCTR_SET_SKIP_UNSUPPORTED: event set->refused, refused with @r, is left
  * out, unless it samples, the refusal is not "not here", or it was the
@@ -1227,12 +1240,16 @@ forget_skips(struct pctr_set *set)
 static bool
 leave_out(struct pctr_set *set, int r)
 {
+	char why[512];
 	int e = set->refused;
 
 	if (!(set->flags & PCTR_SET_SKIP_UNSUPPORTED) || e < 0 ||
 	    set->attr[e].a.sample_period || !not_countable(r))
 		return false;
 	set->skip_err[e] = r;
+	/* the text of the refusal just made (NULL: only its errno's) */
+	if (pctr_strerror_r(r, why, sizeof(why)) >= 0)
+		set->skip_why[e] = strdup(why);
 	if (++set->nr_skipped < set->nr_events)
 		return true;
 	forget_skips(set);

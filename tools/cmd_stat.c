@@ -310,7 +310,7 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
  * those left out; the metrics that lose an event, said once.
  */
 static void
-opened(struct stat_ctx *c, const struct pctr_set *set)
+after_open(struct stat_ctx *c, const struct pctr_set *set)
 {
 	bool first = !c->opened;
 
@@ -320,7 +320,8 @@ opened(struct stat_ctx *c, const struct pctr_set *set)
 		*ev = *pctr_set_event(set, e);
 		pctr_event_display_name(pctr_set_event(set, e), ev->name,
 					sizeof(ev->name));
-		pctr_set_skipped(set, e, &c->rep.err[e]);
+		pctr_set_skipped(set, e, &c->rep.err[e], c->rep.why[e],
+				 sizeof(c->rep.why[e]));
 	}
 	c->opened = true;
 	if (first)
@@ -930,7 +931,7 @@ run_command(struct stat_ctx *c, int run)
 		free_sets(&w);
 		return open_failed(r);
 	}
-	opened(c, w.set[0]);
+	after_open(c, w.set[0]);
 	w.scale_on = may_multiplex(c);
 	/* -D from the command's start, as its elapsed time (below) */
 	r = plan_begin(c, &w, true, t0);
@@ -1030,7 +1031,7 @@ open_attached(struct stat_ctx *c, struct waiter *w)
 	for (int i = 0; r == 0 && i < n; i++)
 		r = open_one(c, w, c->rep.pids[i]);
 	if (r == 0)
-		opened(c, w->set[0]);
+		after_open(c, w->set[0]);
 	return r;
 }
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <pctr.h>
@@ -49,7 +50,7 @@ assert_skipped(const struct pctr_set *set, int idx, bool skipped)
 {
 	int err = 1;
 
-	ASSERT_EQ(pctr_set_skipped(set, idx, &err), skipped ? 1 : 0);
+	ASSERT_EQ(pctr_set_skipped(set, idx, &err, NULL, 0), skipped ? 1 : 0);
 	if (skipped)
 		ASSERT_LT(err, 0);
 	else
@@ -61,14 +62,22 @@ TEST(refused_event_is_left_out_and_keeps_its_index)
 	struct pctr_set *set = new_set("page-faults," BOGUS ",task-clock",
 				       PCTR_SET_SKIP_UNSUPPORTED);
 	struct pctr_sample s;
+	char why[256], small[8];
 	int err = 0;
 
 	ASSERT_OK(pctr_set_open(set, &self));
 	assert_skipped(set, 0, false);
 	assert_skipped(set, 1, true);
 	assert_skipped(set, 2, false);
-	ASSERT_EQ(pctr_set_skipped(set, 1, &err), 1);
+	ASSERT_EQ(pctr_set_skipped(set, 1, &err, why, sizeof(why)), 1);
 	ASSERT_EQ(err, -ENOENT);
+	/* the text of the refusal itself, not its errno's general one */
+	ASSERT_CONTAINS(why, "cannot count '" BOGUS "'");
+	ASSERT_EQ(pctr_set_skipped(set, 1, NULL, small, sizeof(small)), 1);
+	ASSERT_EQ(strlen(small), sizeof(small) - 1);
+	ASSERT_EQ(pctr_set_skipped(set, 0, NULL, why, sizeof(why)), 0);
+	ASSERT_STR_EQ(why, "");
+	ASSERT_EQ(pctr_set_skipped(set, 0, NULL, NULL, 4), -EINVAL);
 	ASSERT_EQ(pctr_set_fd(set, 1), -ENOENT);
 	ASSERT_EQ(pctr_set_nr(set), 3);
 	ASSERT_OK(pctr_set_enable(set));
@@ -125,8 +134,8 @@ TEST(nothing_left_fails_with_the_refusal)
 	/* nothing stays marked after a failed open */
 	assert_skipped(set, 0, false);
 	assert_skipped(set, 1, false);
-	ASSERT_EQ(pctr_set_skipped(set, 2, NULL), -ERANGE);
-	ASSERT_EQ(pctr_set_skipped(NULL, 0, NULL), -EINVAL);
+	ASSERT_EQ(pctr_set_skipped(set, 2, NULL, NULL, 0), -ERANGE);
+	ASSERT_EQ(pctr_set_skipped(NULL, 0, NULL, NULL, 0), -EINVAL);
 	ASSERT_OK(pctr_set_free(set));
 }
 
