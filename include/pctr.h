@@ -286,6 +286,15 @@ struct pctr_event_info {
 int pctr_event_list(int (*cb)(const struct pctr_event_info *info, void *arg),
 		    void *arg);
 
+/**
+ * pctr_tracefs_check() - whether the kernel's tracepoints can be looked
+ * up here (tracefs mounted and readable), which pctr_event_list() does not
+ * tell: it lists none either way.
+ * Return: 0, -ENOENT (tracefs not mounted) or -EACCES (readable by root
+ * only), pctr_strerror() saying what to do.
+ */
+int pctr_tracefs_check(void);
+
 /* ------------------------------------------------------------------------
  * The machine
  * ------------------------------------------------------------------------ */
@@ -365,6 +374,8 @@ struct pctr_set;
 /* pctr_set_new() flags */
 #define PCTR_SET_NO_MULTIPLEX 0x1u /* fail with -EBUSY instead of multiplexing */
 #define PCTR_SET_NO_USER_READ 0x2u /* never read in user space */
+/* leave out the events the target cannot count: pctr_set_skipped() */
+#define PCTR_SET_SKIP_UNSUPPORTED 0x4u
 
 /* serialisation of user-space reads, pctr_set_serialize() */
 #define PCTR_SERIAL_NONE 0 /* plain rdtsc/rdpmc */
@@ -380,8 +391,8 @@ struct pctr_set;
 int pctr_set_new(struct pctr_set **setp, unsigned int flags);
 
 /**
- * pctr_set_destroy() - close every counter of the set and free it.  NULL
- * is accepted.
+ * pctr_set_free() - close every counter of the set and free it.  NULL is
+ * accepted.
  *
  * Return: 0, or -EDEADLK, doing nothing, when called from a callback that
  * is reading the set's own notifications or samples (its overflow
@@ -390,14 +401,7 @@ int pctr_set_new(struct pctr_set **setp, unsigned int flags);
  * In a child forked after pctr_set_open(), only the child's descriptors
  * are closed: see "Fork" below pctr_set_fd().
  */
-int pctr_set_destroy(struct pctr_set *set);
-
-/**
- * pctr_set_free() - pctr_set_destroy() for callers that have no use for
- * its result: from the set's own callback it does nothing.  NULL is
- * accepted.
- */
-void pctr_set_free(struct pctr_set *set);
+int pctr_set_free(struct pctr_set *set);
 
 /**
  * pctr_set_add() - parse @spec and add the event to the set.
@@ -456,6 +460,21 @@ int pctr_set_nr(const struct pctr_set *set);
 const struct pctr_event *pctr_set_event(const struct pctr_set *set, int idx);
 
 /**
+ * pctr_set_skipped() - whether event @idx was left out by the last open
+ * (PCTR_SET_SKIP_UNSUPPORTED), and why.
+ * @err: receives the negative errno of the refusal, 0 for an event
+ *       counted; may be NULL
+ * @why: receives the refusal's text as pctr_strerror() gave it then, why
+ *       and what to do ("" for an event counted), cut to @len - 1 bytes
+ * @len: room in @why; 0 (with @why NULL) for none
+ *
+ * Return: 1 if left out, 0 if counted or not opened yet, -EINVAL for a
+ * NULL set or @why, -ERANGE for an @idx out of range.
+ */
+int pctr_set_skipped(const struct pctr_set *set, int idx, int *err,
+		     char *why, size_t len);
+
+/**
  * pctr_set_serialize() - choose how user-space reads are serialised.
  * @mode: PCTR_SERIAL_*
  */
@@ -499,6 +518,15 @@ struct pctr_target {
  * carries its enabled and running times; with PCTR_SET_NO_MULTIPLEX the
  * call fails with -EBUSY instead).  On failure nothing stays open and the
  * set can be opened again.
+ *
+ * With PCTR_SET_SKIP_UNSUPPORTED, an event the target cannot count here
+ * (-ENODEV, -ENOENT, -EOPNOTSUPP, -EINVAL, -EACCES, -EPERM on the first
+ * thread or CPU) is left out instead, as perf stat shows "<not
+ * supported>": it keeps its index, reads as 0 with enabled and running
+ * times 0, and pctr_set_skipped() says why.  The rest of its group stays
+ * one group.  The open fails only when every event is left out, or for an
+ * event set up for overflow or sampling, which is never left out.  Same
+ * for pctr_set_open_command().
  *
  * Return: 0 or a negative errno: -ENODEV (no PMU for a hardware event),
  * -ENOENT (the PMU lacks the event), -EACCES (perf_event_paranoid),
@@ -629,13 +657,13 @@ int pctr_set_fd(const struct pctr_set *set, int idx);
  *  - pctr_set_reset(): works; it moves the copy's own baseline only.
  *  - pctr_set_enable(), _disable(), pctr_set_overflow_pause(), _resume(),
  *    _rearm(): -ECHILD, nothing done.
- *  - pctr_set_sampling_read(), pctr_set_sampling_wait(): -ECHILD.
+ *  - pctr_set_sampling_read(), _wait(), _pollfd(): -ECHILD.
  *  - pctr_set_overflow_stats(): the copy's figures at the fork.
  *  - pctr_overflow_decode(): 0; the child receives no notification of
  *    the parent's counters.  (With PCTR_TARGET_PROCESS, the child's own
  *    overflows are counted on inherited counters and notified to the
  *    parent, as every thread created after the open.)
- *  - pctr_set_destroy(), pctr_set_free(): close the child's descriptors
+ *  - pctr_set_free(): close the child's descriptors
  *    and free the copy; no ioctl or fcntl, and no munmap of addresses the
  *    child may use for something else since.
  *
@@ -660,6 +688,13 @@ double pctr_count_scaled(const struct pctr_count *c);
  */
 struct pctr_count pctr_count_delta(const struct pctr_count *after,
 				   const struct pctr_count *before);
+
+/**
+ * pctr_count_add() - @a plus @b, field by field: the count of two threads,
+ * CPUs or sets together (all zero if either pointer is NULL).
+ */
+struct pctr_count pctr_count_add(const struct pctr_count *a,
+				 const struct pctr_count *b);
 
 /**
  * struct pctr_scale - the interval around a scaled count, from successive
@@ -752,15 +787,6 @@ struct pctr_summary {
 	double ci95_low;
 	double ci95_high;
 };
-
-/**
- * pctr_t975() - Student's t quantile t(0.975, @df), the factor of a
- * two-sided 95% confidence interval with @df degrees of freedom: exact to
- * 6 digits for @df 1..30, 40, 60 and 120 (a table), interpolated linearly
- * in 1 / @df between them and towards the normal limit 1.959964 beyond,
- * within 6e-5 of the exact quantile everywhere.  NaN for @df 0.
- */
-double pctr_t975(uint64_t df);
 
 /**
  * pctr_values_summary() - the statistics of @n values, as pctr_stats_get()
@@ -1224,7 +1250,7 @@ struct pctr_overflow_info {
  * only (signal-safety(7): write(2), not printf or malloc), must not call
  * pctr_ functions other than pctr_set_overflow_rearm() and
  * pctr_set_overflow_restart(), and must save and restore errno if it changes
- * it.  A set cannot be freed from its own callback: pctr_set_destroy()
+ * it.  A set cannot be freed from its own callback: pctr_set_free()
  * returns -EDEADLK there, at once.
  */
 typedef void (*pctr_overflow_fn)(const struct pctr_overflow_info *info,
@@ -1535,7 +1561,7 @@ struct pctr_sample_record {
  * pctr_set_sampling_read() - hand every sample buffered so far to @cb.
  * @cb:  called for each sample in order per buffer; a non-zero return
  *       stops the walk (the sample counts as read).  @cb cannot free the
- *       set (pctr_set_destroy() returns -EDEADLK there).
+ *       set (pctr_set_free() returns -EDEADLK there).
  * @arg: passed to @cb
  *
  * The program being sampled keeps running.  Not async-signal-safe.
@@ -1555,6 +1581,24 @@ int pctr_set_sampling_read(struct pctr_set *set,
  * -ECHILD in a child forked after the open.
  */
 int pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms);
+
+struct pollfd;
+
+/**
+ * pctr_set_sampling_pollfd() - the descriptors pctr_set_sampling_wait()
+ * polls, for a program's own poll(2) or ppoll(2) loop beside its other
+ * files and signals (a signalfd).
+ * @pfd: receives up to @nr entries, each with .events POLLIN
+ * @nr:  room in @pfd; 0 (with @pfd NULL) only counts
+ *
+ * POLLIN on one: samples are ready for pctr_set_sampling_read(); POLLHUP
+ * on every one: every sampled task has exited (read what is left).  The
+ * set keeps owning them, as pctr_set_fd()'s.
+ * Return: how many the set has (only @nr filled when more), or a negative
+ * errno as pctr_set_sampling_wait().
+ */
+int pctr_set_sampling_pollfd(struct pctr_set *set, struct pollfd *pfd,
+			     int nr);
 
 #ifdef __cplusplus
 }

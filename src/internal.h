@@ -256,6 +256,15 @@ struct pctr_set {
 	union pctr__attr attr[PCTR_MAX_EVENTS];
 	int group_id[PCTR_MAX_EVENTS]; /* pctr_set_group(): 0 none, 1, 2... */
 	int nr_group_ids;
+	/*
+	 * PCTR_SET_SKIP_UNSUPPORTED: the events left out (their refusal's
+	 * negative errno; 0: counted), how many, and the event the first
+	 * instance refused in the open under way (-1: none, or a later one)
+	 */
+	int skip_err[PCTR_MAX_EVENTS];
+	char *skip_why[PCTR_MAX_EVENTS]; /* the refusal's text, or NULL */
+	int nr_skipped;
+	int refused;
 
 	bool open;
 	int target;

@@ -63,6 +63,15 @@ pctr__combine_part(struct pctr_count *dst, const struct pctr_count *src,
 		dst->running = dst->enabled;
 }
 
+/* the events left out (PCTR_SET_SKIP_UNSUPPORTED): no counter, count 0 */
+static void
+zero_skipped(const struct pctr_set *set, struct pctr_count *out)
+{
+	for (int e = 0; set->nr_skipped && e < set->nr_events; e++)
+		if (set->skip_err[e])
+			out[e] = (struct pctr_count){ 0, 0, 0 };
+}
+
 static void
 subtract_base(struct pctr_count *c, const struct pctr_count *base, int n)
 {
@@ -320,6 +329,7 @@ pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
 			r = read_group(set, inst, &grp[g], out);
 		return r; /* the baseline is off already */
 	}
+	zero_skipped(set, out);
 	r = read_parts(set, inst, out);
 	if (r == 0 && set->has_base)
 		subtract_base(out, &set->base[inst * set->nr_events],
@@ -345,6 +355,7 @@ pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
 			return -EAGAIN;
 		pctr__combine_part(&out[x->event], &v, x->part);
 	}
+	zero_skipped(set, out);
 	if (set->has_base)
 		subtract_base(out, set->base, set->nr_events);
 	return 0;
@@ -374,11 +385,8 @@ read_insts(struct pctr_set *set, int lo, int hi, struct pctr_count *count)
 
 		if (r < 0)
 			return r;
-		for (int e = 0; e < set->nr_events; e++) {
-			count[e].value += one[e].value;
-			count[e].enabled += one[e].enabled;
-			count[e].running += one[e].running;
-		}
+		for (int e = 0; e < set->nr_events; e++)
+			count[e] = pctr_count_add(&count[e], &one[e]);
 	}
 	return 0;
 }
@@ -540,4 +548,14 @@ pctr_count_delta(const struct pctr_count *after,
 				after->enabled - before->enabled,
 				after->running - before->running };
 	return d;
+}
+
+PCTR_EXPORT struct pctr_count
+pctr_count_add(const struct pctr_count *a, const struct pctr_count *b)
+{
+	if (!a || !b)
+		return (struct pctr_count){ 0, 0, 0 };
+	return (struct pctr_count){ a->value + b->value,
+				    a->enabled + b->enabled,
+				    a->running + b->running };
 }

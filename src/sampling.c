@@ -484,6 +484,39 @@ ring_ready(const struct pctr__ring *ring)
 	       ring->pc->data_tail;
 }
 
+/* the descriptor of each ring that buffers, POLLIN, up to @nr; how many */
+static int
+ring_pollfds(const struct pctr_set *set, struct pollfd *pfd, int nr)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->ovf->nr_ring; i++) {
+		const struct pctr__ring *ring = &set->ovf->ring[i];
+
+		if (!ring->pc ||
+		    set->ovf->ev[ring->event].mode != PCTR__MODE_BUFFER)
+			continue;
+		if (n < nr)
+			pfd[n] = (struct pollfd){ .fd = ring->fd,
+						  .events = POLLIN };
+		n++;
+	}
+	return n;
+}
+
+PCTR_EXPORT int
+pctr_set_sampling_pollfd(struct pctr_set *set, struct pollfd *pfd, int nr)
+{
+	int r = check_buffered(set);
+
+	if (r < 0)
+		return r;
+	if (nr < 0 || (nr > 0 && !pfd))
+		return pctr__error(EINVAL, "NULL descriptors or a negative "
+					   "count (%d)", nr);
+	return ring_pollfds(set, pfd, nr);
+}
+
 PCTR_EXPORT int
 pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms)
 {
@@ -499,14 +532,7 @@ pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms)
 	pfd = calloc(set->ovf->nr_ring, sizeof(*pfd));
 	if (!pfd)
 		return pctr__error(ENOMEM, "out of memory");
-	for (int i = 0; i < set->ovf->nr_ring; i++) {
-		const struct pctr__ring *ring = &set->ovf->ring[i];
-
-		if (ring->pc && set->ovf->ev[ring->event].mode ==
-					PCTR__MODE_BUFFER)
-			pfd[n++] = (struct pollfd){ .fd = ring->fd,
-						    .events = POLLIN };
-	}
+	n = ring_pollfds(set, pfd, set->ovf->nr_ring);
 	r = poll(pfd, n, timeout_ms);
 	if (r < 0)
 		r = errno == EINTR ? 0 : pctr__error(errno, "poll: %s",

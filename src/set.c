@@ -56,7 +56,8 @@ pctr_set_new(struct pctr_set **setp, unsigned int flags)
 	if (!setp)
 		return pctr__error(EINVAL, "NULL set pointer");
 	*setp = NULL;
-	if (flags & ~(PCTR_SET_NO_MULTIPLEX | PCTR_SET_NO_USER_READ))
+	if (flags & ~(PCTR_SET_NO_MULTIPLEX | PCTR_SET_NO_USER_READ |
+		      PCTR_SET_SKIP_UNSUPPORTED))
 		return pctr__error(EINVAL, "unknown set flags 0x%x", flags);
 	/* the read's first loads before it (struct pctr__hot) */
 	hot = calloc(1, sizeof(*hot) + sizeof(*set));
@@ -311,8 +312,20 @@ close_all(struct pctr_set *set)
 	set->reads = 0;
 }
 
+/* PCTR_SET_SKIP_UNSUPPORTED: no event left out, no text kept */
+static void
+forget_skips(struct pctr_set *set)
+{
+	for (int e = 0; e < PCTR_MAX_EVENTS; e++)
+		free(set->skip_why[e]);
+	memset(set->skip_why, 0, sizeof(set->skip_why));
+	memset(set->skip_err, 0, sizeof(set->skip_err));
+	set->nr_skipped = 0;
+	set->refused = -1;
+}
+
 PCTR_EXPORT int
-pctr_set_destroy(struct pctr_set *set)
+pctr_set_free(struct pctr_set *set)
 {
 	int r;
 
@@ -322,14 +335,9 @@ pctr_set_destroy(struct pctr_set *set)
 	if (r < 0)
 		return r;
 	close_all(set);
+	forget_skips(set);
 	free(PCTR__HOT(set));
 	return 0;
-}
-
-PCTR_EXPORT void
-pctr_set_free(struct pctr_set *set)
-{
-	(void)pctr_set_destroy(set);
 }
 
 PCTR_EXPORT int
@@ -450,6 +458,27 @@ pctr_set_event(const struct pctr_set *set, int idx)
 	if (!set || idx < 0 || idx >= set->nr_events)
 		return NULL;
 	return &set->ev[idx];
+}
+
+PCTR_EXPORT int
+pctr_set_skipped(const struct pctr_set *set, int idx, int *err, char *why,
+		 size_t len)
+{
+	const char *text;
+
+	if (!set)
+		return pctr__error(EINVAL, "NULL set");
+	if (idx < 0 || idx >= set->nr_events)
+		return pctr__error(ERANGE, "event %d out of range (0..%d)", idx,
+				   set->nr_events - 1);
+	if (!why && len)
+		return pctr__error(EINVAL, "NULL text buffer of %zu bytes", len);
+	if (err)
+		*err = set->skip_err[idx];
+	text = set->skip_why[idx] ? set->skip_why[idx] : "";
+	if (len)
+		snprintf(why, len, "%s", text);
+	return set->skip_err[idx] != 0;
 }
 
 PCTR_EXPORT int
@@ -841,7 +870,7 @@ open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
 {
 	struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
 	struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
-	int cur[PCTR_MAX_PARTS], ng = 0, c = 0;
+	int cur[PCTR_MAX_PARTS], ng = 0, c = 0, prev = -1;
 	bool cur_pinned[PCTR_MAX_PARTS] = { false };
 
 	for (int p = 0; p < PCTR_MAX_PARTS; p++)
@@ -849,11 +878,14 @@ open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
 	for (int e = 0; e < set->nr_events; e++) {
 		bool pinned = set->attr[e].a.pinned;
 
+		if (set->skip_err[e])
+			continue; /* left out: no counter */
 		/* a group of pctr_set_group() starts afresh, and ends so */
-		for (int p = 0; p < PCTR_MAX_PARTS && e > 0 &&
-				set->group_id[e] != set->group_id[e - 1];
+		for (int p = 0; p < PCTR_MAX_PARTS && prev >= 0 &&
+				set->group_id[e] != set->group_id[prev];
 		     p++)
 			cur[p] = -1;
+		prev = e;
 		for (int p = 0; p < (int)set->ev[e].nr_parts; p++, c++) {
 			int g = cur[p], fd = -EINVAL;
 
@@ -904,8 +936,10 @@ open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
 			}
 			if (fd < 0)
 				fd = leader_refused(how, fd);
-			if (fd < 0)
+			if (fd < 0) {
+				set->refused = e;
 				return open_error(set, &set->ev[e], how, cpu, fd);
+			}
 			if (g < 0) {
 				g = cur[p] = ng++;
 				cur_pinned[p] = pinned;
@@ -1043,7 +1077,7 @@ alloc_open(struct pctr_set *set, int nr_inst)
 	int nc = 0, maxg;
 
 	for (int e = 0; e < set->nr_events; e++)
-		nc += set->ev[e].nr_parts;
+		nc += set->skip_err[e] ? 0 : set->ev[e].nr_parts;
 	maxg = nc;
 	set->nr_ctr = nc;
 	set->nr_inst = nr_inst;
@@ -1113,8 +1147,8 @@ spread_over_cpus(int **ids, int **cpus, int *nr)
 }
 
 static int
-open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
-	bool cpu_target)
+open_once(struct pctr_set *set, int *ids, int nr, const struct how *base,
+	  bool cpu_target)
 {
 	int r = 0, opened = 0, *cpus = NULL;
 	struct how start = *base;
@@ -1147,6 +1181,8 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 				break;
 			close_instance(set, opened);
 		}
+		if (r < 0 && opened > 0)
+			set->refused = -1; /* the event counts elsewhere */
 		/* a thread that exited meanwhile, the main one too */
 		if (r == -ESRCH && (set->target == PCTR_TARGET_PID ||
 				    set->target == PCTR_TARGET_PROCESS)) {
@@ -1167,7 +1203,7 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 				(int)base->pid, nr,
 				nr == 1 ? " was" : "s were");
 	set->nr_inst = opened;
-	set->simple = set->nr_ctr == set->nr_events;
+	set->simple = set->nr_ctr == set->nr_events && !set->nr_skipped;
 	set->has_base = false;
 	set->fast_values = set->user_read && set->simple;
 	if (r == 0 && base->open_enabled)
@@ -1189,6 +1225,75 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	return 0;
 }
 
+/* the refusals that mean "not here": no PMU, no such event, not allowed */
+static bool
+not_countable(int r)
+{
+	return r == -ENODEV || r == -ENOENT || r == -EOPNOTSUPP ||
+	       r == -EINVAL || r == -EACCES || r == -EPERM;
+}
+
+/*
+ * PCTR_SET_SKIP_UNSUPPORTED: event set->refused, refused with *@r, is left
+ * out, unless it samples, the refusal is not "not here", or it was the
+ * last one: then the open fails as without the flag, with the first
+ * event's refusal (*@r and its text), the one the caller listed first.
+ */
+static bool
+leave_out(struct pctr_set *set, int *r)
+{
+	char why[512];
+	int e = set->refused, first = 0;
+
+	if (!(set->flags & PCTR_SET_SKIP_UNSUPPORTED) || e < 0 ||
+	    set->attr[e].a.sample_period || !not_countable(*r))
+		return false;
+	set->skip_err[e] = *r;
+	/* the text of the refusal just made (NULL: only its errno's) */
+	if (pctr_strerror_r(*r, why, sizeof(why)) >= 0)
+		set->skip_why[e] = strdup(why);
+	if (++set->nr_skipped < set->nr_events)
+		return true;
+	while (!set->skip_err[first])
+		first++;
+	if (first != e)
+		*r = set->skip_why[first]
+			     ? pctr__error(-set->skip_err[first], "%s",
+					   set->skip_why[first])
+			     : set->skip_err[first];
+	forget_skips(set);
+	return false;
+}
+
+/*
+ * Open on every instance; each event left out (leave_out()) starts the
+ * open again without it, on the same instances.  Takes @ids.
+ */
+static int
+open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
+	bool cpu_target)
+{
+	int r;
+
+	for (;;) {
+		int *copy = malloc((size_t)nr * sizeof(int) + 1);
+
+		if (!copy) {
+			free(ids);
+			return pctr__error(ENOMEM, "out of memory opening a set");
+		}
+		memcpy(copy, ids, (size_t)nr * sizeof(int));
+		set->refused = -1;
+		r = open_once(set, copy, nr, base, cpu_target);
+		if (r == 0 || !leave_out(set, &r))
+			break;
+	}
+	free(ids);
+	if (r < 0)
+		forget_skips(set);
+	return r;
+}
+
 /*
  * Only hardware counters can be read in user space: a set with a software
  * event would always end in read(2), so it does not map pages or try.
@@ -1203,7 +1308,7 @@ all_hardware(const struct pctr_set *set)
 }
 
 static int
-check_openable(const struct pctr_set *set)
+check_openable(struct pctr_set *set)
 {
 	if (!set)
 		return pctr__error(EINVAL, "NULL set");
@@ -1212,17 +1317,24 @@ check_openable(const struct pctr_set *set)
 	if (set->nr_events == 0)
 		return pctr__error(EINVAL, "the set has no events: add some "
 					   "before opening it");
-	for (int e = 0; e < set->nr_events; e++)
-		if (set->ev[e].type == PERF_TYPE_BREAKPOINT &&
-		    !pctr__breakpoints_fire())
-			return pctr__error(ENODEV,
-					   "cannot count '%s': this machine's "
-					   "debug registers never fire (a VM "
-					   "that does not pass them through?): "
-					   "a breakpoint on a variable written "
-					   "twice counted 0; other events still "
-					   "work",
-					   set->ev[e].name);
+	forget_skips(set);
+	for (int e = 0; e < set->nr_events; e++) {
+		int r;
+
+		if (set->ev[e].type != PERF_TYPE_BREAKPOINT ||
+		    pctr__breakpoints_fire())
+			continue;
+		r = pctr__error(ENODEV, "cannot count '%s': this machine's "
+					"debug registers never fire (a VM "
+					"that does not pass them through?): "
+					"a breakpoint on a variable written "
+					"twice counted 0; other events still "
+					"work",
+				set->ev[e].name);
+		set->refused = e;
+		if (!leave_out(set, &r))
+			return r;
+	}
 	return 0;
 }
 
@@ -1629,11 +1741,8 @@ pctr_set_reset(struct pctr_set *set)
 		r = pctr__set_read_inst(set, i, now);
 		if (r < 0)
 			return r;
-		for (int e = 0; e < set->nr_events; e++) {
-			base[e].value += now[e].value;
-			base[e].enabled += now[e].enabled;
-			base[e].running += now[e].running;
-		}
+		for (int e = 0; e < set->nr_events; e++)
+			base[e] = pctr_count_add(&base[e], &now[e]);
 	}
 	set->has_base = true;
 	if (set->plan.nr_seg) /* the plan holds the baseline: a new one */
@@ -1712,6 +1821,10 @@ pctr_set_fd(const struct pctr_set *set, int idx)
 		return pctr__error(EINVAL, "NULL set");
 	if (!set->open)
 		return pctr__error(EBADFD, "the set is not open");
+	if (idx >= 0 && idx < set->nr_events && set->skip_err[idx])
+		return pctr__error(-set->skip_err[idx], "event %d was left out: "
+				   "it has no counter (pctr_set_skipped())",
+				   idx);
 	for (int c = 0; c < set->nr_ctr; c++)
 		if (set->ctr[c].event == idx && set->ctr[c].part == 0)
 			return set->ctr[c].fd;

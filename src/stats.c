@@ -97,7 +97,7 @@ pctr__summary_interval(struct pctr_summary *out)
 		return;
 	}
 	out->std_error = out->stddev / sqrt((double)out->n);
-	half = pctr_t975(out->n - 1) * out->std_error;
+	half = pctr__t975(out->n - 1) * out->std_error;
 	out->ci95_low = out->mean - half;
 	out->ci95_high = out->mean + half;
 }
@@ -713,7 +713,7 @@ overhead_uncertain(struct pctr_summary *out, double sd)
 	if (!(sd > 0.0) || out->n < 2)
 		return;
 	out->std_error = sqrt(out->std_error * out->std_error + sd * sd);
-	half = pctr_t975(out->n - 1) * out->std_error;
+	half = pctr__t975(out->n - 1) * out->std_error;
 	out->ci95_low = out->mean - half;
 	out->ci95_high = out->mean + half;
 }

@@ -180,6 +180,13 @@ int pctr__report_begin(FILE *f, int format, const struct pctr_stats *st);
 int pctr__report_not_counted(FILE *f, int format, const char *event,
 			     const char *why, bool first);
 int pctr__report_end(FILE *f, int format);
+/*
+ * student_t.c: Student's t quantile t(0.975, @df), the factor of a
+ * two-sided 95% confidence interval with @df degrees of freedom (exact to
+ * 6 digits at its table's rows, within 6e-5 between them); NaN for @df 0.
+ */
+double pctr__t975(uint64_t df);
+
 /* the locale a report is written in; give the result to
  * pctr__locale_restore() (text.h) */
 locale_t pctr__report_locale(int format);

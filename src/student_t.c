@@ -15,7 +15,7 @@
  */
 #include <math.h>
 
-#include "internal.h"
+#include "stats.h"
 
 static const double t975_small[] = {
 	/* df 1 .. 30 */
@@ -41,8 +41,8 @@ inverse(uint64_t df)
 	return df ? 1.0 / (double)df : 0.0;
 }
 
-PCTR_EXPORT double
-pctr_t975(uint64_t df)
+double
+pctr__t975(uint64_t df)
 {
 	size_t k = 1;
 	double x0, x1;

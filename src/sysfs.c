@@ -178,6 +178,15 @@ pctr__tracefs_problem(void)
 	return "";
 }
 
+PCTR_EXPORT int
+pctr_tracefs_check(void)
+{
+	char dir[512];
+	int r = pctr__tracefs_events(dir, sizeof(dir));
+
+	return r < 0 ? pctr__error(-r, "%s", pctr__tracefs_problem()) : 0;
+}
+
 /* the text of SUBSYSTEM/NAME/id into @buf (its path into @path) */
 int
 pctr__tracefs_read_id(const char *sys, const char *name, char *buf,

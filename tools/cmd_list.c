@@ -238,39 +238,13 @@ parse_options(int argc, char **argv, bool *json, struct listing *l)
 	return 0;
 }
 
-/*
- * Where tracefs would be, as the library looks for it: under
- * $PCTR_SYSFS_ROOT (or /sys), kernel/tracing or kernel/debug/tracing.
- */
-static const char *
-tracefs_problem(void)
-{
-	const char *root = getenv("PCTR_SYSFS_ROOT");
-	static const char *const where[] = { "/kernel/tracing/events",
-					     "/kernel/debug/tracing/events" };
-	char path[512];
-	bool denied = false;
-
-	for (int i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s%s", root && *root ? root
-								   : "/sys",
-			 where[i]);
-		if (access(path, R_OK | X_OK) == 0)
-			return NULL;
-		denied |= errno == EACCES;
-	}
-	return denied ? "tracefs is readable by root only here"
-		      : "tracefs is not mounted (as root: mount -t tracefs "
-			"nodev /sys/kernel/tracing)";
-}
-
 static void
 no_match(const struct listing *l)
 {
-	const char *why = l->source ? tracefs_problem() : NULL;
+	int r = l->source ? pctr_tracefs_check() : 0;
 
-	if (why)
-		tool_err("no tracepoints: %s", why);
+	if (r < 0)
+		tool_err("no tracepoints: %s", pctr_strerror(r));
 	else if (l->pattern)
 		tool_err("no %s matches '%s'", l->source ? "tracepoint"
 							 : "event",

@@ -37,6 +37,7 @@
 #include "tool.h"
 #include "flame.h"
 #include "perf_data.h"
+#include "runner.h"
 #include "symbols.h"
 #include "unwind.h"
 #include "util.h"
@@ -73,6 +74,7 @@ struct opts {
 	const char *output;
 	FILE *out; /* the report: stderr, stdout or -o FILE */
 	FILE *svg_out, *perf_data_out; /* open before the command runs */
+	struct runner rn; /* the outputs, the command, signals (runner.h) */
 	char **argv;
 };
 
@@ -107,8 +109,6 @@ struct row {
 	uint64_t self, children;
 	size_t last; /* the last sample counted in children, + 1 */
 };
-
-static volatile sig_atomic_t stop_sig;
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -579,42 +579,6 @@ open_set(const struct opts *o, struct pctr_set **setp)
 	return r < 0 ? fail("cannot sample", r) : 0;
 }
 
-static volatile sig_atomic_t stop_code;
-
-static void
-on_signal(int sig, siginfo_t *info, void *uc)
-{
-	(void)uc;
-	stop_sig = sig;
-	stop_code = info->si_code;
-}
-
-/*
- * SIGINT, SIGTERM, SIGHUP, SIGQUIT end an attached profile, as they end
- * pctr stat's counting.  With a command they are the command's: the
- * terminal's reach it directly (same process group), another process's
- * are forwarded, and the report follows its exit.
- */
-static void
-catch_signals(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa = { .sa_sigaction = on_signal,
-				.sa_flags = SA_SIGINFO };
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
-static void
-forward_signal(pid_t pid)
-{
-	if (stop_sig && stop_code != SI_KERNEL)
-		kill(pid, stop_sig);
-	stop_sig = 0;
-}
-
 static int
 drain(struct pctr_set *set, struct prof *p)
 {
@@ -625,46 +589,78 @@ drain(struct pctr_set *set, struct prof *p)
 	return r < 0 ? fail("cannot read the samples", r) : 0;
 }
 
-/* read samples and records until the command exits */
-static int
-run_command(struct pctr_set *set, pid_t pid, struct prof *p, int *status)
+/* every buffer hung up: every sampled task has exited */
+static bool
+all_hung_up(const struct pollfd *pfd, int n)
 {
-	for (;;) {
-		int r;
-
-		forward_signal(pid);
-		if (waitpid(pid, status, WNOHANG) == pid)
-			break;
-		r = pctr_set_sampling_wait(set, 100);
-		if (drain(set, p) < 0)
-			return -1;
-		if (r == -ESRCH && waitpid(pid, status, 0) == pid)
-			break;
-	}
-	return drain(set, p);
+	for (int i = 0; i < n; i++)
+		if (!(pfd[i].revents & POLLHUP))
+			return false;
+	return n > 0;
 }
 
-/* until the target is gone, -d is over, or SIGINT/SIGTERM */
+/*
+ * Read samples and records as the buffers fill (the runner's wait over
+ * them and the signals) until the command exits, or, attached, until
+ * the targets are gone, -d is over, or a signal ends it.
+ */
 static int
-run_attached(const struct opts *o, struct pctr_set *set, struct prof *p)
+sample_until_done(const struct opts *o, struct pctr_set *set,
+		  struct prof *p, struct runner *rn)
 {
 	uint64_t end = o->duration > 0
 			       ? now_ns() + (uint64_t)(o->duration * 1e9)
-			       : UINT64_MAX;
-	int r;
+			       : RUNNER_FOREVER;
+	int n = pctr_set_sampling_pollfd(set, NULL, 0), r = n;
+	struct pollfd *pfd = n > 0 ? calloc(n, sizeof(*pfd)) : NULL;
 
-	r = pctr_set_enable(set);
+	if (n >= 0 && !pfd)
+		r = -ENOMEM;
+	if (r >= 0)
+		r = pctr_set_sampling_pollfd(set, pfd, n);
+	if (r >= 0)
+		r = runner_watch(rn);
+	while (r >= 0 && !rn->stop && !runner_reap(rn, false)) {
+		uint64_t now = now_ns();
+
+		if (end != RUNNER_FOREVER && now >= end)
+			break;
+		r = runner_wait(rn, pfd, n,
+				end == RUNNER_FOREVER ? end : end - now);
+		if (r >= 0 && drain(set, p) < 0)
+			r = -ECANCELED;
+		if (r > 0 && all_hung_up(pfd, n)) {
+			runner_reap(rn, true);
+			break;
+		}
+	}
+	runner_unwatch(rn);
+	free(pfd);
+	if (r == -ECANCELED)
+		return -1;
+	return r < 0 ? fail("cannot wait for the samples", r) : 0;
+}
+
+static int
+run_command(const struct opts *o, struct pctr_set *set, struct prof *p,
+	    struct runner *rn)
+{
+	int r = sample_until_done(o, set, p, rn);
+
+	return r ? r : drain(set, p);
+}
+
+static int
+run_attached(const struct opts *o, struct pctr_set *set, struct prof *p,
+	     struct runner *rn)
+{
+	int r = pctr_set_enable(set);
+
 	if (r < 0)
 		return fail("cannot start", r);
-	while (!stop_sig && now_ns() < end) {
-		r = pctr_set_sampling_wait(set, 100);
-		if (drain(set, p) < 0)
-			return -1;
-		if (r == -ESRCH)
-			break;
-	}
+	r = sample_until_done(o, set, p, rn);
 	pctr_set_disable(set);
-	return drain(set, p);
+	return r ? r : drain(set, p);
 }
 
 /* ---- naming ------------------------------------------------------------- */
@@ -1041,13 +1037,15 @@ write_svg(const struct opts *o, struct prof *p, const char *event)
 static int
 open_outputs(struct opts *o, bool recording)
 {
-	o->out = stderr;
-	if (o->output && !(o->out = out_open("-o", o->output, false)))
+	struct runner *rn = &o->rn;
+
+	if (!(o->out = runner_output(rn, "-o", o->output, false)))
 		return 1;
-	if (o->svg && !(o->svg_out = out_open("--svg", o->svg, false)))
+	if (o->svg && !(o->svg_out = runner_output(rn, "--svg", o->svg, false)))
 		return 1;
 	if (recording && o->perf_data &&
-	    !(o->perf_data_out = out_open("--perf-data", o->perf_data, false)))
+	    !(o->perf_data_out = runner_output(rn, "--perf-data", o->perf_data,
+					       false)))
 		return 1;
 	return 0;
 }
@@ -1056,20 +1054,10 @@ open_outputs(struct opts *o, bool recording)
 static int
 close_outputs(struct opts *o, int r)
 {
-	int bad = out_close(o->perf_data_out) < 0;
+	int bad = runner_close(&o->rn) < 0;
 
-	bad |= out_close(o->svg_out) < 0;
-	bad |= out_close(o->out) < 0;
 	o->out = o->svg_out = o->perf_data_out = NULL;
 	return bad && r == 0 ? 1 : r;
-}
-
-static int
-exit_status(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 }
 
 static void
@@ -1148,7 +1136,7 @@ report_set(const struct opts *o, struct pctr_set *set, struct prof *p)
 }
 
 static int
-start(struct opts *o, struct pctr_set *set, pid_t *pid)
+start(struct opts *o, struct pctr_set *set)
 {
 	int r;
 
@@ -1156,7 +1144,7 @@ start(struct opts *o, struct pctr_set *set, pid_t *pid)
 		r = pctr_set_open(set, &o->target);
 		return r < 0 ? fail("cannot attach", r) : 0;
 	}
-	r = pctr_set_open_command(set, o->argv, pid);
+	r = pctr_set_open_command(set, o->argv, &o->rn.child);
 	if (r == -ENOENT || r == -EACCES) {
 		fprintf(stderr, "pctr profile: %s\n", pctr_strerror(r));
 		return r == -ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
@@ -1167,15 +1155,14 @@ start(struct opts *o, struct pctr_set *set, pid_t *pid)
 static int
 profile(struct opts *o, struct pctr_set *set, struct prof *p)
 {
-	int r, status = 0;
-	pid_t pid = -1;
+	int r;
 
-	catch_signals(); /* before the command: exec resets them there */
-	r = start(o, set, &pid);
+	runner_catch(); /* before the command: exec resets them there */
+	r = start(o, set);
 	if (r)
 		return r;
-	r = o->attach ? run_attached(o, set, p)
-		      : run_command(set, pid, p, &status);
+	r = o->attach ? run_attached(o, set, p, &o->rn)
+		      : run_command(o, set, p, &o->rn);
 	if (r < 0 && p->err)
 		fprintf(stderr, "pctr profile: out of memory\n");
 	if (r == 0)
@@ -1183,7 +1170,7 @@ profile(struct opts *o, struct pctr_set *set, struct prof *p)
 	else if (r < 0)
 		r = 1;
 	if (r == 0 && !o->attach)
-		r = -exit_status(status) - 1;
+		r = -wait_status_code(o->rn.status) - 1;
 	return r;
 }
 
@@ -1256,6 +1243,7 @@ cmd_profile(int argc, char **argv)
 	struct prof p = { 0 };
 	int r;
 
+	runner_init(&o.rn);
 	tool_set_name("pctr profile");
 	r = parse(argc, argv, &o);
 	if (r) {
@@ -1276,7 +1264,10 @@ cmd_profile(int argc, char **argv)
 	}
 	if (!o.event)
 		o.event = default_event(&o);
-	r = open_set(&o, &set);
+	/* a command that is not there is said first, as pctr stat says it */
+	r = o.attach ? 0 : runner_check_command(o.argv);
+	if (r == 0)
+		r = open_set(&o, &set);
 	if (r == 0)
 		r = open_outputs(&o, true);
 	if (r == 0)

@@ -8,12 +8,9 @@
  * the process ends, SIGINT or SIGTERM arrive, or the command given after --
  * exits.
  *
- * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT are caught, then blocked and
- * taken with sigtimedwait() while waiting, so an interval timer, a child's
- * exit and a signal are handled in one loop without races.  A signal sent
- * to pctr by another process is forwarded to the command; one raised by the
- * terminal (si_code SI_KERNEL) already reached the command, which is in the
- * same process group, and is not sent twice.
+ * The command, the signals, the wait and the output are the runner's
+ * (runner.h): an interval timer, a child's exit, the processes' pidfds,
+ * --control and a signal wake one ppoll() without races.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,21 +20,18 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd_stat.h"
 #include "metrics.h"
+#include "runner.h"
 #include "tool.h"
 #include "util.h"
-
-extern char **environ;
 
 /*
  * One run's wait: for a child, the processes to watch, a deadline,
@@ -45,7 +39,7 @@ extern char **environ;
  * or -t is counted by a set for each process or thread, added up.
  */
 struct waiter {
-	pid_t child; /* > 0: reap it; counting ends with it */
+	struct runner *rn; /* the command (counting ends with it), signals */
 	bool watch; /* counting ends when every process of -p/-t is gone */
 	/* a pidfd of each (-1: none, looked at every 100 ms), and the gone */
 	int pidfd[STAT_MAX_PIDS];
@@ -66,9 +60,6 @@ struct waiter {
 	bool scale_on; /* read every SCALE_READ_NS: some event can rotate */
 	struct pctr_sample last;
 	long rows; /* interval rows printed */
-	struct rusage ru;
-	int status;
-	int sigfd;
 	bool begun, done, ctl_eof, killed;
 };
 
@@ -99,78 +90,6 @@ events_from_list(struct stat_ctx *c, const char *list)
 	return 0;
 }
 
-/* can this event be counted on @t at all?  Opened there, then closed. */
-static int
-probe_on(const struct pctr_event *ev, const struct pctr_target *t)
-{
-	struct pctr_set *set;
-	int r = pctr_set_new(&set, PCTR_SET_NO_USER_READ);
-
-	if (r == 0)
-		r = pctr_set_add_event(set, ev);
-	if (r >= 0)
-		r = pctr_set_open(set, t);
-	pctr_set_free(set);
-	return r;
-}
-
-static int
-probe_event(const struct pctr_event *ev)
-{
-	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
-
-	return probe_on(ev, &self);
-}
-
-/*
- * Tried where it will count: a task's events on the calling thread (what a
- * PMU supports in task context does not depend on the task), a CPU's on
- * the first CPU counted (uncore PMUs count CPUs only).
- */
-static int
-probe_for_target(const struct stat_ctx *c, const struct pctr_event *ev)
-{
-	static const int cpu0 = 0;
-	struct pctr_target cpu = { .type = PCTR_TARGET_CPU, .nr_cpus = 1,
-				   .cpus = c->rep.nr_cpus ? c->rep.cpus
-							  : &cpu0 };
-
-	if (c->rep.target == STAT_CPU)
-		return probe_on(ev, &cpu);
-	return probe_event(ev);
-}
-
-/* the errors that say "not here": no PMU, no such event, not allowed */
-static bool
-not_supported(int r)
-{
-	return r == -ENODEV || r == -ENOENT || r == -EOPNOTSUPP ||
-	       r == -EINVAL || r == -EACCES || r == -EPERM;
-}
-
-/*
- * An explicit list with members this machine cannot count: those are shown
- * as not supported and the others counted, as perf stat does, even when
- * that leaves none.  But when none can be counted and permissions are why
- * (or --strict), opening fails as it would, with its advice.
- */
-static void
-mark_unsupported(struct stat_ctx *c)
-{
-	int n = 0;
-	bool perm = false;
-
-	for (int e = 0; e < c->rep.nr_events; e++) {
-		int r = probe_for_target(c, &c->rep.ev[e]);
-
-		c->rep.err[e] = not_supported(r) ? r : 0;
-		n += c->rep.err[e] != 0;
-		perm |= r == -EACCES || r == -EPERM;
-	}
-	if (n == c->rep.nr_events && perm)
-		memset(c->rep.err, 0, sizeof(c->rep.err));
-}
-
 static const char *const sw_defaults =
 	"task-clock,context-switches,cpu-migrations,page-faults";
 static const char *const hw_defaults[] = {
@@ -183,33 +102,20 @@ static const char *const detailed_defaults[] = {
 	"LLC-load-misses", NULL,
 };
 
-static int
-probe_spec(const char *spec)
-{
-	struct pctr_event ev = { .size = sizeof(ev) };
-	int r = pctr_event_parse(spec, &ev);
-
-	return r < 0 ? r : probe_event(&ev);
-}
-
-/* the hardware defaults this machine really counts, appended to @list */
+/* @names appended to @list, each after a comma */
 static void
-hardware_defaults(struct stat_ctx *c, const char *const *names, char *list,
-		  size_t len)
+append_names(const char *const *names, char *list, size_t len)
 {
 	for (size_t i = 0; names[i]; i++) {
-		int r = probe_spec(names[i]);
-
-		if (r < 0) {
-			report_note(&c->rep, "not counting %s: %s", names[i],
-				    pctr_strerror(r));
-			continue;
-		}
 		strncat(list, ",", len - strlen(list) - 1);
 		strncat(list, names[i], len - strlen(list) - 1);
 	}
 }
 
+/*
+ * The hardware defaults where there is a PMU; those it lacks are shown
+ * as not supported (PCTR_SET_SKIP_UNSUPPORTED), as perf stat shows them.
+ */
 static int
 default_events(struct stat_ctx *c)
 {
@@ -217,10 +123,9 @@ default_events(struct stat_ctx *c)
 
 	snprintf(list, sizeof(list), "%s", sw_defaults);
 	if (c->rep.machine.has_pmu) {
-		hardware_defaults(c, hw_defaults, list, sizeof(list));
+		append_names(hw_defaults, list, sizeof(list));
 		if (c->detailed)
-			hardware_defaults(c, detailed_defaults, list,
-					  sizeof(list));
+			append_names(detailed_defaults, list, sizeof(list));
 	} else {
 		report_note(&c->rep, "no hardware events%s: %s",
 			    c->detailed ? " (nor the caches of -d)" : "",
@@ -385,23 +290,19 @@ setup_events(struct stat_ctx *c)
 		r = add_metric_inputs(c);
 	if (r == 0)
 		all_priv(c);
-	if (r == 0 && !c->strict)
-		mark_unsupported(c);
-	if (r == 0)
-		note_metrics_not_shown(c);
 	return r;
 }
 
-/* each "{...}" of -e, less its members not supported, one kernel group */
+/* each "{...}" of -e one kernel group (less its members not supported) */
 static int
 make_groups(struct stat_ctx *c, struct pctr_set *set)
 {
 	int r = 0;
 
-	for (int i = 0; r >= 0 && i < c->nr_set;) {
-		int g = c->group[c->map[i]], n = 1;
+	for (int i = 0; r >= 0 && i < c->rep.nr_events;) {
+		int g = c->group[i], n = 1;
 
-		while (g && i + n < c->nr_set && c->group[c->map[i + n]] == g)
+		while (g && i + n < c->rep.nr_events && c->group[i + n] == g)
 			n++;
 		if (g)
 			r = pctr_set_group(set, i, n);
@@ -410,27 +311,24 @@ make_groups(struct stat_ctx *c, struct pctr_set *set)
 	return r;
 }
 
+/*
+ * The events, in the report's order: those this machine cannot count are
+ * left out when the set is opened and shown as not supported (unless
+ * --strict), as perf stat does.
+ */
 static int
 make_set(struct stat_ctx *c, struct pctr_set **setp)
 {
-	unsigned int flags = c->rep.multiplex ? 0 : PCTR_SET_NO_MULTIPLEX;
+	unsigned int flags = (c->rep.multiplex ? 0 : PCTR_SET_NO_MULTIPLEX) |
+			     (c->strict ? 0 : PCTR_SET_SKIP_UNSUPPORTED);
 	int r = pctr_set_new(setp, flags);
 
-	c->nr_set = 0;
-	for (int e = 0; r >= 0 && e < c->rep.nr_events; e++) {
-		if (c->rep.err[e])
-			continue;
+	for (int e = 0; r >= 0 && e < c->rep.nr_events; e++)
 		r = pctr_set_add_event(*setp, &c->rep.ev[e]);
-		c->map[c->nr_set++] = e;
-	}
 	if (r >= 0)
 		r = make_groups(c, *setp);
-	/*
-	 * Nothing of the list can be counted here: the command still runs,
-	 * as under perf stat, with a placeholder that counts nothing (a set
-	 * opens with one event at least) and is never reported.
-	 */
-	if (r >= 0 && c->nr_set == 0)
+	/* -n: no counters; a set opens with one event at least */
+	if (r >= 0 && !c->rep.nr_events)
 		r = pctr_set_add(*setp, "dummy");
 	if (r < 0) {
 		tool_err("%s", pctr_strerror(r));
@@ -441,29 +339,44 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
 }
 
 /*
- * After opening: the events as counted, named ":u" where the kernel allowed
- * user mode only (PCTR_EVENT_USER_FALLBACK), as perf names them.
+ * The open failed with every event left out (PCTR_SET_SKIP_UNSUPPORTED
+ * fails with the first one's refusal): unless --strict or permissions
+ * are why (refused with the advice, as perf stat refuses), the command
+ * still runs, as under perf stat, beside a placeholder that counts
+ * nothing and is never reported; the events show as not supported.
  */
-static void
-refresh_names(struct stat_ctx *c, const struct pctr_set *set)
+static bool
+add_placeholder(const struct stat_ctx *c, struct pctr_set *set, int r)
 {
-	for (int i = 0; i < c->nr_set; i++) {
-		struct pctr_event *ev = &c->rep.ev[c->map[i]];
-
-		*ev = *pctr_set_event(set, i);
-		pctr_event_display_name(pctr_set_event(set, i), ev->name,
-					sizeof(ev->name));
-	}
+	if (c->strict || c->rep.nr_events >= PCTR_MAX_EVENTS ||
+	    (r != -ENODEV && r != -ENOENT && r != -EOPNOTSUPP && r != -EINVAL))
+		return false;
+	return pctr_set_add(set, "dummy") >= 0;
 }
 
-/* the set's counts into the report's order (an event not counted: 0) */
-static void
-scatter(const struct stat_ctx *c, const struct pctr_count *in,
-	struct pctr_count *out)
+/*
+ * After opening: the events as counted, named ":u" where the kernel allowed
+ * user mode only (PCTR_EVENT_USER_FALLBACK), as perf names them, and
+ * those left out; the metrics that lose an event, said once.
+ */
+static int
+after_open(struct stat_ctx *c, const struct pctr_set *set)
 {
-	memset(out, 0, PCTR_MAX_EVENTS * sizeof(*out));
-	for (int i = 0; i < c->nr_set; i++)
-		out[c->map[i]] = in[i];
+	bool first = !c->opened;
+
+	for (int e = 0; e < c->rep.nr_events; e++) {
+		struct pctr_event *ev = &c->rep.ev[e];
+
+		*ev = *pctr_set_event(set, e);
+		pctr_event_display_name(pctr_set_event(set, e), ev->name,
+					sizeof(ev->name));
+		pctr_set_skipped(set, e, &c->rep.err[e], c->rep.why[e],
+				 sizeof(c->rep.why[e]));
+	}
+	c->opened = true;
+	if (first)
+		note_metrics_not_shown(c);
+	return 0;
 }
 
 static int
@@ -471,68 +384,6 @@ open_failed(int r)
 {
 	tool_err("%s", pctr_strerror(r));
 	return tool_exit_status(r);
-}
-
-/* ---- signals ------------------------------------------------------------ */
-
-static volatile sig_atomic_t early_sig, early_code;
-
-static void
-on_signal(int sig, siginfo_t *info, void *uc)
-{
-	(void)uc;
-	if (sig == SIGCHLD)
-		return;
-	early_sig = sig;
-	early_code = info->si_code;
-}
-
-static void
-signal_set(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGQUIT);
-	sigaddset(set, SIGCHLD);
-}
-
-static void
-catch_signals(void)
-{
-	struct sigaction sa;
-	sigset_t set;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	signal_set(&set);
-	for (int s = 1; s < NSIG; s++)
-		if (sigismember(&set, s) == 1)
-			sigaction(s, &sa, NULL);
-}
-
-static void
-got_signal(struct stat_ctx *c, struct waiter *w, int sig, int code)
-{
-	if (sig == SIGCHLD || sig <= 0)
-		return;
-	c->interrupted = true;
-	if (w->child > 0 && code != SI_KERNEL)
-		kill(w->child, sig);
-	else if (w->child <= 0)
-		w->done = true;
-}
-
-/* the signals that came, from the signalfd of the wait */
-static void
-take_signals(struct stat_ctx *c, struct waiter *w)
-{
-	struct signalfd_siginfo si;
-
-	while (read(w->sigfd, &si, sizeof(si)) == sizeof(si))
-		got_signal(c, w, (int)si.ssi_signo, si.ssi_code);
 }
 
 /* ---- the sets of a run -------------------------------------------------- */
@@ -565,11 +416,9 @@ sets_read(struct waiter *w, struct pctr_sample *s, bool raw)
 
 	for (int i = 1; r == 0 && i < w->nr_sets; i++) {
 		r = pctr_set_read(w->set[i], &one);
-		for (uint32_t e = 0; r == 0 && e < s->nr; e++) {
-			s->count[e].value += one.count[e].value;
-			s->count[e].enabled += one.count[e].enabled;
-			s->count[e].running += one.count[e].running;
-		}
+		for (uint32_t e = 0; r == 0 && e < s->nr; e++)
+			s->count[e] = pctr_count_add(&s->count[e],
+						     &one.count[e]);
 	}
 	for (uint32_t e = 0; r == 0 && !raw && e < s->nr; e++)
 		s->count[e] = pctr_count_delta(&s->count[e], &w->base.count[e]);
@@ -592,10 +441,10 @@ sets_read(struct waiter *w, struct pctr_sample *s, bool raw)
 static bool
 may_multiplex(const struct stat_ctx *c)
 {
-	for (int i = 0; i < c->nr_set; i++) {
-		uint32_t type = c->rep.ev[c->map[i]].type;
+	for (int e = 0; e < c->rep.nr_events; e++) {
+		uint32_t type = c->rep.ev[e].type;
 
-		if (type != PERF_TYPE_SOFTWARE &&
+		if (!c->rep.err[e] && type != PERF_TYPE_SOFTWARE &&
 		    type != PERF_TYPE_TRACEPOINT)
 			return true;
 	}
@@ -615,12 +464,12 @@ static void
 scale_bounds(const struct stat_ctx *c, const struct waiter *w,
 	     struct stat_run *run)
 {
-	for (int i = 0; i < c->nr_set; i++) {
-		struct stat_bounds *b = &run->bounds[c->map[i]];
-		const struct pctr_count *n = &w->scale[i].last;
+	for (int e = 0; e < c->rep.nr_events; e++) {
+		struct stat_bounds *b = &run->bounds[e];
+		const struct pctr_count *n = &w->scale[e].last;
 
-		b->known = !w->scale_bad[i] && n->running < n->enabled &&
-			   pctr_scale_bounds(&w->scale[i], &b->low,
+		b->known = !w->scale_bad[e] && n->running < n->enabled &&
+			   pctr_scale_bounds(&w->scale[e], &b->low,
 					     &b->high) == 0;
 	}
 }
@@ -821,18 +670,12 @@ all_gone(const struct stat_ctx *c, struct waiter *w)
 	return all;
 }
 
-/* the command reaped with wait4(): its status and its CPU time */
+/* the command reaped, or every process of -p/-t gone */
 static void
 try_reap(const struct stat_ctx *c, struct waiter *w)
 {
-	int status;
-
-	if (w->child > 0 &&
-	    wait4(w->child, &status, WNOHANG, &w->ru) == w->child) {
-		w->status = status;
-		w->child = 0;
+	if (runner_reap(w->rn, false))
 		w->done = true;
-	}
 	if (w->watch && all_gone(c, w))
 		w->done = true;
 }
@@ -843,11 +686,9 @@ interval_row(struct stat_ctx *c, struct waiter *w, uint64_t now,
 	     const struct pctr_sample *s)
 {
 	struct stat_slice sl = { .run = w->run, .time_ns = now - w->start };
-	struct pctr_count d[PCTR_MAX_EVENTS];
 
-	for (int i = 0; i < c->nr_set; i++)
-		d[i] = pctr_count_delta(&s->count[i], &w->last.count[i]);
-	scatter(c, d, sl.count);
+	for (uint32_t e = 0; e < s->nr; e++)
+		sl.count[e] = pctr_count_delta(&s->count[e], &w->last.count[e]);
 	w->last = *s;
 	w->rows++;
 	if (c->interval_clear && c->rep.format == FMT_HUMAN)
@@ -866,7 +707,7 @@ static void
 last_interval(struct waiter *w)
 {
 	w->done = true;
-	w->killed = w->child > 0 && kill(w->child, SIGTERM) == 0;
+	w->killed = w->rn->child > 0 && kill(w->rn->child, SIGTERM) == 0;
 }
 
 static int
@@ -909,31 +750,27 @@ next_wakeup(const struct waiter *w, uint64_t now)
 	return t;
 }
 
+/* --control's commands, the exits of the processes not yet gone */
 static int
 wait_events(struct stat_ctx *c, struct waiter *w, uint64_t t)
 {
-	struct timespec ts = { (time_t)(t / 1000000000u),
-			       (long)(t % 1000000000u) };
-	struct pollfd pfd[2 + STAT_MAX_PIDS] = {
-		{ .fd = w->sigfd, .events = POLLIN },
+	struct pollfd pfd[1 + STAT_MAX_PIDS] = {
 		{ .fd = c->ctl_fd, .events = POLLIN },
 	};
-	int n = c->ctl_fd >= 0 && !w->ctl_eof ? 2 : 1, m = n;
+	int n = c->ctl_fd >= 0 && !w->ctl_eof ? 1 : 0, m = n, r;
 
-	if (w->child <= 0 && w->watch && w->polled && t > 100000000u)
+	if (w->rn->child <= 0 && w->watch && w->polled && t > 100000000u)
 		t = 100000000u;
-	/* the exits of the processes not yet gone */
 	for (int i = 0; w->watch && i < c->rep.nr_pids; i++)
 		if (!w->gone[i] && w->pidfd[i] >= 0)
 			pfd[m++] = (struct pollfd){ .fd = w->pidfd[i],
 						    .events = POLLIN };
-	if (ppoll(pfd, (nfds_t)m, t == UINT64_MAX ? NULL : &ts, NULL) <= 0)
-		return 0;
-	if (pfd[0].revents)
-		take_signals(c, w);
-	if (n == 2 && pfd[1].revents)
+	r = runner_wait(w->rn, pfd, m, t);
+	if (w->rn->stop)
+		w->done = true;
+	if (r > 0 && n == 1 && pfd[0].revents)
 		return control_read(c, w);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 static int
@@ -985,28 +822,19 @@ plan_begin(const struct stat_ctx *c, struct waiter *w, bool running,
 static int
 wait_run(struct stat_ctx *c, struct waiter *w)
 {
-	sigset_t set, old;
-	int r = 0;
+	int r = runner_watch(w->rn);
 
-	signal_set(&set);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	w->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (w->sigfd < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return open_failed(-errno);
-	}
-	got_signal(c, w, early_sig, early_code);
-	early_sig = 0;
+	if (r < 0)
+		return open_failed(r);
+	w->done |= w->rn->stop;
 	try_reap(c, w);
 	while (!w->done && r == 0)
 		r = wait_step(c, w);
 	/* a command ended by --interval-count: reap it */
-	if (w->child > 0 && w->killed &&
-	    wait4(w->child, &w->status, 0, &w->ru) == w->child)
-		w->child = 0;
+	if (w->killed)
+		runner_reap(w->rn, true);
 	c->stopped |= w->killed;
-	close(w->sigfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	runner_unwatch(w->rn);
 	return r;
 }
 
@@ -1055,7 +883,6 @@ add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 {
 	int id = pctr_set_instance_id(set, i), socket = -1;
 	struct stat_slice *sl;
-	struct pctr_count d[PCTR_MAX_EVENTS];
 	struct pctr_sample s;
 
 	if (c->rep.aggr > AGGR_THREAD)
@@ -1067,12 +894,8 @@ add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 		return open_failed(-ENOMEM);
 	if (pctr_set_read_instance(set, i, &s) < 0)
 		return open_failed(-EIO);
-	scatter(c, s.count, d);
-	for (int e = 0; e < PCTR_MAX_EVENTS; e++) {
-		sl->count[e].value += d[e].value;
-		sl->count[e].enabled += d[e].enabled;
-		sl->count[e].running += d[e].running;
-	}
+	for (uint32_t e = 0; e < s.nr; e++)
+		sl->count[e] = pctr_count_add(&sl->count[e], &s.count[e]);
 	sl->nr_cpus++;
 	return 0;
 }
@@ -1119,12 +942,12 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 	r = sets_read(w, &s, false);
 	if (r < 0)
 		return open_failed(r);
-	scatter(c, s.count, run->count);
+	memcpy(run->count, s.count, s.nr * sizeof(s.count[0]));
 	scale_add(w, &s);
 	scale_bounds(c, w, run);
-	run->has_rusage = w->child == 0 && c->rep.argv;
-	run->user_ns = timeval_ns(&w->ru.ru_utime);
-	run->sys_ns = timeval_ns(&w->ru.ru_stime);
+	run->has_rusage = w->rn->child == 0 && c->rep.argv;
+	run->user_ns = timeval_ns(&w->rn->ru.ru_utime);
+	run->sys_ns = timeval_ns(&w->rn->ru.ru_stime);
 	/*
 	 * -D: when counting really began, which a busy machine makes later
 	 * than asked (pctr wakes up late); elapsed_ns is that much shorter
@@ -1152,23 +975,32 @@ record_exit(struct stat_ctx *c, int status)
 static int
 run_command(struct stat_ctx *c, int run)
 {
-	struct waiter w = { .run = run, .nr_sets = 1, .child = -1 };
+	struct waiter w = { .run = run, .nr_sets = 1, .rn = &c->rn };
 	int r = make_set(c, &w.set[0]);
 	uint64_t t0, tsc0;
 
 	if (r)
 		return r;
 	w.interval = (uint64_t)c->interval_ms * 1000000u;
-	w.scale_on = may_multiplex(c);
-	w.duration = (uint64_t)c->timeout_ms * 1000000u;
 	t0 = now_ns();
 	tsc0 = pctr_tsc();
-	r = pctr_set_open_command(w.set[0], c->rep.argv, &w.child);
+	c->rn.child = -1;
+	r = pctr_set_open_command(w.set[0], c->rep.argv, &c->rn.child);
+	if (r < 0 && add_placeholder(c, w.set[0], r))
+		r = pctr_set_open_command(w.set[0], c->rep.argv,
+					  &c->rn.child);
 	if (r < 0) {
 		free_sets(&w);
 		return open_failed(r);
 	}
-	refresh_names(c, w.set[0]);
+	r = after_open(c, w.set[0]);
+	if (r) {
+		free_sets(&w);
+		runner_reap(&c->rn, true);
+		return r;
+	}
+	w.scale_on = may_multiplex(c);
+	w.duration = (uint64_t)c->timeout_ms * 1000000u;
 	/* -D from the command's start, as its elapsed time (below) */
 	r = plan_begin(c, &w, true, t0);
 	/*
@@ -1183,22 +1015,9 @@ run_command(struct stat_ctx *c, int run)
 	if (r == 0)
 		r = finish_run(c, &w);
 	if (r == 0)
-		record_exit(c, w.status);
+		record_exit(c, c->rn.status);
 	free_sets(&w);
 	return r;
-}
-
-static int
-spawn(struct stat_ctx *c, pid_t *pid)
-{
-	int r = posix_spawnp(pid, c->rep.argv[0], NULL, NULL, c->rep.argv,
-			     environ);
-
-	if (r) {
-		tool_err("%s: %s", c->rep.argv[0], strerror(r));
-		return r == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
-	}
-	return 0;
 }
 
 /* the cgroup2 mount point, from /proc/self/mountinfo */
@@ -1261,7 +1080,10 @@ open_one(struct stat_ctx *c, struct waiter *w, pid_t pid)
 
 	if (r)
 		return r;
-	r = pctr_set_open(w->set[w->nr_sets++], &t);
+	r = pctr_set_open(w->set[w->nr_sets], &t);
+	if (r < 0 && add_placeholder(c, w->set[w->nr_sets], r))
+		r = pctr_set_open(w->set[w->nr_sets], &t);
+	w->nr_sets++;
 	return r < 0 ? open_failed(r) : 0;
 }
 
@@ -1279,15 +1101,13 @@ open_attached(struct stat_ctx *c, struct waiter *w)
 		watch_open(c, w);
 	for (int i = 0; r == 0 && i < n; i++)
 		r = open_one(c, w, c->rep.pids[i]);
-	if (r == 0)
-		refresh_names(c, w->set[0]);
-	return r;
+	return r ? r : after_open(c, w->set[0]);
 }
 
 static int
 run_attached(struct stat_ctx *c)
 {
-	struct waiter w = { .run = 1, .child = -1 };
+	struct waiter w = { .run = 1, .rn = &c->rn };
 	int r = open_attached(c, &w);
 
 	if (r == 0) {
@@ -1298,7 +1118,7 @@ run_attached(struct stat_ctx *c)
 		r = r < 0 ? open_failed(r) : 0;
 	}
 	if (r == 0 && c->rep.argv)
-		r = spawn(c, &w.child);
+		r = runner_spawn(&c->rn, c->rep.argv);
 	if (r == 0)
 		r = wait_run(c, &w);
 	if (r == 0)
@@ -1306,7 +1126,7 @@ run_attached(struct stat_ctx *c)
 	if (r == 0)
 		r = finish_run(c, &w);
 	if (r == 0 && c->rep.argv)
-		record_exit(c, w.status);
+		record_exit(c, c->rn.status);
 	free_sets(&w);
 	watch_close(c, &w);
 	return r;
@@ -1360,10 +1180,10 @@ run_all(struct stat_ctx *c)
 {
 	int r = 0;
 
-	catch_signals();
+	runner_catch();
 	if (c->rep.target != STAT_COMMAND)
 		return run_attached(c);
-	for (long i = 0; i < c->repeat && !c->interrupted && r == 0; i++) {
+	for (long i = 0; i < c->repeat && !c->rn.interrupted && r == 0; i++) {
 		if (c->rep.format == FMT_CSV && c->interval_ms && i == 0)
 			report_csv_header(c->out, &c->rep);
 		progress(c, i + 1);
@@ -1402,49 +1222,22 @@ check_command(struct stat_ctx *c)
 {
 	int r = check_process(c);
 
-	if (r || !c->rep.argv)
-		return r;
-	r = find_command(c->rep.argv[0]);
-	if (r == -ENOENT) {
-		tool_err("%s: command not found", c->rep.argv[0]);
-		return EXIT_NOTFOUND;
-	}
-	if (r == -EACCES) {
-		tool_err("%s: permission denied (not an executable file)",
-			 c->rep.argv[0]);
-		return EXIT_NOEXEC;
-	}
-	return 0;
+	return r || !c->rep.argv ? r : runner_check_command(c->rep.argv);
 }
 
 /* stderr, stdout for "-", or FILE, before the command starts */
 static int
 open_output(struct stat_ctx *c)
 {
-	c->out = stderr;
 	if (c->quiet)
 		c->output = "/dev/null";
 	if (c->log_fd >= 0) {
-		c->out = out_open_fd("--log-fd", (int)c->log_fd);
+		c->out = runner_adopt(&c->rn,
+				      out_open_fd("--log-fd", (int)c->log_fd));
 		return c->out ? 0 : 1;
 	}
-	if (!c->output)
-		return 0;
-	c->out = out_open("-o", c->output, c->append);
+	c->out = runner_output(&c->rn, "-o", c->output, c->append);
 	return c->out ? 0 : 1;
-}
-
-/*
- * A report that did not reach its file is a failure: a full disk, a closed
- * pipe (out_close() says which).
- */
-static int
-close_output(struct stat_ctx *c)
-{
-	int r = out_close(c->out);
-
-	c->out = NULL;
-	return r < 0 ? 1 : 0;
 }
 
 static int
@@ -1455,8 +1248,10 @@ finish(struct stat_ctx *c, int r)
 			report_csv_header(c->out, &c->rep);
 		report_print(c->out, &c->rep);
 	}
-	if (close_output(c) && r == 0)
+	/* a report that did not reach its file (said) is a failure */
+	if (runner_close(&c->rn) < 0 && r == 0)
 		r = 1;
+	c->out = NULL;
 	/* a command pctr ended is no failure (--interval-count, --timeout) */
 	if (r == 0 && c->rep.has_exit && !c->stopped)
 		r = c->rep.exit_status;
@@ -1476,6 +1271,7 @@ cmd_stat(int argc, char **argv)
 	};
 	int r;
 
+	runner_init(&c.rn);
 	tool_set_name("pctr stat");
 	r = stat_parse_options(&c, argc, argv);
 	if (r == 0)

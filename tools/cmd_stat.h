@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "runner.h"
 #include "tool.h"
 #include "util.h"
 
@@ -32,7 +33,7 @@ struct stat_ctx {
 	bool no_aggr; /* -A */
 	FILE *out;
 	const char *output;
-	bool interrupted; /* SIGINT/SIGTERM/SIGHUP/SIGQUIT arrived */
+	struct runner rn; /* the output, the command, signals (runner.h) */
 	int verbose; /* -v: each event's perf_event_attr on the log */
 	bool null_run; /* -n: no counters, the times only */
 	bool quiet; /* --quiet: no report, errors only */
@@ -45,8 +46,7 @@ struct stat_ctx {
 	const char *pre, *post; /* --pre, --post: sh -c before/after a run */
 	long log_fd; /* --log-fd: the report to this descriptor; -1 none */
 	int group[PCTR_MAX_EVENTS]; /* "{a,b}" of -e: 0 none, 1, 2, ... */
-	int nr_set; /* events in the set: those not marked in rep.err */
-	int map[PCTR_MAX_EVENTS]; /* set index -> report index */
+	bool opened; /* a set was opened: rep.err says what it left out */
 };
 
 /*

@@ -749,6 +749,13 @@ print_bounds(FILE *f, const struct stat_report *r, int e)
 		fmt_group(hi, sizeof(hi), run->bounds[e].high, 0));
 }
 
+/* why event @e is not counted: the open's own words, else its errno's */
+static const char *
+event_why(const struct stat_report *r, int e)
+{
+	return r->why[e][0] ? r->why[e] : pctr_strerror(r->err[e]);
+}
+
 static void
 print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 {
@@ -761,7 +768,7 @@ print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 		 *unit ? " (" : "", unit, *unit ? ")" : "");
 	if (r->err[e]) {
 		fprintf(f, " %-*s%*s  (%s)\n", w, name, NUMW,
-			NOT_SUPPORTED, pctr_strerror(r->err[e]));
+			NOT_SUPPORTED, event_why(r, e));
 		return;
 	}
 	fprintf(f, " %-*s%*s", w, name, NUMW,
@@ -1010,7 +1017,7 @@ json_event(struct json *j, const struct stat_report *r, int e)
 	json_str(j, "unit", event_unit(&r->ev[e]));
 	json_bool(j, "supported", !r->err[e]);
 	if (r->err[e])
-		json_str(j, "not_supported", pctr_strerror(r->err[e]));
+		json_str(j, "not_supported", event_why(r, e));
 	else
 		json_null(j, "not_supported");
 	json_arr(j, "runs");
@@ -1230,7 +1237,7 @@ csv_unsupported(FILE *f, const struct stat_report *r, int e)
 	for (int i = 0; i < 3; i++) /* enabled_ns, running_ns, running_pct */
 		csv_field(f, r->sep, false, "");
 	snprintf(note, sizeof(note), "not supported: %s",
-		 pctr_strerror(r->err[e]));
+		 event_why(r, e));
 	csv_field(f, r->sep, false, note);
 	csv_figures(f, r, NULL);
 }

@@ -207,6 +207,7 @@ struct stat_report {
 	int nr_events;
 	struct pctr_event ev[PCTR_MAX_EVENTS];
 	int err[PCTR_MAX_EVENTS]; /* not 0: cannot be counted here, why */
+	char why[PCTR_MAX_EVENTS][512]; /* err's text, as the open said it */
 	bool interval; /* -I given */
 	bool delayed; /* -D given: runs[].delay_ns is known */
 

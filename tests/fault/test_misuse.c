@@ -80,6 +80,8 @@ TEST(null_arguments_everywhere)
 	ASSERT_DBL_NEAR(pctr_count_scaled(NULL), 0.0, 0);
 	c = pctr_count_delta(NULL, &c);
 	c = pctr_count_delta(&c, NULL);
+	c = pctr_count_add(NULL, &c);
+	c = pctr_count_add(&c, NULL);
 
 	ASSERT_FAILS(pctr_stats_new(NULL, 1, 0));
 	ASSERT_FAILS(pctr_stats_new_for_set(NULL, set, 0));

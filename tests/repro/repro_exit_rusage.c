@@ -13,6 +13,12 @@
  * ranges.  Cited by tests/tool/test_stat_flags.c (user_and_system_seconds:
  * the allowance for the helper's exit is measured, an AddressSanitizer
  * build's exit costing 3 to 6.5 ms on a VM with slow page-table updates).
+ *
+ * As seen: a process's rusage (wait4()) counts its exit, past the last
+ * moment it can read its own CPU clock: the kernel tears the address space
+ * down (exit_mmap()) on its time, more for more memory.  A child prints its
+ * CLOCK_PROCESS_CPUTIME_ID and calls _exit(), 7 times with nothing touched
+ * and 7 with 100 MB touched: medians 0.27 and 7.0 to 7.6 ms here.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -24,6 +24,9 @@
  * how far retrying alone gets (the exiting thread may be preempted halfway
  * through).  Passes while group reads fail with ECHILD and not one
  * single-counter read fails.
+ *
+ * Relied on by src/read.c (group reads of inherited sets: bounded retry,
+ * then counter by counter).
  */
 #include <errno.h>
 #include <linux/perf_event.h>

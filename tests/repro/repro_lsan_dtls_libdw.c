@@ -22,6 +22,10 @@
  * it, each with its blocks moved by a different first allocation, and
  * again with intercept_tls_get_addr=0.  Passes while some of the first
  * die with the fatal error (8 of 8 here, 7 of 8 in the asan build) and all of the second exit 0.
+ *
+ * Relied on by scripts/check.sh (the asan stage's
+ * intercept_tls_get_addr=0), for pctr profile --call-graph dwarf
+ * (tools/unwind.c).
  */
 #include <stdbool.h>
 #include <stdio.h>

@@ -14,6 +14,14 @@
  * bytes in use after a first pair (which loads the locale's data, kept).  Passes while the first grows by 100 copies of LOCPATH
  * (malloc's chunk sizes) and the second not at all.  Run by the normal build only: under
  * AddressSanitizer mallinfo2() reports nothing.
+ *
+ * As seen: glibc's newlocale() never frees its copy of LOCPATH: 100
+ * newlocale()/freelocale() pairs of a locale found through LOCPATH leave
+ * 6480 bytes more in use (Debian 12, glibc 2.36), 100 pairs without it 0.
+ * Not the kernel's, but a leak the tests would otherwise blame on pctr;
+ * normal build only (mallinfo2() is empty under AddressSanitizer).  Relied
+ * on by tests/lsan.supp (leak:__argz_add_sep), for the tests that run pctr
+ * in a German locale built for them (tests/locale_de.h).
  */
 #include <locale.h>
 #include <malloc.h>

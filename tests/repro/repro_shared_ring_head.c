@@ -29,6 +29,27 @@
  * shared ring stalls in at least one of 60 tries (it stops at the first);
  * "ok 2" while the per-CPU rings never do in 20 tries.  Needs two
  * CPUs.  Usage: repro_shared_ring_head [TRIES] (20: 60 and 20)
+ *
+ * As seen: a ring buffer that inherited counters write from several CPUs at
+ * once (an inherited per-task counter sending its records with
+ * PERF_EVENT_IOC_SET_OUTPUT to a dummy event's ring, as the library did
+ * until it was found) stops publishing data_head for good: the kernel
+ * writes rings with CPU-local operations (local_t rb->head, rb->nest), and
+ * once rb->nest is left unbalanced perf_output_put_handle() never publishes
+ * again; the records go on being written past the head, unseen and not
+ * counted as lost.  Here: task-clock:u at 20 us on two spinning threads,
+ * 300 ms per try: the shared ring stalled within 1 to 4 tries on an idle
+ * machine (thousands of records past the head), within 1 to 14 at load 17,
+ * and once not in 20 at load 10 to 17 (the threads seldom run at once
+ * then), so it gets up to 60; one counter and ring per CPU (perf record's
+ * layout) never did in 20 tries.  A stall is what is left after the counter
+ * is stopped and the ring read: samples newer than the last one read, past
+ * the published head.  At 1 ms, a library test saw it as 16 of 517 samples,
+ * and repro_task_clock_inherit (then laid out the shared way) as a round
+ * with 11 of 486 and one with 4 of 489.  Relied on by src/set.c (open_on():
+ * sets that sample threads they inherit into are opened per thread and
+ * CPU), src/sampling.c (one ring per CPU); the reference sampler of
+ * tests/sys/helpers.h.
  */
 #include <linux/perf_event.h>
 #include <pthread.h>

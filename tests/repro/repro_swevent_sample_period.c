@@ -11,6 +11,11 @@
  *
  * Passes while the behaviour reproduces: with the flag, the first fault
  * after an arm overflows; without it, the 100th.
+ *
+ * As seen: a counting software event (page-faults) sampled with
+ * PERF_SAMPLE_PERIOD overflows at every event, not every period: a one-shot
+ * armed with period 100 fires at the first fault (kernel 6.18).  Relied on
+ * by tests/compat/libcpc/seed_examples.sh (Example 2 on page-faults).
  */
 #include <fcntl.h>
 #include <linux/perf_event.h>

@@ -12,6 +12,10 @@
  * bit there is nothing to reproduce and the case is skipped.  Cited by
  * src/arch/x86_64/arch_tsc.h (pctr__arch_tsc_serial(): lfence; rdtsc
  * where CPUID lacks rdtscp, and under valgrind whatever its CPUID says).
+ *
+ * Relied on by src/arch/x86_64/arch_tsc.h (pctr__arch_tsc_serial(): lfence;
+ * rdtsc where CPUID lacks rdtscp, and under valgrind); tests/sys/test_set.c
+ * (misuse_gives_clear_errors under valgrind).
  */
 #include <cpuid.h>
 #include <errno.h>

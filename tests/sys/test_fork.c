@@ -239,7 +239,7 @@ child_tries_everything(void *arg)
 	spin_user_ns(20 * PERIOD_NS);
 	ASSERT_GT(pfds, 0);
 	for (int i = 0; sets[i]; i++)
-		ASSERT_EQ(pctr_set_destroy(sets[i]), 0);
+		ASSERT_EQ(pctr_set_free(sets[i]), 0);
 	ASSERT_EQ(perf_fds(), 0);
 	ASSERT_EQ(count_fds(), fds - pfds);
 }
@@ -260,7 +260,7 @@ parent_keeps_its_notifications_by(int target, enum child_kind kind)
 	ASSERT(fcntl(fd, F_GETOWN_EX, &owner) == 0);
 	ASSERT_EQ(owner.pid, gettid());
 	check_rate(sets[0], 100, "after the child freed its copy");
-	ASSERT_OK(pctr_set_destroy(sets[0]));
+	ASSERT_OK(pctr_set_free(sets[0]));
 }
 
 static void
@@ -297,7 +297,7 @@ child_reads_samples(void *arg)
 	ASSERT_CONTAINS(pctr_strerror(-ECHILD), "child");
 	ASSERT_EQ(n, 0);
 	ASSERT_EQ(pctr_set_sampling_wait(set, 0), -ECHILD);
-	ASSERT_EQ(pctr_set_destroy(set), 0);
+	ASSERT_EQ(pctr_set_free(set), 0);
 	/* what is left is the parent's plain sampler (ref_open()) */
 	ASSERT_EQ(perf_fds(), 1);
 }
@@ -311,7 +311,7 @@ child_reads_samples_alone(void *arg)
 	ASSERT_EQ(pctr_set_sampling_read(set, count_record, &n), -ECHILD);
 	ASSERT_EQ(n, 0);
 	ASSERT_EQ(pctr_set_sampling_wait(set, 0), -ECHILD);
-	ASSERT_EQ(pctr_set_destroy(set), 0);
+	ASSERT_EQ(pctr_set_free(set), 0);
 	ASSERT_EQ(perf_fds(), 0);
 }
 
@@ -363,7 +363,7 @@ TEST(process_set_survives_a_clone_child)
 static void
 child_frees(void *arg)
 {
-	ASSERT_EQ(pctr_set_destroy(arg), 0);
+	ASSERT_EQ(pctr_set_free(arg), 0);
 	ASSERT_EQ(perf_fds(), 0);
 }
 
@@ -377,7 +377,7 @@ TEST(raw_children_free_without_silencing_the_parent)
 		printf("# a child made by %s frees the set\n", kind_name[k]);
 		in_child_by(k, child_frees, set);
 		check_rate(set, 100, "after the child freed its copy");
-		ASSERT_OK(pctr_set_destroy(set));
+		ASSERT_OK(pctr_set_free(set));
 	}
 }
 
@@ -487,7 +487,7 @@ child_reuses_addresses(void *arg)
 		memset(p, 0x5a, r->hi[i] - r->lo[i]);
 	}
 	for (int i = 0; r->sets[i]; i++)
-		ASSERT_EQ(pctr_set_destroy(r->sets[i]), 0);
+		ASSERT_EQ(pctr_set_free(r->sets[i]), 0);
 	for (int i = 0; i < r->n; i++)
 		for (uintptr_t a = r->lo[i]; a < r->hi[i]; a += 4096)
 			ASSERT_EQ(*(volatile unsigned char *)a, 0x5a);

@@ -772,8 +772,8 @@ TEST(merged_signals_drain_every_ring)
 
 /*
  * Freeing a set from its own callback would wait for that callback to
- * return: pctr_set_destroy() refuses with -EDEADLK and pctr_set_free()
- * does nothing; both return at once.  After the callback, it frees.
+ * return: pctr_set_free() refuses with -EDEADLK, at once, and frees
+ * nothing.  After the callback, it frees.
  */
 static struct pctr_set *self_set;
 static atomic_int destroy_result = 1, self_calls;
@@ -785,8 +785,7 @@ free_self(const struct pctr_overflow_info *info, void *arg)
 	(void)arg;
 	if (atomic_fetch_add(&self_calls, 1) > 0)
 		return;
-	pctr_set_free(self_set);
-	atomic_store(&destroy_result, pctr_set_destroy(self_set));
+	atomic_store(&destroy_result, pctr_set_free(self_set));
 }
 
 TEST(free_from_own_callback_is_refused)
@@ -798,11 +797,11 @@ TEST(free_from_own_callback_is_refused)
 	spin(20 * PERIOD_NS);
 	ASSERT_EQ(atomic_load(&destroy_result), -EDEADLK);
 	ASSERT_CONTAINS(pctr_strerror(-EDEADLK), "callback");
-	/* the set survived both calls: it still notifies and counts */
+	/* the set survived the call: it still notifies and counts */
 	ASSERT_GT(atomic_load(&self_calls), 1);
 	ASSERT_GE(count_of(self_set), atomic_load(&self_calls) * PERIOD_NS);
 	ASSERT_OK(pctr_set_disable(self_set));
-	ASSERT_EQ(pctr_set_destroy(self_set), 0);
+	ASSERT_EQ(pctr_set_free(self_set), 0);
 }
 
 /*

@@ -17,6 +17,7 @@
 #pragma GCC optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -320,6 +321,44 @@ TEST(command_is_sampled)
 	}
 	ASSERT(pctr_set_sampling_read(set, count_record, &t) >= 0);
 	printf("# %d samples of pid %d\n", t.n, (int)pid);
+	ASSERT_GT(t.n, 5);
+	ASSERT_EQ(t.other_pid, 0);
+	pctr_set_free(set);
+}
+
+/*
+ * The same through a poll(2) loop of the program's own, no timeout: each
+ * buffer's descriptor (one per CPU for a command: spread over the CPUs)
+ * wakes it, and every one hung up says the command is gone.
+ */
+TEST(own_poll_loop_over_the_buffers)
+{
+	struct pctr_set *set = sampling_set("task-clock:u", PERIOD_NS,
+					    PCTR_SAMPLE_TID, 0);
+	char *argv[] = { "sh", "-c", "i=0; while [ $i -lt 30000 ]; do "
+				     "i=$((i+1)); done", NULL };
+	struct pollfd pfd[1024];
+	struct tally t = { 0 };
+	int n, hup = 0, status;
+	pid_t pid;
+
+	ASSERT_OK(pctr_set_open_command(set, argv, &pid));
+	t.pid = pid;
+	n = pctr_set_sampling_pollfd(set, NULL, 0);
+	ASSERT_EQ(n, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	ASSERT_EQ(pctr_set_sampling_pollfd(set, pfd, 1024), n);
+	ASSERT_EQ(pctr_set_sampling_pollfd(set, NULL, 1), -EINVAL);
+	while (hup < n) {
+		ASSERT_GT(poll(pfd, (nfds_t)n, -1), 0);
+		ASSERT(pctr_set_sampling_read(set, count_record, &t) >= 0);
+		hup = 0;
+		for (int i = 0; i < n; i++)
+			hup += !!(pfd[i].revents & POLLHUP);
+	}
+	ASSERT(pctr_set_sampling_read(set, count_record, &t) >= 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	printf("# %d samples of pid %d through %d descriptors\n", t.n,
+	       (int)pid, n);
 	ASSERT_GT(t.n, 5);
 	ASSERT_EQ(t.other_pid, 0);
 	pctr_set_free(set);
@@ -729,6 +768,7 @@ main(void)
 				       process_losses_counted_with_no_record_after_them)
 			       TEST_CASE(software_event_period_is_the_period)
 			       TEST_CASE(command_is_sampled)
+			       TEST_CASE(own_poll_loop_over_the_buffers)
 			       TEST_CASE(eight_new_threads)
 			       TEST_CASE(callchains)
 			       TEST_CASE(user_stack_copies)

@@ -120,6 +120,12 @@ TEST(scaling)
 	ASSERT_UEQ(d.value, 5);
 	ASSERT_UEQ(d.enabled, 7);
 	ASSERT_UEQ(d.running, 9);
+	d = pctr_count_add(&b, &a);
+	ASSERT_UEQ(d.value, 25);
+	ASSERT_UEQ(d.enabled, 47);
+	ASSERT_UEQ(d.running, 69);
+	d = pctr_count_add(NULL, &a);
+	ASSERT_UEQ(d.value + d.enabled + d.running, 0);
 }
 
 TEST(misuse_gives_clear_errors)

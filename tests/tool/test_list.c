@@ -86,6 +86,27 @@ TEST(no_match_and_bad_option)
 }
 
 /*
+ * pctr list tracepoint where tracefs is not mounted (an empty sysfs root):
+ * the library's reason, on one line, and how to mount it.
+ */
+TEST(tracepoints_without_tracefs)
+{
+	char root[] = "/tmp/pctr-list-XXXXXX";
+	struct result r;
+
+	ASSERT(mkdtemp(root) != NULL);
+	setenv("PCTR_SYSFS_ROOT", root, 1);
+	r = pctr("list", "tracepoint", NULL);
+	unsetenv("PCTR_SYSFS_ROOT");
+	rmdir(root);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_STR_EQ(r.out, "");
+	ASSERT_STR_EQ(r.err, "pctr list: no tracepoints: tracefs is not "
+			     "mounted (as root: mount -t tracefs nodev "
+			     "/sys/kernel/tracing)\n");
+}
+
+/*
  * pctr list metrics: every built-in metric with its events, countable as
  * the machine's PMU allows (cpus_utilized, of task-clock, everywhere; ipc
  * where there is a hardware PMU; the top-down ones not on this x86 VM); a
@@ -143,5 +164,6 @@ main(void)
 			       TEST_CASE(dash_l_is_list) TEST_CASE(json_listing)
 			       TEST_CASE(glob_pattern)
 			       TEST_CASE(no_match_and_bad_option)
+			       TEST_CASE(tracepoints_without_tracefs)
 			       TEST_CASE(list_metrics)));
 }

@@ -600,6 +600,40 @@ TEST(signal_forwarded_report_kept)
 	ASSERT_CONTAINS(r.err, "hot");
 }
 
+/*
+ * Attached, without -d: SIGINT ends the profile (the runner's signalfd
+ * wakes its wait at once, no poll interval), the report comes, exit 0;
+ * a process that exits ends it too, each buffer hung up.
+ */
+TEST(attached_ends_on_signal_or_exit)
+{
+	pid_t target = spawn_chain("20000"), pid;
+	char spid[16], o[64], e[64];
+	char *argv[] = { (char *)pctr_path(), "profile", "-e", "task-clock",
+			 "-p", spid, NULL };
+	struct result r;
+
+	ASSERT(target > 0);
+	usleep(100000); /* past its exec */
+	snprintf(spid, sizeof(spid), "%d", (int)target);
+	pid = start(argv, NULL, o, e);
+	usleep(300000);
+	kill(pid, SIGINT);
+	r = finish(pid, o, e);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "samples of task-clock");
+	ASSERT_CONTAINS(r.err, "hot");
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	target = spawn_chain("300");
+	usleep(100000);
+	snprintf(spid, sizeof(spid), "%d", (int)target);
+	r = pctr("profile", "-e", "task-clock", "-p", spid, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "samples of task-clock");
+	waitpid(target, NULL, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -614,6 +648,7 @@ main(int argc, char **argv)
 			       TEST_CASE(stripped_rows_limited)
 			       TEST_CASE(call_graph_children_self_folded)
 			       TEST_CASE(attach_pid_tid_cpus)
+			       TEST_CASE(attached_ends_on_signal_or_exit)
 			       TEST_CASE(kernel_symbols)
 			       TEST_CASE(kernel_hidden_says_why)
 			       TEST_CASE(options)
