@@ -342,6 +342,23 @@ def _region_ensure() -> None:
         _region_on = True
 
 
+class _Flush:
+    """Kept in a thread's threading.local: dropped when the thread's state
+    is cleared, in that thread, before join() returns, it merges the
+    thread's region figures into the process's.  The library merges them
+    itself later, when the system thread exits, which join() does not
+    wait for."""
+
+    def __del__(self) -> None:
+        try:
+            _pctr.region_flush()
+        except Error:
+            pass
+
+
+_thread = threading.local()
+
+
 class region(contextlib.ContextDecorator):
     """A named region: ``with pctr.region("solve"):`` or, on a function,
     ``@pctr.region("solve")``.
@@ -359,6 +376,8 @@ class region(contextlib.ContextDecorator):
         if self._id is None:
             _region_ensure()
             self._id = _pctr.region_id(self.name)
+        if not hasattr(_thread, "flush"):
+            _thread.flush = _Flush()
         _pctr.region_begin(self._id)
         return self
 
