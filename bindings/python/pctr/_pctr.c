@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static PyObject *Error;
@@ -858,6 +859,40 @@ Set_read_values(SetObject *s, PyObject *unused)
 	return t;
 }
 
+/*
+ * _bench_read(n, values=False) -> ns: n reads by the C library alone
+ * (pctr_set_read(), or pctr_set_read_values()), in one C loop, for
+ * bench/python_read.py to set the binding's read against the library's
+ * in the same process on the same set.
+ */
+static PyObject *
+Set_bench_read(SetObject *s, PyObject *args)
+{
+	uint64_t v[PCTR_MAX_EVENTS];
+	struct pctr_sample smp;
+	struct timespec t0, t1;
+	long n;
+	int values = 0, r = 0;
+
+	if (!PyArg_ParseTuple(args, "l|p", &n, &values))
+		return NULL;
+	set_lock(s);
+	if (check_state(s, 1)) {
+		set_unlock(s);
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n && r >= 0; i++)
+		r = values ? pctr_set_read_values(s->set, v)
+			   : pctr_set_read(s->set, &smp);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	set_unlock(s);
+	if (r < 0)
+		return raise_pctr(r);
+	return PyLong_FromLongLong((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+				   (t1.tv_nsec - t0.tv_nsec));
+}
+
 static PyObject *
 Set_close(SetObject *s, PyObject *unused)
 {
@@ -1132,6 +1167,9 @@ static PyMethodDef Set_methods[] = {
 	{ "fd", (PyCFunction)Set_fd, METH_O,
 	  "fd(idx) -> int\n\nThe perf_event descriptor of event idx (the "
 	  "set keeps owning it)." },
+	{ "_bench_read", (PyCFunction)Set_bench_read, METH_VARARGS,
+	  "_bench_read(n, values=False) -> ns of n reads by the C library "
+	  "alone" },
 	{ "close", (PyCFunction)Set_close, METH_NOARGS,
 	  "close()\n\nClose every counter.  Later calls raise pctr.Error "
 	  "(EBADFD)." },
