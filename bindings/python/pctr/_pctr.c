@@ -139,6 +139,7 @@ Reading_len(ReadingObject *rd)
 static Py_ssize_t
 reading_index(ReadingObject *rd, PyObject *key)
 {
+	PyObject *idx;
 	Py_ssize_t i;
 
 	if (PyLong_Check(key)) {
@@ -154,13 +155,13 @@ reading_index(ReadingObject *rd, PyObject *key)
 		}
 		return i;
 	}
-	key = rd->index ? PyDict_GetItemWithError(rd->index, key) : NULL;
-	if (!key) {
+	idx = rd->index ? PyDict_GetItemWithError(rd->index, key) : NULL;
+	if (!idx) {
 		if (!PyErr_Occurred())
 			PyErr_SetObject(PyExc_KeyError, key);
 		return -1;
 	}
-	return PyLong_AsSsize_t(key);
+	return PyLong_AsSsize_t(idx);
 }
 
 static PyObject *
@@ -182,7 +183,8 @@ Reading_getitem(ReadingObject *rd, PyObject *key)
 static PyObject *
 Reading_keys(ReadingObject *rd, PyObject *unused)
 {
-	return PyList_AsTuple(PySequence_List(rd->names));
+	Py_INCREF(rd->names);
+	return rd->names;
 }
 
 static PyObject *
@@ -746,7 +748,11 @@ Set_reset(SetObject *s, PyObject *unused)
 	return set_call(s, pctr_set_reset);
 }
 
-/* fill @rd from @smp, adding each count to the set's scale */
+/*
+ * fill @rd from @smp; the bounds from the set's successive reads (@scale),
+ * or for the read of one instance from this read alone: exact when the
+ * event never left its counter, else unknown
+ */
 static void
 reading_fill(SetObject *s, ReadingObject *rd, const struct pctr_sample *smp,
 	     int scale)
@@ -755,14 +761,13 @@ reading_fill(SetObject *s, ReadingObject *rd, const struct pctr_sample *smp,
 	rd->path = smp->path;
 	for (Py_ssize_t i = 0; i < Py_SIZE(rd); i++) {
 		struct rcount *rc = &rd->count[i];
+		struct pctr_scale one = { .last = smp->count[i] };
 
 		rc->c = smp->count[i];
 		if (scale)
 			pctr_scale_add(&s->scale[i], &rc->c);
-		else
-			s->scale[i].last = rc->c;
-		if (pctr_scale_bounds(scale ? &s->scale[i] : &(struct pctr_scale){
-			    .last = rc->c }, &rc->low, &rc->high) < 0)
+		if (pctr_scale_bounds(scale ? &s->scale[i] : &one, &rc->low,
+				      &rc->high) < 0)
 			rc->low = rc->high = Py_NAN;
 	}
 }

@@ -171,3 +171,25 @@ def test_gil_released_while_waiting_for_a_command():
     s.close()
     assert done == [0]
     assert stall < 0.25
+
+
+def test_instances_of_a_process():
+    s = pctr.Set("page-faults")
+    s.open(target="process")
+    ids = s.instances()
+    assert threading.get_native_id() in ids
+    s.enable()
+    touch_pages(300)
+    s.disable()
+    i = ids.index(threading.get_native_id())
+    mine = s.read_instance(i)
+    whole = s.read()
+    # this thread's share is the 300 pages, and within the whole
+    assert 300 <= mine["page-faults"].value <= whole["page-faults"].value
+    assert mine["page-faults"].low == mine["page-faults"].value
+    with pytest.raises(IndexError):
+        s.read_instance(-1)
+    with pytest.raises(pctr.Error):
+        s.read_instance(len(ids))
+    assert os.fstat(s.fd(0)).st_size == 0      # a perf_event descriptor
+    s.close()
