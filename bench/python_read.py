@@ -20,13 +20,20 @@ repetition: "added" is py_read - c_read - loop, what the binding adds to
 the library's read, and "perf_counter_ns" is reported net of the loop as
 well, so the two are compared on equal terms.
 
-usage: python_read.py [-t TRIALS] [-o FILE.md]
+With --instructions, each case runs instead under callgrind at N and 2N
+repetitions (PYTHONHASHSEED=0, so that start-up is the same) and the
+user-space instructions of one repetition are the difference over N: a
+figure that load does not move.  The system call itself is not counted.
+
+usage: python_read.py [-t TRIALS] [-o FILE.md] [--instructions [-n N]]
 Needs the package (PYTHONPATH=build/bindings/python).  Prints a Markdown
 table; -o writes it to FILE.md as well.
 """
 import argparse
 import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 
@@ -76,11 +83,75 @@ def measure(cases, trials):
     return out
 
 
+def run_one(case, k, n):
+    """n repetitions of one case, for callgrind to count"""
+    s = pctr.Set(EVENTS[k])
+    s.open()
+    s.enable()
+    fn = {"c_read": lambda: s._bench_read(n),
+          "c_values": lambda: s._bench_read(n, True),
+          "py_read": lambda: py_loop(s.read)(n),
+          "py_values": lambda: py_loop(s.read_values)(n),
+          "loop": lambda: py_loop(s.__sizeof__)(n),
+          "perf_counter_ns": lambda: py_loop(time.perf_counter_ns)(n)}
+    fn[case]()
+    s.close()
+
+
+def instructions(case, k, n):
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    ir = []
+    for reps in (n, 2 * n):
+        p = subprocess.run(["valgrind", "--tool=callgrind",
+                            "--callgrind-out-file=/dev/null", sys.executable,
+                            __file__, "--one", case, str(k), str(reps)],
+                           env=env, capture_output=True, text=True)
+        m = re.search(r"Collected : (\d+)", p.stderr)
+        if p.returncode or not m:
+            sys.exit("python_read.py: callgrind failed: " + p.stderr[-500:])
+        ir.append(int(m.group(1)))
+    return (ir[1] - ir[0]) / n
+
+
+def main_instructions(a):
+    rows = {}
+    for case in ("loop", "perf_counter_ns"):
+        rows[(case, 0)] = instructions(case, 1, a.n)
+    for k in EVENTS:
+        for case in ("c_read", "py_read", "c_values", "py_values"):
+            rows[(case, k)] = instructions(case, k, a.n)
+    loop = rows[("loop", 0)]
+    lines = ["| events | C read | Python read | added | C read_values | "
+             "Python read_values | added |", "|---|---|---|---|---|---|---|"]
+    for k in EVENTS:
+        c, p = rows[("c_read", k)], rows[("py_read", k)]
+        cv, pv = rows[("c_values", k)], rows[("py_values", k)]
+        lines.append("| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |" % (
+            k, c, p, p - c - loop, cv, pv, pv - cv - loop))
+    lines += ["", "perf_counter_ns(): %.0f net of the loop; the Python "
+              "loop: %.0f per repetition.  User-space instructions per "
+              "call (callgrind, N = %d and 2N)." % (
+                  rows[("perf_counter_ns", 0)] - loop, loop, a.n)]
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-t", "--trials", type=int, default=31)
     ap.add_argument("-o", "--output")
+    ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("-n", type=int, default=20000)
+    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.one:
+        return run_one(a.one[0], int(a.one[1]), int(a.one[2]))
+    if a.instructions:
+        text = main_instructions(a)
+        sys.stdout.write(text)
+        if a.output:
+            with open(a.output, "w") as f:
+                f.write(text)
+        return
     try:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
     except OSError:
