@@ -66,12 +66,12 @@ def test_stat_repeats(tool):
     assert json.loads(own.stdout).keys() == rep.keys()
 
 
-def test_stat_exit_status():
+def test_stat_exit_status(tool):
     rep = pctr.stat(["sh", "-c", "exit 3"], "task-clock")
     assert rep["exit"]["status"] == 3
 
 
-def test_stat_errors(monkeypatch):
+def test_stat_errors(tool, monkeypatch):
     with pytest.raises(pctr.Error) as e:
         pctr.stat(["true"], "page-faultz")
     assert e.value.errno == errno.ENOENT and "page-faults" in str(e.value)

@@ -65,7 +65,7 @@ def test_process_target_counts_a_child_forked_after_open():
     assert 1000 <= c["page-faults"].value < 2000
 
 
-def test_command(tool):
+def test_command():
     count = os.environ["PCTR_COUNT"]
     with pctr.count("page-faults,task-clock",
                     command=[count, "page-faults"]) as c:
