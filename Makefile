@@ -51,9 +51,16 @@ check-hw:
 demo: all
 	$(BUILD)/tools/pctr stat -r 3 -- $(BUILD)/examples/workload
 
+# ...and says where the Python package went (PYTHONPATH for python3)
 install: all
 	$(MESON) configure $(BUILD) -Dprefix=$(abspath $(PREFIX)) -Dlibdir=lib
 	$(MESON) install -C $(BUILD) --quiet
+	@$(MESON) introspect --installed $(BUILD) | python3 -c \
+		'import json, os, sys; d = [os.path.dirname(os.path.dirname(p)) \
+		for p in json.load(sys.stdin).values() \
+		if os.path.basename(p) == "__init__.py" and "/pctr/" in p]; \
+		d and print("pctr: the Python package is in", d[0] + ";", \
+		"PYTHONPATH=" + d[0], "python3 -c \"import pctr\"")'
 
 # The Debian packages (debian/), in the parent directory as usual.
 deb:

@@ -8,8 +8,10 @@ profile=${1:-build}
 
 # libjson-c-dev: pctr merge and pctr mpirun read reports with json-c
 pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev libjson-c-dev"
+# the Python package (bindings/python): a C extension
+pkgs="$pkgs python3-dev"
 # the Debian packages (debian/), lintian, and the chroot that tests them
-package="dpkg-dev debhelper fakeroot lintian debootstrap libopenmpi-dev"
+package="dpkg-dev debhelper fakeroot lintian debootstrap libopenmpi-dev dh-python"
 # tests/hw/qemu/build.sh: Debian's QEMU source, patched, built for TCG only
 qemu_build="dpkg-dev xz-utils patch python3 gcc libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev"
 case $profile in
@@ -27,7 +29,10 @@ check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
 	# test_profile reads pctr profile --perf-data with perf report
 	pkgs="$pkgs linux-perf"
 	# tests/locale_de.h builds de_DE.UTF-8 from its sources (localedef)
-	pkgs="$pkgs locales" ;;
+	pkgs="$pkgs locales"
+	# the Python package's tests: pytest, pip install --no-build-isolation
+	# (setuptools), and its DataFrame of regions (pandas)
+	pkgs="$pkgs python3-pytest python3-pip python3-setuptools python3-pandas" ;;
 package) pkgs="$pkgs $package" ;;
 qemu) pkgs="$qemu_build" ;;
 bench) pkgs="$pkgs gnuplot-nox linux-perf libpapi-dev hyperfine python3" ;;

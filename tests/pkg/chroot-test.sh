@@ -2,7 +2,8 @@
 # chroot-test.sh [DEBDIR] - the Debian packages as a user gets them (TAP):
 # built from this tree with dpkg-buildpackage (or taken from DEBDIR),
 # checked with lintian, installed with apt in a fresh Debian 12 chroot, and
-# used there: examples/count.c built with pkg-config pctr and run, a libcpc
+# used there: examples/count.c built with pkg-config pctr and run,
+# examples/count.py run with python3-pctr, a libcpc
 # program built with pkg-config pctr-libcpc, a pmc_lib program built with
 # pmc_options, pctr --version, an MPI program built with pkg-config
 # pctr-mpi and run on two ranks.  Software events count in a chroot.
@@ -17,7 +18,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 debs=${1:-}
 cache=${PCTR_CHROOT_CACHE:-/var/tmp/pctr-chroot}
 mirror=${PCTR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-plan=10
+plan=11
 
 if [ "$(id -u)" != 0 ]; then
 	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
@@ -224,6 +225,14 @@ in_root 'apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null &&
 	>"$tmp/log" 2>&1
 ok $? "an MPI program: pkg-config pctr-mpi, 2 ranks under mpirun, one report"
 sed 's/^/#   /' "$tmp/log" | tail -n 5
+
+# 11: python3-pctr: examples/count.py, as the README runs it, counts the
+# 4096 page faults of its 16 MiB as count.c does
+cp "$src/examples/count.py" "$root/tmp/count.py"
+in_root 'python3 /tmp/count.py task-clock,page-faults' >"$tmp/log" 2>&1 &&
+	grep -Eq '^ +4096  page-faults$' "$tmp/log"
+ok $? "python3-pctr: count.py counts the 4096 page faults of 16 MiB"
+sed 's/^/#   /' "$tmp/log"
 
 echo "# $(($(date +%s) - started)) s"
 exit $fail
