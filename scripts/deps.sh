@@ -6,8 +6,9 @@
 set -e
 profile=${1:-build}
 
-# libjson-c-dev: pctr merge and pctr mpirun read reports with json-c
-pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev libjson-c-dev"
+# libjson-c-dev: pctr merge and pctr mpirun read reports with json-c;
+# gfortran: module pctr (bindings/fortran) and its tests
+pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev libjson-c-dev gfortran"
 # the Debian packages (debian/), lintian, and the chroot that tests them
 package="dpkg-dev debhelper fakeroot lintian debootstrap libopenmpi-dev"
 # tests/hw/qemu/build.sh: Debian's QEMU source, patched, built for TCG only
