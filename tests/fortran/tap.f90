@@ -62,6 +62,6 @@ contains
 
   ! the exit status: 1 if a check failed
   subroutine done()
-    if (failed > 0) error stop 1
+    if (failed > 0) stop 1, quiet=.true.
   end subroutine
 end module tap
