@@ -41,21 +41,28 @@ program test_fortran_region
              c%min == s%min .and. c%max == s%max, &
              'the C library measures the same region alike')
 
-  ! nested, and a blank-padded name is the same region
+  ! nested, and a blank-padded name is the same region; twice, for the
+  ! first entry of 'inner' allocates its statistics inside 'outer' (and
+  ! an allocator may fault pages of its own there: AddressSanitizer's)
   padded = 'outer'
-  call pctr_region_begin(padded, st(1))
-  call touch(pages)
-  call pctr_region_begin('inner', st(2))
-  call touch(2 * pages)
-  call pctr_region_end('inner', st(3))
-  call pctr_region_end('outer', st(4))
+  do i = 1, 2
+    call pctr_region_begin(padded, st(1))
+    call touch(pages)
+    call pctr_region_begin('inner', st(2))
+    call touch(2 * pages)
+    call pctr_region_end('inner', st(3))
+    call pctr_region_end('outer', st(4))
+  end do
   call pctr_region_summary('outer', 1, s, status)
   call pctr_region_summary('inner', 1, t, i)
+  write (*, '("# outer: min ", f0.0, ", inner: min ", f0.0, " max ", &
+             &f0.0)') s%min, t%min, t%max
   call check(all(st == 0) .and. status == 0 .and. i == 0 .and. &
-             s%total == 3 * pages .and. t%total == 2 * pages, &
+             s%n == 2 .and. s%min == 3 * pages .and. &
+             t%min == 2 * pages .and. t%max == 2 * pages, &
              'nested regions: the outer holds the inner')
   call pctr_region_summary('outer', PCTR_STATS_TIME, s, status)
-  call check(status == 0 .and. s%n == 1 .and. s%total > 0, &
+  call check(status == 0 .and. s%n == 2 .and. s%total > 0, &
              'a region''s elapsed ticks')
 
   ! errors: status and text, nothing lost
