@@ -11,6 +11,7 @@
 ! TEST_CASE(syscall_read_exact) TEST_CASE(user_read_exact)
 program test_hw_fortran
   use pctr
+  use tap, only: plan, check, done
   use, intrinsic :: iso_c_binding
   implicit none
   interface
@@ -27,15 +28,14 @@ program test_hw_fortran
     end function
   end interface
   integer(c_int), parameter :: SCHED_FIFO = 1
-  integer :: failed = 0
 
-  write (*, '("1..2")')
+  call plan(2)
   if (sched_setscheduler(0, SCHED_FIFO, 1_c_int) /= 0) &
     write (*, '("# SCHED_FIFO refused: counts may be disturbed")')
-  call exact(1, 'syscall_read_exact', PCTR_SET_NO_USER_READ, 0, &
+  call exact('syscall_read_exact', PCTR_SET_NO_USER_READ, 0, &
              PCTR_PATH_SYSCALL)
-  call exact(2, 'user_read_exact', 0, 1, PCTR_PATH_USER)
-  if (failed > 0) stop 1, quiet=.true.
+  call exact('user_read_exact', 0, 1, PCTR_PATH_USER)
+  call done()
 
 contains
 
@@ -51,9 +51,9 @@ contains
     if (ios /= 0) write (*, '("# perf_user_access: iostat ", i0)') ios
   end subroutine
 
-  subroutine exact(num, name, flags, access, path)
-    integer, intent(in) :: num, flags, access, path
+  subroutine exact(name, flags, access, path)
     character(len=*), intent(in) :: name
+    integer, intent(in) :: flags, access, path
     integer(c_int64_t), parameter :: points(6) = [1000_c_int64_t, &
       100000_c_int64_t, 1000000_c_int64_t, 10000000_c_int64_t, &
       100000000_c_int64_t, 1000_c_int64_t]
@@ -88,12 +88,6 @@ contains
     end do
     call pctr_set_free(set)
     write (*, '("# ", a, ": 2N+", i0)') name, c
-    if (ok) then
-      write (*, '("ok ", i0, " - ", a)') num, name
-    else
-      failed = failed + 1
-      write (*, '("not ok ", i0, " - ", a)') num, name
-    end if
-    flush (6)
+    call check(ok, name)
   end subroutine
 end program

@@ -16,17 +16,13 @@ program mpi_ranks
 #ifdef REGIONS
   use pctr, only: pctr_region_begin, pctr_region_end
 #endif
+  use tap, only: touch_pages
   use, intrinsic :: iso_c_binding
   implicit none
   integer, parameter :: pages = 64
   integer :: rank, ierr, one = 1, total = 0
   character(len=16) :: arg
   interface
-    function touch_pages(n) bind(c, name='ftest_touch_pages')
-      import :: c_size_t, c_int
-      integer(c_size_t), value :: n
-      integer(c_int) :: touch_pages
-    end function
     function usleep(us) bind(c, name='usleep')
       import :: c_int
       integer(c_int), value :: us
