@@ -20,7 +20,7 @@
 ! _flush(); what is measured and where the report goes is then up to
 ! $PCTR_EVENTS and $PCTR_REPORT (pctr_region(3)).  Without it each is an
 ! empty line: no module, no call, no library, and the name is not
-! evaluated.  These comment lines are Fortran's: the file is for Fortran
+! evaluated.  Its comments are Fortran comments: the file is for Fortran
 ! sources only.
 #ifndef PCTR_MARKER_F_H
 #define PCTR_MARKER_F_H
