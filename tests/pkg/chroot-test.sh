@@ -227,7 +227,7 @@ in_root 'apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null &&
 ok $? "an MPI program: pkg-config pctr-mpi, 2 ranks under mpirun, one report"
 sed 's/^/#   /' "$tmp/log" | tail -n 5
 
-# 11: module pctr as the README builds it: gfortran (recommended by
+# 11: module pctr as the README builds it: gfortran (a dependency of
 # libpctr-fortran-dev) and pkg-config pctr-fortran; its page faults counted
 cp "$src/examples/count.f90" "$root/tmp/count.f90"
 in_root 'cd /tmp && gfortran -o countf count.f90 $(pkg-config --cflags --libs pctr-fortran) &&
