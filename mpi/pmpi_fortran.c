@@ -12,9 +12,11 @@
  * as gfortran spells them, for both bindings, and calls the Fortran
  * profiling entry points (pmpi_init_, pmpi_init_f08_...), which MPI
  * defines for this.  Their arguments are all addresses (no strings, so no
- * hidden lengths): they are passed on as they came.  The PMPI names are
- * weak: a C program linking this library loads no Fortran MPI library
- * and never calls these functions; a Fortran program has them loaded.
+ * hidden lengths): they are passed on as they came.  The library links
+ * MPI's Fortran libraries for them (mpi/meson.build): a Fortran program
+ * whose every MPI call is one of these needs no MPI library of its own,
+ * and, linked --as-needed, has none (the PMPI names were weak once, and
+ * such a program called address 0).
  *
  * Whether MPI started is asked of MPI (PMPI_Initialized), not read from
  * the error argument, which "use mpi_f08" makes optional (NULL).
@@ -27,7 +29,7 @@
 
 /* an initialisation call NAME (mpi_NAME_, mpi_NAME_f08_) */
 #define INIT(name, params, args)                                              \
-	void pmpi_##name params __attribute__((weak));                        \
+	void pmpi_##name params;                        \
 	void mpi_##name params;                                               \
 	void mpi_##name params                                                \
 	{                                                                     \
@@ -45,7 +47,7 @@ INIT(init_thread_f08_, (P req, P prov, P e), (req, prov, e))
 
 /* the job's report first, while MPI still runs */
 #define FINALIZE(name)                                                        \
-	void pmpi_##name(P e) __attribute__((weak));                          \
+	void pmpi_##name(P e);                          \
 	void mpi_##name(P e);                                                 \
 	void mpi_##name(P e)                                                  \
 	{                                                                     \
@@ -58,7 +60,7 @@ FINALIZE(finalize_f08_)
 
 /* a blocking call NAME, timed as pmpi.c times C's, in both bindings */
 #define TIMED_ONE(name, params, args)                                         \
-	void pmpi_##name params __attribute__((weak));                        \
+	void pmpi_##name params;                        \
 	void mpi_##name params;                                               \
 	void mpi_##name params                                                \
 	{                                                                     \

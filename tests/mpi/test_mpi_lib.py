@@ -28,6 +28,11 @@ FORTRAN_PLAIN = os.path.join(BUILD, 'tests', 'mpi', 'mpi_ranks_f08_plain')
 RUN = 'MPI_Init..MPI_Finalize'
 
 
+# Open MPI refuses root unless told
+ROOT_ENV = {'OMPI_ALLOW_RUN_AS_ROOT': '1',
+            'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1'} if os.getuid() == 0 else {}
+
+
 class Skip(Exception):
     """a case that cannot run here: its one line says why"""
 
@@ -50,10 +55,7 @@ def mpirun(prog, env, args=(), preload=False, timeout=120):
     # tests/unit/test_mpi_blob.c.
     asan = e.get('ASAN_OPTIONS', '')
     e['ASAN_OPTIONS'] = (asan + ':' if asan else '') + 'detect_leaks=0'
-    if os.getuid() == 0:
-        # Open MPI refuses root unless told
-        e['OMPI_ALLOW_RUN_AS_ROOT'] = '1'
-        e['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM'] = '1'
+    e.update(ROOT_ENV)
     cmd = ['mpirun', '-n', '4', '--oversubscribe']
     for k in env:
         cmd += ['-x', k]
@@ -122,6 +124,25 @@ def case_fortran_use_mpi_region_exact_over_ranks():
 
 def case_fortran_use_mpi_f08_region_exact_over_ranks():
     check_touch_exact(*json_run(fortran(FORTRAN['f08'])))
+
+
+def case_fortran_only_intercepted_calls():
+    # mpi_intercepted.f90: every MPI call of the program is libpctr-mpi's, so the
+    # program itself needs no MPI library (--as-needed drops them); the
+    # job still starts, and its report is written
+    prog = fortran(os.path.join(BUILD, 'tests', 'mpi', 'mpi_intercepted'))
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, 'job.json')
+        e = {'PCTR_EVENTS': 'page-faults:u', 'PCTR_REPORT': 'json:' + out}
+        p = subprocess.run(['mpirun', '-n', '2', '--oversubscribe', '-x',
+                            'PCTR_EVENTS', '-x', 'PCTR_REPORT', prog],
+                           env=dict(os.environ, **e, **ROOT_ENV),
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+        with open(out) as f:
+            rep = json.load(f)
+    assert rep['size'] == 2 and [r['name'] for r in rep['regions']] == \
+        [RUN], rep
 
 
 def case_fortran_preloaded_into_a_program_without_pctr():
