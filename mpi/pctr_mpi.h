@@ -31,6 +31,16 @@ struct mpi_rank {
 	char why[128]; /* nr < 0: why */
 };
 
+/*
+ * pmpi.c: what MPI_Init and MPI_Finalize add (also for Fortran's, in
+ * pmpi_fortran.c), and the time inside blocking calls: t0 =
+ * pctr_mpi__enter() before one, pctr_mpi__leave(t0) after.
+ */
+void pctr_mpi__start(void);
+void pctr_mpi__stop(void);
+uint64_t pctr_mpi__enter(void);
+void pctr_mpi__leave(uint64_t t0);
+
 /* blob.c: a rank's regions in bytes that any host reads back */
 int pctr_mpi__encode(int rank, double run_s, double mpi_s,
 		     unsigned char **buf, size_t *len);

@@ -48,8 +48,8 @@ say(const char *what, int err)
 	fprintf(stderr, "libpctr-mpi: %s: %s\n", what, pctr_strerror(err));
 }
 
-static void
-start(void)
+void
+pctr_mpi__start(void)
 {
 	struct pctr_region_config cfg = { .size = sizeof(cfg),
 					  .events = DEFAULT_EVENTS,
@@ -57,6 +57,8 @@ start(void)
 	const char *dest = secure_getenv("PCTR_REPORT");
 	int r, rank;
 
+	if (job.on)
+		return; /* an MPI whose Fortran MPI_INIT calls C's MPI_Init */
 	snprintf(job.report, sizeof(job.report), "%s",
 		 dest && *dest ? dest : "stderr");
 	if (!pctr_mpi__report_dest_ok(job.report)) {
@@ -101,7 +103,7 @@ MPI_Init(int *argc, char ***argv)
 	int r = PMPI_Init(argc, argv);
 
 	if (r == MPI_SUCCESS)
-		start();
+		pctr_mpi__start();
 	return r;
 }
 
@@ -111,7 +113,7 @@ MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	int r = PMPI_Init_thread(argc, argv, required, provided);
 
 	if (r == MPI_SUCCESS)
-		start();
+		pctr_mpi__start();
 	return r;
 }
 
@@ -202,36 +204,43 @@ finish(void)
 	free(ranks);
 }
 
-int
-MPI_Finalize(void)
+void
+pctr_mpi__stop(void)
 {
 	if (job.on) {
 		job.on = false;
 		finish();
 	}
+}
+
+int
+MPI_Finalize(void)
+{
+	pctr_mpi__stop();
 	return PMPI_Finalize();
 }
 
 /* ---- blocking calls: the time inside them ------------------------------- */
 
-static inline uint64_t
-enter(void)
+uint64_t
+pctr_mpi__enter(void)
 {
 	return depth++ ? 0 : pctr_tsc();
 }
 
-static inline int
-leave(uint64_t t0, int r)
+void
+pctr_mpi__leave(uint64_t t0)
 {
 	if (--depth == 0)
 		atomic_fetch_add(&job.mpi_ticks, pctr_tsc() - t0);
-	return r;
 }
 
 #define TIMED(call)                                                           \
 	do {                                                                  \
-		uint64_t t0_ = enter();                                       \
-		return leave(t0_, call);                                      \
+		uint64_t t0_ = pctr_mpi__enter();                             \
+		int r_ = call;                                                \
+		pctr_mpi__leave(t0_);                                         \
+		return r_;                                                    \
 	} while (0)
 
 int

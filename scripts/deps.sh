@@ -6,8 +6,9 @@
 set -e
 profile=${1:-build}
 
-# libjson-c-dev: pctr merge and pctr mpirun read reports with json-c
-pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev libjson-c-dev"
+# libjson-c-dev: pctr merge and pctr mpirun read reports with json-c;
+# gfortran: module pctr (bindings/fortran) and its tests
+pkgs="meson ninja-build pkg-config libpfm4-dev libelf-dev libdw-dev libjson-c-dev gfortran"
 # the Python package (bindings/python): a C extension
 pkgs="$pkgs python3-dev"
 # the Debian packages (debian/), lintian, and the chroot that tests them

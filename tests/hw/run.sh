@@ -106,7 +106,7 @@ can_root() { [ "$(id -u)" = 0 ] || { command -v sudo >/dev/null 2>&1 && sudo -n 
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'; }
 
 ensure_packages() {
-	local want="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio meson ninja-build python3 libpfm4-dev:arm64"
+	local want="qemu-system-arm gcc-aarch64-linux-gnu gfortran-aarch64-linux-gnu libc6-dev-arm64-cross cpio meson ninja-build python3 libpfm4-dev:arm64"
 	local missing= p log=$cache/apt.log
 
 	[ "$arch" = x86_64 ] && want="gcc libc6-dev cpio meson ninja-build python3 libpfm4-dev qemu-system-data"
@@ -200,10 +200,21 @@ for t in json.load(sys.stdin):
 
 # ---- runs -----------------------------------------------------------------
 
+# A test program's source: NAME.c, or NAME.f90 (test_hw_fortran)
+source_of() { # NAME
+	if [ -f "$here/$1.f90" ]; then
+		echo "$here/$1.f90"
+	else
+		echo "$here/$1.c"
+	fi
+}
+
 # "hw-run:" lines in a test's source each add one run with their own options
 # (uid=N, sysctl=a=1,b=2); a test without any runs once as root.
 plan_lines() { # NAME
-	local name=$1 src=$here/$1.c n=0 line uid sys tok
+	local name=$1 src n=0 line uid sys tok
+
+	src=$(source_of "$name")
 
 	while IFS= read -r line; do
 		uid=- sys=-
@@ -228,11 +239,11 @@ boot() { # NAME LOG
 	cp "$hw_bin/$name" "$hw_bin/hw_loop" "$work/root/hw/"
 	plan_lines "$name" >"$work/root/hw/plan"
 	# "hw-perf:" in a test's source: Debian's perf in the guest (perf.sh)
-	grep -q 'hw-perf:' "$here/$name.c" 2>/dev/null && hw_perf_install "$work/root"
+	grep -q 'hw-perf:' "$(source_of "$name")" 2>/dev/null && hw_perf_install "$work/root"
 	[ -n "$case_only" ] && args="TEST_ONLY=$case_only"
 	guest_init=$hw_bin/hw_init
 	# "hw-smp: N" in a test's source: the guest has N CPUs (default 1)
-	guest_smp=$(sed -n 's/.*hw-smp: *\([0-9][0-9]*\).*/\1/p' "$here/$name.c" | head -n1)
+	guest_smp=$(sed -n 's/.*hw-smp: *\([0-9][0-9]*\).*/\1/p' "$(source_of "$name")" | head -n1)
 	guest_why=
 	guest_boot "$work" "$log" "$args"
 	status=$?
@@ -258,7 +269,7 @@ case_names() { # NAME
 	/^#[ \t]*if/ { keep[++n] = 1; ours[n] = 0; next }
 	/^#[ \t]*else/ { if (ours[n]) keep[n] = !keep[n]; next }
 	/^#[ \t]*endif/ { n--; next }
-	on() { print }' "$here/$1.c" |
+	on() { print }' "$(source_of "$1")" |
 		grep -o 'TEST_\(CASE\|TODO\)([A-Za-z0-9_]*' | sed 's/.*(//'
 }
 

@@ -6,7 +6,9 @@
 # examples/count.py run with python3-pctr, a libcpc
 # program built with pkg-config pctr-libcpc, a pmc_lib program built with
 # pmc_options, pctr --version, an MPI program built with pkg-config
-# pctr-mpi and run on two ranks.  Software events count in a chroot.
+# pctr-mpi and run on two ranks; examples/count.f90 built with gfortran and
+# pkg-config pctr-fortran, and a Fortran MPI program's job report.
+# Software events count in a chroot.
 #
 # The base chroot (debootstrap --variant=minbase bookworm, plus gcc and
 # pkg-config) is cached as a tarball in $PCTR_CHROOT_CACHE (default
@@ -18,7 +20,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 debs=${1:-}
 cache=${PCTR_CHROOT_CACHE:-/var/tmp/pctr-chroot}
 mirror=${PCTR_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-plan=11
+plan=13
 
 if [ "$(id -u)" != 0 ]; then
 	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
@@ -233,6 +235,36 @@ in_root 'python3 /tmp/count.py task-clock,page-faults' >"$tmp/log" 2>&1 &&
 	grep -Eq '^ +4096  page-faults$' "$tmp/log"
 ok $? "python3-pctr: count.py counts the 4096 page faults of 16 MiB"
 sed 's/^/#   /' "$tmp/log"
+
+# 12: module pctr as the README builds it: gfortran (a dependency of
+# libpctr-fortran-dev) and pkg-config pctr-fortran; its page faults counted
+cp "$src/examples/count.f90" "$root/tmp/count.f90"
+in_root 'cd /tmp && gfortran -o countf count.f90 $(pkg-config --cflags --libs pctr-fortran) &&
+	./countf task-clock,page-faults' >"$tmp/log" 2>&1 &&
+	awk '$2 == "page-faults" && $1 > 0 { pf = 1 } END { exit !pf }' "$tmp/log"
+ok $? "gfortran count.f90 \$(pkg-config --cflags --libs pctr-fortran), counts"
+sed 's/^/#   /' "$tmp/log"
+
+# 13: a Fortran MPI program (use mpi) linked with -lpctr-mpi before
+# mpifort's libraries: its MPI_INIT and MPI_FINALIZE give the job's report
+cat >"$root/tmp/mpif.f90" <<'PROG'
+program mpif
+  use mpi
+  implicit none
+  integer :: ierr
+  call MPI_Init(ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+end program
+PROG
+in_root 'cd /tmp && mpifort -o mpif mpif.f90 -lpctr-mpi &&
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	mpirun --oversubscribe -n 2 -x PCTR_EVENTS=page-faults \
+		-x PCTR_REPORT=json:/tmp/jobf.json ./mpif &&
+	cat /tmp/jobf.json && grep -q "\"size\":2" /tmp/jobf.json' \
+	>"$tmp/log" 2>&1
+ok $? "a Fortran MPI program: mpifort -lpctr-mpi, 2 ranks, one report"
+sed 's/^/#   /' "$tmp/log" | tail -n 5
 
 echo "# $(($(date +%s) - started)) s"
 exit $fail
