@@ -29,6 +29,7 @@
 	X(dwfl_report_end)                                                    \
 	X(dwfl_addrmodule)                                                    \
 	X(dwfl_module_addrname)                                               \
+	X(dwfl_module_addrinfo)                                               \
 	X(dwfl_module_info)                                                   \
 	X(dwfl_module_getelf)                                                 \
 	X(dwfl_attach_state)                                                  \

@@ -6,6 +6,9 @@
  *   pctr stat [OPTIONS] -- CMD   count a command (or -p PID, -a)
  *   pctr info                    what this machine offers, and why
  *   pctr profile -- CMD          where the samples fall
+ *   pctr record -- CMD           the samples into perf.data
+ *   pctr report [-i FILE]        where a recording's samples fall
+ *   pctr script [-i FILE]        a recording's samples, as perf script's
  *   pctr merge FILE...           reports of many runs or hosts as one
  *   pctr mpirun -n N -- CMD      count every rank of an Open MPI job
  */
@@ -25,6 +28,11 @@ usage(FILE *f)
 		   "       pctr profile [-e EVENT] [-c PERIOD | -F HZ] [-g] "
 		   "[-p PID | -t TID | -a [-C CPUS]] [--json | --folded] "
 		   "[-- COMMAND ...]\n"
+		   "       pctr record [-e EVENT] [-c PERIOD | -F HZ] "
+		   "[-g | --call-graph fp|dwarf] [-o FILE] [-- COMMAND ...]\n"
+		   "       pctr report [-i FILE] [--json | --folded] "
+		   "[--svg FILE]\n"
+		   "       pctr script [-i FILE]\n"
 #ifdef PCTR_MPI
 		   "       pctr merge [--json] [--per-rank] FILE...\n"
 		   "       pctr mpirun [-n N] [--host LIST | --hostfile FILE] "
@@ -49,6 +57,12 @@ run(int argc, char **argv)
 		return cmd_info(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "profile"))
 		return cmd_profile(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "script"))
+		return cmd_script(argc - 1, argv + 1);
 #ifdef PCTR_MPI /* not in the static command of tests/hw */
 	if (!strcmp(argv[1], "merge"))
 		return cmd_merge(argc - 1, argv + 1);

@@ -374,9 +374,9 @@ read_kallsyms(struct syms *s)
 		qsort(s->k, s->nk, sizeof(*s->k), cmp_ksym);
 }
 
-static void
-kernel_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
-	    size_t mod_len)
+/* the kernel symbol holding @ip: its index + 1 in s->k, or 0 */
+static size_t
+kernel_sym(struct syms *s, uint64_t ip)
 {
 	size_t lo = 0, hi;
 
@@ -391,14 +391,23 @@ kernel_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
 		else
 			hi = mid;
 	}
-	if (s->kstate < 0 || lo == 0) {
+	return s->kstate < 0 ? 0 : lo;
+}
+
+static void
+kernel_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
+	    size_t mod_len)
+{
+	size_t k = kernel_sym(s, ip);
+
+	if (!k) {
 		snprintf(fn, fn_len, "[kernel]");
 		snprintf(mod, mod_len, "[kernel]");
 		return;
 	}
-	snprintf(fn, fn_len, "%s", s->k[lo - 1].name);
-	if (s->k[lo - 1].mod)
-		snprintf(mod, mod_len, "[%s]", s->k[lo - 1].mod);
+	snprintf(fn, fn_len, "%s", s->k[k - 1].name);
+	if (s->k[k - 1].mod)
+		snprintf(mod, mod_len, "[%s]", s->k[k - 1].mod);
 	else
 		snprintf(mod, mod_len, "[kernel.kallsyms]");
 }
@@ -439,6 +448,45 @@ name_by_maps(const struct space *sp, uint64_t ip, char *fn, size_t fn_len,
 			base = memrchr(path, '/', len - (size_t)(path - p));
 			snprintf(mod, mod_len, "%.*s",
 				 (int)(len - (size_t)(base + 1 - p)), base + 1);
+		}
+		p += len + (p[len] == '\n');
+	}
+}
+
+static void
+kernel_where(struct syms *s, uint64_t ip, struct sym_where *w)
+{
+	size_t k = kernel_sym(s, ip);
+
+	w->rel = ip;
+	w->has_map = 1;
+	snprintf(w->path, sizeof(w->path), "[kernel.kallsyms]");
+	if (!k)
+		return;
+	w->has_sym = 1;
+	w->off = ip - s->k[k - 1].addr;
+	snprintf(w->sym, sizeof(w->sym), "%s", s->k[k - 1].name);
+	if (s->k[k - 1].mod)
+		snprintf(w->path, sizeof(w->path), "[%s]", s->k[k - 1].mod);
+}
+
+/* without libdw: the file mapping @ip, from the maps' lines */
+static void
+maps_where(const struct space *sp, uint64_t ip, struct sym_where *w)
+{
+	const char *p = sp ? sp->maps : NULL;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+		unsigned long long lo, hi, off;
+		const char *path = memchr(p, '/', len);
+
+		if (sscanf(p, "%llx-%llx %*s %llx", &lo, &hi, &off) == 3 &&
+		    ip >= lo && ip < hi && path) {
+			snprintf(w->path, sizeof(w->path), "%.*s",
+				 (int)(len - (size_t)(path - p)), path);
+			w->rel = ip - lo + off;
+			w->has_map = 1;
 		}
 		p += len + (p[len] == '\n');
 	}
@@ -562,11 +610,56 @@ syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
 	c->ip = ip;
 	c->gen = sp->gen;
 }
+
+/* with libdw: the module (its file as mapped) and the symbol */
+static void
+dwfl_where(struct space *sp, uint64_t ip, struct sym_where *w)
+{
+	Dwfl_Module *m = DW(dwfl_addrmodule)(sp->dwfl, ip);
+	GElf_Addr start = 0, off = 0;
+	GElf_Sym sym;
+	const char *name, *file;
+
+	if (!m)
+		return maps_where(sp, ip, w);
+	file = DW(dwfl_module_info)(m, NULL, &start, NULL, NULL, NULL, NULL,
+				    NULL);
+	if (!file || *file != '/')
+		return maps_where(sp, ip, w);
+	snprintf(w->path, sizeof(w->path), "%s", file);
+	w->rel = ip - start;
+	w->has_map = 1;
+	name = DW(dwfl_module_addrinfo)(m, ip, &off, &sym, NULL, NULL, NULL);
+	if (!name)
+		return;
+	snprintf(w->sym, sizeof(w->sym), "%s", name);
+	w->off = off;
+	w->has_sym = 1;
+}
+
+static void
+user_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
+{
+	struct space *sp = space >= 0 ? &s->sp[space] : NULL;
+
+	if (sp)
+		report(sp);
+	if (sp && sp->dwfl)
+		dwfl_where(sp, ip, w);
+	else
+		maps_where(sp, ip, w);
+}
 #else
 int
 syms_can_name(void)
 {
 	return -1;
+}
+
+static void
+user_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
+{
+	maps_where(space >= 0 ? &s->sp[space] : NULL, ip, w);
 }
 
 void
@@ -586,6 +679,18 @@ syms_dwfl(struct syms *s, int space)
 	return NULL;
 }
 #endif
+
+void
+syms_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
+{
+	memset(w, 0, sizeof(*w));
+	snprintf(w->sym, sizeof(w->sym), "[unknown]");
+	snprintf(w->path, sizeof(w->path), "[unknown]");
+	if (is_kernel(ip))
+		kernel_where(s, ip, w);
+	else
+		user_where(s, space, ip, w);
+}
 
 void
 syms_free(struct syms *s)
