@@ -76,6 +76,13 @@ struct space {
 	unsigned int gen; /* new maps reported: the cached names are stale */
 #ifdef HAVE_DWFL
 	Dwfl *dwfl;
+	/*
+	 * The functions found so far in this session, sorted: libdwfl looks
+	 * a symbol up by a walk over the module's whole table, so each
+	 * function is asked once (names are libelf's, valid until dwfl_end)
+	 */
+	struct fn_range *fns;
+	size_t nfns, capfns;
 #endif
 };
 
@@ -342,13 +349,39 @@ add_ksym(struct syms *s, size_t *cap, uint64_t addr, const char *name,
 	return s->k[s->nk++].name ? 0 : -1;
 }
 
+/*
+ * A line of /proc/kallsyms, "ADDR TYPE NAME[\t[MODULE]]\n", split in
+ * place (sscanf's conversions took most of a report's time).  Return 0,
+ * or -1 for a line of another shape.
+ */
+static int
+kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
+	      char **mod)
+{
+	char *end, *p;
+
+	*addr = strtoull(line, &end, 16);
+	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return -1;
+	*type = end[1];
+	*name = end + 3;
+	p = *name + strcspn(*name, " \t\n");
+	*mod = NULL;
+	if (*p && p[strspn(p, " \t")] == '[') {
+		*mod = p + strspn(p, " \t") + 1;
+		(*mod)[strcspn(*mod, "]")] = '\0';
+	}
+	*p = '\0';
+	return **name ? 0 : -1;
+}
+
 /* text symbols of /proc/kallsyms: "ADDR TYPE NAME [MODULE]" */
 static void
 read_kallsyms(struct syms *s)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256], mod[128], type;
-	unsigned long long addr;
+	char line[512], *name, *mod, type;
+	uint64_t addr;
 	size_t cap = 0;
 	int nonzero = 0;
 
@@ -356,14 +389,12 @@ read_kallsyms(struct syms *s)
 		return kernel_hidden(s, "/proc/kallsyms cannot be read");
 	s->kstate = 1;
 	while (fgets(line, sizeof(line), f)) {
-		int n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type,
-			       name, mod);
-
-		nonzero |= addr != 0;
-		if (n < 3 || (type != 't' && type != 'T' && type != 'w' &&
-			      type != 'W'))
+		if (kallsyms_line(line, &addr, &type, &name, &mod) < 0)
 			continue;
-		if (add_ksym(s, &cap, addr, name, n == 4 ? mod : NULL) < 0)
+		nonzero |= addr != 0;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (add_ksym(s, &cap, addr, name, mod) < 0)
 			break;
 	}
 	fclose(f);
@@ -495,6 +526,11 @@ maps_where(const struct space *sp, uint64_t ip, struct sym_where *w)
 #ifdef HAVE_DWFL
 static Dwfl_Callbacks callbacks;
 
+struct fn_range {
+	uint64_t lo, hi;
+	const char *name;
+};
+
 int
 syms_can_name(void)
 {
@@ -514,6 +550,7 @@ report(struct space *sp)
 	callbacks.find_debuginfo = DW(dwfl_standard_find_debuginfo);
 	if (sp->dwfl)
 		DW(dwfl_end)(sp->dwfl);
+	sp->nfns = 0;
 	sp->dwfl = DW(dwfl_begin)(&callbacks);
 	sp->dirty = 0;
 	sp->gen++;
@@ -554,6 +591,66 @@ cached(struct syms *s, int space, uint64_t ip)
 	return &s->cache[h >> 52 & (NAME_CACHE - 1)];
 }
 
+/* the function known to hold @ip: its index + 1 in sp->fns, else 0 */
+static size_t
+fn_known(const struct space *sp, uint64_t ip)
+{
+	size_t lo = 0, hi = sp->nfns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->fns[mid].lo <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && ip < sp->fns[lo - 1].hi ? lo : 0;
+}
+
+/* a function libdwfl named, kept in order (no memory: not kept) */
+static void
+fn_keep(struct space *sp, uint64_t lo, uint64_t hi, const char *name)
+{
+	size_t at = 0;
+
+	if (sp->nfns == sp->capfns) {
+		size_t cap = sp->capfns ? 2 * sp->capfns : 256;
+		struct fn_range *g = realloc(sp->fns, cap * sizeof(*g));
+
+		if (!g)
+			return;
+		sp->fns = g;
+		sp->capfns = cap;
+	}
+	while (at < sp->nfns && sp->fns[at].lo < lo)
+		at++;
+	memmove(sp->fns + at + 1, sp->fns + at,
+		(sp->nfns - at) * sizeof(*sp->fns));
+	sp->fns[at] = (struct fn_range){ lo, hi, name };
+	sp->nfns++;
+}
+
+/* the function holding @ip in module @m: its name and @ip's offset */
+static const char *
+fn_at(struct space *sp, Dwfl_Module *m, uint64_t ip, uint64_t *off)
+{
+	size_t k = fn_known(sp, ip);
+	GElf_Off o = 0;
+	GElf_Sym sym;
+	const char *name;
+
+	if (k) {
+		*off = ip - sp->fns[k - 1].lo;
+		return sp->fns[k - 1].name;
+	}
+	name = DW(dwfl_module_addrinfo)(m, ip, &o, &sym, NULL, NULL, NULL);
+	*off = o;
+	if (name && sym.st_size && o < sym.st_size)
+		fn_keep(sp, ip - o, ip - o + sym.st_size, name);
+	return name;
+}
+
 /* what libdwfl says of @ip in @sp: a symbol and a module, either NULL */
 static void
 look_up(struct space *sp, uint64_t ip, const char **name, const char **mod)
@@ -561,11 +658,12 @@ look_up(struct space *sp, uint64_t ip, const char **name, const char **mod)
 	Dwfl_Module *m = sp && sp->dwfl ? DW(dwfl_addrmodule)(sp->dwfl, ip)
 					: NULL;
 	const char *slash;
+	uint64_t off;
 
 	*name = *mod = NULL;
 	if (!m)
 		return;
-	*name = DW(dwfl_module_addrname)(m, ip);
+	*name = fn_at(sp, m, ip, &off);
 	*mod = DW(dwfl_module_info)(m, NULL, NULL, NULL, NULL, NULL, NULL,
 				    NULL);
 	slash = *mod ? strrchr(*mod, '/') : NULL;
@@ -616,8 +714,8 @@ static void
 dwfl_where(struct space *sp, uint64_t ip, struct sym_where *w)
 {
 	Dwfl_Module *m = DW(dwfl_addrmodule)(sp->dwfl, ip);
-	GElf_Addr start = 0, off = 0;
-	GElf_Sym sym;
+	GElf_Addr start = 0;
+	uint64_t off = 0;
 	const char *name, *file;
 
 	if (!m)
@@ -629,7 +727,7 @@ dwfl_where(struct space *sp, uint64_t ip, struct sym_where *w)
 	snprintf(w->path, sizeof(w->path), "%s", file);
 	w->rel = ip - start;
 	w->has_map = 1;
-	name = DW(dwfl_module_addrinfo)(m, ip, &off, &sym, NULL, NULL, NULL);
+	name = fn_at(sp, m, ip, &off);
 	if (!name)
 		return;
 	snprintf(w->sym, sizeof(w->sym), "%s", name);
@@ -701,6 +799,7 @@ syms_free(struct syms *s)
 #ifdef HAVE_DWFL
 		if (s->sp[i].dwfl)
 			DW(dwfl_end)(s->sp[i].dwfl);
+		free(s->sp[i].fns);
 #endif
 		free(s->sp[i].maps);
 	}
