@@ -740,22 +740,67 @@ make_key(const struct opts *o, const struct frame *f, char *key, size_t len)
 	}
 }
 
+/*
+ * The rows, and an index of them by key (open addressing, linear probing,
+ * at most half full): a report names every frame of every sample, and a
+ * walk over the rows for each was most of its time.
+ */
 struct table {
 	struct row *r;
 	size_t n, cap;
+	size_t *idx; /* row + 1, or 0: free */
+	size_t nidx; /* a power of two */
 };
+
+static size_t
+key_hash(const char *key)
+{
+	size_t h = 14695981039346656037u;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211u;
+	return h;
+}
+
+/* the index twice as large, the rows put in again */
+static int
+reindex(struct table *t)
+{
+	size_t n = t->nidx ? 2 * t->nidx : 1024;
+	size_t *idx = calloc(n, sizeof(*idx));
+
+	if (!idx)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = key_hash(t->r[i].key) & (n - 1);
+
+		while (idx[h])
+			h = (h + 1) & (n - 1);
+		idx[h] = i + 1;
+	}
+	free(t->idx);
+	t->idx = idx;
+	t->nidx = n;
+	return 0;
+}
 
 static struct row *
 find_row(struct table *t, const char *key, const struct frame *f)
 {
-	for (size_t i = t->n; i-- > 0;)
-		if (!strcmp(t->r[i].key, key))
-			return &t->r[i];
+	size_t h;
+
+	if (2 * (t->n + 1) > t->nidx && reindex(t) < 0)
+		return NULL;
+	for (h = key_hash(key) & (t->nidx - 1); t->idx[h];
+	     h = (h + 1) & (t->nidx - 1))
+		if (!strcmp(t->r[t->idx[h] - 1].key, key))
+			return &t->r[t->idx[h] - 1];
 	if (grow((void **)&t->r, &t->cap, t->n + 1, sizeof(*t->r)) < 0)
 		return NULL;
 	memset(&t->r[t->n], 0, sizeof(t->r[0]));
 	snprintf(t->r[t->n].key, sizeof(t->r[0].key), "%s", key);
 	t->r[t->n].f = *f;
+	t->idx[h] = t->n + 1;
 	return &t->r[t->n++];
 }
 
@@ -1187,6 +1232,7 @@ report(const struct opts *o, const char *event, uint64_t lost,
 		}
 	}
 	free(t.r);
+	free(t.idx);
 	if (r < 0) {
 		tool_err("out of memory");
 		return 1;
