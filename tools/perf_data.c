@@ -10,9 +10,9 @@
  * the records are written in its sample layout, field by field in the
  * kernel's order, as the kernel wrote them, with PERIOD always (the
  * library hands on the configured period where the kernel gave none).
- * Its sample_id_all is 0: the side-band records are written without a
- * sample_id, in time order among the samples, and perf takes them in
- * file order.  The call chain keeps the kernel's PERF_CONTEXT_KERNEL and
+ * Its sample_id_all is 1: the side-band records end with a sample_id
+ * (TID, TIME, CPU as the layout has them), so that readers order them
+ * with the samples by time and show their times.  The call chain keeps the kernel's PERF_CONTEXT_KERNEL and
  * _USER markers, put back where the library said the kernel's part ends
  * (nr_callchain_kernel).  Records:
  *   PERF_RECORD_MMAP   the kernel, "[kernel.kallsyms]_text" from _text, as
@@ -186,6 +186,35 @@ put_header(struct sink *s, uint32_t type, uint16_t misc, size_t size)
 	put(s, &h, sizeof(h));
 }
 
+/* sample_id's size: the TID, TIME and CPU of the layout */
+static size_t
+id_size(const struct perf_event_attr *a)
+{
+	return 8 * (size_t)__builtin_popcountll(a->sample_type &
+						(PERF_SAMPLE_TID |
+						 PERF_SAMPLE_TIME |
+						 PERF_SAMPLE_CPU));
+}
+
+/* a side-band record's sample_id: its thread, time and CPU */
+static void
+put_id(struct sink *s, const struct perf_event_attr *a,
+       const struct pctr_sample_record *r)
+{
+	uint64_t t = a->sample_type;
+
+	if (t & PERF_SAMPLE_TID) {
+		put_u32(s, (uint32_t)r->pid);
+		put_u32(s, (uint32_t)r->tid);
+	}
+	if (t & PERF_SAMPLE_TIME)
+		put_u64(s, r->time);
+	if (t & PERF_SAMPLE_CPU) {
+		put_u32(s, (uint32_t)(r->cpu < 0 ? 0 : r->cpu));
+		put_u32(s, 0);
+	}
+}
+
 /* _text from /proc/kallsyms, 0 when hidden (kptr_restrict) or absent */
 static uint64_t
 kernel_text(void)
@@ -205,12 +234,14 @@ kernel_text(void)
 }
 
 static void
-put_kernel_mmap(struct sink *s)
+put_kernel_mmap(struct sink *s, const struct perf_event_attr *a)
 {
 	static const char name[] = "[kernel.kallsyms]_text";
+	/* as perf synthesizes it: the kernel's, at time 0 */
+	const struct pctr_sample_record id = { .pid = -1, .tid = 0 };
 	uint64_t text = kernel_text();
 	size_t size = sizeof(struct perf_event_header) + 4 + 4 + 8 * 3 +
-		      padded_len(name);
+		      padded_len(name) + id_size(a);
 
 	if (!text)
 		return;
@@ -221,6 +252,7 @@ put_kernel_mmap(struct sink *s)
 	put_u64(s, ~0ull - text);
 	put_u64(s, text); /* pgoff: perf's relocation reference */
 	put_str(s, name, padded_len(name));
+	put_id(s, a, &id);
 }
 
 static char **
@@ -276,7 +308,7 @@ perf_data_open(struct perf_data **pdp, FILE *f, const struct pctr_set *set,
 	}
 	pd->attr.sample_type = (pd->attr.sample_type & WRITTEN_TYPE) |
 			       PERF_SAMPLE_PERIOD;
-	pd->attr.sample_id_all = 0;
+	pd->attr.sample_id_all = 1;
 	pd->attr.read_format = 0;
 	pd->attr.mmap = pd->attr.comm = pd->attr.task = pd->attr.mmap2 = 1;
 	pctr_event_display_name(pctr_set_event(set, idx), pd->name,
@@ -289,7 +321,7 @@ perf_data_open(struct perf_data **pdp, FILE *f, const struct pctr_set *set,
 	put_u64(&pd->out, 0);
 	put_u64(&pd->out, EVENT_ID);
 	pd->out.n = 0;
-	put_kernel_mmap(&pd->out);
+	put_kernel_mmap(&pd->out, &pd->attr);
 	*pdp = pd;
 	return 0;
 }
@@ -497,11 +529,12 @@ put_sample(struct perf_data *pd, const struct pctr_sample_record *r)
 }
 
 static void
-put_mmap2(struct sink *s, const struct pctr_sample_record *r)
+put_mmap2(struct sink *s, const struct perf_event_attr *a,
+	  const struct pctr_sample_record *r)
 {
 	const char *name = r->name ? r->name : "//anon";
 	size_t size = sizeof(struct perf_event_header) + 4 + 4 + 8 * 3 +
-		      4 + 4 + 8 + 8 + 4 + 4 + padded_len(name);
+		      4 + 4 + 8 + 8 + 4 + 4 + padded_len(name) + id_size(a);
 	uint16_t misc = PERF_RECORD_MISC_USER |
 			(r->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA);
 
@@ -518,32 +551,39 @@ put_mmap2(struct sink *s, const struct pctr_sample_record *r)
 	put_u32(s, r->prot);
 	put_u32(s, MAP_PRIVATE);
 	put_str(s, name, padded_len(name));
+	put_id(s, a, r);
 }
 
 static void
-put_comm(struct sink *s, const struct pctr_sample_record *r)
+put_comm(struct sink *s, const struct perf_event_attr *a,
+	 const struct pctr_sample_record *r)
 {
 	const char *name = r->name ? r->name : "";
-	size_t size = sizeof(struct perf_event_header) + 8 + padded_len(name);
+	size_t size = sizeof(struct perf_event_header) + 8 + padded_len(name) +
+		      id_size(a);
 
 	put_header(s, PERF_RECORD_COMM,
 		   r->exec ? PERF_RECORD_MISC_COMM_EXEC : 0, size);
 	put_u32(s, (uint32_t)r->pid);
 	put_u32(s, (uint32_t)r->tid);
 	put_str(s, name, padded_len(name));
+	put_id(s, a, r);
 }
 
 static void
-put_task(struct sink *s, const struct pctr_sample_record *r)
+put_task(struct sink *s, const struct perf_event_attr *a,
+	 const struct pctr_sample_record *r)
 {
 	put_header(s, r->kind == PCTR_REC_FORK ? PERF_RECORD_FORK
 					       : PERF_RECORD_EXIT,
-		   0, sizeof(struct perf_event_header) + 4 * 4 + 8);
+		   0, sizeof(struct perf_event_header) + 4 * 4 + 8 +
+			      id_size(a));
 	put_u32(s, (uint32_t)r->pid);
 	put_u32(s, (uint32_t)r->ppid);
 	put_u32(s, (uint32_t)r->tid);
 	put_u32(s, (uint32_t)r->ptid);
 	put_u64(s, r->time);
+	put_id(s, a, r);
 }
 
 int
@@ -555,18 +595,18 @@ perf_data_record(struct perf_data *pd, const struct pctr_sample_record *r)
 		pd->samples++;
 		break;
 	case PCTR_REC_MMAP:
-		put_mmap2(&pd->out, r);
+		put_mmap2(&pd->out, &pd->attr, r);
 		note_map(pd, r);
 		break;
 	case PCTR_REC_COMM:
-		put_comm(&pd->out, r);
+		put_comm(&pd->out, &pd->attr, r);
 		break;
 	case PCTR_REC_FORK:
 		note_fork(pd, r);
-		put_task(&pd->out, r);
+		put_task(&pd->out, &pd->attr, r);
 		break;
 	case PCTR_REC_EXIT:
-		put_task(&pd->out, r);
+		put_task(&pd->out, &pd->attr, r);
 		break;
 	}
 	return -(pd->err ? pd->err : pd->out.err);

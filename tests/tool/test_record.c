@@ -178,6 +178,45 @@ TEST(perf_script_time_window)
 	unlink(data);
 }
 
+/*
+ * The side-band records carry their times too (sample_id): perf script
+ * shows the program's mapping and the fork at times within the record's
+ * run, on a CPU, not at 0.
+ */
+TEST(sideband_records_have_times)
+{
+	char data[64], prog[4096], want[4200];
+	uint64_t t0, t1;
+	struct result p;
+	const char *at;
+	int cpu;
+	unsigned long s, us;
+	uint64_t t;
+
+	need_perf();
+	ASSERT(realpath(chain_prog(), prog) != NULL);
+	record_chain(data, "50", &t0, &t1);
+	p = perf_run("script", "-i", data, "--show-mmap-events",
+		     "--show-task-events");
+	ASSERT_EQ(p.status, 0);
+	snprintf(want, sizeof(want), "r-xp %s\n", prog);
+	at = strstr(p.out, want);
+	ASSERT(at != NULL);
+	while (at > p.out && at[-1] != '\n')
+		at--;
+	at = strchr(at, '[');
+	ASSERT(at != NULL);
+	ASSERT_EQ(sscanf(at, "[%d] %lu.%lu: PERF_RECORD_MMAP2", &cpu, &s, &us),
+		  3);
+	t = (uint64_t)s * 1000000000ull + us * 1000;
+	printf("# the program mapped at %lu.%06lu on CPU %d\n", s, us, cpu);
+	ASSERT_GE(t + 1000, t0);
+	ASSERT_LE(t, t1);
+	ASSERT_CONTAINS(p.out, "PERF_RECORD_FORK(");
+	ASSERT_CONTAINS(p.out, "PERF_RECORD_EXIT(");
+	unlink(data);
+}
+
 /* readelf's build-id of @path, in hex, into @id */
 static void
 readelf_build_id(const char *path, char *id, size_t len)
@@ -368,6 +407,7 @@ main(void)
 {
 	return test_main(TESTS(TEST_CASE(perf_script_reads_times_cpus_threads_periods)
 			       TEST_CASE(perf_script_time_window)
+			       TEST_CASE(sideband_records_have_times)
 			       TEST_CASE(perf_report_header_features)
 			       TEST_CASE(pctr_script_is_perf_script)
 			       TEST_CASE(default_file_old_kept_report_on_stdout)
