@@ -378,24 +378,27 @@ pctr__time_offset(const struct pctr__layout *l,
 		  const struct perf_event_header *h)
 {
 	uint64_t t = l->sample_type;
-	size_t off;
+	size_t off, from_end;
 
 	if (!(t & PERF_SAMPLE_TIME))
 		return 0;
-	if (h->type == PERF_RECORD_SAMPLE)
+	if (h->type == PERF_RECORD_SAMPLE) {
 		off = sizeof(*h) + (t & PERF_SAMPLE_IDENTIFIER ? 8 : 0) +
 		      (t & PERF_SAMPLE_IP ? 8 : 0) +
 		      (t & PERF_SAMPLE_TID ? 8 : 0);
-	else if (l->id_all && h->type < PERF_RECORD_MAX)
-		off = h->size - 8 * (size_t)__builtin_popcountll(
-					    t & (PERF_SAMPLE_TIME |
-						 PERF_SAMPLE_ID |
-						 PERF_SAMPLE_STREAM_ID |
-						 PERF_SAMPLE_CPU |
-						 PERF_SAMPLE_IDENTIFIER));
-	else
+		return off + 8 <= h->size ? off : 0;
+	}
+	if (!l->id_all || h->type >= PERF_RECORD_MAX)
 		return 0;
-	return off >= sizeof(*h) && off + 8 <= h->size ? off : 0;
+	/* the time and what follows it in sample_id, from the end */
+	from_end = 8 * (size_t)__builtin_popcountll(
+			       t & (PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+				    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+				    PERF_SAMPLE_IDENTIFIER));
+	/* a record too short for its sample_id has no time */
+	if (h->size < sizeof(*h) + from_end)
+		return 0;
+	return h->size - from_end;
 }
 
 uint64_t

@@ -263,6 +263,12 @@ TEST(sideband_sample_id_with_cpu)
 	ASSERT_EQ(r.cpu, 1);
 	ASSERT_STR_EQ(r.name, "abcdefg");
 	ASSERT_EQ(pctr__time_offset(&l, h), 32);
+	/* a record shorter than its sample_id has no time (not one far off) */
+	h->size = 8;
+	ASSERT_EQ(pctr__time_offset(&l, h), 0);
+	h->size = 16;
+	ASSERT_EQ(pctr__time_offset(&l, h), 0);
+	h->size = sizeof(w);
 	/* a name not ended before sample_id: skipped */
 	memcpy(&w[2], "abcdefgh", 8);
 	ASSERT_EQ(pctr__side_record(&l, h, &r), -1);
