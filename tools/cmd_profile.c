@@ -38,6 +38,7 @@
 #include "tool.h"
 #include "flame.h"
 #include "perf_data.h"
+#include "proc_records.h"
 #include "symbols.h"
 #include "unwind.h"
 #include "util.h"
@@ -1300,6 +1301,13 @@ profile(struct opts *o, struct pctr_set *set, struct prof *p)
 	return r;
 }
 
+/* a running process's record, into the recording (1: stop) */
+static int
+synthesized(const struct pctr_sample_record *r, void *arg)
+{
+	return perf_data_record(arg, r) < 0;
+}
+
 static int
 open_perf_data(const struct opts *o, const struct pctr_set *set,
 	       struct prof *p)
@@ -1312,6 +1320,15 @@ open_perf_data(const struct opts *o, const struct pctr_set *set,
 		return 1;
 	}
 	p->record_only = o->mode == MODE_RECORD;
+	/*
+	 * What runs already is named in the file as perf record names it:
+	 * its name and maps as records at time 0 (their write errors, if
+	 * any, are the file's, said at its close)
+	 */
+	if (o->target.type == PCTR_TARGET_CPU)
+		proc_records_all(synthesized, p->pd);
+	else if (o->attach)
+		proc_records(o->target.pid, synthesized, p->pd);
 	return 0;
 }
 

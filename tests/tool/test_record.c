@@ -8,6 +8,7 @@
  * pctr script prints what perf script prints, field for field.  The
  * workload is profile_chain (main -> a -> b -> hot, frame pointers).
  */
+#include <signal.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -377,6 +378,48 @@ TEST(default_file_old_kept_report_on_stdout)
 	ASSERT_EQ(rmdir(dir), 0);
 }
 
+/*
+ * -p PID: a process that ran before the recording is named in the file
+ * (its name and maps, as perf record writes them), so that perf script
+ * and pctr report name its samples after it has gone.
+ */
+TEST(attached_process_named_after_it_ends)
+{
+	char data[64], prog[4096], spid[16];
+	pid_t pid;
+	struct result r, p;
+	int status;
+
+	need_perf();
+	ASSERT(realpath(chain_prog(), prog) != NULL);
+	strcpy(data, "/tmp/pctr-record-XXXXXX");
+	ASSERT((status = mkstemp(data)) >= 0);
+	close(status);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		execl(prog, prog, "1500", (char *)NULL);
+		_exit(127);
+	}
+	usleep(200000); /* exec'd and spinning */
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	r = pctr("record", "-e", "task-clock", "-p", spid, "-d", "0.5", "-o",
+		 data, NULL);
+	kill(pid, SIGKILL);
+	ASSERT(waitpid(pid, &status, 0) == pid);
+	ASSERT_EQ(r.status, 0);
+	p = perf_run("script", "-i", data, "-F", "comm,ip,sym,dso");
+	ASSERT_EQ(p.status, 0);
+	ASSERT_CONTAINS(p.out, "profile_chain ");
+	ASSERT_CONTAINS(p.out, "hot (");
+	ASSERT_CONTAINS(p.out, "/profile_chain)");
+	r = pctr("report", "-i", data, "-s", "comm,sym", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "profile_chain");
+	ASSERT_CONTAINS(r.out, " hot ");
+	unlink(data);
+}
+
 /* what each verb refuses (2), and files that are not there (1) */
 TEST(usage_and_missing_files)
 {
@@ -411,5 +454,6 @@ main(void)
 			       TEST_CASE(perf_report_header_features)
 			       TEST_CASE(pctr_script_is_perf_script)
 			       TEST_CASE(default_file_old_kept_report_on_stdout)
+			       TEST_CASE(attached_process_named_after_it_ends)
 			       TEST_CASE(usage_and_missing_files)));
 }
