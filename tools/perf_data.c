@@ -7,9 +7,10 @@
  * layouts (<linux/perf_event.h>), then the feature sections.
  *
  * The attribute is the one the set sampled with (pctr_set_sampling_attr()):
- * the records are written in its sample layout, field by field in the
- * kernel's order, as the kernel wrote them, with PERIOD always (the
- * library hands on the configured period where the kernel gave none).
+ * the samples are written in its sample layout by the library's record
+ * layer (src/record/record.h, pctr__sample_encode(), beside the decoder
+ * that reads them), with PERIOD always (the library hands on the
+ * configured period where the kernel gave none).
  * Its sample_id_all is 1: the side-band records end with a sample_id
  * (TID, TIME, CPU as the layout has them), so that readers order them
  * with the samples by time and show their times.  The call chain keeps the kernel's PERF_CONTEXT_KERNEL and
@@ -43,6 +44,7 @@
 
 #include "build_id.h"
 #include "perf_data.h"
+#include "record.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ull /* "PERFILE2", little-endian */
 
@@ -76,12 +78,6 @@ enum {
 #define NAME_ALIGN 64 /* perf's padding of a header string */
 #define MISC_BUILD_ID_SIZE (1 << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
 
-/* what the file's records are written in */
-#define WRITTEN_TYPE                                                          \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                \
-	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |        \
-	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
-
 /* a stream written to, its first error kept */
 struct sink {
 	FILE *f;
@@ -107,8 +103,8 @@ struct perf_data {
 	struct perf_event_attr attr;
 	char name[PCTR_NAME_MAX + 2];
 	char **cmdline;
+	struct pctr__layout layout; /* the samples' (record.h) */
 	unsigned char *rec; /* one record as it is built */
-	size_t len;
 	struct dso *dso;
 	size_t ndso;
 	struct map *map;
@@ -306,8 +302,9 @@ perf_data_open(struct perf_data **pdp, FILE *f, const struct pctr_set *set,
 		free_pd(pd);
 		return r < 0 ? r : -ENOMEM;
 	}
-	pd->attr.sample_type = (pd->attr.sample_type & WRITTEN_TYPE) |
+	pd->attr.sample_type = (pd->attr.sample_type & PCTR__ENCODABLE) |
 			       PERF_SAMPLE_PERIOD;
+	pctr__layout_of(&pd->layout, &pd->attr);
 	pd->attr.sample_id_all = 1;
 	pd->attr.read_format = 0;
 	pd->attr.mmap = pd->attr.comm = pd->attr.task = pd->attr.mmap2 = 1;
@@ -324,89 +321,6 @@ perf_data_open(struct perf_data **pdp, FILE *f, const struct pctr_set *set,
 	put_kernel_mmap(&pd->out, &pd->attr);
 	*pdp = pd;
 	return 0;
-}
-
-/* ---- a sample, in the attribute's layout -------------------------------- */
-
-static void
-add(struct perf_data *pd, const void *p, size_t n)
-{
-	if (pd->len + n <= UINT16_MAX)
-		memcpy(pd->rec + pd->len, p, n);
-	pd->len += n; /* past the limit: refused at the end */
-}
-
-static void
-add_u64(struct perf_data *pd, uint64_t v)
-{
-	add(pd, &v, sizeof(v));
-}
-
-/* the chain with perf's context markers: kernel addresses, then user */
-static void
-add_callchain(struct perf_data *pd, const struct pctr_sample_record *r)
-{
-	uint32_t nk = r->nr_callchain_kernel, n = r->nr_callchain;
-
-	add_u64(pd, n + (nk > 0) + (n > nk));
-	if (nk)
-		add_u64(pd, (uint64_t)PERF_CONTEXT_KERNEL);
-	add(pd, r->callchain, nk * sizeof(uint64_t));
-	if (n > nk)
-		add_u64(pd, (uint64_t)PERF_CONTEXT_USER);
-	add(pd, r->callchain + nk, (n - nk) * sizeof(uint64_t));
-}
-
-/*
- * REGS_USER { abi, regs } and STACK_USER { size, data, dyn_size }: no
- * registers (a kernel thread), no stack.
- */
-static void
-add_user_state(struct perf_data *pd, const struct pctr_sample_record *r)
-{
-	static const char zero[8];
-	uint64_t mask = pd->attr.sample_regs_user;
-	bool regs = r->regs_abi && r->regs && r->regs_mask == mask;
-	uint64_t size = regs ? (r->stack_len + 7) & ~7ull : 0;
-
-	if (pd->attr.sample_type & PERF_SAMPLE_REGS_USER) {
-		add_u64(pd, !regs ? PERF_SAMPLE_REGS_ABI_NONE
-			: r->regs_abi == 32 ? PERF_SAMPLE_REGS_ABI_32
-					    : PERF_SAMPLE_REGS_ABI_64);
-		if (regs)
-			add(pd, r->regs,
-			    8 * (size_t)__builtin_popcountll(mask));
-	}
-	if (!(pd->attr.sample_type & PERF_SAMPLE_STACK_USER))
-		return;
-	add_u64(pd, size);
-	if (!size)
-		return;
-	add(pd, r->stack, r->stack_len);
-	add(pd, zero, size - r->stack_len);
-	add_u64(pd, r->stack_len);
-}
-
-static void
-build_sample(struct perf_data *pd, const struct pctr_sample_record *r)
-{
-	uint64_t t = pd->attr.sample_type;
-	uint32_t ids[2] = { (uint32_t)r->pid, (uint32_t)r->tid };
-	uint32_t cpu[2] = { (uint32_t)r->cpu, 0 };
-
-	pd->len = sizeof(struct perf_event_header);
-	if (t & PERF_SAMPLE_IP)
-		add_u64(pd, r->ip);
-	if (t & PERF_SAMPLE_TID)
-		add(pd, ids, sizeof(ids));
-	if (t & PERF_SAMPLE_TIME)
-		add_u64(pd, r->time);
-	if (t & PERF_SAMPLE_CPU)
-		add(pd, cpu, sizeof(cpu));
-	add_u64(pd, r->period);
-	if (t & PERF_SAMPLE_CALLCHAIN)
-		add_callchain(pd, r);
-	add_user_state(pd, r);
 }
 
 /* ---- the modules hit, for their build-ids ------------------------------- */
@@ -511,20 +425,15 @@ note_hit(struct perf_data *pd, const struct pctr_sample_record *r)
 static void
 put_sample(struct perf_data *pd, const struct pctr_sample_record *r)
 {
-	struct perf_event_header h = {
-		PERF_RECORD_SAMPLE,
-		r->user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL, 0
-	};
+	size_t n = pctr__sample_encode(&pd->layout, r, pd->rec,
+				       UINT16_MAX + 1);
 
-	build_sample(pd, r);
 	/* the kernel's limit, which its own records keep to */
-	if (pd->len > UINT16_MAX) {
+	if (!n) {
 		pd->err = pd->err ? pd->err : E2BIG;
 		return;
 	}
-	h.size = (uint16_t)pd->len;
-	memcpy(pd->rec, &h, sizeof(h));
-	put(&pd->out, pd->rec, pd->len);
+	put(&pd->out, pd->rec, n);
 	note_hit(pd, r);
 }
 

@@ -411,3 +411,103 @@ pctr__lost_count(const void *rec)
 		       ? u64_at((const unsigned char *)rec + sizeof(h) + 8)
 		       : 0;
 }
+
+/* ---- encoding: the same layout, written ---------------------------------- */
+
+/* a write position; past @end nothing is written, @n counts on */
+struct out {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+static void
+put(struct out *o, const void *v, size_t n)
+{
+	if (o->n + n <= o->cap)
+		memcpy(o->p + o->n, v, n);
+	o->n += n;
+}
+
+static void
+put_u64(struct out *o, uint64_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+/* the chain with the kernel's context markers: kernel addresses, user */
+static void
+put_chain(struct out *o, const struct pctr_sample_record *r)
+{
+	uint32_t nk = r->nr_callchain_kernel, n = r->nr_callchain;
+
+	nk = nk < n ? nk : n;
+	put_u64(o, n + (nk > 0) + (n > nk));
+	if (nk)
+		put_u64(o, (uint64_t)PERF_CONTEXT_KERNEL);
+	put(o, r->callchain, nk * sizeof(uint64_t));
+	if (n > nk)
+		put_u64(o, (uint64_t)PERF_CONTEXT_USER);
+	if (n > nk)
+		put(o, r->callchain + nk, (n - nk) * sizeof(uint64_t));
+}
+
+/* REGS_USER and STACK_USER; no registers (a kernel thread), no stack */
+static void
+put_user_state(struct out *o, const struct pctr__layout *l,
+	       const struct pctr_sample_record *r)
+{
+	static const char zero[8];
+	bool regs = r->regs_abi && r->regs && r->regs_mask == l->regs_user;
+	uint64_t size = regs ? (r->stack_len + 7) & ~7ull : 0;
+
+	if (l->sample_type & PERF_SAMPLE_REGS_USER) {
+		put_u64(o, !regs ? PERF_SAMPLE_REGS_ABI_NONE
+			: r->regs_abi == 32 ? PERF_SAMPLE_REGS_ABI_32
+					    : PERF_SAMPLE_REGS_ABI_64);
+		if (regs)
+			put(o, r->regs,
+			    8 * (size_t)__builtin_popcountll(l->regs_user));
+	}
+	if (!(l->sample_type & PERF_SAMPLE_STACK_USER))
+		return;
+	put_u64(o, size);
+	if (!size)
+		return;
+	put(o, r->stack, r->stack_len);
+	put(o, zero, size - r->stack_len);
+	put_u64(o, r->stack_len);
+}
+
+size_t
+pctr__sample_encode(const struct pctr__layout *l,
+		    const struct pctr_sample_record *r, unsigned char *buf,
+		    size_t cap)
+{
+	uint64_t t = l->sample_type;
+	uint32_t ids[2] = { (uint32_t)r->pid, (uint32_t)r->tid };
+	uint32_t cpu[2] = { (uint32_t)r->cpu, 0 };
+	struct perf_event_header h = {
+		PERF_RECORD_SAMPLE,
+		r->user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL, 0
+	};
+	struct out o = { buf, sizeof(h), cap };
+
+	if (t & PERF_SAMPLE_IP)
+		put_u64(&o, r->ip);
+	if (t & PERF_SAMPLE_TID)
+		put(&o, ids, sizeof(ids));
+	if (t & PERF_SAMPLE_TIME)
+		put_u64(&o, r->time);
+	if (t & PERF_SAMPLE_CPU)
+		put(&o, cpu, sizeof(cpu));
+	if (t & PERF_SAMPLE_PERIOD)
+		put_u64(&o, r->period);
+	if (t & PERF_SAMPLE_CALLCHAIN)
+		put_chain(&o, r);
+	put_user_state(&o, l, r);
+	if (o.n > cap || o.n > UINT16_MAX)
+		return 0;
+	h.size = (uint16_t)o.n;
+	memcpy(buf, &h, sizeof(h));
+	return o.n;
+}

@@ -128,6 +128,26 @@ int pctr__side_record(const struct pctr__layout *l, const void *rec,
 size_t pctr__time_offset(const struct pctr__layout *l,
 			 const struct perf_event_header *h);
 
+/* the sample fields pctr__sample_encode() writes */
+#define PCTR__ENCODABLE                                                       \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |                \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |        \
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
+/*
+ * The reverse of pctr__sample_decode() and pctr__sample_record(): @r as
+ * the kernel lays out a PERF_RECORD_SAMPLE of layout @l (whose
+ * sample_type holds only PCTR__ENCODABLE fields), header included, into
+ * @buf of @cap bytes: the chain with its PERF_CONTEXT_KERNEL/_USER
+ * markers where @r->nr_callchain_kernel says, registers only when @r's
+ * mask is the layout's, the stack's dyn_size bytes (size rounded up to
+ * 8).  Return the record's size; 0 if it needs more than @cap bytes or
+ * than a record can hold (64 KiB).
+ */
+size_t pctr__sample_encode(const struct pctr__layout *l,
+			   const struct pctr_sample_record *r,
+			   unsigned char *buf, size_t cap);
+
 /* PERF_RECORD_LOST: { u64 id, lost } after the header; 0 if short */
 uint64_t pctr__lost_count(const void *rec);
 

@@ -300,6 +300,56 @@ TEST(unaligned_record)
 	ASSERT_HEX_EQ(out.callchain[0], 0x401000);
 }
 
+/*
+ * Encoded and decoded again, a sample is itself: every field of the
+ * layout, the chain's kernel part (its markers), registers and a stack
+ * copy of 13 bytes (padded to 16, dyn_size 13).
+ */
+TEST(encode_decode_round_trip)
+{
+	static const uint64_t chain[] = { 0xffffffff81000010ull,
+					  0xffffffff81000020ull, 0x401000,
+					  0x401100, 0x401200 };
+	static const uint64_t regs[3] = { 1, 2, 3 };
+	static const unsigned char stack[13] = "a stack copy";
+	struct pctr_sample_record r = {
+		.kind = PCTR_REC_SAMPLE, .pid = 7, .tid = 9, .ip = 0x401000,
+		.time = 123456789, .period = 1000, .user = 1, .cpu = 1,
+		.nr_callchain = 5, .nr_callchain_kernel = 2,
+		.callchain = chain, .regs_abi = 64, .regs_mask = 0x7,
+		.regs = regs, .stack_len = 13, .stack = stack,
+	}, back;
+	struct pctr__layout l = { .sample_type = PCTR__ENCODABLE,
+				  .regs_user = 0x7 };
+	uint64_t buf[64], out[8], rg[64];
+	struct pctr__sample s;
+	size_t n = pctr__sample_encode(&l, &r, (unsigned char *)buf,
+				       sizeof(buf));
+
+	/* header, 5 fields, nr + 2 markers + 5, abi + 3, size + 16 + dyn */
+	ASSERT_EQ(n, 8 + 5 * 8 + 8 * 8 + 4 * 8 + 8 + 16 + 8);
+	ASSERT_OK(pctr__sample_decode(&l, buf, &s));
+	ASSERT_UEQ(s.nr_chain, 7);
+	ASSERT_HEX_EQ(pctr__chain_at(&s, 0), (uint64_t)PERF_CONTEXT_KERNEL);
+	ASSERT_HEX_EQ(pctr__chain_at(&s, 3), (uint64_t)PERF_CONTEXT_USER);
+	pctr__sample_record(&l, &s, &back, out, 8, rg);
+	ASSERT_EQ(back.pid, 7);
+	ASSERT_EQ(back.tid, 9);
+	ASSERT_EQ(back.cpu, 1);
+	ASSERT_EQ(back.user, 1);
+	ASSERT_UEQ(back.time, 123456789);
+	ASSERT_UEQ(back.period, 1000);
+	ASSERT_EQ(back.nr_callchain, 5);
+	ASSERT_EQ(back.nr_callchain_kernel, 2);
+	ASSERT(!memcmp(back.callchain, chain, sizeof(chain)));
+	ASSERT_EQ(back.regs_abi, 64);
+	ASSERT(!memcmp(back.regs, regs, sizeof(regs)));
+	ASSERT_UEQ(back.stack_len, 13);
+	ASSERT(!memcmp(back.stack, stack, 13));
+	/* more than the buffer: refused */
+	ASSERT_EQ(pctr__sample_encode(&l, &r, (unsigned char *)buf, 64), 0);
+}
+
 TEST(lost_record)
 {
 	uint64_t w[3] = { 0, 42, 17 };
@@ -460,6 +510,7 @@ main(void)
 			       TEST_CASE(callchain_addresses_by_context)
 			       TEST_CASE(sideband_sample_id_with_cpu)
 			       TEST_CASE(unaligned_record)
+			       TEST_CASE(encode_decode_round_trip)
 			       TEST_CASE(lost_record)
 			       TEST_CASE(tid_table_fills_and_finds)
 			       TEST_CASE(tid_table_keeps_live_threads)
