@@ -1429,6 +1429,8 @@ int pctr_set_overflow_stats(const struct pctr_set *set, int idx,
  * tables of read-only segments (.eh_frame_hdr) there.
  */
 #define PCTR_SAMPLE_USER_STACK 0x40u
+/* the CPU each sample was taken on, in @cpu (new in 0.2) */
+#define PCTR_SAMPLE_CPU 0x80u
 
 /**
  * struct pctr_sampling - how one event samples into a buffer.
@@ -1468,6 +1470,23 @@ struct pctr_sampling {
  */
 int pctr_set_sampling(struct pctr_set *set, int idx,
 		      const struct pctr_sampling *cfg);
+
+/**
+ * pctr_set_sampling_attr() - the perf_event_attr event @idx samples with,
+ * as pctr_set_sampling() configured it: its sample_type, period or
+ * frequency, user registers and stack size, and side-band bits, which say
+ * how the kernel lays out its records.  For a program that keeps the
+ * samples (a perf.data file) and must state their layout.
+ * @attr:      a struct perf_event_attr of the caller's <linux/perf_event.h>
+ * @attr_size: sizeof that struct; min(@attr_size, 136) bytes are filled
+ *             and attr->size says how many
+ *
+ * New in 0.2.  Thread-safe against other readers of the set.
+ * Return: 0; -EINVAL for a bad set or index, an @attr_size under 64, or
+ * an event that does not sample into a buffer.
+ */
+int pctr_set_sampling_attr(const struct pctr_set *set, int idx, void *attr,
+			   size_t attr_size);
 
 /* struct pctr_sample_record.kind */
 #define PCTR_REC_SAMPLE 0 /* a sample: the only kind without SIDEBAND */
@@ -1529,6 +1548,13 @@ int pctr_set_sampling(struct pctr_set *set, int idx,
  *                of it never touched
  * @stack:        the copy; @regs and @stack are valid during the callback
  *                only
+ *
+ * New in 0.2, for every kind (a reader of a perf.data file needs them):
+ * @cpu:          the CPU the record was written on (PCTR_SAMPLE_CPU;
+ *                else -1)
+ * @nr_callchain_kernel: how many of @callchain's entries, the first
+ *                ones, are the kernel's, as the kernel's own markers in
+ *                the chain say (PERF_CONTEXT_KERNEL, _USER)
  */
 struct pctr_sample_record {
 	int event;
@@ -1555,6 +1581,8 @@ struct pctr_sample_record {
 	const uint64_t *regs;
 	uint64_t stack_len;
 	const unsigned char *stack;
+	int cpu;
+	uint32_t nr_callchain_kernel;
 };
 
 /**

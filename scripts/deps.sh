@@ -27,6 +27,8 @@ check) pkgs="$pkgs valgrind clang libclang-rt-14-dev util-linux procps python3"
 	pkgs="$pkgs iproute2"
 	# tests/tool/test_flame.py renders pctr profile --svg in a browser
 	pkgs="$pkgs chromium"
+	# tests/tool/test_flame_click.py clicks it (chromedriver, selenium)
+	pkgs="$pkgs chromium-driver python3-selenium"
 	# test_profile reads pctr profile --perf-data with perf report
 	pkgs="$pkgs linux-perf"
 	# tests/locale_de.h builds de_DE.UTF-8 from its sources (localedef)

@@ -182,7 +182,7 @@ horizon(void *arg, bool *lost)
 
 static void
 make_info(struct pctr_set *set, struct pctr__ring *ring,
-	  const struct pctr__rec *r, struct pctr_overflow_info *info)
+	  const struct pctr__sample *r, struct pctr_overflow_info *info)
 {
 	struct horizon_ctx h = { set, ring };
 	struct pctr__tid_slot *s;
@@ -215,7 +215,7 @@ fill_one(struct pctr_set *set, struct pctr__ring *ring,
 {
 	struct fill_ctx *ctx = arg;
 	struct pctr_overflow_info info;
-	struct pctr__rec r;
+	struct pctr__sample r;
 
 	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
@@ -242,7 +242,7 @@ call_one(struct pctr_set *set, struct pctr__ring *ring,
 {
 	const struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
 	struct pctr_overflow_info info;
-	struct pctr__rec r;
+	struct pctr__sample r;
 
 	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;

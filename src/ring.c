@@ -312,7 +312,7 @@ pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 	ring->fd = set->ctr[c].fd;
 	ring->ctr = &set->ctr[c];
 	ring->event = set->ctr[c].event;
-	ring->sample_type = set->attr[ring->event].a.sample_type;
+	pctr__layout_of(&ring->layout, &set->attr[ring->event].a);
 	atomic_flag_clear(&ring->busy);
 	return 0;
 }
@@ -345,19 +345,17 @@ pctr__ring_unmap(struct pctr__ring *ring, bool forked)
 	ring->pc = NULL;
 }
 
-/* PERF_RECORD_EXIT: { pid, ppid, tid, ptid, time } after the header */
+/* a thread's PERF_RECORD_EXIT: its slot marked with the time */
 static void
 forget_exited(struct pctr__ring *ring, const struct perf_event_header *h)
 {
-	const uint32_t *p = (const uint32_t *)(h + 1);
-	uint64_t time;
+	struct pctr_sample_record r;
 
-	if (!ring->tab || h->size < sizeof(*h) + 6 * sizeof(uint32_t))
+	if (!ring->tab || pctr__side_record(&ring->layout, h, &r) < 0)
 		return;
-	memcpy(&time, p + 4, sizeof(time));
-	atomic_store(&ring->last_time, time);
+	atomic_store(&ring->last_time, r.time);
 	pctr__tids_lock(ring);
-	pctr__tid_exited(ring->tab->tids, (pid_t)p[2], time);
+	pctr__tid_exited(ring->tab->tids, r.tid, r.time);
 	pctr__tids_unlock(ring);
 }
 
@@ -384,7 +382,7 @@ pctr__ring_step(struct pctr_set *set, struct pctr__ring *ring,
 		return 0;
 	}
 	if (h && h->type == PERF_RECORD_LOST)
-		atomic_fetch_add(&ev->lost, pctr__lost_parse(h));
+		atomic_fetch_add(&ev->lost, pctr__lost_count(h));
 	if (h && h->type == PERF_RECORD_EXIT)
 		forget_exited(ring, h);
 	if (h && h->type == PERF_RECORD_SAMPLE) {

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "record.h"
 
 /* what every overflow sample holds, with PERF_SAMPLE_PERIOD where it may */
 #define PCTR__OVF_SAMPLE_TYPE                                                 \
@@ -131,7 +132,7 @@ struct pctr__ring {
 	int event;
 	int instance; /* internal (set->inst_id) */
 	int pub; /* public (pctr_set_instance_id()) */
-	uint64_t sample_type;
+	struct pctr__layout layout; /* its records' (record.h) */
 	atomic_flag busy; /* one reader at a time */
 	atomic_int reader; /* the reader's tid while it holds busy, or 0 */
 	struct pctr__tid_slot *tids; /* signal mode only: the table it owns */
@@ -149,19 +150,6 @@ struct pctr__overflow {
 	int slot; /* in the registry, -1 if not registered */
 	int handlers[PCTR_MAX_EVENTS]; /* signals whose handler we hold */
 	int nr_handlers;
-};
-
-/* a sample record, decoded (pctr__sample_parse) */
-struct pctr__rec {
-	uint64_t ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint64_t period;
-	uint32_t nr_chain;
-	const uint64_t *chain;
-	int user;
-	/* the fields past CALLCHAIN (REGS_USER, STACK_USER), up to @end */
-	const uint64_t *rest, *end;
 };
 
 /*
@@ -200,102 +188,16 @@ pctr__ring_record(const unsigned char *data, uint64_t size, uint64_t tail,
 	return h.size;
 }
 
-/*
- * Decode a PERF_RECORD_SAMPLE holding the fields of @type, which must be a
- * subset of IP | TID | TIME | PERIOD | CALLCHAIN (in the kernel's order),
- * with REGS_USER and STACK_USER left in @r->rest for the caller, who
- * knows the register mask.  Return 0, or -EINVAL if the record is shorter
- * than its fields say.
- */
-static inline int
-pctr__sample_parse(const struct perf_event_header *h, uint64_t type,
-		   struct pctr__rec *r)
-{
-	const uint64_t *p = (const uint64_t *)(h + 1);
-	const uint64_t *end = (const uint64_t *)((const char *)h + h->size);
-
-	memset(r, 0, sizeof(*r));
-	r->user = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-		  PERF_RECORD_MISC_USER;
-#define PCTR__TAKE(dst)                                                       \
-	do {                                                                  \
-		if (p >= end)                                                 \
-			return -EINVAL;                                       \
-		dst = *p++;                                                   \
-	} while (0)
-	if (type & PERF_SAMPLE_IP)
-		PCTR__TAKE(r->ip);
-	if (type & PERF_SAMPLE_TID) {
-		uint64_t v;
-
-		PCTR__TAKE(v);
-		memcpy(&r->pid, &v, 4);
-		memcpy(&r->tid, (char *)&v + 4, 4);
-	}
-	if (type & PERF_SAMPLE_TIME)
-		PCTR__TAKE(r->time);
-	if (type & PERF_SAMPLE_PERIOD)
-		PCTR__TAKE(r->period);
-	if (type & PERF_SAMPLE_CALLCHAIN) {
-		uint64_t nr;
-
-		PCTR__TAKE(nr);
-		if (nr > (uint64_t)(end - p))
-			return -EINVAL;
-		r->nr_chain = (uint32_t)nr;
-		r->chain = p;
-		p += nr;
-	}
-#undef PCTR__TAKE
-	r->rest = p;
-	r->end = end;
-	return 0;
-}
-
 /* a sample of @ring, with the configured period where it carries none */
 static inline int
 pctr__ring_parse(const struct pctr__overflow *o, const struct pctr__ring *ring,
-		 const struct perf_event_header *h, struct pctr__rec *r)
+		 const struct perf_event_header *h, struct pctr__sample *s)
 {
-	int err = pctr__sample_parse(h, ring->sample_type, r);
+	int err = pctr__sample_decode(&ring->layout, h, s);
 
-	if (err == 0 && !(ring->sample_type & PERF_SAMPLE_PERIOD))
-		r->period = atomic_load(&o->ev[ring->event].fixed_period);
+	if (err == 0 && !(ring->layout.sample_type & PERF_SAMPLE_PERIOD))
+		s->period = atomic_load(&o->ev[ring->event].fixed_period);
 	return err;
-}
-
-/*
- * A sample's call chain as addresses: the PERF_CONTEXT_* markers go, since
- * an address says which side it is on (the kernel's are the upper half on
- * x86-64 and arm64).  An entry whose half disagrees with its marker goes
- * too: the user unwinder follows frame pointers past the last real frame
- * into whatever the stack holds (a C library's start built without them),
- * and a value there that looks like a kernel address (seen in the x86-64
- * guest, test_hw_tool) is a frame of neither.  Return: entries in @out.
- */
-static inline uint32_t
-pctr__chain_addresses(const uint64_t *in, uint32_t nr, uint64_t *out,
-		      uint32_t max)
-{
-	uint32_t n = 0;
-	uint64_t user = 0;
-
-	for (uint32_t i = 0; i < nr && n < max; i++) {
-		if (in[i] >= (uint64_t)PERF_CONTEXT_MAX)
-			user = in[i] == (uint64_t)PERF_CONTEXT_USER;
-		else if (in[i] >> 63 != user)
-			out[n++] = in[i];
-	}
-	return n;
-}
-
-/* PERF_RECORD_LOST: { id, lost } after the header */
-static inline uint64_t
-pctr__lost_parse(const struct perf_event_header *h)
-{
-	const uint64_t *p = (const uint64_t *)(h + 1);
-
-	return h->size >= sizeof(*h) + 2 * sizeof(uint64_t) ? p[1] : 0;
 }
 
 static inline unsigned int

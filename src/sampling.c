@@ -29,7 +29,7 @@ check_sampling(const struct pctr_sampling *ucfg, struct pctr_sampling *cfg,
 			     PCTR_SAMPLE_CALLCHAIN | PCTR_SAMPLE_FREQ |
 			     PCTR_SAMPLE_SIDEBAND |
 			     PCTR_SAMPLE_CALLCHAIN_KERNEL |
-			     PCTR_SAMPLE_USER_STACK;
+			     PCTR_SAMPLE_USER_STACK | PCTR_SAMPLE_CPU;
 	int r = pctr__struct_in(&PCTR__SIZED(pctr_sampling,
 					     PCTR_SAMPLING_SIZE_VER0),
 				cfg, ucfg);
@@ -117,6 +117,8 @@ pctr_set_sampling(struct pctr_set *set, int idx,
 			    pctr__period_sample_type(&set->ev[idx], attr);
 	if (cfg->flags & PCTR_SAMPLE_TID)
 		attr->sample_type |= PERF_SAMPLE_TID;
+	if (cfg->flags & PCTR_SAMPLE_CPU)
+		attr->sample_type |= PERF_SAMPLE_CPU;
 	/* side-band records are ordered with the samples by time */
 	if (cfg->flags & (PCTR_SAMPLE_TIME | PCTR_SAMPLE_SIDEBAND))
 		attr->sample_type |= PERF_SAMPLE_TIME;
@@ -150,179 +152,64 @@ pctr_set_sampling(struct pctr_set *set, int idx,
 	return 0;
 }
 
+PCTR_EXPORT int
+pctr_set_sampling_attr(const struct pctr_set *set, int idx, void *attr,
+		       size_t attr_size)
+{
+	size_t n = attr_size < PCTR__ATTR_SIZE ? attr_size : PCTR__ATTR_SIZE;
+	union pctr__attr u;
+
+	if (!set || idx < 0 || idx >= set->nr_events || !attr)
+		return pctr__error(EINVAL, "no event %d in this set", idx);
+	if (attr_size < PERF_ATTR_SIZE_VER0)
+		return pctr__error(EINVAL, "a struct perf_event_attr of %zu "
+					   "bytes: under PERF_ATTR_SIZE_VER0 "
+					   "(64)",
+				   attr_size);
+	if (!set->ovf || set->ovf->ev[idx].mode != PCTR__MODE_BUFFER)
+		return pctr__error(EINVAL, "event %d does not sample into a "
+					   "buffer (pctr_set_sampling())",
+				   idx);
+	u = set->attr[idx];
+	u.a.size = (uint32_t)n;
+	memcpy(attr, u.raw, n);
+	return 0;
+}
+
 struct read_ctx {
 	int (*cb)(const struct pctr_sample_record *rec, void *arg);
 	void *arg;
 };
 
 /*
- * The side-band records after their header (perf_event.h):
- *   MMAP2      { u32 pid, tid; u64 addr, len, pgoff; u32 maj, min;
- *                u64 ino, ino_generation; u32 prot, flags;
- *                char filename[]; sample_id }
- *   COMM       { u32 pid, tid; char comm[]; sample_id }
- *   FORK, EXIT { u32 pid, ppid, tid, ptid; u64 time; sample_id }
- * sample_id holds { u32 pid, tid } and { u64 time } for PERF_SAMPLE_TID
- * and PERF_SAMPLE_TIME, in that order, at the end of the record; the
- * strings are NUL-padded to 8 bytes before it.
+ * A record of @ring for the caller, decoded by record.c in the layout of
+ * the event that wrote it; the time only where it was asked for (the
+ * side-band records carry it for their order, ring_time()).
  */
-#define MMAP2_NAME 64
-#define COMM_NAME 8
-#define TASK_SIZE 24
-
-static const char *
-side_name(const struct perf_event_header *h, size_t off, size_t trailer)
-{
-	const char *p = (const char *)(h + 1);
-	size_t body = h->size - sizeof(*h);
-
-	if (body < off + trailer + 1 || memchr(p + off, 0,
-					      body - off - trailer) == NULL)
-		return NULL;
-	return p + off;
-}
-
-static int
-side_parse(const struct perf_event_header *h, uint64_t sample_type,
-	   struct pctr_sample_record *rec)
-{
-	const unsigned char *p = (const unsigned char *)(h + 1);
-	size_t trailer = (sample_type & PERF_SAMPLE_TID ? 8 : 0) +
-			 (sample_type & PERF_SAMPLE_TIME ? 8 : 0);
-	uint32_t u[4];
-
-	memcpy(u, p, sizeof(u[0]) * 2);
-	rec->pid = (pid_t)u[0];
-	rec->tid = (pid_t)u[1];
-	if (sample_type & PERF_SAMPLE_TIME)
-		memcpy(&rec->time, (const char *)h + h->size - 8, 8);
-	if (h->type == PERF_RECORD_MMAP2) {
-		rec->kind = PCTR_REC_MMAP;
-		memcpy(&rec->addr, p + 8, 8);
-		memcpy(&rec->len, p + 16, 8);
-		memcpy(&rec->pgoff, p + 24, 8);
-		memcpy(&rec->prot, p + 56, 4);
-		rec->name = side_name(h, MMAP2_NAME, trailer);
-	} else if (h->type == PERF_RECORD_COMM) {
-		rec->kind = PCTR_REC_COMM;
-		rec->exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
-		rec->name = side_name(h, COMM_NAME, trailer);
-	} else {
-		if (h->size < sizeof(*h) + TASK_SIZE)
-			return -1;
-		memcpy(u, p, sizeof(u));
-		rec->kind = h->type == PERF_RECORD_FORK ? PCTR_REC_FORK
-							: PCTR_REC_EXIT;
-		rec->pid = (pid_t)u[0];
-		rec->ppid = (pid_t)u[1];
-		rec->tid = (pid_t)u[2];
-		rec->ptid = (pid_t)u[3];
-		memcpy(&rec->time, p + 16, 8);
-	}
-	return rec->kind == PCTR_REC_EXIT || rec->kind == PCTR_REC_FORK ||
-	       rec->name ? 0 : -1;
-}
-
-static int
-deliver_side(struct pctr_set *set, struct pctr__ring *ring,
-	     const struct perf_event_header *h, const struct read_ctx *ctx)
-{
-	struct pctr_sample_record rec = { .event = ring->event,
-					  .instance = ring->pub,
-					  .ppid = -1,
-					  .ptid = -1 };
-
-	if (h->type != PERF_RECORD_MMAP2 && h->type != PERF_RECORD_COMM &&
-	    h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT)
-		return 0;
-	/* pid and tid; the rest is checked per kind (side_parse()) */
-	if (h->size < sizeof(*h) + 8 ||
-	    (h->type == PERF_RECORD_MMAP2 &&
-	     h->size < sizeof(*h) + MMAP2_NAME))
-		return 0;
-	if (side_parse(h, ring->sample_type, &rec) < 0)
-		return 0;
-	/* side-band sets carry the time for their order (ring_time()) */
-	if (!(set->ovf->ev[ring->event].flags & PCTR_SAMPLE_TIME))
-		rec.time = 0;
-	return ctx->cb(&rec, ctx->arg);
-}
-
-/*
- * After the call chain (perf_event.h, PERF_RECORD_SAMPLE):
- *   REGS_USER   { u64 abi; u64 regs[weight(sample_regs_user)] }, the
- *               registers only when abi is not PERF_SAMPLE_REGS_ABI_NONE
- *   STACK_USER  { u64 size; char data[size]; u64 dyn_size }, dyn_size
- *               only when size is not 0: how much of data is stack
- * Return 0, or -1 for a record shorter than that.
- */
-static int
-user_stack_parse(const struct pctr__rec *r, uint64_t mask,
-		 struct pctr_sample_record *rec)
-{
-	const uint64_t *p = r->rest, *end = r->end;
-	uint64_t size, dyn;
-	long nr = __builtin_popcountll(mask);
-
-	if (p >= end)
-		return -1;
-	if (*p++ != PERF_SAMPLE_REGS_ABI_NONE) {
-		if (end - p < nr)
-			return -1;
-		rec->regs_abi = p[-1] == PERF_SAMPLE_REGS_ABI_32 ? 32 : 64;
-		rec->regs_mask = mask;
-		rec->regs = p;
-		p += nr;
-	}
-	if (p >= end)
-		return -1;
-	size = *p++;
-	if (size == 0)
-		return 0;
-	if (size % 8 || size / 8 + 1 > (uint64_t)(end - p))
-		return -1;
-	dyn = p[size / 8];
-	rec->stack = (const unsigned char *)p;
-	rec->stack_len = dyn < size ? dyn : size;
-	return 0;
-}
-
 static int
 deliver_record(struct pctr_set *set, struct pctr__ring *ring,
 	       const struct perf_event_header *h, void *arg)
 {
 	const struct read_ctx *ctx = arg;
-	struct pctr_sample_record rec = { .event = ring->event,
-					  .instance = ring->pub,
-					  .pid = -1,
-					  .tid = -1 };
-	struct pctr__rec r;
-	uint64_t chain[1024];
-	uint32_t n = 0;
+	const struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
+	struct pctr_sample_record rec;
+	struct pctr__sample s;
+	uint64_t chain[1024], regs[64];
 
-	if (h->type != PERF_RECORD_SAMPLE)
-		return deliver_side(set, ring, h, ctx);
-	rec.ppid = rec.ptid = -1;
-	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
-		return 0;
-	if (ring->sample_type & PERF_SAMPLE_STACK_USER &&
-	    user_stack_parse(&r, set->attr[ring->event].a.sample_regs_user,
-			     &rec) < 0)
-		return 0;
-	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
-	if (ring->sample_type & PERF_SAMPLE_TID) {
-		rec.pid = (pid_t)r.pid;
-		rec.tid = (pid_t)r.tid;
+	if (h->type != PERF_RECORD_SAMPLE) {
+		if (pctr__side_record(&ring->layout, h, &rec) < 0)
+			return 0;
+	} else {
+		if (pctr__ring_parse(set->ovf, ring, h, &s) < 0)
+			return 0;
+		pctr__sample_record(&ring->layout, &s, &rec, chain,
+				    PCTR_ARRAY_SIZE(chain), regs);
+		atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
 	}
-	n = pctr__chain_addresses(r.chain, r.nr_chain, chain,
-				  PCTR_ARRAY_SIZE(chain));
-	rec.ip = r.ip;
-	if (set->ovf->ev[ring->event].flags & PCTR_SAMPLE_TIME)
-		rec.time = r.time;
-	rec.period = r.period;
-	rec.user = r.user;
-	rec.nr_callchain = n;
-	rec.callchain = n ? chain : NULL;
+	rec.event = ring->event;
+	rec.instance = ring->pub;
+	if (!(ev->flags & PCTR_SAMPLE_TIME))
+		rec.time = 0;
 	return ctx->cb(&rec, ctx->arg);
 }
 
@@ -358,27 +245,19 @@ ring_peek(const struct pctr__ring *ring, uint64_t at, void *out, size_t n)
 }
 
 /*
- * The time of the record at @at: a sample's PERF_SAMPLE_TIME follows its
- * IP and TID; a side-band record's ends its sample_id (TID, TIME).  0 for
- * a record without one (lost records without sample_id_all): it goes first.
+ * The time of the record at @at, where record.c says it is; 0 for a
+ * record without one (lost records without sample_id_all): it goes first.
  */
 static uint64_t
 ring_time(const struct pctr__ring *ring, uint64_t at)
 {
 	struct perf_event_header h;
-	uint64_t t = 0, off;
+	uint64_t t = 0;
+	size_t off;
 
 	ring_peek(ring, at, &h, sizeof(h));
-	if (h.type == PERF_RECORD_SAMPLE)
-		off = sizeof(h) +
-		      (ring->sample_type & PERF_SAMPLE_IP ? 8 : 0) +
-		      (ring->sample_type & PERF_SAMPLE_TID ? 8 : 0);
-	else if (h.type == PERF_RECORD_MMAP2 || h.type == PERF_RECORD_COMM ||
-		 h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_EXIT)
-		off = h.size - 8;
-	else
-		return 0;
-	if (off + 8 <= h.size)
+	off = pctr__time_offset(&ring->layout, &h);
+	if (off)
 		ring_peek(ring, at + off, &t, sizeof(t));
 	return t;
 }
@@ -445,7 +324,8 @@ merge_rings(const struct pctr_set *set)
 	for (int i = 0; set->inst_cpu && i < set->ovf->nr_ring; i++) {
 		const struct pctr__ring *ring = &set->ovf->ring[i];
 
-		if (ring->pc && !(ring->sample_type & PERF_SAMPLE_TIME))
+		if (ring->pc &&
+		    !(ring->layout.sample_type & PERF_SAMPLE_TIME))
 			return false;
 	}
 	return set->inst_cpu;

@@ -31,12 +31,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "text.h"
 #include "tool.h"
 #include "flame.h"
 #include "perf_data.h"
+#include "proc_records.h"
 #include "runner.h"
 #include "symbols.h"
 #include "unwind.h"
@@ -49,12 +52,20 @@
 /* kernel part (the library's limit) and user part (unwind.c's) */
 #define MAX_CHAIN (1024 + 128)
 
+/*
+ * The verbs over this file: profile (sample, then report), record (sample
+ * into perf.data) and report (a recording, to standard output).
+ */
+enum mode { MODE_PROFILE, MODE_RECORD, MODE_REPORT };
+
 /* -g, --call-graph: none, frame pointers, or unwinding stack copies */
 enum call_graph { CG_NONE, CG_FP, CG_DWARF };
 
 enum key { KEY_COMM, KEY_DSO, KEY_SYM };
 
 struct opts {
+	enum mode mode;
+	char **cmdline; /* the verb and its arguments (HEADER_CMDLINE) */
 	const char *event;
 	uint64_t period;
 	uint64_t hz;
@@ -68,6 +79,7 @@ struct opts {
 	long top;
 	enum key keys[MAX_KEYS];
 	int nr_keys;
+	bool sort_given;
 	struct pctr_target target;
 	bool attach;
 	double duration;
@@ -92,6 +104,7 @@ struct prof {
 	struct syms *syms;
 	struct unwind *unw; /* once a sample brings a stack copy */
 	struct perf_data *pd; /* --perf-data: every record goes there too */
+	bool record_only; /* pctr record: the file only, no report */
 	int err;
 };
 
@@ -109,6 +122,8 @@ struct row {
 	uint64_t self, children;
 	size_t last; /* the last sample counted in children, + 1 */
 };
+
+static const char *const verb[] = { "profile", "record", "report" };
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -180,6 +195,8 @@ on_record(const struct pctr_sample_record *r, void *arg)
 {
 	struct prof *p = arg;
 
+	if (p->record_only)
+		return perf_data_record(p->pd, r) == -ENOMEM ? (p->err = -1) : 0;
 	if (r->kind == PCTR_REC_SAMPLE)
 		p->err = add_sample(p, r);
 	else
@@ -193,8 +210,42 @@ on_record(const struct pctr_sample_record *r, void *arg)
 /* ---- options ------------------------------------------------------------ */
 
 static void
-usage(FILE *f)
+usage_record(FILE *f)
 {
+	fprintf(f,
+		"usage: pctr record [OPTIONS] [--] COMMAND [ARGS...]\n"
+		"       pctr record [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
+		"[-d SECONDS]\n"
+		"  -o, --output FILE         the recording (default perf.data; "
+		"an existing\n"
+		"                            one is renamed FILE.old first)\n"
+		"  -e, -c, -F, -g, --call-graph, -p, -t, -a, -C, -d: as pctr "
+		"profile's\n"
+		"  -h, --help                this text\n");
+}
+
+static void
+usage_report(FILE *f)
+{
+	fprintf(f,
+		"usage: pctr report [-i FILE] [VIEW OPTIONS]\n"
+		"  -i, --input FILE          the recording (default perf.data: "
+		"pctr record's\n"
+		"                            or perf record's)\n"
+		"  -s, --percent-limit, --top, --folded, --svg, -j: as pctr "
+		"profile's\n"
+		"  -o, --output FILE         write the report to FILE "
+		"(default: stdout)\n"
+		"  -h, --help                this text\n");
+}
+
+static void
+usage(const struct opts *o, FILE *f)
+{
+	if (o->mode == MODE_RECORD)
+		return usage_record(f);
+	if (o->mode == MODE_REPORT)
+		return usage_report(f);
 	fprintf(f,
 		"usage: pctr profile [OPTIONS] [--] COMMAND [ARGS...]\n"
 		"       pctr profile [OPTIONS] -p PID | -t TID | -a [-C CPUS] "
@@ -235,7 +286,7 @@ usage(FILE *f)
 		"(SVG; with -g)\n"
 		"      --perf-data FILE      also every sample in perf.data "
 		"format (perf report -i)\n"
-		"      --input FILE          report a recording again "
+		"  -i, --input FILE          report a recording again "
 		"(--perf-data's, perf record's)\n"
 		"  -j, --json                one JSON document "
 		"(schema pctr-profile/1)\n"
@@ -246,11 +297,11 @@ usage(FILE *f)
 }
 
 static int
-usage_error(const char *msg, const char *arg)
+usage_error(const struct opts *o, const char *msg, const char *arg)
 {
-	fprintf(stderr, "pctr profile: %s%s%s\n", msg, arg ? ": " : "",
-		arg ? arg : "");
-	usage(stderr);
+	fprintf(stderr, "pctr %s: %s%s%s\n", verb[o->mode], msg,
+		arg ? ": " : "", arg ? arg : "");
+	usage(o, stderr);
 	return EXIT_USAGE;
 }
 
@@ -278,14 +329,14 @@ parse_sort(struct opts *o, const char *arg)
 		while (k < 3 && strcmp(t, names[k]))
 			k++;
 		if (k == 3 || o->nr_keys == MAX_KEYS)
-			return usage_error("--sort takes comm, dso, sym, "
+			return usage_error(o, "--sort takes comm, dso, sym, "
 					   "each once, comma-separated", arg);
 		for (int i = 0; i < o->nr_keys; i++)
 			if (o->keys[i] == (enum key)k)
-				return usage_error("--sort: a key twice", arg);
+				return usage_error(o, "--sort: a key twice", arg);
 		o->keys[o->nr_keys++] = (enum key)k;
 	}
-	return o->nr_keys ? 0 : usage_error("--sort: no key", arg);
+	return o->nr_keys ? 0 : usage_error(o, "--sort: no key", arg);
 }
 
 enum {
@@ -295,7 +346,6 @@ enum {
 	OPT_FOLDED,
 	OPT_SVG,
 	OPT_PERF_DATA,
-	OPT_INPUT,
 };
 
 static const struct option long_options[] = {
@@ -314,7 +364,7 @@ static const struct option long_options[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "perf-data", required_argument, NULL, OPT_PERF_DATA },
-	{ "input", required_argument, NULL, OPT_INPUT },
+	{ "input", required_argument, NULL, 'i' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -332,7 +382,7 @@ parse_call_graph(struct opts *o, const char *arg)
 		return 0;
 	}
 	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
-		return usage_error("--call-graph takes fp or dwarf[,SIZE]",
+		return usage_error(o, "--call-graph takes fp or dwarf[,SIZE]",
 				   arg);
 	if (arg[5] && parse_long("--call-graph dwarf,SIZE", arg + 6, 1,
 				 MAX_STACK_COPY, &size) < 0)
@@ -348,7 +398,7 @@ set_target(struct opts *o, int type, const char *arg)
 	long v = 0;
 
 	if (o->target.type != PCTR_TARGET_PROCESS && o->target.type != type)
-		return usage_error("give one of -p, -t, -a", NULL);
+		return usage_error(o, "give one of -p, -t, -a", NULL);
 	if (arg && parse_long(type == PCTR_TARGET_PID ? "-p" : "-t", arg, 1,
 			      0x7fffffff, &v) < 0)
 		return EXIT_USAGE;
@@ -368,11 +418,11 @@ parse_opt(struct opts *o, int c, const char *arg)
 		o->event = arg;
 		return 0;
 	case 'c':
-		return parse_u64(arg, &o->period) ? usage_error("bad period",
+		return parse_u64(arg, &o->period) ? usage_error(o, "bad period",
 								arg)
 						   : 0;
 	case 'F':
-		return parse_u64(arg, &o->hz) ? usage_error("bad frequency",
+		return parse_u64(arg, &o->hz) ? usage_error(o, "bad frequency",
 							    arg)
 					      : 0;
 	case 'g':
@@ -396,6 +446,7 @@ parse_opt(struct opts *o, int c, const char *arg)
 		return parse_double("-d", arg, 0.001, 31536000.0,
 				    &o->duration) < 0 ? EXIT_USAGE : 0;
 	case 's':
+		o->sort_given = true;
 		return parse_sort(o, arg);
 	case OPT_PERCENT:
 		return parse_double("--percent-limit", arg, 0, 100,
@@ -409,7 +460,7 @@ parse_opt(struct opts *o, int c, const char *arg)
 	case OPT_PERF_DATA:
 		o->perf_data = arg;
 		return 0;
-	case OPT_INPUT:
+	case 'i':
 		o->input = arg;
 		return 0;
 	case OPT_SVG:
@@ -422,7 +473,7 @@ parse_opt(struct opts *o, int c, const char *arg)
 		o->output = arg;
 		return 0;
 	case 'h':
-		usage(stdout);
+		usage(o, stdout);
 		return -1;
 	}
 	return EXIT_USAGE;
@@ -433,11 +484,11 @@ static int
 check_input(const struct opts *o, int argc, char **argv)
 {
 	if (optind < argc)
-		return usage_error("--input reports a recording: no command",
+		return usage_error(o, "--input reports a recording: no command",
 				   argv[optind]);
 	if (o->attach || o->event || o->period || o->hz || o->callgraph ||
 	    o->duration > 0 || o->target.nr_cpus || o->perf_data)
-		return usage_error("--input takes the view options only "
+		return usage_error(o, "--input takes the view options only "
 				   "(-s, --percent-limit, --top, --folded, "
 				   "--svg, -j, -o): the recording says what "
 				   "was sampled",
@@ -445,31 +496,56 @@ check_input(const struct opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* pctr record: the samples into -o FILE, nothing to view */
+static int
+check_record(struct opts *o)
+{
+	if (o->folded || o->json || o->svg || o->percent_limit > 0 ||
+	    o->top || o->sort_given || o->perf_data || o->input)
+		return usage_error(o, "record writes the samples only: -s, "
+				   "--percent-limit, --top, --folded, --svg "
+				   "and -j are pctr report's",
+				   NULL);
+	o->perf_data = o->output ? o->output : "perf.data";
+	o->output = NULL;
+	if (!strcmp(o->perf_data, "-"))
+		return usage_error(o, "a recording needs a file it can seek "
+				   "in (perf's pipe format is not written)",
+				   "-o -");
+	return 0;
+}
+
 static int
 check_opts(struct opts *o, int argc, char **argv)
 {
+	if (o->mode == MODE_REPORT) {
+		o->input = o->input ? o->input : "perf.data";
+		o->output = o->output ? o->output : "-";
+	}
+	if (o->mode == MODE_RECORD && check_record(o))
+		return EXIT_USAGE;
 	if (o->json && o->folded)
-		return usage_error("give --json or --folded, not both", NULL);
+		return usage_error(o, "give --json or --folded, not both", NULL);
 	if (o->input)
 		return check_input(o, argc, argv);
 	if (o->period && o->hz)
-		return usage_error("give -c or -F, not both", NULL);
+		return usage_error(o, "give -c or -F, not both", NULL);
 	if (o->target.nr_cpus && o->target.type != PCTR_TARGET_CPU)
-		return usage_error("-C needs -a", NULL);
+		return usage_error(o, "-C needs -a", NULL);
 	if (o->json && o->folded)
-		return usage_error("give --json or --folded, not both", NULL);
+		return usage_error(o, "give --json or --folded, not both", NULL);
 	if (o->event && strchr(o->event, ','))
-		return usage_error("profile samples one event; -e names "
+		return usage_error(o, "profile samples one event; -e names "
 				   "several (run one profile per event)",
 				   o->event);
 	if (o->attach && optind < argc)
-		return usage_error("give a command or -p/-t/-a, not both",
+		return usage_error(o, "give a command or -p/-t/-a, not both",
 				   argv[optind]);
 	if (o->duration > 0 && !o->attach)
-		return usage_error("-d is for -p, -t, -a (a command runs "
+		return usage_error(o, "-d is for -p, -t, -a (a command runs "
 				   "until it exits)", NULL);
 	if (!o->attach && optind >= argc)
-		return usage_error("no command to profile", NULL);
+		return usage_error(o, "no command to profile", NULL);
 	o->argv = argv + optind;
 	return 0;
 }
@@ -484,7 +560,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->keys[0] = KEY_SYM;
 	o->nr_keys = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:c:F:gp:t:aC:d:s:jo:h",
+	while ((c = getopt_long(argc, argv, "+e:c:F:gp:t:aC:d:s:jo:i:h",
 				long_options, NULL)) != -1)
 		if ((r = parse_opt(o, c, optarg)) != 0)
 			return r;
@@ -496,7 +572,7 @@ parse(int argc, char **argv, struct opts *o)
 static int
 fail(const char *what, int r)
 {
-	fprintf(stderr, "pctr profile: %s: %s\n", what, pctr_strerror(r));
+	tool_err("%s: %s", what, pctr_strerror(r));
 	if (r == -ENOENT || r == -ENODEV || r == -EOPNOTSUPP)
 		return EXIT_EVENT;
 	return r == -EACCES || r == -EPERM ? EXIT_PERM : 1;
@@ -552,8 +628,9 @@ open_set(const struct opts *o, struct pctr_set **setp)
 	int r;
 
 	cfg.period = o->period ? o->period : o->hz ? o->hz : DEFAULT_HZ;
-	cfg.flags = PCTR_SAMPLE_TID | PCTR_SAMPLE_SIDEBAND |
-		    (o->period ? 0 : PCTR_SAMPLE_FREQ);
+	/* times and CPUs for a recording's readers (perf script --time) */
+	cfg.flags = PCTR_SAMPLE_TID | PCTR_SAMPLE_SIDEBAND | PCTR_SAMPLE_TIME |
+		    PCTR_SAMPLE_CPU | (o->period ? 0 : PCTR_SAMPLE_FREQ);
 	if (o->callgraph == CG_FP)
 		cfg.flags |= PCTR_SAMPLE_CALLCHAIN |
 			     PCTR_SAMPLE_CALLCHAIN_KERNEL;
@@ -569,7 +646,7 @@ open_set(const struct opts *o, struct pctr_set **setp)
 	if (r < 0)
 		return fail(o->event, r);
 	if (pctr_set_nr(*setp) != 1)
-		return usage_error("profile samples one event; -e names "
+		return usage_error(o, "profile samples one event; -e names "
 				   "several (run one profile per event)",
 				   o->event);
 	r = cycles_fallback(setp);
@@ -696,22 +773,67 @@ make_key(const struct opts *o, const struct frame *f, char *key, size_t len)
 	}
 }
 
+/*
+ * The rows, and an index of them by key (open addressing, linear probing,
+ * at most half full): a report names every frame of every sample, and a
+ * walk over the rows for each was most of its time.
+ */
 struct table {
 	struct row *r;
 	size_t n, cap;
+	size_t *idx; /* row + 1, or 0: free */
+	size_t nidx; /* a power of two */
 };
+
+static size_t
+key_hash(const char *key)
+{
+	size_t h = 14695981039346656037u;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211u;
+	return h;
+}
+
+/* the index twice as large, the rows put in again */
+static int
+reindex(struct table *t)
+{
+	size_t n = t->nidx ? 2 * t->nidx : 1024;
+	size_t *idx = calloc(n, sizeof(*idx));
+
+	if (!idx)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = key_hash(t->r[i].key) & (n - 1);
+
+		while (idx[h])
+			h = (h + 1) & (n - 1);
+		idx[h] = i + 1;
+	}
+	free(t->idx);
+	t->idx = idx;
+	t->nidx = n;
+	return 0;
+}
 
 static struct row *
 find_row(struct table *t, const char *key, const struct frame *f)
 {
-	for (size_t i = t->n; i-- > 0;)
-		if (!strcmp(t->r[i].key, key))
-			return &t->r[i];
+	size_t h;
+
+	if (2 * (t->n + 1) > t->nidx && reindex(t) < 0)
+		return NULL;
+	for (h = key_hash(key) & (t->nidx - 1); t->idx[h];
+	     h = (h + 1) & (t->nidx - 1))
+		if (!strcmp(t->r[t->idx[h] - 1].key, key))
+			return &t->r[t->idx[h] - 1];
 	if (grow((void **)&t->r, &t->cap, t->n + 1, sizeof(*t->r)) < 0)
 		return NULL;
 	memset(&t->r[t->n], 0, sizeof(t->r[0]));
 	snprintf(t->r[t->n].key, sizeof(t->r[0].key), "%s", key);
 	t->r[t->n].f = *f;
+	t->idx[h] = t->n + 1;
 	return &t->r[t->n++];
 }
 
@@ -1030,6 +1152,24 @@ write_svg(const struct opts *o, struct prof *p, const char *event)
 	return r < 0 ? -1 : 0;
 }
 
+/* perf's habit: an existing recording is kept, renamed FILE.old */
+static int
+keep_old(const char *path)
+{
+	char old[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return 0;
+	if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old))
+		errno = ENAMETOOLONG;
+	else if (rename(path, old) == 0)
+		return 0;
+	tool_err("cannot keep the recording %s as %s.old: %s", path, path,
+		 strerror(errno));
+	return -1;
+}
+
 /*
  * stderr, stdout for "-", or FILE; --svg and --perf-data: all opened
  * before the command starts, close-on-exec, never the command's.
@@ -1043,9 +1183,14 @@ open_outputs(struct opts *o, bool recording)
 		return 1;
 	if (o->svg && !(o->svg_out = runner_output(rn, "--svg", o->svg, false)))
 		return 1;
+	if (recording && o->perf_data && o->mode == MODE_RECORD &&
+	    keep_old(o->perf_data) < 0)
+		return 1;
 	if (recording && o->perf_data &&
-	    !(o->perf_data_out = runner_output(rn, "--perf-data", o->perf_data,
-					       false)))
+	    !(o->perf_data_out = runner_output(rn, o->mode == MODE_RECORD
+							   ? "-o"
+							   : "--perf-data",
+					       o->perf_data, false)))
 		return 1;
 	return 0;
 }
@@ -1066,17 +1211,17 @@ warnings(const struct opts *o, const struct prof *p, uint64_t lost)
 	const char *k = syms_kernel_hidden(p->syms);
 
 	if (syms_can_name() < 0)
-		fprintf(stderr, "pctr profile: warning: libdw.so.1 cannot be "
+		tool_err("warning: libdw.so.1 cannot be "
 				"loaded (install the package libdw1): "
 				"user-space samples are named by address "
-				"and module only%s\n",
+				"and module only%s",
 			o->callgraph == CG_DWARF ? " nor unwound" : "");
 	if (k)
-		fprintf(stderr, "pctr profile: warning: %s\n", k);
+		tool_err("warning: %s", k);
 	if (lost)
-		fprintf(stderr, "pctr profile: %llu samples lost: the buffer "
+		tool_err("%llu samples lost: the buffer "
 				"filled up; lower the rate (-F) or raise the "
-				"period (-c)\n",
+				"period (-c)",
 			(unsigned long long)lost);
 }
 
@@ -1112,13 +1257,14 @@ report(const struct opts *o, const char *event, uint64_t lost,
 		}
 	}
 	free(t.r);
+	free(t.idx);
 	if (r < 0) {
-		fprintf(stderr, "pctr profile: out of memory\n");
+		tool_err("out of memory");
 		return 1;
 	}
 	warnings(o, p, lost);
 	if (o->svg && write_svg(o, p, event) < 0) {
-		fprintf(stderr, "pctr profile: --svg: out of memory\n");
+		tool_err("--svg: out of memory");
 		return 1;
 	}
 	return 0;
@@ -1132,6 +1278,10 @@ report_set(const struct opts *o, struct pctr_set *set, struct prof *p)
 	char name[PCTR_NAME_MAX + 2];
 
 	pctr_set_overflow_stats(set, 0, &st);
+	if (o->mode == MODE_RECORD) {
+		warnings(o, p, st.lost);
+		return 0;
+	}
 	return report(o, event_name(set, name, sizeof(name)), st.lost, p);
 }
 
@@ -1146,7 +1296,7 @@ start(struct opts *o, struct pctr_set *set)
 	}
 	r = pctr_set_open_command(set, o->argv, &o->rn.child);
 	if (r == -ENOENT || r == -EACCES) {
-		fprintf(stderr, "pctr profile: %s\n", pctr_strerror(r));
+		tool_err("%s", pctr_strerror(r));
 		return r == -ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 	}
 	return r < 0 ? fail(o->argv[0], r) : 0;
@@ -1164,7 +1314,7 @@ profile(struct opts *o, struct pctr_set *set, struct prof *p)
 	r = o->attach ? run_attached(o, set, p, &o->rn)
 		      : run_command(o, set, p, &o->rn);
 	if (r < 0 && p->err)
-		fprintf(stderr, "pctr profile: out of memory\n");
+		tool_err("out of memory");
 	if (r == 0)
 		r = report_set(o, set, p);
 	else if (r < 0)
@@ -1174,22 +1324,34 @@ profile(struct opts *o, struct pctr_set *set, struct prof *p)
 	return r;
 }
 
+/* a running process's record, into the recording (1: stop) */
+static int
+synthesized(const struct pctr_sample_record *r, void *arg)
+{
+	return perf_data_record(arg, r) < 0;
+}
+
 static int
 open_perf_data(const struct opts *o, const struct pctr_set *set,
 	       struct prof *p)
 {
-	int r = perf_data_open(&p->pd, o->perf_data_out, pctr_set_event(set, 0),
-			       o->period, o->period ? 0
-					  : o->hz ? o->hz : DEFAULT_HZ,
-			       o->callgraph != CG_NONE,
-			       o->callgraph == CG_DWARF ? o->stack_copy : 0);
+	int r = perf_data_open(&p->pd, o->perf_data_out, set, 0, o->cmdline);
 
 	if (r < 0) {
-		fprintf(stderr, "pctr profile: %s: %s\n", o->perf_data,
-			r == -EINVAL || r == -E2BIG ? pctr_strerror(r)
-						     : strerror(-r));
+		tool_err("%s: %s", o->perf_data,
+			 r == -EINVAL ? pctr_strerror(r) : strerror(-r));
 		return 1;
 	}
+	p->record_only = o->mode == MODE_RECORD;
+	/*
+	 * What runs already is named in the file as perf record names it:
+	 * its name and maps as records at time 0 (their write errors, if
+	 * any, are the file's, said at its close)
+	 */
+	if (o->target.type == PCTR_TARGET_CPU)
+		proc_records_all(synthesized, p->pd);
+	else if (o->attach)
+		proc_records(o->target.pid, synthesized, p->pd);
 	return 0;
 }
 
@@ -1205,11 +1367,11 @@ profile_input(struct opts *o, struct prof *p)
 	int r = perf_data_read(o->input, &info, on_record, p);
 
 	if (r == -ECANCELED || r == -ENOMEM) {
-		fprintf(stderr, "pctr profile: out of memory\n");
+		tool_err("out of memory");
 		return 1;
 	}
 	if (r < 0) {
-		fprintf(stderr, "pctr profile: %s: %s\n", o->input,
+		tool_err("%s: %s", o->input,
 			r == -EINVAL && info.why ? info.why : strerror(-r));
 		return 1;
 	}
@@ -1220,48 +1382,67 @@ profile_input(struct opts *o, struct prof *p)
 	return report(o, info.event, info.lost, p);
 }
 
-/* the recording's end; its write errors are said at its close */
+/*
+ * The recording's end; its write errors are said at its close.  pctr
+ * record says what it wrote, as perf record does.
+ */
 static int
 close_perf_data(const struct opts *o, struct prof *p)
 {
-	int r = p->pd ? perf_data_close(p->pd) : 0;
+	uint64_t bytes = 0, samples = 0;
+	int r = p->pd ? perf_data_close(p->pd, &bytes, &samples) : 0;
 
+	if (r == 0 && p->pd && o->mode == MODE_RECORD)
+		fprintf(stderr, "[ pctr record: Captured and wrote %.3f MB %s "
+				"(%llu samples) ]\n",
+			(double)bytes / (1024 * 1024), o->perf_data,
+			(unsigned long long)samples);
 	p->pd = NULL;
 	/* a failed write: the stream's, said by out_close() */
 	if (r == 0 || ferror(o->perf_data_out))
 		return 0;
-	fprintf(stderr, "pctr profile: --perf-data %s: %s\n", o->perf_data,
-		r == -E2BIG || r == -EINVAL ? pctr_strerror(r) : strerror(-r));
+	tool_err("%s: %s", o->perf_data,
+		 r == -E2BIG || r == -EINVAL ? pctr_strerror(r) : strerror(-r));
 	return 1;
 }
 
-int
-cmd_profile(int argc, char **argv)
+/* a recording reported: pctr report, pctr profile --input */
+static int
+run_report(struct opts *o)
 {
-	struct opts o = { .event = NULL };
+	struct prof p = { 0 };
+	int r = open_outputs(o, false);
+
+	if (r == 0)
+		r = syms_new(&p.syms) < 0 ? 1 : 0;
+	if (r == 0)
+		r = profile_input(o, &p);
+	syms_free(p.syms);
+	unwind_free(p.unw);
+	free(p.s);
+	free(p.ip);
+	return close_outputs(o, r);
+}
+
+static int
+run_verb(enum mode mode, int argc, char **argv)
+{
+	struct opts o = { .mode = mode, .cmdline = argv };
 	struct pctr_set *set = NULL;
 	struct prof p = { 0 };
 	int r;
 
 	runner_init(&o.rn);
-	tool_set_name("pctr profile");
+	tool_set_name(mode == MODE_RECORD   ? "pctr record"
+		      : mode == MODE_REPORT ? "pctr report"
+					    : "pctr profile");
 	r = parse(argc, argv, &o);
 	if (r) {
 		free((void *)o.target.cpus);
 		return r < 0 ? 0 : r;
 	}
-	if (o.input) {
-		r = open_outputs(&o, false);
-		if (r == 0)
-			r = syms_new(&p.syms) < 0 ? 1 : 0;
-		if (r == 0)
-			r = profile_input(&o, &p);
-		syms_free(p.syms);
-		unwind_free(p.unw);
-		free(p.s);
-		free(p.ip);
-		return close_outputs(&o, r);
-	}
+	if (o.input)
+		return run_report(&o);
 	if (!o.event)
 		o.event = default_event(&o);
 	/* a command that is not there is said first, as pctr stat says it */
@@ -1288,4 +1469,22 @@ cmd_profile(int argc, char **argv)
 	if (r < 0)
 		return close_outputs(&o, 0) ? 1 : -r - 1;
 	return close_outputs(&o, r);
+}
+
+int
+cmd_profile(int argc, char **argv)
+{
+	return run_verb(MODE_PROFILE, argc, argv);
+}
+
+int
+cmd_record(int argc, char **argv)
+{
+	return run_verb(MODE_RECORD, argc, argv);
+}
+
+int
+cmd_report(int argc, char **argv)
+{
+	return run_verb(MODE_REPORT, argc, argv);
 }

@@ -29,6 +29,9 @@
 	X(dwfl_report_end)                                                    \
 	X(dwfl_addrmodule)                                                    \
 	X(dwfl_module_addrname)                                               \
+	X(dwfl_module_addrinfo)                                               \
+	X(dwfl_module_getsymtab)                                              \
+	X(dwfl_module_getsym_info)                                            \
 	X(dwfl_module_info)                                                   \
 	X(dwfl_module_getelf)                                                 \
 	X(dwfl_attach_state)                                                  \

@@ -11,6 +11,15 @@
  * (its name, samples and share), which a browser shows on hover; names
  * are cut to the box's width.  Boxes under 0.1 pixel are left out, as
  * they would not show.  Nothing outside the file is referred to.
+ *
+ * As flamegraph.pl's, the graph is interactive in a browser (the script
+ * below, in the file): a click on a box zooms to it, its callees spread
+ * over the whole width and its callers kept as full-width bars below;
+ * "Reset Zoom" (or Escape) goes back; "Search" (or Ctrl-F) asks for a
+ * regular expression, colours the boxes whose names match, and says
+ * which share of the samples lie under them (each sample once); clicked
+ * again, it clears the search.  Each box carries what the script needs:
+ * data-depth, data-name, data-samples.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -196,7 +205,8 @@ draw(const struct draw *g, const struct node *d, double x, int depth)
 
 	if (w < MIN_W)
 		return;
-	fprintf(g->f, "<g class=\"frame\" data-depth=\"%d\" data-name=\"", depth);
+	fprintf(g->f, "<g class=\"frame\" data-depth=\"%d\" data-samples=\"%llu\" "
+		      "data-name=\"", depth, (unsigned long long)d->n);
 	xml_text(g->f, d->name, SIZE_MAX);
 	fputs("\"><title>", g->f);
 	xml_text(g->f, d->name, SIZE_MAX);
@@ -206,17 +216,90 @@ draw(const struct draw *g, const struct node *d, double x, int depth)
 		      "rx=\"2\" fill=\"", x, y, w, ROW - 1);
 	colour(g->f, d->name);
 	fputs("\"/>", g->f);
+	/* a label, empty where it does not fit: the script fills it in */
+	fprintf(g->f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + ROW - 4);
 	if (fit >= 3) {
-		fprintf(g->f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + ROW - 4);
 		xml_text(g->f, d->name, strlen(d->name) > fit ? fit - 2 : fit);
 		fputs(strlen(d->name) > fit ? ".." : "", g->f);
-		fputs("</text>", g->f);
 	}
-	fputs("</g>\n", g->f);
+	fputs("</text></g>\n", g->f);
 	for (const struct node *c = d->child; c; c = c->next) {
 		draw(g, c, x, depth + 1);
 		x += (double)c->n * g->scale;
 	}
+}
+
+/*
+ * The browser's part: zoom, reset, search (the top of the file says
+ * what).  A frame's first place is kept from its rect; zooming places
+ * every frame again from that.
+ */
+static const char script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"'use strict';\n"
+	"var W=%.1f,PAD=%.1f,CW=%.1f,frames=[],total=1,term=null;\n"
+	"function el(id){return document.getElementById(id);}\n"
+	"function label(f,w){var k=Math.floor((w-6)/CW),n=f.name;\n"
+	" f.text.textContent=k<3?'':n.length>k?n.slice(0,k-2)+'..':n;}\n"
+	"function place(f,x,w){f.rect.setAttribute('x',x.toFixed(2));\n"
+	" f.rect.setAttribute('width',w.toFixed(2));\n"
+	" f.text.setAttribute('x',(x+3).toFixed(2));label(f,w);\n"
+	" f.g.style.display='';}\n"
+	"function zoom(f){var s=(W-2*PAD)/f.w,e=1e-6;\n"
+	" frames.forEach(function(o){\n"
+	"  if(o.depth<f.depth&&o.x<=f.x+e&&o.x+o.w>=f.x+f.w-e)\n"
+	"   place(o,PAD,W-2*PAD);\n"
+	"  else if(o.depth>=f.depth&&o.x>=f.x-e&&o.x+o.w<=f.x+f.w+e)\n"
+	"   place(o,PAD+(o.x-f.x)*s,o.w*s);\n"
+	"  else o.g.style.display='none';});\n"
+	" el('unzoom').style.display='';}\n"
+	"function unzoom(){frames.forEach(function(o){place(o,o.x,o.w);});\n"
+	" el('unzoom').style.display='none';}\n"
+	"function matches(t){var re=null;try{re=new RegExp(t);}catch(x){}\n"
+	" return function(n){return re?re.test(n):n.indexOf(t)>=0;};}\n"
+	"function search(t){var m=matches(t),hit=[],sum=0,end=-1;\n"
+	" frames.forEach(function(o){var y=m(o.name);\n"
+	"  o.rect.setAttribute('fill',y?'rgb(230,0,230)':o.fill);\n"
+	"  if(y)hit.push(o);});\n"
+	" hit.sort(function(a,b){return a.x-b.x||a.depth-b.depth;});\n"
+	" hit.forEach(function(o){if(o.x>=end-1e-6){sum+=o.n;end=o.x+o.w;}});\n"
+	" el('matched').textContent='Matched: '+(100*sum/total).toFixed(2)+'%%';\n"
+	" el('search').textContent='Reset Search';term=t;}\n"
+	"function unsearch(){frames.forEach(function(o){\n"
+	"  o.rect.setAttribute('fill',o.fill);});\n"
+	" el('matched').textContent='';el('search').textContent='Search';\n"
+	" term=null;}\n"
+	"function ask(){if(term!==null)return unsearch();\n"
+	" var t=prompt('Search for (a regular expression)','');\n"
+	" if(t)search(t);}\n"
+	"document.querySelectorAll('g.frame').forEach(function(g){\n"
+	" var r=g.querySelector('rect'),f={g:g,rect:r,\n"
+	"  text:g.querySelector('text'),x:parseFloat(r.getAttribute('x')),\n"
+	"  w:parseFloat(r.getAttribute('width')),\n"
+	"  depth:+g.getAttribute('data-depth'),\n"
+	"  n:+g.getAttribute('data-samples'),\n"
+	"  name:g.getAttribute('data-name'),fill:r.getAttribute('fill')};\n"
+	" if(f.depth===0)total=f.n||1;\n"
+	" frames.push(f);g.addEventListener('click',function(){zoom(f);});});\n"
+	"el('unzoom').addEventListener('click',unzoom);\n"
+	"el('search').addEventListener('click',ask);\n"
+	"document.addEventListener('keydown',function(ev){\n"
+	" if(ev.ctrlKey&&ev.key==='f'){ev.preventDefault();ask();}\n"
+	" else if(ev.key==='Escape')unzoom();});\n"
+	"]]></script>\n";
+
+/* Reset Zoom (hidden until a zoom), Search, and the share matched */
+static void
+controls(FILE *f, int height)
+{
+	fprintf(f, "<text id=\"unzoom\" class=\"btn\" x=\"%.0f\" y=\"22\" "
+		   "style=\"display:none\">Reset Zoom</text>\n"
+		   "<text id=\"search\" class=\"btn\" x=\"%.0f\" y=\"22\" "
+		   "text-anchor=\"end\">Search</text>\n"
+		   "<text id=\"matched\" x=\"%.0f\" y=\"%d\" "
+		   "text-anchor=\"end\"></text>\n",
+		PAD, WIDTH - PAD, WIDTH - PAD, height - 4);
+	fprintf(f, script, WIDTH, PAD, CHAR_W);
 }
 
 int
@@ -237,7 +320,9 @@ flame_svg(FILE *f, const struct flame_stack *st, size_t n, const char *title)
 			   "width=\"%.0f\" height=\"%d\" viewBox=\"0 0 %.0f %d\" "
 			   "font-family=\"monospace\" font-size=\"12\">\n"
 			   "<style>.frame:hover rect{stroke:#000;"
-			   "stroke-width:1}text{pointer-events:none}</style>\n"
+			   "stroke-width:1}text{pointer-events:none}"
+			   ".frame{cursor:pointer}.btn{pointer-events:all;"
+			   "cursor:pointer;fill:#00c}</style>\n"
 			   "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
 			   "<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" "
 			   "font-size=\"16\">",
@@ -245,6 +330,7 @@ flame_svg(FILE *f, const struct flame_stack *st, size_t n, const char *title)
 		xml_text(f, title, SIZE_MAX);
 		fputs("</text>\n", f);
 		draw(&g, root, PAD, 0);
+		controls(f, g.height);
 		fputs("</svg>\n", f);
 	}
 	node_free(root);

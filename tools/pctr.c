@@ -24,6 +24,12 @@ static const struct command {
 	{ "stat", "count a command, a process, a thread or CPUs", cmd_stat },
 	{ "profile", "sample a command, a process or CPUs: where the time "
 		     "goes", cmd_profile },
+	{ "record", "sample a command into perf.data (as perf record)",
+	  cmd_record },
+	{ "report", "where a recording's samples fall (as perf report)",
+	  cmd_report },
+	{ "script", "a recording's samples, as perf script prints them",
+	  cmd_script },
 	{ "info", "what this machine and kernel allow, and why", cmd_info },
 #ifdef PCTR_MPI /* not in the static command of tests/hw */
 	{ "merge", "reports of many runs or hosts as one", cmd_merge },

@@ -17,23 +17,25 @@
 struct perf_data;
 
 /*
- * Start a recording in @f (a new file, seekable; the caller's to close):
- * the sampled event @ev, one sample
- * every @period events or @freq a second (the other 0), with call chains
- * or not, with user registers and stack copies of @stack_user bytes
- * (PCTR_SAMPLE_USER_STACK) or not (0).  Return: 0, or -errno.
+ * Start a recording in @f (a new file, seekable; the caller's to close)
+ * of the samples of event @idx of @set, which samples into a buffer: the
+ * file states their layout as the set configured it
+ * (pctr_set_sampling_attr()).  @cmdline: the command line that recorded
+ * (HEADER_CMDLINE), NULL-terminated.  Return: 0, or -errno.
  */
-int perf_data_open(struct perf_data **pd, FILE *f,
-		   const struct pctr_event *ev, uint64_t period, uint64_t freq,
-		   bool callchain, unsigned int stack_user);
+int perf_data_open(struct perf_data **pd, FILE *f, const struct pctr_set *set,
+		   int idx, char *const *cmdline);
 /* one record as pctr_set_sampling_read() gives it; 0 or -errno */
 int perf_data_record(struct perf_data *pd,
 		     const struct pctr_sample_record *r);
 /*
- * The header written and flushed, @pd freed (also after an error); 0 or
- * -errno (-E2BIG: a record past the format's limit).
+ * The feature sections and the header written and flushed, @pd freed
+ * (also after an error); *@bytes and *@samples (each may be NULL): the
+ * file's size and samples.  Return 0 or -errno (-E2BIG: a record past
+ * the format's limit).
  */
-int perf_data_close(struct perf_data *pd);
+int perf_data_close(struct perf_data *pd, uint64_t *bytes,
+		    uint64_t *samples);
 
 /* what a file read back said about itself (perf_data_read.c) */
 struct perf_data_info {

@@ -5,14 +5,13 @@
  *
  * Files of pctr profile --perf-data and of perf record alike: the header,
  * the attributes (all with one sample layout), the data section, and of
- * the feature sections HEADER_EVENT_DESC for the event's name.  Records:
- *   PERF_RECORD_SAMPLE  the fields up to the call chain, in the kernel's
- *                       order (IDENTIFIER, IP, TID, TIME, ADDR, ID,
- *                       STREAM_ID, CPU, PERIOD, READ, CALLCHAIN, and
- *                       past RAW, REGS_USER and STACK_USER, handed on for
- *                       unwinding as PCTR_SAMPLE_USER_STACK gives them:
- *                       perf record --call-graph dwarf's); perf's
- *                       context markers left out of the chain;
+ * the feature sections HEADER_EVENT_DESC for the event's name.  Records
+ * are decoded by the library's own decoder (src/record/record.h), in the
+ * layout of the file's attribute:
+ *   PERF_RECORD_SAMPLE  as pctr_set_sampling_read() hands them on, the
+ *                       registers and stack copies of perf record
+ *                       --call-graph dwarf's for unwinding, the chain's
+ *                       kernel part counted from perf's context markers;
  *   PERF_RECORD_MMAP2, _MMAP (but the kernel's), _COMM, _FORK, _EXIT;
  *   PERF_RECORD_LOST    its count added up;
  *   anything else skipped by its size.
@@ -33,6 +32,7 @@
 #include <linux/perf_event.h>
 
 #include "perf_data.h"
+#include "record.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ull /* "PERFILE2", little-endian */
 #define HEADER_EVENT_DESC 12 /* feature bit (perf's util/header.h) */
@@ -41,9 +41,8 @@
 struct reader {
 	const uint8_t *p;
 	size_t size;
-	uint64_t sample_type, read_format, period;
-	uint64_t regs_mask; /* sample_regs_user */
-	bool id_all;
+	struct pctr__layout layout; /* the first attribute's (record.h) */
+	uint64_t period;
 	const char *why; /* what is wrong with the file */
 };
 
@@ -82,14 +81,14 @@ inside(const struct reader *rd, uint64_t off, uint64_t len)
 
 /* ---- header, attributes, event name ------------------------------------ */
 
-/* samples with registers and stacks this reader finds (user_part()) */
+/* samples with registers and stacks to unwind */
 static bool
 user_stack(const struct reader *rd)
 {
-	uint64_t t = rd->sample_type;
+	uint64_t t = rd->layout.sample_type;
 
 	return (t & PERF_SAMPLE_REGS_USER) && (t & PERF_SAMPLE_STACK_USER) &&
-	       !(t & PERF_SAMPLE_BRANCH_STACK) && rd->regs_mask;
+	       rd->layout.regs_user;
 }
 
 /*
@@ -114,27 +113,24 @@ read_attrs(struct reader *rd, struct perf_data_info *info)
 
 		memcpy(&attr, rd->p + a, n);
 		if (a == off) {
-			rd->sample_type = attr.sample_type;
-			rd->read_format = attr.read_format;
-			rd->regs_mask = attr.sample_regs_user;
-			rd->id_all = attr.sample_id_all;
+			pctr__layout_of(&rd->layout, &attr);
 			rd->period = attr.freq ? 0 : attr.sample_period;
 			info->freq = attr.freq ? attr.sample_freq : 0;
 			info->period = rd->period;
 			snprintf(info->event, sizeof(info->event),
 				 "type %u config %#llx", attr.type,
 				 (unsigned long long)attr.config);
-		} else if (attr.sample_type != rd->sample_type) {
+		} else if (attr.sample_type != rd->layout.sample_type) {
 			rd->why = "events with different sample layouts";
 			return -EINVAL;
 		}
 	}
-	if (!(rd->sample_type & PERF_SAMPLE_IP) ||
-	    !(rd->sample_type & PERF_SAMPLE_TID)) {
+	if (!(rd->layout.sample_type & PERF_SAMPLE_IP) ||
+	    !(rd->layout.sample_type & PERF_SAMPLE_TID)) {
 		rd->why = "samples without their address or thread";
 		return -EINVAL;
 	}
-	info->callchain = rd->sample_type & PERF_SAMPLE_CALLCHAIN;
+	info->callchain = rd->layout.sample_type & PERF_SAMPLE_CALLCHAIN;
 	info->user_stack = user_stack(rd);
 	return 0;
 }
@@ -193,236 +189,36 @@ read_header(struct reader *rd, struct perf_data_info *info)
 
 /* ---- records ------------------------------------------------------------ */
 
-/* the size of a sample's PERF_SAMPLE_READ part; 0 if it runs past @end */
-static size_t
-read_part(const struct reader *rd, const uint8_t *p, const uint8_t *end)
-{
-	uint64_t f = rd->read_format;
-	size_t per = 8 + (f & PERF_FORMAT_ID ? 8 : 0) +
-		     (f & PERF_FORMAT_LOST ? 8 : 0);
-	size_t times = (f & PERF_FORMAT_TOTAL_TIME_ENABLED ? 8 : 0) +
-		       (f & PERF_FORMAT_TOTAL_TIME_RUNNING ? 8 : 0);
-	uint64_t nr;
-
-	if (!(f & PERF_FORMAT_GROUP))
-		return per + times;
-	if (end - p < 8)
-		return 0;
-	nr = u64_at(p);
-	if (nr > (uint64_t)(end - p) / per)
-		return 0;
-	return 8 + times + nr * per;
-}
-
-/*
- * After the call chain: RAW { u32 size; data }, then REGS_USER { abi;
- * regs[weight(sample_regs_user)] } and STACK_USER { size; data[size];
- * dyn_size }, as the kernel writes them (sampling.c).  The registers are
- * copied out to @regs (records need not be aligned here).  False if the
- * record is too short.
- */
-static bool
-user_part(const struct reader *rd, const uint8_t *p, const uint8_t *end,
-	  struct pctr_sample_record *r, uint64_t *regs)
-{
-	size_t nr = (size_t)__builtin_popcountll(rd->regs_mask);
-	uint64_t abi, size, dyn;
-
-	if (rd->sample_type & PERF_SAMPLE_RAW) {
-		if (end - p < 4 || (size_t)(end - p) - 4 < u32_at(p))
-			return false;
-		p += 4 + u32_at(p);
-	}
-	if (end - p < 8)
-		return false;
-	abi = u64_at(p);
-	p += 8;
-	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
-		if (nr > 64 || (size_t)(end - p) / 8 < nr)
-			return false;
-		memcpy(regs, p, 8 * nr);
-		r->regs_abi = abi == PERF_SAMPLE_REGS_ABI_32 ? 32 : 64;
-		r->regs_mask = rd->regs_mask;
-		r->regs = regs;
-		p += 8 * nr;
-	}
-	if (end - p < 8)
-		return false;
-	size = u64_at(p);
-	p += 8;
-	if (size == 0)
-		return true;
-	if ((size_t)(end - p) < 8 || (size_t)(end - p) - 8 < size)
-		return false;
-	dyn = u64_at(p + size);
-	r->stack = p;
-	r->stack_len = dyn < size ? dyn : size;
-	return true;
-}
-
-/* a sample's fields into @r; false if the record is too short */
+/* a sample into @r (record.c); false if it is shorter than its layout */
 static bool
 parse_sample(const struct reader *rd, const struct rec *rec,
 	     struct pctr_sample_record *r, uint64_t *chain)
 {
 	static uint64_t regs[64];
-	const struct perf_event_header *h = &rec->h;
-	const uint8_t *p = rec->p + sizeof(*h), *end = rec->p + h->size;
-	uint64_t t = rd->sample_type, nr;
+	struct pctr__sample s;
 
-#define TAKE(n)                                                               \
-	do {                                                                  \
-		if ((size_t)(end - p) < (n))                                  \
-			return false;                                         \
-		p += (n);                                                     \
-	} while (0)
-	memset(r, 0, sizeof(*r));
-	r->kind = PCTR_REC_SAMPLE;
-	r->period = rd->period ? rd->period : 1;
-	r->user = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-		  PERF_RECORD_MISC_USER;
-	if (t & PERF_SAMPLE_IDENTIFIER)
-		TAKE(8);
-	TAKE(8);
-	r->ip = u64_at(p - 8);
-	TAKE(8);
-	r->pid = (pid_t)u32_at(p - 8);
-	r->tid = (pid_t)u32_at(p - 4);
-	if (t & PERF_SAMPLE_TIME) {
-		TAKE(8);
-		r->time = u64_at(p - 8);
+	if (pctr__sample_decode(&rd->layout, rec->p, &s) < 0)
+		return false;
+	pctr__sample_record(&rd->layout, &s, r, chain, MAX_CHAIN, regs);
+	if (!(rd->layout.sample_type & PERF_SAMPLE_PERIOD))
+		r->period = rd->period ? rd->period : 1;
+	if (!user_stack(rd)) {
+		r->regs_abi = 0;
+		r->regs = NULL;
+		r->stack = NULL;
+		r->stack_len = 0;
 	}
-	if (t & PERF_SAMPLE_ADDR)
-		TAKE(8);
-	if (t & PERF_SAMPLE_ID)
-		TAKE(8);
-	if (t & PERF_SAMPLE_STREAM_ID)
-		TAKE(8);
-	if (t & PERF_SAMPLE_CPU)
-		TAKE(8);
-	if (t & PERF_SAMPLE_PERIOD) {
-		TAKE(8);
-		r->period = u64_at(p - 8);
-	}
-	if (t & PERF_SAMPLE_READ) {
-		size_t n = read_part(rd, p, end);
-
-		if (n == 0)
-			return false;
-		TAKE(n);
-	}
-	if (t & PERF_SAMPLE_CALLCHAIN) {
-		TAKE(8);
-		nr = u64_at(p - 8);
-		if (nr > (uint64_t)(end - p) / 8)
-			return false;
-		for (uint64_t i = 0; i < nr; i++) {
-			uint64_t ip = u64_at(p + 8 * i);
-
-			if (ip < PERF_CONTEXT_MAX &&
-			    r->nr_callchain < MAX_CHAIN)
-				chain[r->nr_callchain++] = ip;
-		}
-		r->callchain = chain;
-		p += 8 * nr;
-	}
-	return !user_stack(rd) || user_part(rd, p, end, r, regs);
-#undef TAKE
+	return true;
 }
 
-/* a NUL-terminated string within the record, or NULL */
-static const char *
-string_in(const struct rec *rec, const uint8_t *s)
-{
-	const uint8_t *end = rec->p + rec->h.size;
-
-	return s < end && memchr(s, '\0', (size_t)(end - s)) ? (const char *)s
-							      : NULL;
-}
-
-/* a side-band record into @r; false to skip it */
-static bool
-parse_sideband(const struct rec *rec, struct pctr_sample_record *r)
-{
-	const struct perf_event_header *h = &rec->h;
-	const uint8_t *p = rec->p + sizeof(*h);
-	size_t body = h->size - sizeof(*h);
-
-	memset(r, 0, sizeof(*r));
-	switch (h->type) {
-	case PERF_RECORD_MMAP2:
-	case PERF_RECORD_MMAP: {
-		bool two = h->type == PERF_RECORD_MMAP2;
-		size_t name = two ? 8 + 24 + 24 + 8 : 8 + 24;
-
-		if (body < name + 1 || (int32_t)u32_at(p) == -1)
-			return false; /* short, or the kernel's own */
-		r->kind = PCTR_REC_MMAP;
-		r->pid = (pid_t)u32_at(p);
-		r->tid = (pid_t)u32_at(p + 4);
-		r->addr = u64_at(p + 8);
-		r->len = u64_at(p + 16);
-		r->pgoff = u64_at(p + 24);
-		r->prot = two ? u32_at(p + 56)
-			      : h->misc & PERF_RECORD_MISC_MMAP_DATA
-				  ? PROT_READ
-				  : PROT_READ | PROT_EXEC;
-		r->name = string_in(rec, p + name);
-		return r->name != NULL;
-	}
-	case PERF_RECORD_COMM:
-		if (body < 9)
-			return false;
-		r->kind = PCTR_REC_COMM;
-		r->pid = (pid_t)u32_at(p);
-		r->tid = (pid_t)u32_at(p + 4);
-		r->exec = (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
-		r->name = string_in(rec, p + 8);
-		return r->name != NULL;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		if (body < 24)
-			return false;
-		r->kind = h->type == PERF_RECORD_FORK ? PCTR_REC_FORK
-						      : PCTR_REC_EXIT;
-		r->pid = (pid_t)u32_at(p);
-		r->ppid = (pid_t)u32_at(p + 4);
-		r->tid = (pid_t)u32_at(p + 8);
-		r->ptid = (pid_t)u32_at(p + 12);
-		r->time = u64_at(p + 16);
-		return true;
-	}
-	return false;
-}
-
-/*
- * A record's time: a sample's own; a side-band record's from its
- * sample_id_all trailer (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER as the
- * sample layout has them, at the record's end); 0 when it has none.
- */
+/* a record's time, where record.c says it is; 0 when it has none */
 static uint64_t
 record_time(const struct reader *rd, const uint8_t *at,
 	    const struct perf_event_header *h)
 {
-	uint64_t t = rd->sample_type;
-	size_t after = 0;
+	size_t off = pctr__time_offset(&rd->layout, h);
 
-	if (!(t & PERF_SAMPLE_TIME))
-		return 0;
-	if (h->type == PERF_RECORD_SAMPLE) {
-		size_t off = sizeof(*h) + 8 + 8 +
-			     (t & PERF_SAMPLE_IDENTIFIER ? 8 : 0);
-
-		return off + 8 <= h->size ? u64_at(at + off) : 0;
-	}
-	if (!rd->id_all || h->type >= PERF_RECORD_MAX)
-		return 0;
-	after = (t & PERF_SAMPLE_ID ? 8 : 0) +
-		(t & PERF_SAMPLE_STREAM_ID ? 8 : 0) +
-		(t & PERF_SAMPLE_CPU ? 8 : 0) +
-		(t & PERF_SAMPLE_IDENTIFIER ? 8 : 0) + 8;
-	return h->size >= sizeof(*h) + after ? u64_at(at + h->size - after)
-					     : 0;
+	return off ? u64_at(at + off) : 0;
 }
 
 static int
@@ -471,7 +267,7 @@ collect(struct reader *rd, struct rec **out, size_t *nr)
 		n++;
 		at += h.size;
 	}
-	if (rd->id_all && n > 1)
+	if (rd->layout.id_all && n > 1)
 		qsort(v, n, sizeof(*v), cmp_rec);
 	*out = v;
 	*nr = n;
@@ -490,8 +286,8 @@ hand_on(struct reader *rd, const struct rec *v, size_t n,
 		const struct perf_event_header *h = &v[i].h;
 		bool ok;
 
-		if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16) {
-			info->lost += u64_at(v[i].p + sizeof(*h) + 8);
+		if (h->type == PERF_RECORD_LOST) {
+			info->lost += pctr__lost_count(v[i].p);
 			continue;
 		}
 		if (h->type == PERF_RECORD_SAMPLE) {
@@ -502,7 +298,7 @@ hand_on(struct reader *rd, const struct rec *v, size_t n,
 			info->samples++;
 			ok = true;
 		} else {
-			ok = parse_sideband(&v[i], &r);
+			ok = pctr__side_record(&rd->layout, v[i].p, &r) == 0;
 		}
 		if (ok && cb(&r, arg) != 0)
 			return -ECANCELED;

@@ -76,6 +76,8 @@ struct space {
 	unsigned int gen; /* new maps reported: the cached names are stale */
 #ifdef HAVE_DWFL
 	Dwfl *dwfl;
+	struct sym_bounds *mods; /* this session's (sym_bounds) */
+	size_t nmods;
 #endif
 };
 
@@ -101,9 +103,30 @@ struct named {
 	char *fn, *mod;
 };
 
+/* addresses in [lo, hi) that libdwfl names @name (NULL: none), from @base */
+struct fn_range {
+	uint64_t lo, hi, base;
+	const char *name;
+};
+
+/*
+ * What libdwfl said of a module's file, by address within the file's
+ * mapping (the same in every process that maps it): libdwfl looks a
+ * symbol up by a walk over the module's whole table, and a shell script
+ * runs the same libraries in many processes, so each function of a file
+ * is asked once (struct fn_range, below).  Names are copies.
+ */
+struct fn_file {
+	char *path;
+	struct fn_range *fns;
+	size_t nfns, capfns;
+};
+
 struct syms {
 	struct space *sp;
 	struct named *cache; /* NAME_CACHE, allocated at the first use */
+	struct fn_file *files;
+	size_t nfiles;
 	size_t n, cap;
 	struct ksym *k;
 	size_t nk;
@@ -342,13 +365,39 @@ add_ksym(struct syms *s, size_t *cap, uint64_t addr, const char *name,
 	return s->k[s->nk++].name ? 0 : -1;
 }
 
+/*
+ * A line of /proc/kallsyms, "ADDR TYPE NAME[\t[MODULE]]\n", split in
+ * place (sscanf's conversions took most of a report's time).  Return 0,
+ * or -1 for a line of another shape.
+ */
+static int
+kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
+	      char **mod)
+{
+	char *end, *p;
+
+	*addr = strtoull(line, &end, 16);
+	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return -1;
+	*type = end[1];
+	*name = end + 3;
+	p = *name + strcspn(*name, " \t\n");
+	*mod = NULL;
+	if (*p && p[strspn(p, " \t")] == '[') {
+		*mod = p + strspn(p, " \t") + 1;
+		(*mod)[strcspn(*mod, "]")] = '\0';
+	}
+	*p = '\0';
+	return **name ? 0 : -1;
+}
+
 /* text symbols of /proc/kallsyms: "ADDR TYPE NAME [MODULE]" */
 static void
 read_kallsyms(struct syms *s)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256], mod[128], type;
-	unsigned long long addr;
+	char line[512], *name, *mod, type;
+	uint64_t addr;
 	size_t cap = 0;
 	int nonzero = 0;
 
@@ -356,14 +405,12 @@ read_kallsyms(struct syms *s)
 		return kernel_hidden(s, "/proc/kallsyms cannot be read");
 	s->kstate = 1;
 	while (fgets(line, sizeof(line), f)) {
-		int n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type,
-			       name, mod);
-
-		nonzero |= addr != 0;
-		if (n < 3 || (type != 't' && type != 'T' && type != 'w' &&
-			      type != 'W'))
+		if (kallsyms_line(line, &addr, &type, &name, &mod) < 0)
 			continue;
-		if (add_ksym(s, &cap, addr, name, n == 4 ? mod : NULL) < 0)
+		nonzero |= addr != 0;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (add_ksym(s, &cap, addr, name, mod) < 0)
 			break;
 	}
 	fclose(f);
@@ -374,9 +421,9 @@ read_kallsyms(struct syms *s)
 		qsort(s->k, s->nk, sizeof(*s->k), cmp_ksym);
 }
 
-static void
-kernel_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
-	    size_t mod_len)
+/* the kernel symbol holding @ip: its index + 1 in s->k, or 0 */
+static size_t
+kernel_sym(struct syms *s, uint64_t ip)
 {
 	size_t lo = 0, hi;
 
@@ -391,14 +438,23 @@ kernel_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
 		else
 			hi = mid;
 	}
-	if (s->kstate < 0 || lo == 0) {
+	return s->kstate < 0 ? 0 : lo;
+}
+
+static void
+kernel_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
+	    size_t mod_len)
+{
+	size_t k = kernel_sym(s, ip);
+
+	if (!k) {
 		snprintf(fn, fn_len, "[kernel]");
 		snprintf(mod, mod_len, "[kernel]");
 		return;
 	}
-	snprintf(fn, fn_len, "%s", s->k[lo - 1].name);
-	if (s->k[lo - 1].mod)
-		snprintf(mod, mod_len, "[%s]", s->k[lo - 1].mod);
+	snprintf(fn, fn_len, "%s", s->k[k - 1].name);
+	if (s->k[k - 1].mod)
+		snprintf(mod, mod_len, "[%s]", s->k[k - 1].mod);
 	else
 		snprintf(mod, mod_len, "[kernel.kallsyms]");
 }
@@ -444,8 +500,59 @@ name_by_maps(const struct space *sp, uint64_t ip, char *fn, size_t fn_len,
 	}
 }
 
+static void
+kernel_where(struct syms *s, uint64_t ip, struct sym_where *w)
+{
+	size_t k = kernel_sym(s, ip);
+
+	w->rel = ip;
+	w->has_map = 1;
+	snprintf(w->path, sizeof(w->path), "[kernel.kallsyms]");
+	if (!k)
+		return;
+	w->has_sym = 1;
+	w->off = ip - s->k[k - 1].addr;
+	snprintf(w->sym, sizeof(w->sym), "%s", s->k[k - 1].name);
+	if (s->k[k - 1].mod)
+		snprintf(w->path, sizeof(w->path), "[%s]", s->k[k - 1].mod);
+}
+
+/* without libdw: the file mapping @ip, from the maps' lines */
+static void
+maps_where(const struct space *sp, uint64_t ip, struct sym_where *w)
+{
+	const char *p = sp ? sp->maps : NULL;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+		unsigned long long lo, hi, off;
+		const char *path = memchr(p, '/', len);
+
+		if (sscanf(p, "%llx-%llx %*s %llx", &lo, &hi, &off) == 3 &&
+		    ip >= lo && ip < hi && path) {
+			snprintf(w->path, sizeof(w->path), "%.*s",
+				 (int)(len - (size_t)(path - p)), path);
+			w->rel = ip - lo + off;
+			w->has_map = 1;
+		}
+		p += len + (p[len] == '\n');
+	}
+}
+
 #ifdef HAVE_DWFL
 static Dwfl_Callbacks callbacks;
+
+
+/*
+ * A module's symbols, sorted by address, each with the highest end of
+ * those up to it: where no symbol lies, libdwfl's answer (a sizeless
+ * symbol before, or none) is the same for the whole gap, asked once.
+ */
+struct sym_bounds {
+	Dwfl_Module *m;
+	uint64_t *start, *maxend;
+	size_t n;
+};
 
 int
 syms_can_name(void)
@@ -466,6 +573,11 @@ report(struct space *sp)
 	callbacks.find_debuginfo = DW(dwfl_standard_find_debuginfo);
 	if (sp->dwfl)
 		DW(dwfl_end)(sp->dwfl);
+	for (size_t i = 0; i < sp->nmods; i++) {
+		free(sp->mods[i].start);
+		free(sp->mods[i].maxend);
+	}
+	sp->nmods = 0;
 	sp->dwfl = DW(dwfl_begin)(&callbacks);
 	sp->dirty = 0;
 	sp->gen++;
@@ -506,18 +618,222 @@ cached(struct syms *s, int space, uint64_t ip)
 	return &s->cache[h >> 52 & (NAME_CACHE - 1)];
 }
 
+/* the function known to hold @ip: its index + 1 in sp->fns, else 0 */
+static size_t
+fn_known(const struct fn_file *sp, uint64_t ip)
+{
+	size_t lo = 0, hi = sp->nfns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->fns[mid].lo <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && ip < sp->fns[lo - 1].hi ? lo : 0;
+}
+
+/* a function libdwfl named, kept in order (no memory: not kept) */
+static void
+fn_keep(struct fn_file *sp, struct fn_range r)
+{
+	size_t at = 0;
+
+	if (r.name && !(r.name = strdup(r.name)))
+		return;
+
+	if (sp->nfns == sp->capfns) {
+		size_t cap = sp->capfns ? 2 * sp->capfns : 256;
+		struct fn_range *g = realloc(sp->fns, cap * sizeof(*g));
+
+		if (!g) {
+			free((char *)r.name);
+			return;
+		}
+		sp->fns = g;
+		sp->capfns = cap;
+	}
+	while (at < sp->nfns && sp->fns[at].lo < r.lo)
+		at++;
+	memmove(sp->fns + at + 1, sp->fns + at,
+		(sp->nfns - at) * sizeof(*sp->fns));
+	sp->fns[at] = r;
+	sp->nfns++;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @m's symbols' bounds (NULL: no memory), read at its first use */
+static struct sym_bounds *
+bounds_of(struct space *sp, Dwfl_Module *m)
+{
+	int n = DW(dwfl_module_getsymtab)(m);
+	struct sym_bounds *b, *g;
+	uint64_t (*v)[2];
+	size_t k = 0;
+
+	for (size_t i = 0; i < sp->nmods; i++)
+		if (sp->mods[i].m == m)
+			return sp->mods[i].n ? &sp->mods[i] : NULL;
+	if (n <= 1)
+		return NULL; /* no table to bound a gap by: ask each time */
+	g = realloc(sp->mods, (sp->nmods + 1) * sizeof(*g));
+	v = calloc(n > 0 ? (size_t)n : 1, sizeof(*v));
+	if (g)
+		sp->mods = g;
+	if (!g || !v) {
+		free(v);
+		return NULL;
+	}
+	for (int i = 1; i < n; i++) {
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *name = DW(dwfl_module_getsym_info)(m, i, &sym, &addr,
+							    NULL, NULL, NULL);
+
+		/* absolute symbols (versions, at 0) are no code's */
+		if (name && sym.st_shndx != SHN_UNDEF &&
+		    sym.st_shndx != SHN_ABS &&
+		    GELF_ST_TYPE(sym.st_info) != STT_SECTION &&
+		    GELF_ST_TYPE(sym.st_info) != STT_FILE) {
+			v[k][0] = addr;
+			v[k++][1] = addr + sym.st_size;
+		}
+	}
+	qsort(v, k, sizeof(*v), cmp_u64); /* by start: the pair's first */
+	b = &sp->mods[sp->nmods];
+	*b = (struct sym_bounds){ m, malloc((k + 1) * 8), malloc((k + 1) * 8),
+				  k };
+	for (size_t i = 0; b->start && b->maxend && i < k; i++) {
+		b->start[i] = v[i][0];
+		b->maxend[i] = i && b->maxend[i - 1] > v[i][1] ? b->maxend[i - 1]
+							      : v[i][1];
+	}
+	free(v);
+	if (!b->start || !b->maxend) {
+		free(b->start);
+		free(b->maxend);
+		return NULL;
+	}
+	sp->nmods++;
+	return b->n ? b : NULL;
+}
+
+/*
+ * The gap around @ip in @m where no symbol starts or ends, in *@lo,
+ * *@hi: false if a sized symbol holds @ip (or no memory).
+ */
+static bool
+gap_of(struct space *sp, Dwfl_Module *m, uint64_t ip, uint64_t *lo,
+       uint64_t *hi)
+{
+	struct sym_bounds *b = bounds_of(sp, m);
+	size_t l = 0, h = b ? b->n : 0;
+	GElf_Addr mlo = 0, mhi = 0;
+
+	if (!b)
+		return false;
+	while (l < h) {
+		size_t mid = l + (h - l) / 2;
+
+		if (b->start[mid] <= ip)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	DW(dwfl_module_info)(m, NULL, &mlo, &mhi, NULL, NULL, NULL, NULL);
+	if (l && b->maxend[l - 1] > ip)
+		return false;
+	*lo = l ? (b->maxend[l - 1] > b->start[l - 1] ? b->maxend[l - 1]
+						     : b->start[l - 1])
+		: mlo;
+	*hi = l < b->n ? b->start[l] : mhi;
+	/* within the module, whatever its table holds */
+	*lo = *lo > mlo ? *lo : mlo;
+	*hi = *hi < mhi ? *hi : mhi;
+	return *lo <= ip && ip < *hi;
+}
+
+/* the file's entry (NULL: no memory) */
+static struct fn_file *
+file_of(struct syms *s, const char *path)
+{
+	struct fn_file *g;
+
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (!strcmp(s->files[i].path, path))
+			return &s->files[i];
+	g = realloc(s->files, (s->nfiles + 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	s->files = g;
+	g = &s->files[s->nfiles];
+	*g = (struct fn_file){ .path = strdup(path) };
+	if (!g->path)
+		return NULL;
+	s->nfiles++;
+	return g;
+}
+
+/*
+ * The function holding @ip in module @m of @sp: its name and @ip's
+ * offset.  What libdwfl answers is kept for the module's file, by
+ * address within its mapping: a sized symbol for its range, any other
+ * answer (a sizeless symbol before, or none) for the gap between symbols.
+ */
+static const char *
+fn_at(struct syms *s, struct space *sp, Dwfl_Module *m, uint64_t ip,
+      uint64_t *off)
+{
+	GElf_Addr ml = 0;
+	const char *path = DW(dwfl_module_info)(m, NULL, &ml, NULL, NULL, NULL,
+						NULL, NULL);
+	struct fn_file *ff = path ? file_of(s, path) : NULL;
+	uint64_t rel = ip - ml, lo, hi;
+	size_t k = ff ? fn_known(ff, rel) : 0;
+	GElf_Off o = 0;
+	GElf_Sym sym;
+	const char *name;
+
+	if (k) {
+		*off = rel - ff->fns[k - 1].base;
+		return ff->fns[k - 1].name;
+	}
+	name = DW(dwfl_module_addrinfo)(m, ip, &o, &sym, NULL, NULL, NULL);
+	*off = o;
+	if (!ff)
+		return name;
+	if (name && sym.st_size && o < sym.st_size)
+		fn_keep(ff, (struct fn_range){ rel - o, rel - o + sym.st_size,
+					       rel - o, name });
+	else if (gap_of(sp, m, ip, &lo, &hi))
+		fn_keep(ff, (struct fn_range){ lo - ml, hi - ml,
+					       name ? rel - o : 0, name });
+	return name;
+}
+
 /* what libdwfl says of @ip in @sp: a symbol and a module, either NULL */
 static void
-look_up(struct space *sp, uint64_t ip, const char **name, const char **mod)
+look_up(struct syms *s, struct space *sp, uint64_t ip, const char **name,
+	const char **mod)
 {
 	Dwfl_Module *m = sp && sp->dwfl ? DW(dwfl_addrmodule)(sp->dwfl, ip)
 					: NULL;
 	const char *slash;
+	uint64_t off;
 
 	*name = *mod = NULL;
 	if (!m)
 		return;
-	*name = DW(dwfl_module_addrname)(m, ip);
+	*name = fn_at(s, sp, m, ip, &off);
 	*mod = DW(dwfl_module_info)(m, NULL, NULL, NULL, NULL, NULL, NULL,
 				    NULL);
 	slash = *mod ? strrchr(*mod, '/') : NULL;
@@ -549,7 +865,7 @@ syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
 		snprintf(fn, fn_len, "%s", c->fn);
 		return;
 	}
-	look_up(sp, ip, &name, &mname);
+	look_up(s, sp, ip, &name, &mname);
 	snprintf(mod, mod_len, "%s", mname ? mname : "?");
 	snprintf(fn, fn_len, "%s", name ? name : "[unknown]");
 	if (!c)
@@ -562,11 +878,57 @@ syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
 	c->ip = ip;
 	c->gen = sp->gen;
 }
+
+/* with libdw: the module (its file as mapped) and the symbol */
+static void
+dwfl_where(struct syms *s, struct space *sp, uint64_t ip,
+	   struct sym_where *w)
+{
+	Dwfl_Module *m = DW(dwfl_addrmodule)(sp->dwfl, ip);
+	GElf_Addr start = 0;
+	uint64_t off = 0;
+	const char *name, *file;
+
+	if (!m)
+		return maps_where(sp, ip, w);
+	file = DW(dwfl_module_info)(m, NULL, &start, NULL, NULL, NULL, NULL,
+				    NULL);
+	if (!file || *file != '/')
+		return maps_where(sp, ip, w);
+	snprintf(w->path, sizeof(w->path), "%s", file);
+	w->rel = ip - start;
+	w->has_map = 1;
+	name = fn_at(s, sp, m, ip, &off);
+	if (!name)
+		return;
+	snprintf(w->sym, sizeof(w->sym), "%s", name);
+	w->off = off;
+	w->has_sym = 1;
+}
+
+static void
+user_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
+{
+	struct space *sp = space >= 0 ? &s->sp[space] : NULL;
+
+	if (sp)
+		report(sp);
+	if (sp && sp->dwfl)
+		dwfl_where(s, sp, ip, w);
+	else
+		maps_where(sp, ip, w);
+}
 #else
 int
 syms_can_name(void)
 {
 	return -1;
+}
+
+static void
+user_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
+{
+	maps_where(space >= 0 ? &s->sp[space] : NULL, ip, w);
 }
 
 void
@@ -588,6 +950,18 @@ syms_dwfl(struct syms *s, int space)
 #endif
 
 void
+syms_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
+{
+	memset(w, 0, sizeof(*w));
+	snprintf(w->sym, sizeof(w->sym), "[unknown]");
+	snprintf(w->path, sizeof(w->path), "[unknown]");
+	if (is_kernel(ip))
+		kernel_where(s, ip, w);
+	else
+		user_where(s, space, ip, w);
+}
+
+void
 syms_free(struct syms *s)
 {
 	if (!s)
@@ -596,6 +970,11 @@ syms_free(struct syms *s)
 #ifdef HAVE_DWFL
 		if (s->sp[i].dwfl)
 			DW(dwfl_end)(s->sp[i].dwfl);
+		for (size_t j = 0; j < s->sp[i].nmods; j++) {
+			free(s->sp[i].mods[j].start);
+			free(s->sp[i].mods[j].maxend);
+		}
+		free(s->sp[i].mods);
 #endif
 		free(s->sp[i].maps);
 	}
@@ -607,6 +986,13 @@ syms_free(struct syms *s)
 		free(s->cache[i].fn);
 		free(s->cache[i].mod);
 	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		for (size_t j = 0; j < s->files[i].nfns; j++)
+			free((char *)s->files[i].fns[j].name);
+		free(s->files[i].fns);
+		free(s->files[i].path);
+	}
+	free(s->files);
 	free(s->cache);
 	free(s->k);
 	free(s->sp);

@@ -30,6 +30,18 @@ int syms_space(struct syms *s, pid_t pid);
 const char *syms_comm(const struct syms *s, int space);
 void syms_name(struct syms *s, int space, uint64_t ip, char *fn,
 	       size_t fn_len, char *mod, size_t mod_len);
+/* where an address lies, as perf script prints it */
+struct sym_where {
+	char sym[256]; /* the function, "[unknown]" without one */
+	uint64_t off; /* into it (when has_sym) */
+	int has_sym;
+	char path[512]; /* its module's file, "[kernel.kallsyms]", "[unknown]" */
+	uint64_t rel; /* the address within the module (when has_map) */
+	int has_map;
+};
+
+void syms_where(struct syms *s, int space, uint64_t ip,
+		struct sym_where *w);
 /*
  * The libdwfl session (a Dwfl *) of address space @space with its maps
  * reported, for unwinding (unwind.c); NULL without libdw.  Valid until

@@ -16,6 +16,9 @@ int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_mpirun(int argc, char **argv);
 

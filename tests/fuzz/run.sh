@@ -26,7 +26,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # the architecture's headers, then the generic ones (src/arch.h), and its
 # name as src/meson.build gives it, through a header: no quoting to survive
 printf '#define PCTR_ARCH_NAME "%s"\n' "$arch" >"$B/arch_name.h"
-CFLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Iinclude/compat -Isrc -Isrc/text -Isrc/arch/$arch -Isrc/arch/generic -include $B/arch_name.h -Itools $SAN"
+CFLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Iinclude/compat -Isrc -Isrc/text -Isrc/record -Isrc/arch/$arch -Isrc/arch/generic -include $B/arch_name.h -Itools $SAN"
 LIBS="-lpfm -lm -lpthread $(pkg-config --libs libdw 2>/dev/null)"
 
 # objects of the library (the list in src/meson.build) and of a layer

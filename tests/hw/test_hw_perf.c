@@ -557,6 +557,57 @@ TEST(record_user_samples)
 }
 
 /*
+ * pctr record -e EVENT -c P -- hw_loop N: the file has the K samples
+ * (perf report -D), and perf script -F cpu,time,period,ip reads each
+ * with a time in the perf clock, increasing, on a CPU, at the period.
+ */
+TEST(pctr_record_hw_samples)
+{
+	static const char *const events[] = { "instructions:u", "cycles:u" };
+	const uint64_t n = hw_ovf_iterations(REC_PERIOD, REC_K);
+
+	setup();
+	for (int e = 0; e < 2; e++) {
+		char pb[32], nb[32];
+		char *rec[] = { PCTR, "record", "-e", (char *)events[e], "-c",
+				num(pb, REC_PERIOD), "-o", "/tmp/rec.data", "--",
+				"hw_loop", num(nb, n), NULL };
+		char *script[] = { PERF, "script", "-i", "/tmp/rec.data", "-F",
+				   "cpu,time,period,ip", NULL };
+		unsigned long long lines = 0, last = 0;
+		struct hw_run r;
+		struct rec f;
+		char *line, *save;
+
+		run_ok(rec, &r);
+		f = samples_of(perf_report("/tmp/rec.data"), NULL);
+		run_ok(script, &r);
+		for (line = strtok_r(r.out, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			unsigned long s, us;
+			unsigned long long period, t;
+			int cpu;
+
+			if (sscanf(line, " [%d] %lu.%lu: %llu", &cpu, &s, &us,
+				   &period) != 4)
+				TEST_FAIL("perf script line: %s", line);
+			t = (unsigned long long)s * 1000000 + us;
+			ASSERT(cpu >= 0);
+			ASSERT_UEQ(period, REC_PERIOD);
+			ASSERT_GT(t, 0);
+			ASSERT_GE(t, last);
+			last = t;
+			lines++;
+		}
+		printf("# pctr record %s -c %llu: perf report -D %llu samples, "
+		       "perf script %llu lines; floor(count / P) %llu\n",
+		       events[e], REC_PERIOD, f.samples, lines, REC_K);
+		ASSERT_UEQ(f.samples, REC_K);
+		ASSERT_UEQ(lines, REC_K);
+	}
+}
+
+/*
  * perf record of the group of four, each member sampling every P: the
  * user-mode members K samples each, as pctr profile takes of each alone
  * (record_user_samples); the kernel-mode members' figures printed beside
@@ -623,6 +674,7 @@ main(void)
 		TEST_CASE(stat_interval_sums)
 		TEST_CASE(stat_user_kernel_add_up)
 		TEST_CASE(record_user_samples)
+		TEST_CASE(pctr_record_hw_samples)
 		TEST_CASE(record_group_samples)
 		TEST_CASE(record_kernel_samples)));
 }

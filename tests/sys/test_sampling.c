@@ -610,7 +610,7 @@ TEST(bad_settings_are_refused)
 	cfg.period = 0;
 	ASSERT_EQ(pctr_set_sampling(set, 0, &cfg), -EINVAL);
 	cfg.period = 1000;
-	cfg.flags = 0x80;
+	cfg.flags = 0x100;
 	ASSERT_EQ(pctr_set_sampling(set, 0, &cfg), -EINVAL);
 	cfg.flags = 0;
 	ASSERT_OK(pctr_set_sampling(set, 0, &cfg));
@@ -643,6 +643,8 @@ struct side {
 	int nr;
 	uint64_t last; /* time of the last record of this read */
 	int backwards; /* records earlier than the one before, in a read */
+	int cpus, bad_cpu; /* PCTR_SAMPLE_CPU: online CPUs; records not on one */
+	int no_time; /* records with time 0 */
 	struct {
 		int what; /* 1 exec of true, 2 libc mapped, 3 exit */
 		pid_t pid;
@@ -665,6 +667,8 @@ side_record(const struct pctr_sample_record *r, void *arg)
 
 	s->backwards += r->time < s->last;
 	s->last = r->time;
+	s->no_time += r->time == 0;
+	s->bad_cpu += s->cpus ? r->cpu < 0 || r->cpu >= s->cpus : r->cpu != -1;
 	if (r->kind == PCTR_REC_SAMPLE) {
 		s->samples++;
 	} else if (r->kind == PCTR_REC_FORK && r->ppid == s->top &&
@@ -758,6 +762,56 @@ TEST(sideband_records)
 		  0);
 }
 
+/*
+ * PCTR_SAMPLE_CPU: every record, side-band ones too, says a CPU that is
+ * online; the side-band records' times are still theirs (sample_id holds
+ * the CPU after the time: read as the time, a record would go backwards
+ * or say 0 or 1).
+ */
+TEST(sideband_records_with_cpu)
+{
+	struct side s = { .cpus = (int)sysconf(_SC_NPROCESSORS_ONLN) };
+
+	run_side(PCTR_SAMPLE_SIDEBAND | PCTR_SAMPLE_CPU, &s);
+	printf("# %d samples, %d records on no CPU, %d without a time\n",
+	       s.samples, s.bad_cpu, s.no_time);
+	ASSERT_EQ(s.bad_cpu, 0);
+	ASSERT_EQ(s.no_time, 0);
+	ASSERT_EQ(s.backwards, 0);
+	ASSERT_EQ(s.exec_true, 1);
+	ASSERT_GE(s.exit_top, 1);
+}
+
+/*
+ * pctr_set_sampling_attr(): the attributes the records are laid out by,
+ * as configured (a perf.data writer states them); none for an event that
+ * does not sample, nor for a struct too small.
+ */
+TEST(sampling_attr_states_the_layout)
+{
+	struct pctr_set *set = sampling_set("task-clock", PERIOD_NS,
+					    PCTR_SAMPLE_TID | PCTR_SAMPLE_CPU |
+						    PCTR_SAMPLE_CALLCHAIN,
+					    0);
+	struct perf_event_attr a;
+
+	ASSERT_OK(pctr_set_add(set, "page-faults"));
+	memset(&a, 0xff, sizeof(a));
+	ASSERT_OK(pctr_set_sampling_attr(set, 0, &a, sizeof(a)));
+	ASSERT_EQ(a.size, sizeof(a));
+	ASSERT_EQ(a.type, PERF_TYPE_SOFTWARE);
+	ASSERT_UEQ(a.config, PERF_COUNT_SW_TASK_CLOCK);
+	ASSERT_UEQ(a.sample_period, PERIOD_NS);
+	ASSERT_HEX_EQ(a.sample_type,
+		      PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU |
+			      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN);
+	ASSERT_EQ(pctr_set_sampling_attr(set, 1, &a, sizeof(a)), -EINVAL);
+	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "does not sample");
+	ASSERT_EQ(pctr_set_sampling_attr(set, 2, &a, sizeof(a)), -EINVAL);
+	ASSERT_EQ(pctr_set_sampling_attr(set, 0, &a, 63), -EINVAL);
+	pctr_set_free(set);
+}
+
 int
 main(void)
 {
@@ -773,5 +827,7 @@ main(void)
 			       TEST_CASE(callchains)
 			       TEST_CASE(user_stack_copies)
 			       TEST_CASE(bad_settings_are_refused)
-			       TEST_CASE(sideband_records)));
+			       TEST_CASE(sideband_records)
+			       TEST_CASE(sideband_records_with_cpu)
+			       TEST_CASE(sampling_attr_states_the_layout)));
 }

@@ -36,10 +36,12 @@ table() {
 pctr() { "$pctr" "$@"; }
 . "$src/tools/pctr.bash-completion"
 
-subs="list stat info profile merge mpirun"
+subs="list stat info profile script merge mpirun"
 echo "1..$(($(echo $subs | wc -w) + 5))"
 got=$(offer pctr '')
-want=$(printf '%s\n' $subs help --version --help | sort | tr '\n' ' ')
+# record and report are modes of profile (its table, each a part of it)
+want=$(printf '%s\n' $subs record report help --version --help | sort |
+	tr '\n' ' ')
 [ "$got" = "$want" ]
 ok $? "the subcommands" "offered '$got', want '$want'"
 for s in $subs; do

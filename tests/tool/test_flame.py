@@ -19,8 +19,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 import xml.etree.ElementTree as ET
+
+import tap  # tests/tool/tap.py
 
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else 'build')
 PCTR = os.environ.get('PCTR', os.path.join(BUILD, 'tools', 'pctr'))
@@ -123,26 +124,11 @@ def case_unwritable_file_fails(d):
     assert '--svg /nonexistent/dir/f.svg' in p.stderr, p.stderr
 
 
-CASES = [v for k, v in sorted(globals().items()) if k.startswith('case_')]
-
-
 def main():
     if not browser():
         print('1..0 # SKIP no headless browser (Debian: chromium)')
         return 1 if os.environ.get('CI') == 'true' else 0
-    failed = 0
-    print('1..%d' % len(CASES), flush=True)
-    for i, fn in enumerate(CASES, 1):
-        with tempfile.TemporaryDirectory() as d:
-            try:
-                fn(d)
-                print('ok %d - %s' % (i, fn.__name__[5:]), flush=True)
-            except Exception:
-                failed += 1
-                for ln in traceback.format_exc().splitlines():
-                    print('# ' + ln)
-                print('not ok %d - %s' % (i, fn.__name__[5:]), flush=True)
-    return 1 if failed else 0
+    return tap.run(globals())
 
 
 if __name__ == '__main__':

@@ -81,6 +81,7 @@ io_main(int argc, char **argv)
 }
 
 static char merge_in[64]; /* a pctr stat report, MERGEIN */
+static char rec_in[64]; /* a pctr record recording, RECIN */
 
 /* @text as TAP comments, a line each */
 static void
@@ -141,7 +142,8 @@ run_clean(char *const argv[], const char *out)
 
 /*
  * An argument vector from a string of words: "%s" is @path, SELF this
- * binary, MYPID this process's number, MERGEIN make_merge_input()'s.
+ * binary, MYPID this process's number, MERGEIN and RECIN
+ * make_merge_input()'s.
  */
 static char **
 words(const char *line, const char *path)
@@ -167,6 +169,8 @@ words(const char *line, const char *path)
 			w = mypid;
 		else if (!strcmp(w, "MERGEIN"))
 			w = merge_in;
+		else if (!strcmp(w, "RECIN"))
+			w = rec_in;
 		v[n++] = w;
 	}
 	v[n] = NULL;
@@ -234,6 +238,13 @@ static const struct output outputs[] = {
 	{ "list --json", "list --json", true },
 	{ "info", "info", true },
 	{ "info --json", "info --json", true },
+	{ "record -o", "record -o %s -- SELF helper spin 100" },
+	{ "record -o, a short run", "record -o %s -- SELF helper exit 0" },
+	{ "report -o", "report -i RECIN -o %s" },
+	{ "report", "report -i RECIN", true },
+	{ "report --folded", "report --folded -i RECIN", true },
+	{ "report --svg", "report --svg %s -i RECIN" },
+	{ "script", "script -i RECIN", true },
 	{ "merge -o", "merge -o %s MERGEIN" },
 	{ "merge", "merge MERGEIN", true },
 	{ "mpirun -o", "mpirun -n 1 -o %s -- SELF helper exit 0", false,
@@ -255,6 +266,12 @@ make_merge_input(void)
 	if (r.status != 0)
 		TEST_FAIL("pctr stat --json -o %s: %d: %s", merge_in, r.status,
 			  r.err);
+	snprintf(rec_in, sizeof(rec_in), "/tmp/pctr-outputs-%d.data",
+		 (int)getpid());
+	r = pctr("record", "-g", "-o", rec_in, "--", self_exe, "helper",
+		 "spin", "100", NULL);
+	if (r.status != 0)
+		TEST_FAIL("pctr record -o %s: %d: %s", rec_in, r.status, r.err);
 }
 
 /*
@@ -293,6 +310,7 @@ each_output_fails(const char *dest)
 		failed++;
 	}
 	unlink(merge_in);
+	unlink(rec_in);
 	return failed;
 }
 
@@ -324,6 +342,7 @@ TEST(unopenable_destination_fails_before_the_workload)
 		"profile -o %s -- SELF io marker M",
 		"profile --perf-data %s -- SELF io marker M",
 		"profile --svg %s -- SELF io marker M",
+		"record -o %s -- SELF io marker M",
 		"profile --folded -o %s -- SELF io marker M",
 		"mpirun -n 1 -o %s -- SELF io marker M",
 	};

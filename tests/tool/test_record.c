@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_record - pctr record, report and script, judged by Debian's perf
+ * on the same files: perf script reads the times, CPUs, threads and
+ * periods pctr record wrote, filters on them (--time), and perf report
+ * --header shows the feature sections (hostname, OS release, CPUs,
+ * command line, event; build-ids of the modules hit, against readelf's);
+ * pctr script prints what perf script prints, field for field.  The
+ * workload is profile_chain (main -> a -> b -> hot, frame pointers).
+ */
+#include <signal.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "tool.h"
+
+#define PERF "/usr/bin/perf"
+
+static const char *
+chain_prog(void)
+{
+	const char *p = getenv("PROFILE_CHAIN");
+
+	if (!p)
+		SKIP("$PROFILE_CHAIN is not set (run through meson test)");
+	return p;
+}
+
+static void
+need_perf(void)
+{
+	if (access(PERF, X_OK))
+		SKIP("perf is not installed (linux-perf; scripts/deps.sh "
+		     "check installs it)");
+}
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* a recording of profile_chain MS fork, with -g or without, into @data */
+static void
+record_chain_g(char *data, const char *ms, uint64_t *t0, uint64_t *t1,
+	       bool chain)
+{
+	struct result r;
+	int fd;
+
+	strcpy(data, "/tmp/pctr-record-XXXXXX");
+	fd = mkstemp(data);
+	ASSERT(fd >= 0);
+	close(fd);
+	*t0 = mono_ns();
+	r = pctr("record", "-e", "task-clock", "-c", "1000000", "-o", data,
+		 chain ? "-g" : "--", chain ? "--" : chain_prog(),
+		 chain ? chain_prog() : ms, chain ? ms : "fork",
+		 chain ? "fork" : NULL, NULL);
+	*t1 = mono_ns();
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "[ pctr record: Captured and wrote ");
+	ASSERT_STR_EQ(r.out, "");
+}
+
+static void
+record_chain(char *data, const char *ms, uint64_t *t0, uint64_t *t1)
+{
+	record_chain_g(data, ms, t0, t1, true);
+}
+
+static struct result
+perf_run(const char *a, const char *b, const char *c, const char *d,
+	 const char *e)
+{
+	char *argv[] = { PERF, (char *)a, (char *)b, (char *)c, (char *)d,
+			 (char *)e, NULL };
+
+	return run_in(argv, NULL);
+}
+
+/*
+ * perf script -F pid,tid,cpu,time,period,ip,sym: every sample has its
+ * thread, a CPU that exists, the period it was taken at, and a time in
+ * the perf clock between the record's start and end (the perf clock is
+ * the kernel's local clock, CLOCK_MONOTONIC's base here), increasing
+ * over the file; hot is named.  Zeros once: every time was 0.
+ */
+TEST(perf_script_reads_times_cpus_threads_periods)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	char data[64];
+	uint64_t t0, t1, prev = 0, first = 0;
+	struct result p;
+	int n = 0, hot = 0;
+	bool leaf = false;
+	char *line, *save;
+
+	need_perf();
+	record_chain(data, "300", &t0, &t1);
+	p = perf_run("script", "-i", data, "-F",
+		     "pid,tid,cpu,time,period,ip,sym");
+	ASSERT_EQ(p.status, 0);
+	for (line = strtok_r(p.out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		int pid, tid, cpu;
+		unsigned long s, us;
+		unsigned long long period;
+		uint64_t t;
+
+		if (line[0] == '\t') { /* a frame of the chain, leaf first */
+			hot += leaf && strstr(line, " hot") != NULL;
+			leaf = false;
+			continue;
+		}
+		if (sscanf(line, " %d/%d [%d] %lu.%lu: %llu", &pid, &tid, &cpu,
+			   &s, &us, &period) != 6)
+			TEST_FAIL("a line perf script printed is not "
+				  "'PID/TID [CPU] TIME: PERIOD': %s",
+				  line);
+		t = (uint64_t)s * 1000000000ull + us * 1000;
+		ASSERT_GT(pid, 0);
+		ASSERT_GT(tid, 0);
+		ASSERT(cpu >= 0 && cpu < cpus);
+		ASSERT_UEQ(period, 1000000);
+		ASSERT_GE(t + 1000, t0);
+		ASSERT_LE(t, t1);
+		ASSERT_GE(t, prev);
+		prev = t;
+		first = first ? first : t;
+		leaf = true;
+		n++;
+	}
+	printf("# %d samples over %.3f s (the record ran %.3f s), %d in "
+	       "hot\n",
+	       n, (double)(prev - first) / 1e9, (double)(t1 - t0) / 1e9, hot);
+	ASSERT_GE(n, 100);
+	ASSERT_GE(hot, n / 2);
+	/* the 300 ms of CPU took at least that long */
+	ASSERT_GE(prev - first, 250000000ull);
+	/* the fields the issue names */
+	p = perf_run("script", "-i", data, "-F", "cpu,time,ip,sym");
+	ASSERT_EQ(p.status, 0);
+	ASSERT_CONTAINS(p.out, " hot");
+	unlink(data);
+}
+
+/* perf script --time START,END: the samples of that window, and fewer */
+TEST(perf_script_time_window)
+{
+	char data[64], win[64];
+	uint64_t t0, t1;
+	struct result all, part;
+	int n_all = 0, n_part = 0;
+	unsigned long s, us;
+	double a, b;
+	const char *at;
+
+	need_perf();
+	record_chain(data, "300", &t0, &t1);
+	all = perf_run("script", "-i", data, "-F", "time");
+	ASSERT_EQ(all.status, 0);
+	for (at = all.out; (at = strchr(at, ':')); at++)
+		n_all++;
+	ASSERT_GE(n_all, 100);
+	/* the middle third of the samples' span */
+	ASSERT_EQ(sscanf(all.out, " %lu.%lu:", &s, &us), 2);
+	a = (double)s + (double)us / 1e6;
+	at = strrchr(all.out, ':');
+	while (at > all.out && at[-1] != '\n')
+		at--;
+	ASSERT_EQ(sscanf(at, " %lu.%lu:", &s, &us), 2);
+	b = (double)s + (double)us / 1e6;
+	snprintf(win, sizeof(win), "%.6f,%.6f", a + (b - a) / 3,
+		 a + 2 * (b - a) / 3);
+	part = run_in((char *[]){ PERF, "script", "-i", data, "-F", "time",
+				  "--time", win, NULL },
+		      NULL);
+	ASSERT_EQ(part.status, 0);
+	for (at = part.out; (at = strchr(at, ':')); at++)
+		n_part++;
+	printf("# %d samples, %d in %s\n", n_all, n_part, win);
+	ASSERT_GT(n_part, n_all / 6);
+	ASSERT_LT(n_part, n_all / 2);
+	unlink(data);
+}
+
+/*
+ * The side-band records carry their times too (sample_id): perf script
+ * shows the program's mapping and the fork at times within the record's
+ * run, on a CPU, not at 0.
+ */
+TEST(sideband_records_have_times)
+{
+	char data[64], prog[4096], want[4200];
+	uint64_t t0, t1;
+	struct result p;
+	const char *at;
+	int cpu;
+	unsigned long s, us;
+	uint64_t t;
+
+	need_perf();
+	ASSERT(realpath(chain_prog(), prog) != NULL);
+	record_chain(data, "50", &t0, &t1);
+	p = perf_run("script", "-i", data, "--show-mmap-events",
+		     "--show-task-events");
+	ASSERT_EQ(p.status, 0);
+	snprintf(want, sizeof(want), "r-xp %s\n", prog);
+	at = strstr(p.out, want);
+	ASSERT(at != NULL);
+	while (at > p.out && at[-1] != '\n')
+		at--;
+	at = strchr(at, '[');
+	ASSERT(at != NULL);
+	ASSERT_EQ(sscanf(at, "[%d] %lu.%lu: PERF_RECORD_MMAP2", &cpu, &s, &us),
+		  3);
+	t = (uint64_t)s * 1000000000ull + us * 1000;
+	printf("# the program mapped at %lu.%06lu on CPU %d\n", s, us, cpu);
+	ASSERT_GE(t + 1000, t0);
+	ASSERT_LE(t, t1);
+	ASSERT_CONTAINS(p.out, "PERF_RECORD_FORK(");
+	ASSERT_CONTAINS(p.out, "PERF_RECORD_EXIT(");
+	unlink(data);
+}
+
+/* readelf's build-id of @path, in hex, into @id */
+static void
+readelf_build_id(const char *path, char *id, size_t len)
+{
+	char cmd[4200];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -n '%s' | sed -n 's/.*Build ID: //p'", path);
+	f = popen(cmd, "r");
+	ASSERT(f != NULL);
+	if (!fgets(id, (int)len, f))
+		id[0] = '\0';
+	pclose(f);
+	id[strcspn(id, "\n")] = '\0';
+}
+
+/*
+ * perf report --header: hostname, OS release, CPUs, command line, the
+ * event; perf buildid-list: the build-id of the program sampled, as
+ * readelf reads it from the file, and the kernel's.
+ */
+TEST(perf_report_header_features)
+{
+	char data[64], want[512], id[128];
+	char prog[4096];
+	uint64_t t0, t1;
+	struct utsname u;
+	struct result p;
+
+	need_perf();
+	ASSERT(realpath(chain_prog(), prog) != NULL);
+	ASSERT_EQ(uname(&u), 0);
+	record_chain(data, "100", &t0, &t1);
+	p = perf_run("report", "-i", data, "--stdio", "--header-only");
+	ASSERT_EQ(p.status, 0);
+	snprintf(want, sizeof(want), "# hostname : %s\n", u.nodename);
+	ASSERT_CONTAINS(p.out, want);
+	snprintf(want, sizeof(want), "# os release : %s\n", u.release);
+	ASSERT_CONTAINS(p.out, want);
+	snprintf(want, sizeof(want), "# arch : %s\n", u.machine);
+	ASSERT_CONTAINS(p.out, want);
+	snprintf(want, sizeof(want), "# nrcpus online : %ld\n",
+		 sysconf(_SC_NPROCESSORS_ONLN));
+	ASSERT_CONTAINS(p.out, want);
+	ASSERT_CONTAINS(p.out, " record -e task-clock -c 1000000 -o /tmp/pctr-record-");
+	ASSERT_CONTAINS(p.out, "# event : name = task-clock, ");
+	ASSERT_CONTAINS(p.out, "sample_type = IP|TID|TIME|CALLCHAIN|CPU|PERIOD");
+	p = perf_run("buildid-list", "-i", data, NULL, NULL);
+	ASSERT_EQ(p.status, 0);
+	readelf_build_id(prog, id, sizeof(id));
+	ASSERT_GT(strlen(id), 0);
+	snprintf(want, sizeof(want), "%s %s\n", id, prog);
+	printf("# %s", want);
+	ASSERT_CONTAINS(p.out, want);
+	unlink(data);
+}
+
+/* one field of perf script's line with the symbol's name masked */
+static void
+mask_symbol(char *line)
+{
+	char *plus = strstr(line, "+0x"), *sp;
+
+	if (!plus)
+		return;
+	for (sp = plus; sp > line && sp[-1] != ' '; sp--)
+		;
+	memmove(sp + 1, plus, strlen(plus) + 1);
+	*sp = '*';
+}
+
+/*
+ * pctr script prints perf script's lines for the same file: every line
+ * the same once symbol names are masked (of two names of one address,
+ * perf and libdw may pick another alias: free or cfree), and the lines
+ * of profile_chain's own frames the same to the byte.
+ */
+static void
+script_is_perf_script(bool chain)
+{
+	char data[64];
+	uint64_t t0, t1;
+	struct result p, q;
+	char *a, *b, *sa, *sb;
+	int lines = 0, same = 0;
+
+	record_chain_g(data, "200", &t0, &t1, chain);
+	p = perf_run("script", "-i", data, NULL, NULL);
+	ASSERT_EQ(p.status, 0);
+	q = pctr("script", "-i", data, NULL);
+	ASSERT_EQ(q.status, 0);
+	ASSERT_CONTAINS(q.out, " hot+0x");
+	a = strtok_r(p.out, "\n", &sa);
+	b = strtok_r(q.out, "\n", &sb);
+	for (; a && b; a = strtok_r(NULL, "\n", &sa),
+		       b = strtok_r(NULL, "\n", &sb)) {
+		bool ours = strstr(a, "profile_chain)") != NULL;
+
+		lines++;
+		if (!strcmp(a, b)) {
+			same++;
+			continue;
+		}
+		if (ours)
+			TEST_FAIL("line %d: perf script '%s', pctr script "
+				  "'%s'",
+				  lines, a, b);
+		mask_symbol(a);
+		mask_symbol(b);
+		if (strcmp(a, b))
+			TEST_FAIL("line %d, names masked: perf script '%s', "
+				  "pctr script '%s'",
+				  lines, a, b);
+	}
+	printf("# %s: %d lines, %d the same to the byte\n",
+	       chain ? "-g" : "no chains", lines, same);
+	ASSERT(a == NULL && b == NULL);
+	ASSERT_GE(lines, 150);
+	unlink(data);
+}
+
+TEST(pctr_script_is_perf_script)
+{
+	need_perf();
+	script_is_perf_script(true);
+	script_is_perf_script(false);
+}
+
+/*
+ * Without -o: ./perf.data; an existing one is kept as perf.data.old, as
+ * perf record keeps it.  The command's output is its own (nothing of
+ * pctr's on standard output); pctr report prints to standard output.
+ */
+TEST(default_file_old_kept_report_on_stdout)
+{
+	char dir[] = "/tmp/pctr-record-dir-XXXXXX", cwd[4096], prog[4096];
+	struct result r;
+	FILE *f;
+
+	ASSERT(realpath(chain_prog(), prog) != NULL);
+	ASSERT(getcwd(cwd, sizeof(cwd)) != NULL);
+	ASSERT(mkdtemp(dir) != NULL);
+	ASSERT_EQ(chdir(dir), 0);
+	f = fopen("perf.data", "w");
+	ASSERT(f != NULL);
+	fputs("an older recording\n", f);
+	ASSERT_EQ(fclose(f), 0);
+	r = pctr("record", "-g", "--", "sh", "-c",
+		 "echo the command says; exec \"$0\" 200", prog, NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(r.out, "the command says\n");
+	ASSERT_STR_EQ(slurp("perf.data.old"), "an older recording\n");
+	r = pctr("report", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, " hot ");
+	ASSERT_STR_EQ(r.err, "");
+	r = pctr("report", "--folded", NULL);
+	ASSERT_CONTAINS(r.out, ";main;spin;a;b;hot ");
+	r = pctr("script", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, " hot+0x");
+	unlink("perf.data");
+	unlink("perf.data.old");
+	ASSERT_EQ(chdir(cwd), 0);
+	ASSERT_EQ(rmdir(dir), 0);
+}
+
+/*
+ * -p PID: a process that ran before the recording is named in the file
+ * (its name and maps, as perf record writes them), so that perf script
+ * and pctr report name its samples after it has gone.
+ */
+TEST(attached_process_named_after_it_ends)
+{
+	char data[64], prog[4096], spid[16];
+	pid_t pid;
+	struct result r, p;
+	int status;
+
+	need_perf();
+	ASSERT(realpath(chain_prog(), prog) != NULL);
+	strcpy(data, "/tmp/pctr-record-XXXXXX");
+	ASSERT((status = mkstemp(data)) >= 0);
+	close(status);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		execl(prog, prog, "1500", (char *)NULL);
+		_exit(127);
+	}
+	usleep(200000); /* exec'd and spinning */
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	r = pctr("record", "-e", "task-clock", "-p", spid, "-d", "0.5", "-o",
+		 data, NULL);
+	kill(pid, SIGKILL);
+	ASSERT(waitpid(pid, &status, 0) == pid);
+	ASSERT_EQ(r.status, 0);
+	p = perf_run("script", "-i", data, "-F", "comm,ip,sym,dso");
+	ASSERT_EQ(p.status, 0);
+	ASSERT_CONTAINS(p.out, "profile_chain ");
+	ASSERT_CONTAINS(p.out, "hot (");
+	ASSERT_CONTAINS(p.out, "/profile_chain)");
+	r = pctr("report", "-i", data, "-s", "comm,sym", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "profile_chain");
+	ASSERT_CONTAINS(r.out, " hot ");
+	unlink(data);
+}
+
+/* what each verb refuses (2), and files that are not there (1) */
+TEST(usage_and_missing_files)
+{
+	struct result r;
+
+	r = pctr("record", "--folded", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "are pctr report's");
+	r = pctr("record", "-o", "-", "--", "true", NULL);
+	ASSERT_EQ(r.status, 2);
+	ASSERT_CONTAINS(r.err, "a file it can seek in");
+	r = pctr("record", NULL);
+	ASSERT_EQ(r.status, 2);
+	r = pctr("report", "-F", "99", "-i", "x", NULL);
+	ASSERT_EQ(r.status, 2);
+	r = pctr("script", "extra", NULL);
+	ASSERT_EQ(r.status, 2);
+	r = pctr("report", "-i", "/nonexistent/perf.data", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_CONTAINS(r.err, "/nonexistent/perf.data: No such file");
+	r = pctr("script", "-i", "/etc/hostname", NULL);
+	ASSERT_EQ(r.status, 1);
+	ASSERT_CONTAINS(r.err, "not a perf.data file");
+}
+
+int
+main(void)
+{
+	return test_main(TESTS(TEST_CASE(perf_script_reads_times_cpus_threads_periods)
+			       TEST_CASE(perf_script_time_window)
+			       TEST_CASE(sideband_records_have_times)
+			       TEST_CASE(perf_report_header_features)
+			       TEST_CASE(pctr_script_is_perf_script)
+			       TEST_CASE(default_file_old_kept_report_on_stdout)
+			       TEST_CASE(attached_process_named_after_it_ends)
+			       TEST_CASE(usage_and_missing_files)));
+}
