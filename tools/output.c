@@ -131,170 +131,6 @@ fmt_si(char *buf, size_t len, double v)
 	return buf;
 }
 
-/* ---- JSON --------------------------------------------------------------- */
-
-void
-json_begin(struct json *j, FILE *f)
-{
-	j->f = f;
-	j->compact = false;
-	j->depth = 0;
-	j->first[0] = true;
-}
-
-void
-json_end(struct json *j)
-{
-	fputc('\n', j->f);
-}
-
-/* the comma, newline and indentation before a value, then its key */
-static void
-json_member(struct json *j, const char *key)
-{
-	if (!j->first[j->depth])
-		fputc(',', j->f);
-	j->first[j->depth] = false;
-	if (j->depth > 0 && !j->compact)
-		fprintf(j->f, "\n%*s", 2 * j->depth, "");
-	if (key) {
-		pctr__json_string(j->f, key);
-		fputs(": ", j->f);
-	}
-}
-
-static void
-json_open(struct json *j, const char *key, char c)
-{
-	json_member(j, key);
-	fputc(c, j->f);
-	if (j->depth + 1 < JSON_MAX_DEPTH)
-		j->depth++;
-	j->first[j->depth] = true;
-}
-
-static void
-json_close(struct json *j, char c)
-{
-	bool empty = j->first[j->depth];
-
-	j->depth--;
-	if (!empty && !j->compact)
-		fprintf(j->f, "\n%*s", 2 * j->depth, "");
-	fputc(c, j->f);
-}
-
-void
-json_obj(struct json *j, const char *key)
-{
-	json_open(j, key, '{');
-}
-
-void
-json_obj_end(struct json *j)
-{
-	json_close(j, '}');
-}
-
-void
-json_arr(struct json *j, const char *key)
-{
-	json_open(j, key, '[');
-}
-
-void
-json_arr_end(struct json *j)
-{
-	json_close(j, ']');
-}
-
-void
-json_str(struct json *j, const char *key, const char *s)
-{
-	json_member(j, key);
-	if (s)
-		pctr__json_string(j->f, s);
-	else
-		fputs("null", j->f);
-}
-
-void
-json_int(struct json *j, const char *key, long long v)
-{
-	json_member(j, key);
-	fprintf(j->f, "%lld", v);
-}
-
-void
-json_uint(struct json *j, const char *key, unsigned long long v)
-{
-	json_member(j, key);
-	fprintf(j->f, "%llu", v);
-}
-
-void
-json_num(struct json *j, const char *key, double v)
-{
-	json_member(j, key);
-	if (!isfinite(v))
-		fputs("null", j->f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(j->f, "%.0f", v);
-	else
-		fprintf(j->f, "%.17g", v);
-}
-
-void
-json_bool(struct json *j, const char *key, bool v)
-{
-	json_member(j, key);
-	fputs(v ? "true" : "false", j->f);
-}
-
-void
-json_null(struct json *j, const char *key)
-{
-	json_member(j, key);
-	fputs("null", j->f);
-}
-
-void
-json_tristate(struct json *j, const char *key, int v)
-{
-	if (v < 0)
-		json_null(j, key);
-	else
-		json_bool(j, key, v != 0);
-}
-
-void
-json_machine(struct json *j, const char *key, const struct pctr_machine *m)
-{
-	json_obj(j, key);
-	json_str(j, "arch", m->arch);
-	json_bool(j, "has_pmu", m->has_pmu);
-	json_arr(j, "pmus");
-	for (int i = 0; i < m->nr_pmus; i++) {
-		json_obj(j, NULL);
-		json_str(j, "name", m->pmu[i]);
-		json_uint(j, "type", m->pmu_type[i]);
-		json_obj_end(j);
-	}
-	json_arr_end(j);
-	if (m->paranoid == INT32_MIN)
-		json_null(j, "perf_event_paranoid");
-	else
-		json_int(j, "perf_event_paranoid", m->paranoid);
-	if (m->user_access < 0)
-		json_null(j, "user_access");
-	else
-		json_int(j, "user_access", m->user_access);
-	json_uint(j, "tsc_hz", m->tsc_hz);
-	json_tristate(j, "tsc_invariant", m->tsc_invariant);
-	json_tristate(j, "virtualized", m->virtualized);
-	json_obj_end(j);
-}
-
 /* ---- CSV ---------------------------------------------------------------- */
 
 void
@@ -886,102 +722,87 @@ print_human(FILE *f, const struct stat_report *r)
 
 /* ---- the stat report: JSON ---------------------------------------------- */
 
-/* the statistics object (doc/json-schema.md) */
+/* the statistics object (doc/json-schema.md), with median and percentiles */
 static void
-json_figures(struct json *j, const struct figures *a)
+json_figures(struct pctr_json *j, const struct figures *a)
 {
-	const struct pctr_summary *s = &a->s;
-
-	json_int(j, "n", (long long)s->n);
-	json_num(j, "min", s->n ? s->min : NAN);
-	json_num(j, "mean", s->n ? s->mean : NAN);
-	json_num(j, "max", s->n ? s->max : NAN);
-	json_num(j, "stddev", s->n > 1 ? s->stddev : NAN);
-	json_num(j, "stderr", s->std_error);
-	if (isfinite(s->ci95_low)) {
-		json_arr(j, "ci95");
-		json_num(j, NULL, s->ci95_low);
-		json_num(j, NULL, s->ci95_high);
-		json_arr_end(j);
-	} else {
-		json_null(j, "ci95");
-	}
-	json_num(j, "median", a->median);
-	json_num(j, "p5", a->p5);
-	json_num(j, "p95", a->p95);
+	pctr__json_summary(j, &a->s, 1.0);
+	pctr__json_num(j, "median", a->median);
+	pctr__json_num(j, "p5", a->p5);
+	pctr__json_num(j, "p95", a->p95);
 }
 
 /* @b: the run's interval of the scaled count; NULL where none is kept */
 static void
-json_count(struct json *j, const struct pctr_count *c,
+json_count(struct pctr_json *j, const struct pctr_count *c,
 	   const struct stat_bounds *b)
 {
 	bool known = b && b->known;
 
-	json_obj(j, NULL);
-	json_uint(j, "value", c->value);
-	json_num(j, "scaled", pctr_count_scaled(c));
-	json_num(j, "scaled_low", known ? b->low : NAN);
-	json_num(j, "scaled_high", known ? b->high : NAN);
-	json_uint(j, "enabled_ns", c->enabled);
-	json_uint(j, "running_ns", c->running);
-	json_num(j, "running_pct", running_pct(c));
-	json_obj_end(j);
+	pctr__json_obj(j, NULL);
+	pctr__json_uint(j, "value", c->value);
+	pctr__json_num(j, "scaled", pctr_count_scaled(c));
+	pctr__json_num(j, "scaled_low", known ? b->low : NAN);
+	pctr__json_num(j, "scaled_high", known ? b->high : NAN);
+	pctr__json_uint(j, "enabled_ns", c->enabled);
+	pctr__json_uint(j, "running_ns", c->running);
+	pctr__json_num(j, "running_pct", running_pct(c));
+	pctr__json_obj_end(j);
 }
 
 static void
-json_target(struct json *j, const struct stat_report *r)
+json_target(struct pctr_json *j, const struct stat_report *r)
 {
 	static const char *const type[] = { "command", "pid", "tid", "cpu" };
 
-	json_obj(j, "target");
-	json_str(j, "type", type[r->target]);
+	pctr__json_obj(j, "target");
+	pctr__json_str(j, "type", type[r->target]);
 	if (r->target == STAT_PID || r->target == STAT_TID) {
-		json_int(j, r->target == STAT_PID ? "pid" : "tid", r->pid);
-		json_arr(j, r->target == STAT_PID ? "pids" : "tids");
+		pctr__json_int(j, r->target == STAT_PID ? "pid" : "tid", r->pid);
+		pctr__json_arr(j, r->target == STAT_PID ? "pids" : "tids");
 		for (int i = 0; i < r->nr_pids; i++)
-			json_int(j, NULL, r->pids[i]);
-		json_arr_end(j);
+			pctr__json_int(j, NULL, r->pids[i]);
+		pctr__json_arr_end(j);
 	}
 	if (r->target == STAT_CPU && r->cgroup)
-		json_str(j, "cgroup", r->cgroup);
+		pctr__json_str(j, "cgroup", r->cgroup);
 	if (r->target == STAT_CPU) {
-		json_arr(j, "cpus");
+		pctr__json_arr(j, "cpus");
 		for (int i = 0; i < r->nr_cpus; i++)
-			json_int(j, NULL, r->cpus[i]);
-		json_arr_end(j);
+			pctr__json_int(j, NULL, r->cpus[i]);
+		pctr__json_arr_end(j);
 	}
 	if (r->argv) {
-		json_arr(j, "argv");
+		pctr__json_arr(j, "argv");
 		for (int i = 0; r->argv[i]; i++)
-			json_str(j, NULL, r->argv[i]);
-		json_arr_end(j);
+			pctr__json_str(j, NULL, r->argv[i]);
+		pctr__json_arr_end(j);
 	}
-	json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 static void
-json_time(struct json *j, const struct stat_report *r, const char *key,
+json_time(struct pctr_json *j, const struct stat_report *r, const char *key,
 	  enum elapsed_unit unit)
 {
 	struct figures a = elapsed_stats(r, unit);
 
-	json_obj(j, key);
-	json_arr(j, "values");
+	pctr__json_obj(j, key);
+	pctr__json_arr(j, "values");
 	for (int i = 0; i < r->nr_runs; i++)
-		json_uint(j, NULL, elapsed_raw(&r->runs[i], unit));
-	json_arr_end(j);
+		pctr__json_uint(j, NULL, elapsed_raw(&r->runs[i], unit));
+	pctr__json_arr_end(j);
 	json_figures(j, &a);
-	json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 /* the command's CPU time, from wait4(); null when no command was reaped */
 static void
-json_rusage(struct json *j, const struct stat_report *r)
+json_rusage(struct pctr_json *j, const struct stat_report *r)
 {
 	if (!has_rusage(r)) {
-		json_null(j, "user_ns");
-		json_null(j, "sys_ns");
+		pctr__json_null(j, "user_ns");
+		pctr__json_null(j, "sys_ns");
 		return;
 	}
 	json_time(j, r, "user_ns", ELAPSED_USER_NS);
@@ -989,40 +810,40 @@ json_rusage(struct json *j, const struct stat_report *r)
 }
 
 static void
-json_event(struct json *j, const struct stat_report *r, int e)
+json_event(struct pctr_json *j, const struct stat_report *r, int e)
 {
 	struct event_stats s;
 
 	event_stats(r, e, &s);
-	json_obj(j, NULL);
-	json_str(j, "name", r->ev[e].name);
-	json_bool(j, "hardware", r->ev[e].hardware);
-	json_str(j, "unit", event_unit(&r->ev[e]));
-	json_bool(j, "supported", !r->err[e]);
+	pctr__json_obj(j, NULL);
+	pctr__json_str(j, "name", r->ev[e].name);
+	pctr__json_bool(j, "hardware", r->ev[e].hardware);
+	pctr__json_str(j, "unit", event_unit(&r->ev[e]));
+	pctr__json_bool(j, "supported", !r->err[e]);
 	if (r->err[e])
-		json_str(j, "not_supported", pctr_strerror(r->err[e]));
+		pctr__json_str(j, "not_supported", pctr_strerror(r->err[e]));
 	else
-		json_null(j, "not_supported");
-	json_arr(j, "runs");
+		pctr__json_null(j, "not_supported");
+	pctr__json_arr(j, "runs");
 	for (int i = 0; !r->err[e] && i < r->nr_runs; i++)
 		json_count(j, &r->runs[i].count[e], &r->runs[i].bounds[e]);
-	json_arr_end(j);
-	json_obj(j, "stats");
+	pctr__json_arr_end(j);
+	pctr__json_obj(j, "stats");
 	json_figures(j, &s.count);
-	json_obj_end(j);
-	json_num(j, "running_pct", s.running.s.n ? s.running.s.mean : NAN);
-	json_obj(j, "per_second");
+	pctr__json_obj_end(j);
+	pctr__json_num(j, "running_pct", s.running.s.n ? s.running.s.mean : NAN);
+	pctr__json_obj(j, "per_second");
 	json_figures(j, &s.per_sec);
-	json_obj_end(j);
-	json_obj(j, "per_cycle");
-	json_str(j, "basis", cycles_event(r) >= 0 ? "cycles" : "tsc");
+	pctr__json_obj_end(j);
+	pctr__json_obj(j, "per_cycle");
+	pctr__json_str(j, "basis", cycles_event(r) >= 0 ? "cycles" : "tsc");
 	json_figures(j, &s.per_cycle);
-	json_obj_end(j);
-	json_obj_end(j);
+	pctr__json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 static void
-json_metric(struct json *j, const struct stat_report *r,
+json_metric(struct pctr_json *j, const struct stat_report *r,
 	    const struct metric *m)
 {
 	struct figures a;
@@ -1030,67 +851,67 @@ json_metric(struct json *j, const struct stat_report *r,
 
 	if (!metric_stats(r, m, &a, &num, &den))
 		return;
-	json_obj(j, NULL);
-	json_str(j, "name", m->name);
-	json_str(j, "desc", m->desc);
-	json_str(j, "numerator", r->ev[num].name);
-	json_str(j, "denominator", den < 0 ? "elapsed" : r->ev[den].name);
-	json_arr(j, "values");
+	pctr__json_obj(j, NULL);
+	pctr__json_str(j, "name", m->name);
+	pctr__json_str(j, "desc", m->desc);
+	pctr__json_str(j, "numerator", r->ev[num].name);
+	pctr__json_str(j, "denominator", den < 0 ? "elapsed" : r->ev[den].name);
+	pctr__json_arr(j, "values");
 	for (int i = 0; i < r->nr_runs; i++)
-		json_num(j, NULL, metric_value(r, i, num, den));
-	json_arr_end(j);
+		pctr__json_num(j, NULL, metric_value(r, i, num, den));
+	pctr__json_arr_end(j);
 	json_figures(j, &a);
-	json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 /* a slice's counts in event order; null for an event not supported */
 static void
-json_slice_events(struct json *j, const struct stat_report *r,
+json_slice_events(struct pctr_json *j, const struct stat_report *r,
 		  const struct stat_slice *s)
 {
-	json_arr(j, "events");
+	pctr__json_arr(j, "events");
 	for (int e = 0; e < r->nr_events; e++)
 		if (r->err[e])
-			json_null(j, NULL);
+			pctr__json_null(j, NULL);
 		else
 			json_count(j, &s->count[e], NULL);
-	json_arr_end(j);
+	pctr__json_arr_end(j);
 }
 
 static void
-json_slices(struct json *j, const struct stat_report *r, const char *key,
+json_slices(struct pctr_json *j, const struct stat_report *r, const char *key,
 	    const struct stat_slice *s, int n, bool interval)
 {
-	json_arr(j, key);
+	pctr__json_arr(j, key);
 	for (int i = 0; i < n; i++) {
-		json_obj(j, NULL);
+		pctr__json_obj(j, NULL);
 		if (interval) {
-			json_int(j, "run", s[i].run);
-			json_uint(j, "time_ns", s[i].time_ns);
+			pctr__json_int(j, "run", s[i].run);
+			pctr__json_uint(j, "time_ns", s[i].time_ns);
 		} else {
-			json_str(j, "kind", instance_kind(r));
-			json_int(j, "id", s[i].id);
+			pctr__json_str(j, "kind", instance_kind(r));
+			pctr__json_int(j, "id", s[i].id);
 		}
 		if (!interval && r->aggr == AGGR_CORE)
-			json_int(j, "socket", s[i].socket);
+			pctr__json_int(j, "socket", s[i].socket);
 		if (!interval && r->aggr > AGGR_THREAD)
-			json_int(j, "nr_cpus", s[i].nr_cpus);
+			pctr__json_int(j, "nr_cpus", s[i].nr_cpus);
 		json_slice_events(j, r, &s[i]);
-		json_obj_end(j);
+		pctr__json_obj_end(j);
 	}
-	json_arr_end(j);
+	pctr__json_arr_end(j);
 }
 
 static void
-json_exit(struct json *j, const struct stat_report *r)
+json_exit(struct pctr_json *j, const struct stat_report *r)
 {
-	json_obj(j, "exit");
-	json_int(j, "status", r->exit_status);
+	pctr__json_obj(j, "exit");
+	pctr__json_int(j, "status", r->exit_status);
 	if (r->exit_signal)
-		json_int(j, "signal", r->exit_signal);
+		pctr__json_int(j, "signal", r->exit_signal);
 	else
-		json_null(j, "signal");
-	json_obj_end(j);
+		pctr__json_null(j, "signal");
+	pctr__json_obj_end(j);
 }
 
 /* the host, for reports merged from many (pctr merge, pctr mpirun) */
@@ -1107,22 +928,21 @@ static void
 print_json(FILE *f, const struct stat_report *r)
 {
 	char host[256];
-	struct json j;
+	struct pctr_json j;
 
-	json_begin(&j, f);
-	j.compact = r->interval; /* -I: JSON Lines, the document last */
-	json_obj(&j, NULL);
-	json_str(&j, "schema", "pctr-stat/1");
-	json_str(&j, "pctr_version", pctr_version());
-	json_str(&j, "host", host_name(host, sizeof(host)));
-	json_machine(&j, "machine", &r->machine);
+	pctr__json_begin(&j, f, r->interval); /* -I: JSON Lines, the document last */
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-stat/1");
+	pctr__json_str(&j, "pctr_version", pctr_version());
+	pctr__json_str(&j, "host", host_name(host, sizeof(host)));
+	pctr__json_machine(&j, "machine", &r->machine);
 	json_target(&j, r);
-	json_arr(&j, "notes");
+	pctr__json_arr(&j, "notes");
 	for (int i = 0; i < r->nr_notes; i++)
-		json_str(&j, NULL, r->notes[i]);
-	json_arr_end(&j);
-	json_bool(&j, "multiplex", r->multiplex);
-	json_int(&j, "runs", r->nr_runs);
+		pctr__json_str(&j, NULL, r->notes[i]);
+	pctr__json_arr_end(&j);
+	pctr__json_bool(&j, "multiplex", r->multiplex);
+	pctr__json_int(&j, "runs", r->nr_runs);
 	if (r->has_exit)
 		json_exit(&j, r);
 	json_time(&j, r, "elapsed_ns", ELAPSED_NS);
@@ -1130,25 +950,25 @@ print_json(FILE *f, const struct stat_report *r)
 	if (r->delayed)
 		json_time(&j, r, "delay_ns", ELAPSED_DELAY_NS);
 	else
-		json_null(&j, "delay_ns");
+		pctr__json_null(&j, "delay_ns");
 	json_rusage(&j, r);
-	json_arr(&j, "events");
+	pctr__json_arr(&j, "events");
 	for (int e = 0; e < r->nr_events; e++)
 		json_event(&j, r, e);
-	json_arr_end(&j);
-	json_arr(&j, "metrics");
+	pctr__json_arr_end(&j);
+	pctr__json_arr(&j, "metrics");
 	for (int i = 0; i < metric_count; i++)
 		if (metric_shown(r, i))
 			json_metric(&j, r, &metric_table[i]);
-	json_arr_end(&j);
+	pctr__json_arr_end(&j);
 	if (r->nr_intervals)
 		json_slices(&j, r, "intervals", r->intervals, r->nr_intervals,
 			    true);
 	if (r->per_thread)
 		json_slices(&j, r, "instances", r->instances, r->nr_instances,
 			    false);
-	json_obj_end(&j);
-	json_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 }
 
 /* ---- the stat report: CSV ----------------------------------------------- */
@@ -1168,12 +988,16 @@ static const char *const csv_columns[] = {
 
 #define CSV_STATS 9 /* the columns from "n" on */
 
+/* @v by @fmt, or (NULL) in the shortest form of JSON; empty if not finite */
 static void
 csv_number(FILE *f, const struct stat_report *r, const char *fmt, double v)
 {
 	char b[64];
 
-	snprintf(b, sizeof(b), fmt, v);
+	if (fmt)
+		snprintf(b, sizeof(b), fmt, v);
+	else
+		pctr__number(b, sizeof(b), v);
 	csv_field(f, r->sep, false, isfinite(v) ? b : "");
 }
 
@@ -1189,14 +1013,14 @@ csv_figures(FILE *f, const struct stat_report *r, const struct figures *a)
 		return;
 	}
 	csv_number(f, r, "%.0f", (double)s->n);
-	csv_number(f, r, "%.15g", s->n ? s->mean : NAN);
-	csv_number(f, r, "%.15g", s->n > 1 ? s->stddev : NAN);
-	csv_number(f, r, "%.15g", s->std_error);
-	csv_number(f, r, "%.15g", s->ci95_low);
-	csv_number(f, r, "%.15g", s->ci95_high);
-	csv_number(f, r, "%.15g", a->median);
-	csv_number(f, r, "%.15g", a->p5);
-	csv_number(f, r, "%.15g", a->p95);
+	csv_number(f, r, NULL, s->n ? s->mean : NAN);
+	csv_number(f, r, NULL, s->n > 1 ? s->stddev : NAN);
+	csv_number(f, r, NULL, s->std_error);
+	csv_number(f, r, NULL, s->ci95_low);
+	csv_number(f, r, NULL, s->ci95_high);
+	csv_number(f, r, NULL, a->median);
+	csv_number(f, r, NULL, a->p5);
+	csv_number(f, r, NULL, a->p95);
 }
 
 void
@@ -1452,21 +1276,20 @@ static void
 stream_interval(FILE *f, const struct stat_report *r,
 		const struct stat_slice *s)
 {
-	struct json j;
+	struct pctr_json j;
 
-	json_begin(&j, f);
-	j.compact = true;
-	json_obj(&j, NULL);
-	json_str(&j, "schema", "pctr-stat-interval/1");
-	json_int(&j, "run", s->run);
-	json_uint(&j, "time_ns", s->time_ns);
-	json_arr(&j, "names");
+	pctr__json_begin(&j, f, true);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-stat-interval/1");
+	pctr__json_int(&j, "run", s->run);
+	pctr__json_uint(&j, "time_ns", s->time_ns);
+	pctr__json_arr(&j, "names");
 	for (int e = 0; e < r->nr_events; e++)
-		json_str(&j, NULL, r->ev[e].name);
-	json_arr_end(&j);
+		pctr__json_str(&j, NULL, r->ev[e].name);
+	pctr__json_arr_end(&j);
 	json_slice_events(&j, r, s);
-	json_obj_end(&j);
-	json_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 	fflush(f);
 }
 

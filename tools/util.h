@@ -77,35 +77,9 @@ extern bool fmt_big_num;
 /* 1234567 -> "1.235 M"; plain below 1000 */
 char *fmt_si(char *buf, size_t len, double v);
 
-/* ---- JSON writer (output.c) ------------------------------------------- */
+/* ---- JSON: the one writer of src/text (text.h) ------------------------ */
 
-#define JSON_MAX_DEPTH 16
-
-struct json {
-	FILE *f;
-	bool compact; /* all on one line */
-	int depth;
-	bool first[JSON_MAX_DEPTH];
-};
-
-void json_begin(struct json *j, FILE *f);
-void json_end(struct json *j);
-/* @key is NULL inside arrays */
-void json_obj(struct json *j, const char *key);
-void json_obj_end(struct json *j);
-void json_arr(struct json *j, const char *key);
-void json_arr_end(struct json *j);
-void json_str(struct json *j, const char *key, const char *s);
-void json_int(struct json *j, const char *key, long long v);
-void json_uint(struct json *j, const char *key, unsigned long long v);
-/* non-finite numbers are written as null */
-void json_num(struct json *j, const char *key, double v);
-void json_bool(struct json *j, const char *key, bool v);
-void json_null(struct json *j, const char *key);
-/* -1 -> null, 0 -> false, otherwise true */
-void json_tristate(struct json *j, const char *key, int v);
-void json_machine(struct json *j, const char *key,
-		  const struct pctr_machine *m);
+#include "text.h"
 
 /* ---- CSV (output.c) ---------------------------------------------------- */
 
