@@ -821,6 +821,8 @@ last_interval(struct waiter *w)
 	w->killed = w->child > 0 && kill(w->child, SIGTERM) == 0;
 }
 
+static int read_instances(struct stat_ctx *c, struct waiter *w);
+
 static int
 interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
 {
@@ -836,6 +838,9 @@ interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
 	scale_add(w, &s);
 	if (last)
 		last_interval(w);
+	/* -A, --per-*: each instance in every interval, as perf prints */
+	if (c->rep.per_thread && read_instances(c, w))
+		return 1;
 	return interval_row(c, w, now, &s);
 }
 
@@ -1004,18 +1009,20 @@ add_instance(struct stat_ctx *c, int id, int socket)
 static int
 add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 {
-	int id = pctr_set_instance_id(set, i), socket = -1;
+	int cpu = pctr_set_instance_id(set, i), id = cpu, socket = -1;
 	struct stat_slice *sl;
 	struct pctr_count d[PCTR_MAX_EVENTS];
 	struct pctr_sample s;
 
 	if (c->rep.aggr > AGGR_THREAD)
-		id = cpu_topology_id(id, c->rep.aggr, &socket);
-	if (c->rep.aggr != AGGR_CORE)
+		id = cpu_topology_id(cpu, c->rep.aggr, &socket);
+	if (c->rep.aggr != AGGR_CORE && c->rep.aggr != AGGR_DIE)
 		socket = -1;
 	sl = add_instance(c, id, socket);
 	if (!sl)
 		return open_failed(-ENOMEM);
+	if (c->rep.aggr == AGGR_CORE)
+		sl->die = cpu_die_id(cpu);
 	if (pctr_set_read_instance(set, i, &s) < 0)
 		return open_failed(-EIO);
 	scatter(c, s.count, d);
@@ -1081,12 +1088,12 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 	 * than asked (pctr wakes up late); elapsed_ns is that much shorter
 	 */
 	run->delay_ns = c->delay_ms ? w->start - w->t0 : 0;
+	if (c->rep.per_thread && read_instances(c, w))
+		return 1;
 	/* the last, partial interval: the rows add up to the totals */
 	if (w->interval &&
 	    !(c->interval_count && w->rows >= c->interval_count) &&
 	    interval_row(c, w, now, &s))
-		return 1;
-	if (c->rep.per_thread && read_instances(c, w))
 		return 1;
 	c->rep.nr_runs++;
 	return 0;
@@ -1291,8 +1298,6 @@ run_all(struct stat_ctx *c)
 	if (c->rep.target != STAT_COMMAND)
 		return run_attached(c);
 	for (long i = 0; i < c->repeat && !c->interrupted && r == 0; i++) {
-		if (c->rep.format == FMT_CSV && c->interval_ms && i == 0)
-			report_csv_header(c->out, &c->rep);
 		progress(c, i + 1);
 		r = run_command(c, (int)i + 1);
 	}
@@ -1347,7 +1352,7 @@ open_output(struct stat_ctx *c)
 	c->out = stderr;
 	if (!c->output)
 		return 0;
-	c->out = out_open("-o", c->output, c->append);
+	c->out = out_open("-o", c->output, c->rep.append);
 	return c->out ? 0 : 1;
 }
 
@@ -1367,11 +1372,8 @@ close_output(struct stat_ctx *c)
 static int
 finish(struct stat_ctx *c, int r)
 {
-	if (r == 0 && c->rep.nr_runs) {
-		if (c->rep.format == FMT_CSV && !c->interval_ms)
-			report_csv_header(c->out, &c->rep);
+	if (r == 0 && c->rep.nr_runs)
 		report_print(c->out, &c->rep);
-	}
 	if (close_output(c) && r == 0)
 		r = 1;
 	if (r == 0 && c->rep.has_exit)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "metrics.h"
@@ -170,6 +171,7 @@ report_free(struct stat_report *r)
 	free(r->runs);
 	free(r->intervals);
 	free(r->instances);
+	free(r->last);
 }
 
 static bool
@@ -656,18 +658,23 @@ static const char *
 instance_kind(const struct stat_report *r)
 {
 	static const char *const kind[] = { "cpu", "cpu", "core", "socket",
-					    "node" };
+					    "node", "die" };
 
 	return r->target == STAT_CPU ? kind[r->aggr] : "thread";
 }
 
-/* "S0-C1" for a core (its number is unique in its socket only), or "3" */
+/*
+ * "S0-C1" for a core, "S0-D1" for a die (their numbers are unique in their
+ * socket only), or "3"
+ */
 static char *
 instance_id(const struct stat_report *r, const struct stat_slice *s,
 	    char *buf, size_t len)
 {
 	if (r->target == STAT_CPU && r->aggr == AGGR_CORE)
 		snprintf(buf, len, "S%d-C%d", s->socket, s->id);
+	else if (r->target == STAT_CPU && r->aggr == AGGR_DIE)
+		snprintf(buf, len, "S%d-D%d", s->socket, s->id);
 	else
 		snprintf(buf, len, "%d", s->id);
 	return buf;
@@ -892,7 +899,7 @@ json_slices(struct pctr_json *j, const struct stat_report *r, const char *key,
 			pctr__json_str(j, "kind", instance_kind(r));
 			pctr__json_int(j, "id", s[i].id);
 		}
-		if (!interval && r->aggr == AGGR_CORE)
+		if (!interval && (r->aggr == AGGR_CORE || r->aggr == AGGR_DIE))
 			pctr__json_int(j, "socket", s[i].socket);
 		if (!interval && r->aggr > AGGR_THREAD)
 			pctr__json_int(j, "nr_cpus", s[i].nr_cpus);
@@ -1023,9 +1030,18 @@ csv_figures(FILE *f, const struct stat_report *r, const struct figures *a)
 	csv_number(f, r, NULL, a->p95);
 }
 
-void
-report_csv_header(FILE *f, const struct stat_report *r)
+/*
+ * The header, once at the top of the file: not again in a file that
+ * --append adds to, so that it stays one table that pctr and others read.
+ */
+static void
+csv_header(FILE *f, const struct stat_report *r)
 {
+	struct stat st;
+
+	if (r->append && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > 0)
+		return;
 	for (size_t i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]);
 	     i++)
 		csv_field(f, r->sep, i == 0, csv_columns[i]);
@@ -1167,6 +1183,8 @@ print_csv(FILE *f, const struct stat_report *r)
 	const char *kind = instance_kind(r);
 	char t[32], id[32];
 
+	if (!r->interval) /* else the first interval wrote it */
+		csv_header(f, r);
 	for (int i = 0; i < r->nr_runs; i++) {
 		snprintf(t, sizeof(t), "%llu",
 			 (unsigned long long)r->runs[i].elapsed_ns);
@@ -1195,6 +1213,8 @@ report_format(FILE *f, const struct stat_report *r)
 		print_json(f, r);
 	else if (r->format == FMT_CSV)
 		print_csv(f, r);
+	else if (r->format != FMT_HUMAN)
+		perf_report_print(f, r);
 	else {
 		locale_t old = text_locale();
 
@@ -1238,31 +1258,63 @@ keep_interval(struct stat_report *r, const struct stat_slice *s)
 	return 0;
 }
 
+/* the human header of -I, and the instance column's label */
 static void
-print_interval(FILE *f, struct stat_report *r,
-	       const struct stat_slice *s)
+interval_header(FILE *f, const struct stat_report *r)
 {
-	locale_t old = text_locale();
+	fprintf(f, "#%s%15s", r->repeated ? "  run " : "", "time (s)");
+	if (r->per_thread)
+		fprintf(f, " %-10s",
+			r->target != STAT_CPU	 ? "thread"
+			: r->aggr == AGGR_THREAD ? "CPU"
+						 : instance_kind(r));
+	fprintf(f, " %*s %-4s %s\n", NUMW, "count", "unit", "event");
+}
+
+static void
+interval_line(FILE *f, const struct stat_report *r, const struct stat_slice *s,
+	      const char *id, int e)
+{
+	const struct pctr_count *c = &s->count[e];
+	double pct = running_pct(c);
 	char b[64];
 
 	/* -r: which run a row belongs to, first */
-	if (r->nr_intervals++ == 0)
-		fprintf(f, "#%s%15s %*s %-4s %s\n", r->repeated ? "  run " : "",
-			"time (s)", NUMW, "count", "unit", "event");
-	for (int e = 0; e < r->nr_events; e++) {
-		const struct pctr_count *c = &s->count[e];
-		double pct = running_pct(c);
+	if (r->repeated)
+		fprintf(f, "%6d", s->run);
+	fprintf(f, "%16.6f", (double)s->time_ns / 1e9);
+	if (id)
+		fprintf(f, " %-10s", id);
+	fprintf(f, " %*s %-4s %s", NUMW,
+		r->err[e] ? NOT_SUPPORTED
+			  : fmt_group(b, sizeof(b), pctr_count_scaled(c), 0),
+		event_unit(&r->ev[e]), r->ev[e].name);
+	if (isfinite(pct) && pct < 100.0)
+		fprintf(f, " (%.1f%% running)", pct);
+	fputc('\n', f);
+}
 
-		if (r->repeated)
-			fprintf(f, "%6d", s->run);
-		fprintf(f, "%16.6f %*s %-4s %s", (double)s->time_ns / 1e9, NUMW,
-			r->err[e] ? NOT_SUPPORTED
-				  : fmt_group(b, sizeof(b),
-					      pctr_count_scaled(c), 0),
-			event_unit(&r->ev[e]), r->ev[e].name);
-		if (isfinite(pct) && pct < 100.0)
-			fprintf(f, " (%.1f%% running)", pct);
-		fputc('\n', f);
+/* @d, @n: the instances' counts of the interval, with -A, --per-* */
+static void
+print_interval(FILE *f, struct stat_report *r, const struct stat_slice *s,
+	       const struct stat_slice *d, int n)
+{
+	locale_t old = text_locale();
+	char id[32];
+
+	if (r->nr_intervals++ == 0)
+		interval_header(f, r);
+	for (int e = 0; e < r->nr_events; e++) {
+		if (!r->per_thread)
+			interval_line(f, r, s, NULL, e);
+		for (int i = 0; i < n; i++) {
+			struct stat_slice t = d[i];
+
+			t.run = s->run;
+			t.time_ns = s->time_ns;
+			interval_line(f, r, &t,
+				      instance_id(r, &d[i], id, sizeof(id)), e);
+		}
 	}
 	text_locale_end(old);
 	fflush(f);
@@ -1274,7 +1326,7 @@ print_interval(FILE *f, struct stat_report *r,
  */
 static void
 stream_interval(FILE *f, const struct stat_report *r,
-		const struct stat_slice *s)
+		const struct stat_slice *s, const struct stat_slice *d, int n)
 {
 	struct pctr_json j;
 
@@ -1288,28 +1340,105 @@ stream_interval(FILE *f, const struct stat_report *r,
 		pctr__json_str(&j, NULL, r->ev[e].name);
 	pctr__json_arr_end(&j);
 	json_slice_events(&j, r, s);
+	if (r->per_thread)
+		json_slices(&j, r, "instances", d, n, false);
 	pctr__json_obj_end(&j);
 	pctr__json_end(&j);
 	fflush(f);
 }
 
-int
-report_interval(FILE *f, struct stat_report *r, const struct stat_slice *s)
+static void
+csv_interval(FILE *f, const struct stat_report *r, const struct stat_slice *s,
+	     const struct stat_slice *d, int n, bool first)
 {
-	char t[32];
+	char t[32], id[32];
 
-	if (r->format == FMT_JSON) {
-		stream_interval(f, r, s);
-		return keep_interval(r, s);
-	}
-	if (r->format == FMT_HUMAN) {
-		print_interval(f, r, s);
-		return 0;
-	}
+	if (first)
+		csv_header(f, r);
 	snprintf(t, sizeof(t), "%llu", (unsigned long long)s->time_ns);
 	for (int e = 0; e < r->nr_events; e++)
 		csv_row(f, r, "interval", s->run, t, "", e, &s->count[e],
 			NULL);
+	for (int i = 0; i < n; i++) {
+		instance_id(r, &d[i], id, sizeof(id));
+		for (int e = 0; e < r->nr_events; e++)
+			csv_row(f, r, instance_kind(r), s->run, t, id, e,
+				&d[i].count[e], NULL);
+	}
 	fflush(f);
-	return 0;
+}
+
+static const struct stat_slice *
+find_slice(const struct stat_slice *s, int n, const struct stat_slice *like)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i].id == like->id && s[i].socket == like->socket)
+			return &s[i];
+	return NULL;
+}
+
+/*
+ * -I with instances: each one's counts of this interval, from its counts
+ * at the end of it (r->instances, read then) less those at the end of the
+ * last interval of the same run (r->last).  NULL and -1 if memory is
+ * short.
+ */
+static struct stat_slice *
+interval_instances(struct stat_report *r, const struct stat_slice *s, int *n)
+{
+	size_t size = (size_t)(r->nr_instances ? r->nr_instances : 1) *
+		      sizeof(struct stat_slice);
+	struct stat_slice *d = malloc(size), *keep = malloc(size);
+
+	if (!d || !keep) {
+		free(d);
+		free(keep);
+		return NULL;
+	}
+	if (r->nr_last && r->last[0].run != s->run)
+		r->nr_last = 0; /* a new run: counting began again */
+	for (int i = 0; i < r->nr_instances; i++) {
+		const struct stat_slice *p =
+			find_slice(r->last, r->nr_last, &r->instances[i]);
+
+		d[i] = r->instances[i];
+		for (int e = 0; p && e < r->nr_events; e++)
+			d[i].count[e] = pctr_count_delta(
+				&r->instances[i].count[e], &p->count[e]);
+		keep[i] = r->instances[i];
+		keep[i].run = s->run;
+	}
+	free(r->last);
+	r->last = keep;
+	r->nr_last = r->nr_instances;
+	*n = r->nr_instances;
+	return d;
+}
+
+int
+report_interval(FILE *f, struct stat_report *r, const struct stat_slice *s)
+{
+	/* the interval's start: the last one's end in the same run */
+	uint64_t since = r->last_run == s->run ? r->last_time_ns : 0;
+	bool first = r->last_run == 0;
+	struct stat_slice *d = NULL;
+	int n = 0, err = 0;
+
+	if (r->per_thread && !(d = interval_instances(r, s, &n)))
+		return -1;
+	r->last_time_ns = s->time_ns;
+	r->last_run = s->run;
+	if (r->format == FMT_JSON) {
+		stream_interval(f, r, s, d, n);
+		err = keep_interval(r, s);
+	} else if (r->format == FMT_HUMAN) {
+		print_interval(f, r, s, d, n);
+	} else if (r->format == FMT_CSV) {
+		csv_interval(f, r, s, d, n, first);
+	} else {
+		perf_report_interval(f, r, s, d, n, s->time_ns - since);
+		fflush(f);
+	}
+	free(d);
+	return err;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * topology.c - where a CPU sits, for pctr stat --per-core, --per-socket and
- * --per-node.
+ * topology.c - where a CPU sits, for pctr stat --per-core, --per-die,
+ * --per-socket and --per-node.
  *
  * The kernel says it in sysfs: a CPU's core and socket numbers are
  * /sys/devices/system/cpu/cpuN/topology/core_id and physical_package_id
- * (core_id is unique within its socket only, so a core is named by both);
+ * (core_id is unique within its socket only, so a core is named by both),
+ * its die topology/die_id (absent before Linux 5.2: one die a socket);
  * a NUMA node lists its CPUs in /sys/devices/system/node/nodeN/cpulist
  * ("0-3,8").  A kernel without NUMA has no node directory: every CPU is
  * then in node 0, as the kernel itself treats it.
@@ -99,7 +100,17 @@ cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket)
 		return *socket;
 	case AGGR_NODE:
 		return node_of(cpu);
+	case AGGR_DIE:
+		return *socket < 0 ? -1 : cpu_die_id(cpu);
 	default:
 		return cpu;
 	}
+}
+
+int
+cpu_die_id(int cpu)
+{
+	long die = cpu_value(cpu, "die_id");
+
+	return die < 0 ? 0 : (int)die;
 }

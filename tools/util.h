@@ -97,8 +97,10 @@ enum stat_target {
 
 enum stat_format {
 	FMT_HUMAN,
-	FMT_JSON,
-	FMT_CSV,
+	FMT_JSON,      /* --format=pctr-json: pctr-stat/1 */
+	FMT_CSV,       /* --format=pctr-csv: pctr's columns, a header */
+	FMT_PERF_JSON, /* -j: perf stat's JSON lines (stat_perf.c) */
+	FMT_PERF_CSV,  /* -x SEP: perf stat's CSV lines */
 };
 
 /* how the counts of CPUs are shown (-A, --per-core, --per-socket, ...) */
@@ -108,6 +110,7 @@ enum stat_aggr {
 	AGGR_CORE,
 	AGGR_SOCKET,
 	AGGR_NODE,
+	AGGR_DIE,
 };
 
 /* one run's totals */
@@ -138,7 +141,8 @@ struct stat_slice {
 	int run;
 	uint64_t time_ns; /* interval end since the start of the run */
 	int id; /* thread id, CPU number, or core/socket/node number */
-	int socket; /* --per-core: the core's socket */
+	int socket;  /* --per-core, --per-die: the core's or die's socket */
+	int die;     /* --per-core: the core's die */
 	int nr_cpus; /* --per-core/-socket/-node: CPUs added up */
 	struct pctr_count count[PCTR_MAX_EVENTS];
 };
@@ -148,6 +152,7 @@ struct stat_report {
 	enum stat_target target;
 	enum stat_format format;
 	const char *sep;
+	bool append;	   /* --append: the file may hold reports already */
 	char *const *argv; /* the command, or NULL */
 	pid_t pid; /* the first of pids */
 	int nr_pids;
@@ -178,6 +183,11 @@ struct stat_report {
 	struct stat_slice *intervals; /* collected for JSON only */
 	int nr_instances;
 	struct stat_slice *instances; /* last run, --per-thread */
+	/* -I with instances: their counts at the last interval, and when */
+	int nr_last;
+	struct stat_slice *last;
+	uint64_t last_time_ns;
+	int last_run;
 	bool has_exit;
 	int exit_status, exit_signal;
 };
@@ -188,7 +198,14 @@ void report_print(FILE *f, const struct stat_report *r);
 /* -I: print (human, CSV) or keep (JSON) one interval */
 int report_interval(FILE *f, struct stat_report *r,
 		    const struct stat_slice *s);
-void report_csv_header(FILE *f, const struct stat_report *r);
+
+/* perf stat's layouts of -x and -j (stat_perf.c) */
+void perf_report_print(FILE *f, const struct stat_report *r);
+/* one interval: @total, or the @n instances' counts of the interval */
+void perf_report_interval(FILE *f, const struct stat_report *r,
+			  const struct stat_slice *total,
+			  const struct stat_slice *inst, int n,
+			  uint64_t len_ns);
 void report_free(struct stat_report *r);
 
 /* ---- CPU topology (topology.c) ----------------------------------------- */
@@ -198,5 +215,7 @@ void report_free(struct stat_report *r);
  * @aggr, from sysfs; -1 if sysfs does not say.
  */
 int cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket);
+/* the die of @cpu; 0 where the kernel names none (one die a socket) */
+int cpu_die_id(int cpu);
 
 #endif

@@ -249,8 +249,8 @@ make_merge_input(void)
 
 	snprintf(merge_in, sizeof(merge_in), "/tmp/pctr-outputs-%d.json",
 		 (int)getpid());
-	r = pctr("stat", "-e", "task-clock", "--json", "-o", merge_in, "--",
-		 "/bin/true", NULL);
+	r = pctr("stat", "-e", "task-clock", "--format=pctr-json", "-o",
+		 merge_in, "--", "/bin/true", NULL);
 
 	if (r.status != 0)
 		TEST_FAIL("pctr stat --json -o %s: %d: %s", merge_in, r.status,
