@@ -1353,6 +1353,8 @@ open_output(struct stat_ctx *c)
 	if (!c->output)
 		return 0;
 	c->out = out_open("-o", c->output, c->rep.append);
+	if (c->out && strcmp(c->output, "-"))
+		report_start(c->out, &c->rep, c->output);
 	return c->out ? 0 : 1;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "metrics.h"
@@ -1037,10 +1038,7 @@ csv_figures(FILE *f, const struct stat_report *r, const struct figures *a)
 static void
 csv_header(FILE *f, const struct stat_report *r)
 {
-	struct stat st;
-
-	if (r->append && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size > 0)
+	if (r->continued)
 		return;
 	for (size_t i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]);
 	     i++)
@@ -1183,8 +1181,6 @@ print_csv(FILE *f, const struct stat_report *r)
 	const char *kind = instance_kind(r);
 	char t[32], id[32];
 
-	if (!r->interval) /* else the first interval wrote it */
-		csv_header(f, r);
 	for (int i = 0; i < r->nr_runs; i++) {
 		snprintf(t, sizeof(t), "%llu",
 			 (unsigned long long)r->runs[i].elapsed_ns);
@@ -1223,14 +1219,37 @@ report_format(FILE *f, const struct stat_report *r)
 	}
 }
 
+/*
+ * -o FILE, opened: whether --append adds to reports already there; perf
+ * stat -x and -j begin the file with "# started on DATE" (ctime's form,
+ * which no locale changes) and an empty line: readers of perf's files
+ * skip them, and expect them
+ */
+void
+report_start(FILE *f, struct stat_report *r, const char *path)
+{
+	time_t now = time(NULL);
+	struct stat st;
+	char date[32];
+
+	r->continued = r->append && stat(path, &st) == 0 && st.st_size > 0;
+	if ((r->format == FMT_PERF_CSV || r->format == FMT_PERF_JSON) &&
+	    ctime_r(&now, date))
+		fprintf(f, "# started on %s\n", date);
+}
+
 /* stderr is unbuffered: build the report in memory, write it at once */
 void
 report_print(FILE *f, const struct stat_report *r)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	FILE *m;
 
+	/* -I: the first interval wrote it */
+	if (r->format == FMT_CSV && !r->interval)
+		csv_header(f, r);
+	m = open_memstream(&buf, &len);
 	if (!m) {
 		report_format(f, r);
 	} else {
@@ -1300,6 +1319,7 @@ print_interval(FILE *f, struct stat_report *r, const struct stat_slice *s,
 	       const struct stat_slice *d, int n)
 {
 	locale_t old = text_locale();
+	bool cpu = r->target == STAT_CPU && r->aggr == AGGR_THREAD;
 	char id[32];
 
 	if (r->nr_intervals++ == 0)
@@ -1312,8 +1332,10 @@ print_interval(FILE *f, struct stat_report *r, const struct stat_slice *s,
 
 			t.run = s->run;
 			t.time_ns = s->time_ns;
-			interval_line(f, r, &t,
-				      instance_id(r, &d[i], id, sizeof(id)), e);
+			snprintf(id, sizeof(id), "%s", cpu ? "CPU" : "");
+			instance_id(r, &d[i], id + strlen(id),
+				    sizeof(id) - strlen(id));
+			interval_line(f, r, &t, id, e);
 		}
 	}
 	text_locale_end(old);

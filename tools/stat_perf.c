@@ -42,12 +42,12 @@ struct perf_fig {
 struct perf_line {
 	FILE *f;
 	const struct stat_report *r;
-	const char *sep;	 /* NULL: JSON */
-	const char *time;	 /* -I: the stamp; NULL */
+	const char *sep; /* NULL: JSON */
+	const char *time; /* -I: the stamp; NULL */
 	const char *id_key, *id; /* the instance's key and name; NULL */
-	const char *csv_id;	 /* its CSV name ("CPU0" where JSON has "0") */
-	int nr;		      /* CPUs aggregated; -1 where perf writes none */
-	double elapsed_ns;    /* the wall time of the slice */
+	const char *csv_id; /* its CSV name ("CPU0" where JSON has "0") */
+	int nr; /* CPUs aggregated; -1 where perf writes none */
+	double elapsed_ns; /* the wall time of the slice */
 	struct perf_fig *fig; /* per event */
 };
 

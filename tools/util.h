@@ -97,10 +97,10 @@ enum stat_target {
 
 enum stat_format {
 	FMT_HUMAN,
-	FMT_JSON,      /* --format=pctr-json: pctr-stat/1 */
-	FMT_CSV,       /* --format=pctr-csv: pctr's columns, a header */
+	FMT_JSON, /* --format=pctr-json: pctr-stat/1 */
+	FMT_CSV, /* --format=pctr-csv: pctr's columns, a header */
 	FMT_PERF_JSON, /* -j: perf stat's JSON lines (stat_perf.c) */
-	FMT_PERF_CSV,  /* -x SEP: perf stat's CSV lines */
+	FMT_PERF_CSV, /* -x SEP: perf stat's CSV lines */
 };
 
 /* how the counts of CPUs are shown (-A, --per-core, --per-socket, ...) */
@@ -141,8 +141,8 @@ struct stat_slice {
 	int run;
 	uint64_t time_ns; /* interval end since the start of the run */
 	int id; /* thread id, CPU number, or core/socket/node number */
-	int socket;  /* --per-core, --per-die: the core's or die's socket */
-	int die;     /* --per-core: the core's die */
+	int socket; /* --per-core, --per-die: the core's or die's socket */
+	int die; /* --per-core: the core's die */
 	int nr_cpus; /* --per-core/-socket/-node: CPUs added up */
 	struct pctr_count count[PCTR_MAX_EVENTS];
 };
@@ -152,7 +152,8 @@ struct stat_report {
 	enum stat_target target;
 	enum stat_format format;
 	const char *sep;
-	bool append;	   /* --append: the file may hold reports already */
+	bool append; /* --append: the file may hold reports already */
+	bool continued; /* and it does: no CSV header again */
 	char *const *argv; /* the command, or NULL */
 	pid_t pid; /* the first of pids */
 	int nr_pids;
@@ -194,6 +195,11 @@ struct stat_report {
 
 void report_note(struct stat_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * -o FILE (@path), just opened: note whether --append adds to reports,
+ * and write what perf stat writes first into a file
+ */
+void report_start(FILE *f, struct stat_report *r, const char *path);
 void report_print(FILE *f, const struct stat_report *r);
 /* -I: print (human, CSV) or keep (JSON) one interval */
 int report_interval(FILE *f, struct stat_report *r,
