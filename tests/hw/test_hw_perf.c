@@ -239,9 +239,9 @@ static int
 pctr_stat(const char *events, int interval_ms, uint64_t n, struct row *rows)
 {
 	char nb[32], ib[32];
-	char *argv[] = { PCTR, "stat", "-x", ",", "-o", "-", "-e",
+	char *argv[] = { PCTR, "stat", "--format=pctr-csv", "-o", "-", "-e",
 			 (char *)events, "--", "hw_loop", num(nb, n), NULL };
-	char *iargv[] = { PCTR, "stat", "-x", ",", "-o", "-", "-I",
+	char *iargv[] = { PCTR, "stat", "--format=pctr-csv", "-o", "-", "-I",
 			  num(ib, (uint64_t)interval_ms), "-e", (char *)events,
 			  "--", "hw_loop", nb, NULL };
 	struct hw_run r;
