@@ -2,7 +2,8 @@
 /*
  * report.c - statistics written as text (laid out as pmc_lib's
  * pmc_print_results()), CSV, or JSON (schema "pctr-region/1", which reuses
- * the machine and statistics objects of "pctr-stat/1"; doc/json-schema.md).
+ * the machine and statistics objects of "pctr-stat/1"; doc/json-schema.md),
+ * JSON and the numbers of CSV by the writer of src/text.
  *
  * A report is a header, one block per region, a trailer: the region code
  * writes many blocks, pctr_stats_write() one.

@@ -2,8 +2,8 @@
 /*
  * text.h - the one writer of JSON and CSV text, compiled into
  * libpctr (its reports), the pctr command and libpctr-mpi, so that every
- * document the project writes quotes text the same way.  A leaf: it needs
- * only the C library.
+ * document the project writes quotes text and numbers the same way.  A
+ * leaf: it needs the C library, and pctr.h for two of its structs.
  */
 #ifndef PCTR_TEXT_H
 #define PCTR_TEXT_H
