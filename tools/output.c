@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1031,19 +1030,47 @@ csv_figures(FILE *f, const struct stat_report *r, const struct figures *a)
 	csv_number(f, r, NULL, a->p95);
 }
 
-/*
- * The header, once at the top of the file: not again in a file that
- * --append adds to, so that it stays one table that pctr and others read.
- */
 static void
-csv_header(FILE *f, const struct stat_report *r)
+csv_header_line(FILE *f, const struct stat_report *r)
 {
-	if (r->continued)
-		return;
 	for (size_t i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]);
 	     i++)
 		csv_field(f, r->sep, i == 0, csv_columns[i]);
 	fputc('\n', f);
+}
+
+/*
+ * The header, once at the top of the table: not again in a file that
+ * --append adds to and that begins with it, so that the file stays one
+ * table that pctr and others read.
+ */
+static void
+csv_header(FILE *f, const struct stat_report *r)
+{
+	if (!r->continued)
+		csv_header_line(f, r);
+}
+
+/* does the file at @path begin with the header line of @r? */
+static bool
+begins_with_header(const struct stat_report *r, const char *path)
+{
+	char *want = NULL, *got = NULL;
+	size_t len = 0, cap = 0;
+	FILE *m = open_memstream(&want, &len), *f = fopen(path, "re");
+	bool same = false;
+
+	if (m) {
+		csv_header_line(m, r);
+		fclose(m);
+	}
+	if (f && want && getline(&got, &cap, f) > 0)
+		same = !strcmp(got, want);
+	if (f)
+		fclose(f);
+	free(want);
+	free(got);
+	return same;
 }
 
 /* the rest of the row of an event not counted: no figures, the reason */
@@ -1220,7 +1247,7 @@ report_format(FILE *f, const struct stat_report *r)
 }
 
 /*
- * -o FILE, opened: whether --append adds to reports already there; perf
+ * -o FILE, opened: whether --append adds to a pctr-csv table; perf
  * stat -x and -j begin the file with "# started on DATE" (ctime's form,
  * which no locale changes) and an empty line: readers of perf's files
  * skip them, and expect them
@@ -1229,10 +1256,10 @@ void
 report_start(FILE *f, struct stat_report *r, const char *path)
 {
 	time_t now = time(NULL);
-	struct stat st;
 	char date[32];
 
-	r->continued = r->append && stat(path, &st) == 0 && st.st_size > 0;
+	r->continued = r->append && r->format == FMT_CSV &&
+		       begins_with_header(r, path);
 	if ((r->format == FMT_PERF_CSV || r->format == FMT_PERF_JSON) &&
 	    ctime_r(&now, date))
 		fprintf(f, "# started on %s\n", date);

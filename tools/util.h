@@ -153,7 +153,7 @@ struct stat_report {
 	enum stat_format format;
 	const char *sep;
 	bool append; /* --append: the file may hold reports already */
-	bool continued; /* and it does: no CSV header again */
+	bool continued; /* and it begins with the CSV header: not again */
 	char *const *argv; /* the command, or NULL */
 	pid_t pid; /* the first of pids */
 	int nr_pids;
