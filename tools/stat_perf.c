@@ -25,6 +25,7 @@
  * locale (cmd_stat.c switches to it for these formats).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
 
@@ -332,44 +333,32 @@ instance_lines(struct perf_line *l, const struct stat_slice *s, int n)
 
 /* ---- the report ------------------------------------------------------- */
 
-static double
-mean_of(const double *x, int n)
-{
-	double sum = 0;
-
-	for (int i = 0; i < n; i++)
-		sum += x[i];
-	return n ? sum / n : NAN;
-}
-
 /*
  * Over the runs of -r: the mean of the scaled counts, of the times, and
  * perf's "variance", the standard error relative to the mean in percent
- * (0 for one run).
+ * (0 for one run, and where memory for the runs' counts is short).
  */
 static void
 runs_fig(const struct stat_report *r, int e, struct perf_fig *g)
 {
-	double x[3][r->nr_runs > 0 ? r->nr_runs : 1];
+	int n = r->nr_runs;
+	double *x = malloc((size_t)(n ? n : 1) * sizeof(*x));
 	struct pctr_summary s = { .size = sizeof(s) };
 
-	for (int i = 0; i < r->nr_runs; i++) {
+	*g = (struct perf_fig){ .variance = r->repeated ? 0 : NAN };
+	for (int i = 0; i < n; i++) {
 		const struct pctr_count *c = &r->runs[i].count[e];
 
-		x[0][i] = pctr_count_scaled(c);
-		x[1][i] = (double)c->running;
-		x[2][i] = (double)c->enabled;
+		g->value += pctr_count_scaled(c) / n;
+		g->running += (double)c->running / n;
+		g->enabled += (double)c->enabled / n;
+		if (x)
+			x[i] = pctr_count_scaled(c);
 	}
-	g->value = mean_of(x[0], r->nr_runs);
-	g->running = mean_of(x[1], r->nr_runs);
-	g->enabled = mean_of(x[2], r->nr_runs);
-	g->variance = NAN;
-	if (!r->repeated)
-		return;
-	g->variance = 0;
-	if (r->nr_runs > 1 && pctr_values_summary(x[0], r->nr_runs, &s) == 0 &&
+	if (r->repeated && x && n > 1 && pctr_values_summary(x, n, &s) == 0 &&
 	    s.mean != 0 && isfinite(s.std_error))
 		g->variance = 100.0 * s.std_error / fabs(s.mean);
+	free(x);
 }
 
 static double
