@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * output.c - how the pctr command writes: numbers for people, JSON and CSV
- * for programs (doc/json-schema.md), and the report of pctr stat.
+ * output.c - how the pctr command writes: numbers for people, and the
+ * report of pctr stat as text, pctr-stat/1 JSON and pctr's CSV
+ * (doc/json-schema.md; perf's layouts are stat_perf.c's, JSON is written
+ * by src/text).
  */
 #include <limits.h>
 #include <locale.h>
@@ -765,7 +767,8 @@ json_target(struct pctr_json *j, const struct stat_report *r)
 	pctr__json_obj(j, "target");
 	pctr__json_str(j, "type", type[r->target]);
 	if (r->target == STAT_PID || r->target == STAT_TID) {
-		pctr__json_int(j, r->target == STAT_PID ? "pid" : "tid", r->pid);
+		pctr__json_int(j, r->target == STAT_PID ? "pid" : "tid",
+			       r->pid);
 		pctr__json_arr(j, r->target == STAT_PID ? "pids" : "tids");
 		for (int i = 0; i < r->nr_pids; i++)
 			pctr__json_int(j, NULL, r->pids[i]);
@@ -838,7 +841,8 @@ json_event(struct pctr_json *j, const struct stat_report *r, int e)
 	pctr__json_obj(j, "stats");
 	json_figures(j, &s.count);
 	pctr__json_obj_end(j);
-	pctr__json_num(j, "running_pct", s.running.s.n ? s.running.s.mean : NAN);
+	pctr__json_num(j, "running_pct",
+		       s.running.s.n ? s.running.s.mean : NAN);
 	pctr__json_obj(j, "per_second");
 	json_figures(j, &s.per_sec);
 	pctr__json_obj_end(j);
@@ -937,7 +941,8 @@ print_json(FILE *f, const struct stat_report *r)
 	char host[256];
 	struct pctr_json j;
 
-	pctr__json_begin(&j, f, r->interval); /* -I: JSON Lines, the document last */
+	/* -I: JSON Lines, the document last */
+	pctr__json_begin(&j, f, r->interval);
 	pctr__json_obj(&j, NULL);
 	pctr__json_str(&j, "schema", "pctr-stat/1");
 	pctr__json_str(&j, "pctr_version", pctr_version());

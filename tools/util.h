@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * util.h - helpers of the pctr command: checked number parsing, messages,
- * running statistics, the JSON and CSV writers, and the stat report.
+ * running statistics, CSV fields, and the stat report (JSON: src/text).
  */
 #ifndef PCTR_TOOL_UTIL_H
 #define PCTR_TOOL_UTIL_H
