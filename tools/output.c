@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1056,21 +1057,26 @@ csv_header(FILE *f, const struct stat_report *r)
 		csv_header_line(f, r);
 }
 
-/* does the file at @path begin with the header line of @r? */
+/*
+ * Does the regular file at @path begin with the header line of @r?  Only
+ * so many bytes are read: a device (/dev/full, /dev/zero) has no lines.
+ */
 static bool
 begins_with_header(const struct stat_report *r, const char *path)
 {
 	char *want = NULL, *got = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
 	FILE *m = open_memstream(&want, &len), *f = fopen(path, "re");
+	struct stat st;
 	bool same = false;
 
 	if (m) {
 		csv_header_line(m, r);
 		fclose(m);
 	}
-	if (f && want && getline(&got, &cap, f) > 0)
-		same = !strcmp(got, want);
+	if (f && want && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (got = malloc(len)))
+		same = fread(got, 1, len, f) == len && !memcmp(got, want, len);
 	if (f)
 		fclose(f);
 	free(want);

@@ -20,7 +20,9 @@
  * bug, later fixed) read as pctr's "".  Without -I the layouts must be equal
  * line for line; with -I the first interval's lines (perf's number of
  * intervals depends on its timing) and every other line's layout must be
- * among perf's.
+ * among perf's, but for <not counted> lines (an interval in which the
+ * command did not run, which perf's timing may not have had; their layout
+ * is compared with perf's by threads_like_perf).
  */
 static const char *const compare_py =
 	"import re,sys\n"
@@ -41,7 +43,8 @@ static const char *const compare_py =
 	"    return [l for l,x in zip(ls,s) if x in (t,None)]\n"
 	"a=[shape(l) for l in (first(perf) if iv else perf)]\n"
 	"b=[shape(l) for l in (first(pctr) if iv else pctr)]\n"
-	"ok=a==b and (not iv or set(map(shape,pctr))<=set(map(shape,perf)))\n"
+	"rest=[shape(l) for l in pctr if '<not counted>' not in l]\n"
+	"ok=a==b and (not iv or set(rest)<=set(map(shape,perf)))\n"
 	"print(1 if ok else 0)\n"
 	"if not ok:\n"
 	"    print('\\n'.join(['perf:']+perf+['pctr:']+pctr))\n";
