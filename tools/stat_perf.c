@@ -97,14 +97,24 @@ ratio(double x, double den)
 	return isfinite(den) && den != 0 ? x / den : NAN;
 }
 
+/* @x in percent of @den: 0 where @den was counted as 0, NaN if not counted */
+static double
+share(double x, double den)
+{
+	return isnan(den) ? NAN : den > 0 ? 100 * x / den : 0;
+}
+
 /*
- * perf's shadow metric of event @e: its value into *@v, its unit
- * returned, and *@fmt the printf form whose digits CSV keeps; NULL: none.
+ * perf's shadow metric of event @e: its value into *@v (NaN: perf leaves
+ * the value out, CSV's field empty and JSON's 0), its unit returned
+ * (NULL: none at all), and *@fmt the printf form whose digits CSV keeps.
+ * perf 6.1's cases, its "Ghz" of cycles without a clock included.
  */
 static const char *
 metric(const struct perf_line *l, int e, double *v, const char **fmt)
 {
-	static const char *const rate[] = { "/sec", "K/sec", "M/sec", "G/sec" };
+	static const char *const rate[] = { "/sec", "K/sec", "M/sec",
+					    "G/sec" };
 	const struct pctr_event *ev = &l->r->ev[e];
 	double x = l->fig[e].value, clk = clock_ns(l);
 	int k = 0;
@@ -112,33 +122,30 @@ metric(const struct perf_line *l, int e, double *v, const char **fmt)
 	*fmt = "%.3f";
 	if (is_clock(ev))
 		return (*v = ratio(x, l->elapsed_ns)), "CPUs utilized";
-	if (is_hw(ev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS)) {
-		*fmt = "%.2f";
-		*v = ratio(x, figure_of(l, PERF_TYPE_HARDWARE,
-					PERF_COUNT_HW_CPU_CYCLES));
-		if (isfinite(*v))
-			return "insn per cycle";
-	} else if (is_hw(ev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES)) {
-		*fmt = "%.2f";
-		*v = 100 *
-		     ratio(x, figure_of(l, PERF_TYPE_HARDWARE,
-					PERF_COUNT_HW_BRANCH_INSTRUCTIONS));
-		if (isfinite(*v))
-			return "of all branches";
-	} else if (is_hw(ev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES)) {
-		*v = 100 * ratio(x, figure_of(l, PERF_TYPE_HARDWARE,
-					      PERF_COUNT_HW_CACHE_REFERENCES));
-		if (isfinite(*v))
-			return "of all cache refs";
-	} else if (is_hw(ev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) {
+	if (is_hw(ev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES)) {
 		*v = ratio(x, clk);
-		return isfinite(*v) ? "GHz" : NULL;
+		return isfinite(*v) ? "GHz" : "Ghz";
 	}
+	*fmt = "%.2f";
+	if (is_hw(ev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS))
+		return (*v = ratio(x, figure_of(l, PERF_TYPE_HARDWARE,
+						PERF_COUNT_HW_CPU_CYCLES))),
+		       "insn per cycle";
+	if (is_hw(ev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES))
+		return (*v = share(x, figure_of(l, PERF_TYPE_HARDWARE,
+					PERF_COUNT_HW_BRANCH_INSTRUCTIONS))),
+		       "of all branches";
 	*fmt = "%.3f";
-	*v = 1e9 * ratio(x, clk);
-	for (; isfinite(*v) && *v > 1e3 && k < 3; k++)
+	if (is_hw(ev, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES))
+		return (*v = share(x, figure_of(l, PERF_TYPE_HARDWARE,
+					PERF_COUNT_HW_CACHE_REFERENCES))),
+		       "of all cache refs";
+	/* the rate over the clock's time: none without a clock counted */
+	if (isnan(clk))
+		return (*v = NAN), NULL;
+	for (*v = clk > 0 ? 1e9 * x / clk : 0; *v > 1e3 && k < 3; k++)
 		*v /= 1e3;
-	return isfinite(*v) ? rate[k] : NULL;
+	return rate[k];
 }
 
 /* the count in perf's unit: msec for the clocks */
@@ -233,8 +240,10 @@ json_line(const struct perf_line *l, int e)
 	fprintf(l->f, ", \"event-runtime\" : %.0f, \"pcnt-running\" : %.2f, ",
 		g->running, pct_running(g));
 	mu = counted(l, e) ? metric(l, e, &mv, &fmt) : NULL;
-	if (!mu || !isfinite(mv))
-		mv = 0, mu = "";
+	if (!isfinite(mv))
+		mv = 0;
+	if (!mu)
+		mu = "";
 	fprintf(l->f, "\"metric-value\" : %f, \"metric-unit\" : ", mv);
 	pctr__json_string(l->f, mu);
 	fputs("}\n", l->f);
