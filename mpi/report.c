@@ -120,94 +120,82 @@ first_seen(const struct mpi_rank *ranks, int k, int i)
 	return true;
 }
 
-/* ---- JSON: strings always valid UTF-8 ------------------------------------ */
+/* ---- JSON (the writer of src/text) --------------------------------------- */
 
 static void
-json_number(FILE *f, double v)
+json_spread(struct pctr_json *j, const char *key, const struct spread *s)
 {
-	if (isfinite(v))
-		fprintf(f, "%.17g", v);
-	else
-		fputs("null", f);
+	pctr__json_obj(j, key);
+	pctr__json_int(j, "ranks", s->n);
+	pctr__json_num(j, "total", s->total);
+	pctr__json_num(j, "min", s->n ? s->min : NAN);
+	pctr__json_num(j, "mean", mean_of(s));
+	pctr__json_num(j, "max", s->n ? s->max : NAN);
+	pctr__json_int(j, "max_rank", s->n ? s->max_rank : -1);
+	pctr__json_num(j, "imbalance", imbalance_of(s));
+	pctr__json_obj_end(j);
 }
 
 static void
-json_spread(FILE *f, const struct spread *s)
-{
-	fprintf(f, "{\"ranks\":%d,\"total\":", s->n);
-	json_number(f, s->total);
-	fputs(",\"min\":", f);
-	json_number(f, s->n ? s->min : NAN);
-	fputs(",\"mean\":", f);
-	json_number(f, mean_of(s));
-	fputs(",\"max\":", f);
-	json_number(f, s->n ? s->max : NAN);
-	fprintf(f, ",\"max_rank\":%d,\"imbalance\":", s->n ? s->max_rank : -1);
-	json_number(f, imbalance_of(s));
-	fputc('}', f);
-}
-
-static void
-json_region(FILE *f, const struct mpi_rank *ranks, int size, const char *name)
+json_region(struct pctr_json *j, const struct mpi_rank *ranks, int size,
+	    const char *name)
 {
 	const struct mpi_region *m = model(ranks, size, name);
 	struct spread t = over_ranks(ranks, size, name, NULL);
 
-	fputs("{\"name\":", f);
-	pctr__json_string(f, name);
-	fputs(",\"seconds\":", f);
-	json_spread(f, &t);
-	fputs(",\"events\":{", f);
+	pctr__json_obj(j, NULL);
+	pctr__json_str(j, "name", name);
+	json_spread(j, "seconds", &t);
+	pctr__json_obj(j, "events");
 	for (int i = 0; i < pctr_stats_nr(m->st); i++) {
 		const char *ev = pctr_stats_name(m->st, i);
 		struct spread s = over_ranks(ranks, size, name, ev);
 
-		fputs(i ? "," : "", f);
-		pctr__json_string(f, ev);
-		fputc(':', f);
-		json_spread(f, &s);
+		json_spread(j, ev, &s);
 	}
-	fputs("}}", f);
+	pctr__json_obj_end(j);
+	pctr__json_obj_end(j);
+}
+
+static void
+json_rank(struct pctr_json *j, const struct mpi_rank *r, int k)
+{
+	pctr__json_obj(j, NULL);
+	pctr__json_int(j, "rank", k);
+	pctr__json_str(j, "host", r->nr < 0 ? "" : r->host);
+	if (r->nr < 0) {
+		pctr__json_str(j, "missing", r->why);
+	} else {
+		pctr__json_num(j, "run_s", r->run_s);
+		pctr__json_num(j, "mpi_s", r->mpi_s);
+		pctr__json_num(j, "outside_mpi_s", r->run_s - r->mpi_s);
+	}
+	pctr__json_obj_end(j);
 }
 
 static void
 json_report(FILE *f, const struct mpi_rank *ranks, int size, double gather_s)
 {
-	bool first = true;
+	struct pctr_json j;
 
-	fprintf(f, "{\"schema\":\"pctr-mpi-regions/1\",\"size\":%d,"
-		   "\"gather_s\":", size);
-	json_number(f, gather_s);
-	fputs(",\"regions\":[", f);
+	pctr__json_begin(&j, f, true);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-mpi-regions/1");
+	pctr__json_int(&j, "size", size);
+	pctr__json_num(&j, "gather_s", gather_s);
+	pctr__json_arr(&j, "regions");
 	for (int k = 0; k < size; k++)
-		for (int i = 0; i < ranks[k].nr; i++) {
-			if (!first_seen(ranks, k, i))
-				continue;
-			fputs(first ? "" : ",", f);
-			first = false;
-			json_region(f, ranks, size, ranks[k].reg[i].name);
-		}
-	fputs("],\"ranks\":[", f);
-	for (int k = 0; k < size; k++) {
-		const struct mpi_rank *r = &ranks[k];
-
-		fprintf(f, "%s{\"rank\":%d,\"host\":", k ? "," : "", k);
-		pctr__json_string(f, r->nr < 0 ? "" : r->host);
-		if (r->nr < 0) {
-			fputs(",\"missing\":", f);
-			pctr__json_string(f, r->why);
-			fputc('}', f);
-			continue;
-		}
-		fputs(",\"run_s\":", f);
-		json_number(f, r->run_s);
-		fputs(",\"mpi_s\":", f);
-		json_number(f, r->mpi_s);
-		fputs(",\"outside_mpi_s\":", f);
-		json_number(f, r->run_s - r->mpi_s);
-		fputc('}', f);
-	}
-	fputs("]}\n", f);
+		for (int i = 0; i < ranks[k].nr; i++)
+			if (first_seen(ranks, k, i))
+				json_region(&j, ranks, size,
+					    ranks[k].reg[i].name);
+	pctr__json_arr_end(&j);
+	pctr__json_arr(&j, "ranks");
+	for (int k = 0; k < size; k++)
+		json_rank(&j, &ranks[k], k);
+	pctr__json_arr_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 }
 
 /* ---- text --------------------------------------------------------------- */

@@ -1727,7 +1727,7 @@ write_locked(FILE *f, int format)
 		if (r < 0 || !st)
 			continue;
 		pctr__stats_write_one(st, f, format, reg.name[id], threads,
-				      first, false);
+				      first);
 		first = false;
 		pctr_stats_free(st);
 	}

@@ -2,7 +2,8 @@
 /*
  * report.c - statistics written as text (laid out as pmc_lib's
  * pmc_print_results()), CSV, or JSON (schema "pctr-region/1", which reuses
- * the machine and statistics objects of "pctr-stat/1"; doc/json-schema.md).
+ * the machine and statistics objects of "pctr-stat/1"; doc/json-schema.md),
+ * JSON and the numbers of CSV by the writer of src/text.
  *
  * A report is a header, one block per region, a trailer: the region code
  * writes many blocks, pctr_stats_write() one.
@@ -365,22 +366,6 @@ text_block(FILE *f, const struct pctr_stats *st, const char *name,
 
 /* ---- CSV ------------------------------------------------------------ */
 
-/*
- * The fewest digits that read back as the same double: 84962.8, not the
- * 84962.800000000003 of "%.17g" (17 digits are enough for every double,
- * fewer for most).
- */
-static const char *
-shortest(char *buf, size_t len, double x)
-{
-	for (int digits = 15; digits <= 17; digits++) {
-		snprintf(buf, len, "%.*g", digits, x);
-		if (strtod(buf, NULL) == x)
-			break;
-	}
-	return buf;
-}
-
 static void
 csv_num(FILE *f, double x)
 {
@@ -388,7 +373,7 @@ csv_num(FILE *f, double x)
 
 	fputc(',', f);
 	if (isfinite(x))
-		fputs(shortest(b, sizeof(b), x), f);
+		fputs(pctr__number(b, sizeof(b), x), f);
 }
 
 static void
@@ -475,129 +460,95 @@ csv_block(FILE *f, const struct pctr_stats *st, const char *name, int threads)
 
 /* ---- JSON ----------------------------------------------------------- */
 
+/* the statistics object of pctr-stat/1 (text.h), with the total first */
 static void
-json_num(FILE *f, const char *key, double x)
+json_stats(struct pctr_json *j, const struct pctr_summary *s, double scale)
 {
-	char b[32];
-
-	fprintf(f, "\"%s\": ", key);
-	if (isfinite(x))
-		fputs(shortest(b, sizeof(b), x), f);
-	else
-		fputs("null", f);
-}
-
-/* the statistics object of pctr-stat/1, with the total first */
-static void
-json_stats(FILE *f, const struct pctr_summary *s, double scale)
-{
-	char b[32], c[32];
-
 	if (scale != 1.0)
-		fprintf(f, "\"total\": %lld", (long long)llround(s->total * scale));
+		pctr__json_int(j, "total", llround(s->total * scale));
 	else
-		json_num(f, "total", s->total);
-	fprintf(f, ", \"n\": %llu, ", (unsigned long long)s->n);
-	json_num(f, "min", s->n ? s->min * scale : NAN);
-	fputs(", ", f);
-	json_num(f, "mean", s->n ? s->mean * scale : NAN);
-	fputs(", ", f);
-	json_num(f, "max", s->n ? s->max * scale : NAN);
-	fputs(", ", f);
-	json_num(f, "stddev", s->n > 1 ? s->stddev * scale : NAN);
-	fputs(", ", f);
-	json_num(f, "stderr", s->std_error * scale);
-	fputs(", \"ci95\": ", f);
-	if (isfinite(s->ci95_low))
-		fprintf(f, "[%s, %s]",
-			shortest(b, sizeof(b), s->ci95_low * scale),
-			shortest(c, sizeof(c), s->ci95_high * scale));
-	else
-		fputs("null", f);
+		pctr__json_num(j, "total", s->total);
+	pctr__json_summary(j, s, scale);
 }
 
 /* the median of a count's statistics object, where intervals were kept */
 static void
-json_median(FILE *f, const struct pctr_stats *st, int idx)
+json_median(struct pctr_json *j, const struct pctr_stats *st, int idx)
 {
-	if (has_percentiles(st)) {
-		fputs(", ", f);
-		json_num(f, "median", percentile(st, idx, 50.0));
-	}
+	if (has_percentiles(st))
+		pctr__json_num(j, "median", percentile(st, idx, 50.0));
 }
 
 static void
-json_percentiles(FILE *f, const struct pctr_stats *st, int idx)
+json_percentiles(struct pctr_json *j, const struct pctr_stats *st, int idx)
 {
-	fputs("\"percentiles\": ", f);
 	if (!has_percentiles(st)) {
-		fputs("null", f);
+		pctr__json_null(j, "percentiles");
 		return;
 	}
-	fputc('{', f);
+	pctr__json_obj(j, "percentiles");
 	for (size_t k = 0; k < PCTR_ARRAY_SIZE(pct); k++) {
 		char key[16];
 
 		snprintf(key, sizeof(key), "p%g", pct[k]);
-		json_num(f, key, percentile(st, idx, pct[k]));
-		fputs(k + 1 < PCTR_ARRAY_SIZE(pct) ? ", " : "}", f);
+		pctr__json_num(j, key, percentile(st, idx, pct[k]));
 	}
+	pctr__json_obj_end(j);
 }
 
 static void
-json_time(FILE *f, const struct pctr_stats *st)
+json_time(struct pctr_json *j, const struct pctr_stats *st)
 {
 	struct pctr_summary s = { .size = sizeof(s) };
 
 	pctr_stats_get(st, PCTR_STATS_TIME, &s);
-	fputs("      \"tsc_ticks\": {", f);
-	json_stats(f, &s, 1.0);
-	json_median(f, st, PCTR_STATS_TIME);
-	fprintf(f, ", \"overhead\": %llu, ",
-		(unsigned long long)st->time.overhead);
-	json_num(f, "overhead_stddev", st->time.overhead_sd);
-	fputs(", ", f);
-	json_percentiles(f, st, PCTR_STATS_TIME);
-	fputs("},\n      \"elapsed_ns\": {", f);
-	json_stats(f, &s, 1e9 / (double)st->tsc_hz);
-	fputs("},\n", f);
+	pctr__json_obj(j, "tsc_ticks");
+	json_stats(j, &s, 1.0);
+	json_median(j, st, PCTR_STATS_TIME);
+	pctr__json_uint(j, "overhead", st->time.overhead);
+	pctr__json_num(j, "overhead_stddev", st->time.overhead_sd);
+	json_percentiles(j, st, PCTR_STATS_TIME);
+	pctr__json_obj_end(j);
+	pctr__json_obj(j, "elapsed_ns");
+	json_stats(j, &s, 1e9 / (double)st->tsc_hz);
+	pctr__json_obj_end(j);
 }
 
 static void
-json_event(FILE *f, const struct pctr_stats *st, int i)
+json_event(struct pctr_json *j, const struct pctr_stats *st, int i)
 {
 	struct pctr_summary s = { .size = sizeof(s) };
 
-	fputs("        {\"name\": ", f);
-	pctr__json_string(f, st->name[i]);
-	fprintf(f, ", \"hardware\": %s, \"unit\": \"%s\", \"total\": %llu, "
-		   "\"overhead\": %llu, ",
-		st->hardware[i] ? "true" : "false", unit_of(st->name[i]),
-		(unsigned long long)st->ev[i].total,
-		(unsigned long long)st->ev[i].overhead);
-	json_num(f, "overhead_stddev", st->ev[i].overhead_sd);
-	fputs(",\n         \"stats\": {", f);
+	pctr__json_obj(j, NULL);
+	pctr__json_str(j, "name", st->name[i]);
+	pctr__json_bool(j, "hardware", st->hardware[i]);
+	pctr__json_str(j, "unit", unit_of(st->name[i]));
+	pctr__json_uint(j, "total", st->ev[i].total);
+	pctr__json_uint(j, "overhead", st->ev[i].overhead);
+	pctr__json_num(j, "overhead_stddev", st->ev[i].overhead_sd);
+	pctr__json_obj(j, "stats");
 	pctr_stats_get(st, i, &s);
-	json_stats(f, &s, 1.0);
-	json_median(f, st, i);
-	fputs("},\n         ", f);
-	json_percentiles(f, st, i);
-	fputs(",\n         \"per_second\": {", f);
+	json_stats(j, &s, 1.0);
+	json_median(j, st, i);
+	pctr__json_obj_end(j);
+	json_percentiles(j, st, i);
+	pctr__json_obj(j, "per_second");
 	pctr_stats_per_second(st, i, &s);
-	json_stats(f, &s, 1.0);
-	fprintf(f, "},\n         \"per_cycle\": {\"basis\": \"%s\", ",
-		st->cycles == PCTR_STATS_TIME ? "tsc" : "cycles");
+	json_stats(j, &s, 1.0);
+	pctr__json_obj_end(j);
+	pctr__json_obj(j, "per_cycle");
+	pctr__json_str(j, "basis",
+		       st->cycles == PCTR_STATS_TIME ? "tsc" : "cycles");
 	pctr_stats_per_cycle(st, i, &s);
-	json_stats(f, &s, 1.0);
-	fputs("}}", f);
+	json_stats(j, &s, 1.0);
+	pctr__json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 static void
-json_ratios(FILE *f, const struct pctr_stats *st)
+json_ratios(struct pctr_json *j, const struct pctr_stats *st)
 {
-	bool first = true;
-
-	fputs("      \"ratios\": [", f);
+	pctr__json_arr(j, "ratios");
 	for (int n = 0; n < st->nr_ratio; n++) {
 		for (int d = 0; d < st->nr_ratio; d++) {
 			struct pctr_summary s;
@@ -605,101 +556,84 @@ json_ratios(FILE *f, const struct pctr_stats *st)
 			if (n == d)
 				continue;
 			ratio_summary(st, n, d, &s);
-			fputs(first ? "\n        {\"numerator\": "
-				    : ",\n        {\"numerator\": ",
-			      f);
-			pctr__json_string(f, st->name[n]);
-			fputs(", \"denominator\": ", f);
-			pctr__json_string(f, st->name[d]);
-			fputs(", ", f);
-			json_stats(f, &s, 1.0);
-			fputc('}', f);
-			first = false;
+			pctr__json_obj(j, NULL);
+			pctr__json_str(j, "numerator", st->name[n]);
+			pctr__json_str(j, "denominator", st->name[d]);
+			json_stats(j, &s, 1.0);
+			pctr__json_obj_end(j);
 		}
 	}
-	fputs(first ? "]\n" : "\n      ]\n", f);
-}
-
-static void
-json_null_int(FILE *f, const char *key, long v, bool null)
-{
-	if (null)
-		fprintf(f, "\"%s\": null", key);
-	else
-		fprintf(f, "\"%s\": %ld", key, v);
+	pctr__json_arr_end(j);
 }
 
 /* {"intervals": N, "dropped": bool, "detectors": [...]}, or null */
 static void
-json_disturbed(FILE *f, const struct pctr_stats *st)
+json_disturbed(struct pctr_json *j, const struct pctr_stats *st)
 {
-	const char *sep = "";
-
 	if (!st->detect) {
-		fputs("\"disturbed\": null", f);
+		pctr__json_null(j, "disturbed");
 		return;
 	}
-	fprintf(f, "\"disturbed\": {\"intervals\": %llu, \"dropped\": %s, "
-		   "\"detectors\": [",
-		(unsigned long long)st->disturbed, st->drop ? "true" : "false");
-	for (size_t k = 0; k < PCTR_ARRAY_SIZE(detector_key); k++) {
-		if (!(st->detect & (1u << k)))
-			continue;
-		fprintf(f, "%s\"%s\"", sep, detector_key[k]);
-		sep = ", ";
-	}
-	fputs("]}", f);
+	pctr__json_obj(j, "disturbed");
+	pctr__json_uint(j, "intervals", st->disturbed);
+	pctr__json_bool(j, "dropped", st->drop);
+	pctr__json_arr(j, "detectors");
+	for (size_t k = 0; k < PCTR_ARRAY_SIZE(detector_key); k++)
+		if (st->detect & (1u << k))
+			pctr__json_str(j, NULL, detector_key[k]);
+	pctr__json_arr_end(j);
+	pctr__json_obj_end(j);
 }
 
 static void
-json_block(FILE *f, const struct pctr_stats *st, const char *name,
-	   int threads)
+json_block(struct pctr_json *j, const struct pctr_stats *st,
+	   const char *name, int threads)
 {
-	fputs("    {\n      \"name\": ", f);
-	pctr__json_string(f, name);
-	fputs(",\n      ", f);
-	json_null_int(f, "threads", threads, threads <= 0);
-	fprintf(f, ",\n      \"intervals\": %llu,\n      ",
-		(unsigned long long)st->n);
-	json_disturbed(f, st);
-	fprintf(f, ",\n      \"tsc_hz\": %llu,\n",
-		(unsigned long long)st->tsc_hz);
-	json_time(f, st);
-	fputs("      \"events\": [\n", f);
-	for (int i = 0; i < st->nr; i++) {
-		json_event(f, st, i);
-		fputs(i + 1 < st->nr ? ",\n" : "\n", f);
-	}
-	fputs("      ],\n", f);
-	json_ratios(f, st);
-	fputs("    }", f);
+	pctr__json_obj(j, NULL);
+	pctr__json_str(j, "name", name);
+	if (threads <= 0)
+		pctr__json_null(j, "threads");
+	else
+		pctr__json_int(j, "threads", threads);
+	pctr__json_uint(j, "intervals", st->n);
+	json_disturbed(j, st);
+	pctr__json_uint(j, "tsc_hz", st->tsc_hz);
+	json_time(j, st);
+	pctr__json_arr(j, "events");
+	for (int i = 0; i < st->nr; i++)
+		json_event(j, st, i);
+	pctr__json_arr_end(j);
+	json_ratios(j, st);
+	pctr__json_obj_end(j);
+}
+
+/*
+ * A report is written in several calls (one block per region): each
+ * takes the document up inside its array of regions (or of not_counted),
+ * depth 2, after a first member or not.
+ */
+static void
+json_resume(struct pctr_json *j, FILE *f, bool first)
+{
+	pctr__json_begin(j, f, false);
+	j->first[0] = j->first[1] = false;
+	j->depth = 2;
+	j->first[2] = first;
 }
 
 static void
-json_machine(FILE *f)
+json_head(FILE *f)
 {
 	struct pctr_machine m = { .size = sizeof(m) };
+	struct pctr_json j;
 
 	pctr_machine_get(&m);
-	fputs("  \"machine\": {\"arch\": ", f);
-	pctr__json_string(f, m.arch);
-	fprintf(f, ", \"has_pmu\": %s, \"pmus\": [",
-		m.has_pmu ? "true" : "false");
-	for (int i = 0; i < m.nr_pmus; i++) {
-		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-		pctr__json_string(f, m.pmu[i]);
-		fprintf(f, ", \"type\": %u}", m.pmu_type[i]);
-	}
-	fputs("], ", f);
-	json_null_int(f, "perf_event_paranoid", m.paranoid,
-		      m.paranoid == INT32_MIN);
-	fputs(", ", f);
-	json_null_int(f, "user_access", m.user_access, m.user_access < 0);
-	fprintf(f, ", \"tsc_hz\": %llu, \"tsc_invariant\": %s, "
-		   "\"virtualized\": %s},\n",
-		(unsigned long long)m.tsc_hz,
-		m.tsc_invariant < 0 ? "null" : m.tsc_invariant ? "true" : "false",
-		m.virtualized < 0 ? "null" : m.virtualized ? "true" : "false");
+	pctr__json_begin(&j, f, false);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-region/1");
+	pctr__json_str(&j, "pctr_version", pctr_version());
+	pctr__json_machine(&j, "machine", &m);
+	pctr__json_arr(&j, "regions");
 }
 
 /* ---- the report ----------------------------------------------------- */
@@ -723,11 +657,7 @@ pctr__report_begin(FILE *f, int format, const struct pctr_stats *st)
 		      f);
 		return 0;
 	case PCTR_REPORT_JSON:
-		fprintf(f, "{\n  \"schema\": \"pctr-region/1\",\n"
-			   "  \"pctr_version\": \"%s\",\n",
-			pctr_version());
-		json_machine(f);
-		fputs("  \"regions\": [\n", f);
+		json_head(f);
 		return 0;
 	}
 	return pctr__error(EINVAL, "unknown report format %d (PCTR_REPORT_TEXT, "
@@ -737,8 +667,10 @@ pctr__report_begin(FILE *f, int format, const struct pctr_stats *st)
 
 int
 pctr__stats_write_one(const struct pctr_stats *st, FILE *f, int format,
-		      const char *name, int threads, bool first, bool last)
+		      const char *name, int threads, bool first)
 {
+	struct pctr_json j;
+
 	switch (format) {
 	case PCTR_REPORT_TEXT:
 		text_block(f, st, name, threads);
@@ -747,11 +679,8 @@ pctr__stats_write_one(const struct pctr_stats *st, FILE *f, int format,
 		csv_block(f, st, name, threads);
 		break;
 	case PCTR_REPORT_JSON:
-		if (!first)
-			fputs(",\n", f);
-		json_block(f, st, name, threads);
-		if (last)
-			fputc('\n', f);
+		json_resume(&j, f, first);
+		json_block(&j, st, name, threads);
 		break;
 	}
 	return 0;
@@ -768,6 +697,7 @@ pctr__report_not_counted(FILE *f, int format, const char *event,
 			 const char *why, bool first)
 {
 	char measure[600];
+	struct pctr_json j;
 
 	switch (format) {
 	case PCTR_REPORT_TEXT:
@@ -782,12 +712,15 @@ pctr__report_not_counted(FILE *f, int format, const char *event,
 		fputs(",,,,,,,,,,,,,,,\n", f);
 		break;
 	case PCTR_REPORT_JSON:
-		fputs(first ? "  ],\n  \"not_counted\": [\n" : ",\n", f);
-		fputs("    {\"event\": ", f);
-		pctr__json_string(f, event);
-		fputs(", \"error\": ", f);
-		pctr__json_string(f, why);
-		fputs("}", f);
+		json_resume(&j, f, !first);
+		if (first) { /* "regions" closed, "not_counted" opened */
+			pctr__json_arr_end(&j);
+			pctr__json_arr(&j, "not_counted");
+		}
+		pctr__json_obj(&j, NULL);
+		pctr__json_str(&j, "event", event);
+		pctr__json_str(&j, "error", why);
+		pctr__json_obj_end(&j);
 		break;
 	}
 	return 0;
@@ -796,8 +729,14 @@ pctr__report_not_counted(FILE *f, int format, const char *event,
 int
 pctr__report_end(FILE *f, int format)
 {
-	if (format == PCTR_REPORT_JSON)
-		fputs("  ]\n}\n", f);
+	struct pctr_json j;
+
+	if (format == PCTR_REPORT_JSON) {
+		json_resume(&j, f, false);
+		pctr__json_arr_end(&j);
+		pctr__json_obj_end(&j);
+		pctr__json_end(&j);
+	}
 	if (fflush(f) != 0 || ferror(f))
 		return pctr__error(EIO, "writing the report failed: %s",
 				   strerror(errno));
@@ -827,8 +766,7 @@ pctr_stats_write(const struct pctr_stats *st, FILE *f, int format,
 	r = pctr__report_begin(f, format, st);
 	if (r == 0) {
 		pctr__stats_write_one(st, f, format,
-				      title ? title : "statistics", 0, true,
-				      true);
+				      title ? title : "statistics", 0, true);
 		r = pctr__report_end(f, format);
 	}
 	pctr__locale_restore(old);

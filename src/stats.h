@@ -174,8 +174,7 @@ int pctr__stats_new_for_events(struct pctr_stats **stp,
 			       const struct pctr_set *set, int nr,
 			       unsigned int keep);
 int pctr__stats_write_one(const struct pctr_stats *st, FILE *f, int format,
-			  const char *name, int threads, bool first,
-			  bool last);
+			  const char *name, int threads, bool first);
 int pctr__report_begin(FILE *f, int format, const struct pctr_stats *st);
 int pctr__report_not_counted(FILE *f, int format, const char *event,
 			     const char *why, bool first);

@@ -556,104 +556,105 @@ print_human(FILE *f, const struct info *in)
 /* ---- for programs ------------------------------------------------------- */
 
 static void
-json_int_or_null(struct json *j, const char *key, int v)
+json_int_or_null(struct pctr_json *j, const char *key, int v)
 {
 	if (v < 0)
-		json_null(j, key);
+		pctr__json_null(j, key);
 	else
-		json_int(j, key, v);
+		pctr__json_int(j, key, v);
 }
 
 static void
-json_pmus(struct json *j, const struct info *in)
+json_pmus(struct pctr_json *j, const struct info *in)
 {
-	json_arr(j, "pmus");
+	pctr__json_arr(j, "pmus");
 	for (int i = 0; i < in->m.nr_pmus; i++) {
 		const struct pmu_info *p = &in->pmu[i];
 
-		json_obj(j, NULL);
-		json_str(j, "name", in->m.pmu[i]);
-		json_uint(j, "type", in->m.pmu_type[i]);
-		json_bool(j, "core", true);
+		pctr__json_obj(j, NULL);
+		pctr__json_str(j, "name", in->m.pmu[i]);
+		pctr__json_uint(j, "type", in->m.pmu_type[i]);
+		pctr__json_bool(j, "core", true);
 		json_int_or_null(j, "counters", p->counters);
 		json_int_or_null(j, "counter_width", p->width);
-		json_obj(j, "caps");
+		pctr__json_obj(j, "caps");
 		for (int c = 0; c < p->nr_caps; c++)
-			json_str(j, p->caps[c][0], p->caps[c][1]);
-		json_obj_end(j);
-		json_obj_end(j);
+			pctr__json_str(j, p->caps[c][0], p->caps[c][1]);
+		pctr__json_obj_end(j);
+		pctr__json_obj_end(j);
 	}
-	json_arr_end(j);
+	pctr__json_arr_end(j);
 }
 
 static void
-json_sources(struct json *j, const struct info *in)
+json_sources(struct pctr_json *j, const struct info *in)
 {
 	char buf[sizeof(in->sources)], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", in->sources);
-	json_arr(j, "event_sources");
+	pctr__json_arr(j, "event_sources");
 	for (char *s = strtok_r(buf, " ", &save); s;
 	     s = strtok_r(NULL, " ", &save))
-		json_str(j, NULL, s);
-	json_arr_end(j);
+		pctr__json_str(j, NULL, s);
+	pctr__json_arr_end(j);
 }
 
 static void
-json_user_read(struct json *j, const struct info *in)
+json_user_read(struct pctr_json *j, const struct info *in)
 {
 	bool arm = !strcmp(in->m.arch, "aarch64");
 
-	json_obj(j, "user_read");
-	json_str(j, "knob", in->m.user_access < 0 ? NULL
+	pctr__json_obj(j, "user_read");
+	pctr__json_str(j, "knob", in->m.user_access < 0 ? NULL
 			    : arm ? "/proc/sys/kernel/perf_user_access"
 				  : EVENT_SOURCES "/cpu/rdpmc");
 	json_int_or_null(j, "value", in->m.user_access);
-	json_tristate(j, "works", in->user_read);
-	json_obj_end(j);
+	pctr__json_tristate(j, "works", in->user_read);
+	pctr__json_obj_end(j);
 }
 
 static void
-json_allowed(struct json *j, const struct info *in)
+json_allowed(struct pctr_json *j, const struct info *in)
 {
-	json_obj(j, "unprivileged");
-	json_str(j, "tried_as", in->allowed.as_nobody ? "nobody" : "self");
-	json_tristate(j, "user", in->allowed.user);
-	json_tristate(j, "kernel", in->allowed.kernel);
-	json_tristate(j, "cpu", in->allowed.cpu);
-	json_tristate(j, "restrict_patch", in->restrict_patch);
-	json_obj_end(j);
+	pctr__json_obj(j, "unprivileged");
+	pctr__json_str(j, "tried_as",
+		       in->allowed.as_nobody ? "nobody" : "self");
+	pctr__json_tristate(j, "user", in->allowed.user);
+	pctr__json_tristate(j, "kernel", in->allowed.kernel);
+	pctr__json_tristate(j, "cpu", in->allowed.cpu);
+	pctr__json_tristate(j, "restrict_patch", in->restrict_patch);
+	pctr__json_obj_end(j);
 }
 
 static void
 print_json(FILE *f, const struct info *in)
 {
-	struct json j;
+	struct pctr_json j;
 
-	json_begin(&j, f);
-	json_obj(&j, NULL);
-	json_str(&j, "schema", "pctr-info/1");
-	json_str(&j, "pctr_version", pctr_version());
-	json_machine(&j, "machine", &in->m);
-	json_str(&j, "kernel", in->kernel);
-	json_str(&j, "cpu_model", in->cpu_model);
-	json_int(&j, "nr_cpus", in->nr_cpus);
+	pctr__json_begin(&j, f, false);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-info/1");
+	pctr__json_str(&j, "pctr_version", pctr_version());
+	pctr__json_machine(&j, "machine", &in->m);
+	pctr__json_str(&j, "kernel", in->kernel);
+	pctr__json_str(&j, "cpu_model", in->cpu_model);
+	pctr__json_int(&j, "nr_cpus", in->nr_cpus);
 	json_pmus(&j, in);
 	json_sources(&j, in);
-	json_bool(&j, "hybrid", in->m.nr_pmus > 1);
+	pctr__json_bool(&j, "hybrid", in->m.nr_pmus > 1);
 	json_user_read(&j, in);
 	json_allowed(&j, in);
-	json_arr(&j, "problems");
+	pctr__json_arr(&j, "problems");
 	for (int i = 0; i < in->nr_problems; i++) {
-		json_obj(&j, NULL);
-		json_str(&j, "id", in->problems[i].id);
-		json_str(&j, "problem", in->problems[i].problem);
-		json_str(&j, "fix", in->problems[i].fix);
-		json_obj_end(&j);
+		pctr__json_obj(&j, NULL);
+		pctr__json_str(&j, "id", in->problems[i].id);
+		pctr__json_str(&j, "problem", in->problems[i].problem);
+		pctr__json_str(&j, "fix", in->problems[i].fix);
+		pctr__json_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_end(&j);
+	pctr__json_arr_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 }
 
 int

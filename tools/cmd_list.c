@@ -164,28 +164,28 @@ print_human(FILE *f, const struct listing *l)
 static void
 print_json(FILE *f, const struct listing *l)
 {
-	struct json j;
+	struct pctr_json j;
 	char usage[PCTR_NAME_MAX + 32];
 
-	json_begin(&j, f);
-	json_obj(&j, NULL);
-	json_str(&j, "schema", "pctr-list/1");
-	json_str(&j, "pattern", l->pattern);
-	json_arr(&j, "events");
+	pctr__json_begin(&j, f, false);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-list/1");
+	pctr__json_str(&j, "pattern", l->pattern);
+	pctr__json_arr(&j, "events");
 	for (int i = 0; i < l->nr; i++) {
-		json_obj(&j, NULL);
-		json_str(&j, "source", l->e[i].source);
-		json_str(&j, "name", l->e[i].name);
-		json_str(&j, "desc", l->e[i].desc);
+		pctr__json_obj(&j, NULL);
+		pctr__json_str(&j, "source", l->e[i].source);
+		pctr__json_str(&j, "name", l->e[i].name);
+		pctr__json_str(&j, "desc", l->e[i].desc);
 		snprintf(usage, sizeof(usage), "pctr stat -e %s", l->e[i].name);
-		json_str(&j, "usage", usage);
-		json_bool(&j, "countable",
+		pctr__json_str(&j, "usage", usage);
+		pctr__json_bool(&j, "countable",
 			  !not_countable(l->e[i].source, l->has_pmu));
-		json_obj_end(&j);
+		pctr__json_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_end(&j);
+	pctr__json_arr_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 }
 
 static void
@@ -316,34 +316,34 @@ print_metrics_human(FILE *f, const char *pattern)
 static void
 print_metrics_json(FILE *f, const char *pattern)
 {
-	struct json j;
+	struct pctr_json j;
 
-	json_begin(&j, f);
-	json_obj(&j, NULL);
-	json_str(&j, "schema", "pctr-list-metrics/1");
-	json_str(&j, "pattern", pattern);
-	json_arr(&j, "metrics");
+	pctr__json_begin(&j, f, false);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-list-metrics/1");
+	pctr__json_str(&j, "pattern", pattern);
+	pctr__json_arr(&j, "metrics");
 	for (int i = 0; i < metric_count; i++) {
 		const struct metric *m = &metric_table[i];
 
 		if (!metric_matches(m, pattern))
 			continue;
-		json_obj(&j, NULL);
-		json_str(&j, "name", m->name);
-		json_str(&j, "desc", m->desc);
-		json_str(&j, "numerator", m->num);
+		pctr__json_obj(&j, NULL);
+		pctr__json_str(&j, "name", m->name);
+		pctr__json_str(&j, "desc", m->desc);
+		pctr__json_str(&j, "numerator", m->num);
 		if (m->den)
-			json_str(&j, "denominator", m->den);
+			pctr__json_str(&j, "denominator", m->den);
 		else
-			json_null(&j, "denominator");
-		json_str(&j, "events", m->inputs);
-		json_str(&j, "needs", m->where);
-		json_bool(&j, "countable", metric_here(m));
-		json_obj_end(&j);
+			pctr__json_null(&j, "denominator");
+		pctr__json_str(&j, "events", m->inputs);
+		pctr__json_str(&j, "needs", m->where);
+		pctr__json_bool(&j, "countable", metric_here(m));
+		pctr__json_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_end(&j);
+	pctr__json_arr_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 }
 
 static int

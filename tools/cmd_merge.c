@@ -192,78 +192,78 @@ print_text(FILE *f, struct mpi_report *r, bool per_rank)
 }
 
 static void
-json_rank(struct json *j, const struct mpi_report *r,
+json_rank(struct pctr_json *j, const struct mpi_report *r,
 	  const struct mpi_rank *k)
 {
-	json_obj(j, NULL);
-	json_int(j, "rank", k->rank);
-	json_str(j, "host", k->host);
+	pctr__json_obj(j, NULL);
+	pctr__json_int(j, "rank", k->rank);
+	pctr__json_str(j, "host", k->host);
 	if (k->file)
-		json_str(j, "file", k->file);
+		pctr__json_str(j, "file", k->file);
 	if (k->exit_status >= 0)
-		json_int(j, "exit_status", k->exit_status);
+		pctr__json_int(j, "exit_status", k->exit_status);
 	else
-		json_null(j, "exit_status");
+		pctr__json_null(j, "exit_status");
 	if (k->signal > 0)
-		json_int(j, "signal", k->signal);
+		pctr__json_int(j, "signal", k->signal);
 	else
-		json_null(j, "signal");
-	json_obj(j, "counts");
+		pctr__json_null(j, "signal");
+	pctr__json_obj(j, "counts");
 	for (int i = 0; i < k->nr; i++)
-		json_uint(j, r->event[k->event[i]], k->value[i]);
-	json_obj_end(j);
-	json_obj_end(j);
+		pctr__json_uint(j, r->event[k->event[i]], k->value[i]);
+	pctr__json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 static void
-json_events(struct json *j, const struct mpi_report *r)
+json_events(struct pctr_json *j, const struct mpi_report *r)
 {
-	json_obj(j, "events");
+	pctr__json_obj(j, "events");
 	for (int e = 0; e < r->nr_events; e++) {
 		struct reduced d = reduce(r, e);
 
-		json_obj(j, r->event[e]);
-		json_int(j, "ranks", d.n);
-		json_uint(j, "total", d.total);
-		json_uint(j, "min", d.min);
-		json_num(j, "mean", d.mean);
-		json_uint(j, "max", d.max);
-		json_int(j, "max_rank", d.max_rank);
-		json_num(j, "imbalance", imbalance(&d));
-		json_obj_end(j);
+		pctr__json_obj(j, r->event[e]);
+		pctr__json_int(j, "ranks", d.n);
+		pctr__json_uint(j, "total", d.total);
+		pctr__json_uint(j, "min", d.min);
+		pctr__json_num(j, "mean", d.mean);
+		pctr__json_uint(j, "max", d.max);
+		pctr__json_int(j, "max_rank", d.max_rank);
+		pctr__json_num(j, "imbalance", imbalance(&d));
+		pctr__json_obj_end(j);
 	}
-	json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 static void
 print_json(FILE *f, struct mpi_report *r)
 {
 	long n = mpi_report_missing(r, NULL, 0), *m = calloc(n + 1, sizeof(*m));
-	struct json j;
+	struct pctr_json j;
 
-	json_begin(&j, f);
-	json_obj(&j, NULL);
-	json_str(&j, "schema", "pctr-mpi/1");
-	json_str(&j, "pctr_version", pctr_version());
-	json_int(&j, "size", r->size);
-	json_arr(&j, "missing");
+	pctr__json_begin(&j, f, false);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-mpi/1");
+	pctr__json_str(&j, "pctr_version", pctr_version());
+	pctr__json_int(&j, "size", r->size);
+	pctr__json_arr(&j, "missing");
 	if (m)
 		mpi_report_missing(r, m, n);
 	for (long i = 0; m && i < n; i++)
-		json_int(&j, NULL, m[i]);
-	json_arr_end(&j);
+		pctr__json_int(&j, NULL, m[i]);
+	pctr__json_arr_end(&j);
 	if (r->has_exit) {
-		json_obj(&j, "exit");
-		json_int(&j, "status", r->exit_status);
-		json_obj_end(&j);
+		pctr__json_obj(&j, "exit");
+		pctr__json_int(&j, "status", r->exit_status);
+		pctr__json_obj_end(&j);
 	}
-	json_arr(&j, "ranks");
+	pctr__json_arr(&j, "ranks");
 	for (int i = 0; i < r->nr_ranks; i++)
 		json_rank(&j, r, &r->ranks[i]);
-	json_arr_end(&j);
+	pctr__json_arr_end(&j);
 	json_events(&j, r);
-	json_obj_end(&j);
-	json_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 	free(m);
 }
 
@@ -287,19 +287,18 @@ mpi_rank_line(const struct mpi_report *r, int i)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	struct json j;
+	struct pctr_json j;
 
 	if (!f)
 		return NULL;
-	json_begin(&j, f);
-	j.compact = true;
-	json_obj(&j, NULL);
-	json_str(&j, "schema", "pctr-mpi/1");
-	json_int(&j, "size", r->size);
-	json_arr(&j, "ranks");
+	pctr__json_begin(&j, f, true);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-mpi/1");
+	pctr__json_int(&j, "size", r->size);
+	pctr__json_arr(&j, "ranks");
 	json_rank(&j, r, &r->ranks[i]);
-	json_arr_end(&j);
-	json_obj_end(&j);
+	pctr__json_arr_end(&j);
+	pctr__json_obj_end(&j);
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;

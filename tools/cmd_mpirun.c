@@ -14,10 +14,10 @@
  *              OPTIONS -- PROGRAM, with mpirun's standard error on a pipe
  *   each rank: takes both names out of its environment, creates
  *              DIR/rank.N (O_EXCL, close-on-exec) before the program
- *              starts, runs pctr stat --json -o MEMFD STAT OPTIONS --
- *              PROGRAM, then writes its counts, one pctr-mpi/1 line, to
- *              that file
- *   launcher:  once mpirun has ended, the files are the ranks' counts
+ *              starts, runs pctr stat --format=pctr-json -o MEMFD STAT
+ *              OPTIONS -- PROGRAM, then writes its counts, one pctr-mpi/1 line,
+ * to that file launcher:  once mpirun has ended, the files are the ranks'
+ * counts
  *
  * A rank on a host that does not share the directory's file system sends
  * the line on standard error instead, after the tag and the key:
@@ -618,8 +618,8 @@ stat_argv(char *self, const char *path, int argc, char **argv)
 {
 	char **v = NULL;
 	int n = 0, bad = push(&v, &n, self) | push(&v, &n, "stat") |
-			 push(&v, &n, "--json") | push(&v, &n, "-o") |
-			 push(&v, &n, path);
+			 push(&v, &n, "--format=pctr-json") |
+			 push(&v, &n, "-o") | push(&v, &n, path);
 
 	for (int i = 0; i < argc; i++)
 		bad |= push(&v, &n, argv[i]);

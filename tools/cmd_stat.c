@@ -710,6 +710,8 @@ last_interval(struct waiter *w)
 	w->killed = w->rn->child > 0 && kill(w->rn->child, SIGTERM) == 0;
 }
 
+static int read_instances(struct stat_ctx *c, struct waiter *w);
+
 static int
 interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
 {
@@ -725,6 +727,9 @@ interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
 	scale_add(w, &s);
 	if (last)
 		last_interval(w);
+	/* -A, --per-*: each instance in every interval, as perf prints */
+	if (c->rep.per_thread && read_instances(c, w))
+		return 1;
 	return interval_row(c, w, now, &s);
 }
 
@@ -881,7 +886,7 @@ add_instance(struct stat_ctx *c, int id, int socket)
 static int
 add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 {
-	int id = pctr_set_instance_id(set, i), socket = -1;
+	int cpu = pctr_set_instance_id(set, i), id = cpu, socket = -1;
 	struct stat_slice *sl;
 	struct pctr_sample s;
 
@@ -892,6 +897,8 @@ add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 	sl = add_instance(c, id, socket);
 	if (!sl)
 		return open_failed(-ENOMEM);
+	if (c->rep.aggr == AGGR_CORE)
+		sl->die = cpu_die_id(cpu);
 	if (pctr_set_read_instance(set, i, &s) < 0)
 		return open_failed(-EIO);
 	for (uint32_t e = 0; e < s.nr; e++)
@@ -953,12 +960,12 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 	 * than asked (pctr wakes up late); elapsed_ns is that much shorter
 	 */
 	run->delay_ns = c->delay_ms ? w->start - w->t0 : 0;
+	if (c->rep.per_thread && read_instances(c, w))
+		return 1;
 	/* the last, partial interval: the rows add up to the totals */
 	if (w->interval &&
 	    !(c->interval_count && w->rows >= c->interval_count) &&
 	    interval_row(c, w, now, &s))
-		return 1;
-	if (c->rep.per_thread && read_instances(c, w))
 		return 1;
 	c->rep.nr_runs++;
 	return 0;
@@ -1184,8 +1191,6 @@ run_all(struct stat_ctx *c)
 	if (c->rep.target != STAT_COMMAND)
 		return run_attached(c);
 	for (long i = 0; i < c->repeat && !c->rn.interrupted && r == 0; i++) {
-		if (c->rep.format == FMT_CSV && c->interval_ms && i == 0)
-			report_csv_header(c->out, &c->rep);
 		progress(c, i + 1);
 		r = run_hook(c, "--pre", c->pre);
 		if (r == 0)
@@ -1236,18 +1241,17 @@ open_output(struct stat_ctx *c)
 				      out_open_fd("--log-fd", (int)c->log_fd));
 		return c->out ? 0 : 1;
 	}
-	c->out = runner_output(&c->rn, "-o", c->output, c->append);
+	c->out = runner_output(&c->rn, "-o", c->output, c->rep.append);
+	if (c->out && c->output && strcmp(c->output, "-"))
+		report_start(c->out, &c->rep, c->output);
 	return c->out ? 0 : 1;
 }
 
 static int
 finish(struct stat_ctx *c, int r)
 {
-	if (r == 0 && c->rep.nr_runs) {
-		if (c->rep.format == FMT_CSV && !c->interval_ms)
-			report_csv_header(c->out, &c->rep);
+	if (r == 0 && c->rep.nr_runs)
 		report_print(c->out, &c->rep);
-	}
 	/* a report that did not reach its file (said) is a failure */
 	if (runner_close(&c->rn) < 0 && r == 0)
 		r = 1;

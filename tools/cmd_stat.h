@@ -28,7 +28,6 @@ struct stat_ctx {
 	int cgroup_fd; /* -G: the cgroup's directory; -1 when not given */
 	char ctl_buf[256]; /* a command not yet ended by '\n' */
 	size_t ctl_len;
-	bool append; /* --append: -o adds to its file */
 	bool ctl_opened; /* --control fifo: pctr opened ctl_fd and ack_fd */
 	bool no_aggr; /* -A */
 	FILE *out;

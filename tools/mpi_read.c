@@ -297,9 +297,12 @@ schema_of(json_object *doc)
 	return s ? json_object_get_string(s) : "";
 }
 
-/* one JSON value filling text[0 .. len) (json-c, strict), or NULL */
+/*
+ * The JSON value at text[*at ..) (json-c, strict), which may be followed
+ * by others: *@at is moved past it.  NULL, said, if there is none there.
+ */
 static json_object *
-parse_value(struct reader *rd, const char *text, size_t len, size_t at)
+next_value(struct reader *rd, const char *text, size_t len, size_t *at)
 {
 	struct json_tokener *tok = json_tokener_new();
 	json_object *v = NULL;
@@ -307,17 +310,16 @@ parse_value(struct reader *rd, const char *text, size_t len, size_t at)
 
 	if (!tok)
 		return fail(rd, "out of memory"), NULL;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	if (len > 0)
-		v = json_tokener_parse_ex(tok, text, (int)len);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+					    JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	v = json_tokener_parse_ex(tok, text + *at, (int)(len - *at));
 	e = json_tokener_get_error(tok);
-	if (!v && len == 0)
-		fail(rd, "empty: no pctr-stat/1 or pctr-mpi/1 report in it");
-	else if (!v && e == json_tokener_continue)
-		fail(rd, "truncated JSON at byte %zu", at + len);
+	if (!v && e == json_tokener_continue)
+		fail(rd, "truncated JSON at byte %zu", len);
 	else if (!v)
 		fail(rd, "%s at byte %zu", json_tokener_error_desc(e),
-		     at + json_tokener_get_parse_end(tok));
+		     *at + json_tokener_get_parse_end(tok));
+	*at += json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
 	return v;
 }
@@ -340,74 +342,43 @@ blank(const char *text, size_t len)
 }
 
 /*
- * JSON Lines of pctr stat --json -I: pctr-stat-interval/1 lines, then the
- * pctr-stat/1 document on the last line.
+ * The next report of a file from text[*at ..): a pctr-stat/1 or
+ * pctr-mpi/1 value, after the pctr-stat-interval/1 lines of pctr stat
+ * --format=pctr-json -I (JSON Lines).  A file holds one report, or as
+ * many as pctr stat --append added to it.  Anything else, or a value cut
+ * short, is an error.
  */
 static json_object *
-parse_lines(struct reader *rd, const char *text, size_t len)
+next_report(struct reader *rd, const char *text, size_t len, size_t *at)
 {
-	size_t at = 0;
+	bool lines = false;
 
-	while (at < len) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t end = nl ? (size_t)(nl - text) : len;
+	for (;;) {
+		size_t from = *at;
 		json_object *v;
 
-		if (end == at) {
-			at++;
-			continue;
-		}
-		v = parse_value(rd, text + at, end - at, at);
-		if (!v)
-			return NULL;
-		if (is_report(v) && blank(text + end, len - end))
+		while (from < len && blank(text + from, 1))
+			from++;
+		if (from == len)
+			return fail(rd, lines ? "JSON Lines without a "
+						"pctr-stat/1 report on the "
+						"last line"
+					      : "empty: no pctr-stat/1 or "
+						"pctr-mpi/1 report in it"),
+			       NULL;
+		*at = from;
+		v = next_value(rd, text, len, at);
+		if (!v || is_report(v))
 			return v;
-		if (strcmp(schema_of(v), "pctr-stat-interval/1")) {
-			json_object_put(v);
-			return fail(rd, "JSON Lines whose line at byte %zu is "
-					"not a pctr-stat-interval/1 value, nor "
-					"the last one's report", at), NULL;
-		}
+		lines = !strcmp(schema_of(v), "pctr-stat-interval/1");
 		json_object_put(v);
-		at = end + 1;
+		if (!lines)
+			return fail(rd,
+				    "the value at byte %zu is not a "
+				    "pctr-stat/1 or pctr-mpi/1 report",
+				    from),
+			       NULL;
 	}
-	return fail(rd, "JSON Lines without a pctr-stat/1 report on the "
-			"last line"), NULL;
-}
-
-/*
- * The report's document: the text is one pctr-stat/1 or pctr-mpi/1 value,
- * or JSON Lines (pctr stat --json -I) whose first line is an interval.
- * Anything after the document, or a value cut short, is an error.
- */
-static json_object *
-parse_doc(struct reader *rd, const char *text, size_t len)
-{
-	const char *nl = memchr(text, '\n', len);
-	json_object *doc, *first;
-	char *why;
-
-	doc = parse_value(rd, text, len, 0);
-	if (doc && is_report(doc))
-		return doc;
-	if (doc) {
-		json_object_put(doc);
-		return fail(rd, "not a pctr-stat/1 or pctr-mpi/1 report"), NULL;
-	}
-	if (!nl)
-		return NULL;
-	why = strdup(rd->err);
-	first = parse_value(rd, text, nl - text, 0); /* its first line */
-	if (first && !strcmp(schema_of(first), "pctr-stat-interval/1")) {
-		json_object_put(first);
-		free(why);
-		return parse_lines(rd, text, len);
-	}
-	json_object_put(first);
-	if (why)
-		snprintf(rd->err, rd->errlen, "%s", why);
-	free(why);
-	return NULL;
 }
 
 void
@@ -491,17 +462,22 @@ mpi_report_read(struct mpi_report *r, const char *text, size_t len,
 	struct reader rd = { r, file, err, errlen };
 	int had = r->nr_ranks;
 	json_object *doc;
-	long n;
+	size_t at = 0;
+	long n = 0, got;
 
 	*err = '\0';
-	doc = parse_doc(&rd, text, len);
-	if (!doc)
-		return -1;
-	if (!strcmp(schema_of(doc), "pctr-stat/1"))
-		n = read_stat(&rd, doc, base);
-	else
-		n = read_mpi(&rd, doc, base);
-	json_object_put(doc);
+	/* reports appended one after another are ranks one after another */
+	do {
+		doc = next_report(&rd, text, len, &at);
+		if (!doc)
+			return mpi_report_drop(r, had), -1;
+		if (!strcmp(schema_of(doc), "pctr-stat/1"))
+			got = read_stat(&rd, doc, base + n);
+		else
+			got = read_mpi(&rd, doc, base + n);
+		json_object_put(doc);
+		n = got < 0 ? -1 : n + got;
+	} while (n >= 0 && !blank(text + at, len - at));
 	if (n >= 0 && twice(&rd, had, base) < 0)
 		n = -1;
 	if (n < 0)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * output.c - how the pctr command writes: numbers for people, JSON and CSV
- * for programs (doc/json-schema.md), and the report of pctr stat.
+ * output.c - how the pctr command writes: numbers for people, and the
+ * report of pctr stat as text, pctr-stat/1 JSON and pctr's CSV
+ * (doc/json-schema.md; perf's layouts are stat_perf.c's, JSON is written
+ * by src/text).
  */
 #include <limits.h>
 #include <locale.h>
@@ -10,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "metrics.h"
@@ -131,170 +135,6 @@ fmt_si(char *buf, size_t len, double v)
 	return buf;
 }
 
-/* ---- JSON --------------------------------------------------------------- */
-
-void
-json_begin(struct json *j, FILE *f)
-{
-	j->f = f;
-	j->compact = false;
-	j->depth = 0;
-	j->first[0] = true;
-}
-
-void
-json_end(struct json *j)
-{
-	fputc('\n', j->f);
-}
-
-/* the comma, newline and indentation before a value, then its key */
-static void
-json_member(struct json *j, const char *key)
-{
-	if (!j->first[j->depth])
-		fputc(',', j->f);
-	j->first[j->depth] = false;
-	if (j->depth > 0 && !j->compact)
-		fprintf(j->f, "\n%*s", 2 * j->depth, "");
-	if (key) {
-		pctr__json_string(j->f, key);
-		fputs(": ", j->f);
-	}
-}
-
-static void
-json_open(struct json *j, const char *key, char c)
-{
-	json_member(j, key);
-	fputc(c, j->f);
-	if (j->depth + 1 < JSON_MAX_DEPTH)
-		j->depth++;
-	j->first[j->depth] = true;
-}
-
-static void
-json_close(struct json *j, char c)
-{
-	bool empty = j->first[j->depth];
-
-	j->depth--;
-	if (!empty && !j->compact)
-		fprintf(j->f, "\n%*s", 2 * j->depth, "");
-	fputc(c, j->f);
-}
-
-void
-json_obj(struct json *j, const char *key)
-{
-	json_open(j, key, '{');
-}
-
-void
-json_obj_end(struct json *j)
-{
-	json_close(j, '}');
-}
-
-void
-json_arr(struct json *j, const char *key)
-{
-	json_open(j, key, '[');
-}
-
-void
-json_arr_end(struct json *j)
-{
-	json_close(j, ']');
-}
-
-void
-json_str(struct json *j, const char *key, const char *s)
-{
-	json_member(j, key);
-	if (s)
-		pctr__json_string(j->f, s);
-	else
-		fputs("null", j->f);
-}
-
-void
-json_int(struct json *j, const char *key, long long v)
-{
-	json_member(j, key);
-	fprintf(j->f, "%lld", v);
-}
-
-void
-json_uint(struct json *j, const char *key, unsigned long long v)
-{
-	json_member(j, key);
-	fprintf(j->f, "%llu", v);
-}
-
-void
-json_num(struct json *j, const char *key, double v)
-{
-	json_member(j, key);
-	if (!isfinite(v))
-		fputs("null", j->f);
-	else if (v == floor(v) && fabs(v) < 1e15)
-		fprintf(j->f, "%.0f", v);
-	else
-		fprintf(j->f, "%.17g", v);
-}
-
-void
-json_bool(struct json *j, const char *key, bool v)
-{
-	json_member(j, key);
-	fputs(v ? "true" : "false", j->f);
-}
-
-void
-json_null(struct json *j, const char *key)
-{
-	json_member(j, key);
-	fputs("null", j->f);
-}
-
-void
-json_tristate(struct json *j, const char *key, int v)
-{
-	if (v < 0)
-		json_null(j, key);
-	else
-		json_bool(j, key, v != 0);
-}
-
-void
-json_machine(struct json *j, const char *key, const struct pctr_machine *m)
-{
-	json_obj(j, key);
-	json_str(j, "arch", m->arch);
-	json_bool(j, "has_pmu", m->has_pmu);
-	json_arr(j, "pmus");
-	for (int i = 0; i < m->nr_pmus; i++) {
-		json_obj(j, NULL);
-		json_str(j, "name", m->pmu[i]);
-		json_uint(j, "type", m->pmu_type[i]);
-		json_obj_end(j);
-	}
-	json_arr_end(j);
-	if (m->paranoid == INT32_MIN)
-		json_null(j, "perf_event_paranoid");
-	else
-		json_int(j, "perf_event_paranoid", m->paranoid);
-	if (m->user_access < 0)
-		json_null(j, "user_access");
-	else
-		json_int(j, "user_access", m->user_access);
-	json_uint(j, "tsc_hz", m->tsc_hz);
-	json_tristate(j, "tsc_invariant", m->tsc_invariant);
-	json_tristate(j, "virtualized", m->virtualized);
-	json_obj_end(j);
-}
-
 /* ---- CSV ---------------------------------------------------------------- */
 
 void
@@ -334,6 +174,7 @@ report_free(struct stat_report *r)
 	free(r->runs);
 	free(r->intervals);
 	free(r->instances);
+	free(r->last);
 }
 
 static bool
@@ -836,7 +677,10 @@ instance_kind(const struct stat_report *r)
 	return r->target == STAT_CPU ? kind[r->aggr] : "thread";
 }
 
-/* "S0-C1" for a core (its number is unique in its socket only), or "3" */
+/*
+ * "S0-C1" for a core, "S0-D1" for a die (their numbers are unique in their
+ * socket only), or "3"
+ */
 static char *
 instance_id(const struct stat_report *r, const struct stat_slice *s,
 	    char *buf, size_t len)
@@ -903,102 +747,88 @@ print_human(FILE *f, const struct stat_report *r)
 
 /* ---- the stat report: JSON ---------------------------------------------- */
 
-/* the statistics object (doc/json-schema.md) */
+/* the statistics object (doc/json-schema.md), with median and percentiles */
 static void
-json_figures(struct json *j, const struct figures *a)
+json_figures(struct pctr_json *j, const struct figures *a)
 {
-	const struct pctr_summary *s = &a->s;
-
-	json_int(j, "n", (long long)s->n);
-	json_num(j, "min", s->n ? s->min : NAN);
-	json_num(j, "mean", s->n ? s->mean : NAN);
-	json_num(j, "max", s->n ? s->max : NAN);
-	json_num(j, "stddev", s->n > 1 ? s->stddev : NAN);
-	json_num(j, "stderr", s->std_error);
-	if (isfinite(s->ci95_low)) {
-		json_arr(j, "ci95");
-		json_num(j, NULL, s->ci95_low);
-		json_num(j, NULL, s->ci95_high);
-		json_arr_end(j);
-	} else {
-		json_null(j, "ci95");
-	}
-	json_num(j, "median", a->median);
-	json_num(j, "p5", a->p5);
-	json_num(j, "p95", a->p95);
+	pctr__json_summary(j, &a->s, 1.0);
+	pctr__json_num(j, "median", a->median);
+	pctr__json_num(j, "p5", a->p5);
+	pctr__json_num(j, "p95", a->p95);
 }
 
 /* @b: the run's interval of the scaled count; NULL where none is kept */
 static void
-json_count(struct json *j, const struct pctr_count *c,
+json_count(struct pctr_json *j, const struct pctr_count *c,
 	   const struct stat_bounds *b)
 {
 	bool known = b && b->known;
 
-	json_obj(j, NULL);
-	json_uint(j, "value", c->value);
-	json_num(j, "scaled", pctr_count_scaled(c));
-	json_num(j, "scaled_low", known ? b->low : NAN);
-	json_num(j, "scaled_high", known ? b->high : NAN);
-	json_uint(j, "enabled_ns", c->enabled);
-	json_uint(j, "running_ns", c->running);
-	json_num(j, "running_pct", running_pct(c));
-	json_obj_end(j);
+	pctr__json_obj(j, NULL);
+	pctr__json_uint(j, "value", c->value);
+	pctr__json_num(j, "scaled", pctr_count_scaled(c));
+	pctr__json_num(j, "scaled_low", known ? b->low : NAN);
+	pctr__json_num(j, "scaled_high", known ? b->high : NAN);
+	pctr__json_uint(j, "enabled_ns", c->enabled);
+	pctr__json_uint(j, "running_ns", c->running);
+	pctr__json_num(j, "running_pct", running_pct(c));
+	pctr__json_obj_end(j);
 }
 
 static void
-json_target(struct json *j, const struct stat_report *r)
+json_target(struct pctr_json *j, const struct stat_report *r)
 {
 	static const char *const type[] = { "command", "pid", "tid", "cpu" };
 
-	json_obj(j, "target");
-	json_str(j, "type", type[r->target]);
+	pctr__json_obj(j, "target");
+	pctr__json_str(j, "type", type[r->target]);
 	if (r->target == STAT_PID || r->target == STAT_TID) {
-		json_int(j, r->target == STAT_PID ? "pid" : "tid", r->pid);
-		json_arr(j, r->target == STAT_PID ? "pids" : "tids");
+		pctr__json_int(j, r->target == STAT_PID ? "pid" : "tid",
+			       r->pid);
+		pctr__json_arr(j, r->target == STAT_PID ? "pids" : "tids");
 		for (int i = 0; i < r->nr_pids; i++)
-			json_int(j, NULL, r->pids[i]);
-		json_arr_end(j);
+			pctr__json_int(j, NULL, r->pids[i]);
+		pctr__json_arr_end(j);
 	}
 	if (r->target == STAT_CPU && r->cgroup)
-		json_str(j, "cgroup", r->cgroup);
+		pctr__json_str(j, "cgroup", r->cgroup);
 	if (r->target == STAT_CPU) {
-		json_arr(j, "cpus");
+		pctr__json_arr(j, "cpus");
 		for (int i = 0; i < r->nr_cpus; i++)
-			json_int(j, NULL, r->cpus[i]);
-		json_arr_end(j);
+			pctr__json_int(j, NULL, r->cpus[i]);
+		pctr__json_arr_end(j);
 	}
 	if (r->argv) {
-		json_arr(j, "argv");
+		pctr__json_arr(j, "argv");
 		for (int i = 0; r->argv[i]; i++)
-			json_str(j, NULL, r->argv[i]);
-		json_arr_end(j);
+			pctr__json_str(j, NULL, r->argv[i]);
+		pctr__json_arr_end(j);
 	}
-	json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 static void
-json_time(struct json *j, const struct stat_report *r, const char *key,
+json_time(struct pctr_json *j, const struct stat_report *r, const char *key,
 	  enum elapsed_unit unit)
 {
 	struct figures a = elapsed_stats(r, unit);
 
-	json_obj(j, key);
-	json_arr(j, "values");
+	pctr__json_obj(j, key);
+	pctr__json_arr(j, "values");
 	for (int i = 0; i < r->nr_runs; i++)
-		json_uint(j, NULL, elapsed_raw(&r->runs[i], unit));
-	json_arr_end(j);
+		pctr__json_uint(j, NULL, elapsed_raw(&r->runs[i], unit));
+	pctr__json_arr_end(j);
 	json_figures(j, &a);
-	json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 /* the command's CPU time, from wait4(); null when no command was reaped */
 static void
-json_rusage(struct json *j, const struct stat_report *r)
+json_rusage(struct pctr_json *j, const struct stat_report *r)
 {
 	if (!has_rusage(r)) {
-		json_null(j, "user_ns");
-		json_null(j, "sys_ns");
+		pctr__json_null(j, "user_ns");
+		pctr__json_null(j, "sys_ns");
 		return;
 	}
 	json_time(j, r, "user_ns", ELAPSED_USER_NS);
@@ -1006,40 +836,41 @@ json_rusage(struct json *j, const struct stat_report *r)
 }
 
 static void
-json_event(struct json *j, const struct stat_report *r, int e)
+json_event(struct pctr_json *j, const struct stat_report *r, int e)
 {
 	struct event_stats s;
 
 	event_stats(r, e, &s);
-	json_obj(j, NULL);
-	json_str(j, "name", r->ev[e].name);
-	json_bool(j, "hardware", r->ev[e].hardware);
-	json_str(j, "unit", event_unit(&r->ev[e]));
-	json_bool(j, "supported", !r->err[e]);
+	pctr__json_obj(j, NULL);
+	pctr__json_str(j, "name", r->ev[e].name);
+	pctr__json_bool(j, "hardware", r->ev[e].hardware);
+	pctr__json_str(j, "unit", event_unit(&r->ev[e]));
+	pctr__json_bool(j, "supported", !r->err[e]);
 	if (r->err[e])
-		json_str(j, "not_supported", event_why(r, e));
+		pctr__json_str(j, "not_supported", event_why(r, e));
 	else
-		json_null(j, "not_supported");
-	json_arr(j, "runs");
+		pctr__json_null(j, "not_supported");
+	pctr__json_arr(j, "runs");
 	for (int i = 0; !r->err[e] && i < r->nr_runs; i++)
 		json_count(j, &r->runs[i].count[e], &r->runs[i].bounds[e]);
-	json_arr_end(j);
-	json_obj(j, "stats");
+	pctr__json_arr_end(j);
+	pctr__json_obj(j, "stats");
 	json_figures(j, &s.count);
-	json_obj_end(j);
-	json_num(j, "running_pct", s.running.s.n ? s.running.s.mean : NAN);
-	json_obj(j, "per_second");
+	pctr__json_obj_end(j);
+	pctr__json_num(j, "running_pct",
+		       s.running.s.n ? s.running.s.mean : NAN);
+	pctr__json_obj(j, "per_second");
 	json_figures(j, &s.per_sec);
-	json_obj_end(j);
-	json_obj(j, "per_cycle");
-	json_str(j, "basis", cycles_event(r) >= 0 ? "cycles" : "tsc");
+	pctr__json_obj_end(j);
+	pctr__json_obj(j, "per_cycle");
+	pctr__json_str(j, "basis", cycles_event(r) >= 0 ? "cycles" : "tsc");
 	json_figures(j, &s.per_cycle);
-	json_obj_end(j);
-	json_obj_end(j);
+	pctr__json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 static void
-json_metric(struct json *j, const struct stat_report *r,
+json_metric(struct pctr_json *j, const struct stat_report *r,
 	    const struct metric *m)
 {
 	struct figures a;
@@ -1047,67 +878,67 @@ json_metric(struct json *j, const struct stat_report *r,
 
 	if (!metric_stats(r, m, &a, &num, &den))
 		return;
-	json_obj(j, NULL);
-	json_str(j, "name", m->name);
-	json_str(j, "desc", m->desc);
-	json_str(j, "numerator", r->ev[num].name);
-	json_str(j, "denominator", den < 0 ? "elapsed" : r->ev[den].name);
-	json_arr(j, "values");
+	pctr__json_obj(j, NULL);
+	pctr__json_str(j, "name", m->name);
+	pctr__json_str(j, "desc", m->desc);
+	pctr__json_str(j, "numerator", r->ev[num].name);
+	pctr__json_str(j, "denominator", den < 0 ? "elapsed" : r->ev[den].name);
+	pctr__json_arr(j, "values");
 	for (int i = 0; i < r->nr_runs; i++)
-		json_num(j, NULL, metric_value(r, i, num, den));
-	json_arr_end(j);
+		pctr__json_num(j, NULL, metric_value(r, i, num, den));
+	pctr__json_arr_end(j);
 	json_figures(j, &a);
-	json_obj_end(j);
+	pctr__json_obj_end(j);
 }
 
 /* a slice's counts in event order; null for an event not supported */
 static void
-json_slice_events(struct json *j, const struct stat_report *r,
+json_slice_events(struct pctr_json *j, const struct stat_report *r,
 		  const struct stat_slice *s)
 {
-	json_arr(j, "events");
+	pctr__json_arr(j, "events");
 	for (int e = 0; e < r->nr_events; e++)
 		if (r->err[e])
-			json_null(j, NULL);
+			pctr__json_null(j, NULL);
 		else
 			json_count(j, &s->count[e], NULL);
-	json_arr_end(j);
+	pctr__json_arr_end(j);
 }
 
 static void
-json_slices(struct json *j, const struct stat_report *r, const char *key,
+json_slices(struct pctr_json *j, const struct stat_report *r, const char *key,
 	    const struct stat_slice *s, int n, bool interval)
 {
-	json_arr(j, key);
+	pctr__json_arr(j, key);
 	for (int i = 0; i < n; i++) {
-		json_obj(j, NULL);
+		pctr__json_obj(j, NULL);
 		if (interval) {
-			json_int(j, "run", s[i].run);
-			json_uint(j, "time_ns", s[i].time_ns);
+			pctr__json_int(j, "run", s[i].run);
+			pctr__json_uint(j, "time_ns", s[i].time_ns);
 		} else {
-			json_str(j, "kind", instance_kind(r));
-			json_int(j, "id", s[i].id);
+			pctr__json_str(j, "kind", instance_kind(r));
+			pctr__json_int(j, "id", s[i].id);
 		}
 		if (!interval && stat_aggr_in_socket(r->aggr))
-			json_int(j, "socket", s[i].socket);
+			pctr__json_int(j, "socket", s[i].socket);
 		if (!interval && r->aggr > AGGR_THREAD)
-			json_int(j, "nr_cpus", s[i].nr_cpus);
+			pctr__json_int(j, "nr_cpus", s[i].nr_cpus);
 		json_slice_events(j, r, &s[i]);
-		json_obj_end(j);
+		pctr__json_obj_end(j);
 	}
-	json_arr_end(j);
+	pctr__json_arr_end(j);
 }
 
 static void
-json_exit(struct json *j, const struct stat_report *r)
+json_exit(struct pctr_json *j, const struct stat_report *r)
 {
-	json_obj(j, "exit");
-	json_int(j, "status", r->exit_status);
+	pctr__json_obj(j, "exit");
+	pctr__json_int(j, "status", r->exit_status);
 	if (r->exit_signal)
-		json_int(j, "signal", r->exit_signal);
+		pctr__json_int(j, "signal", r->exit_signal);
 	else
-		json_null(j, "signal");
-	json_obj_end(j);
+		pctr__json_null(j, "signal");
+	pctr__json_obj_end(j);
 }
 
 /* the host, for reports merged from many (pctr merge, pctr mpirun) */
@@ -1124,22 +955,22 @@ static void
 print_json(FILE *f, const struct stat_report *r)
 {
 	char host[256];
-	struct json j;
+	struct pctr_json j;
 
-	json_begin(&j, f);
-	j.compact = r->interval; /* -I: JSON Lines, the document last */
-	json_obj(&j, NULL);
-	json_str(&j, "schema", "pctr-stat/1");
-	json_str(&j, "pctr_version", pctr_version());
-	json_str(&j, "host", host_name(host, sizeof(host)));
-	json_machine(&j, "machine", &r->machine);
+	/* -I: JSON Lines, the document last */
+	pctr__json_begin(&j, f, r->interval);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-stat/1");
+	pctr__json_str(&j, "pctr_version", pctr_version());
+	pctr__json_str(&j, "host", host_name(host, sizeof(host)));
+	pctr__json_machine(&j, "machine", &r->machine);
 	json_target(&j, r);
-	json_arr(&j, "notes");
+	pctr__json_arr(&j, "notes");
 	for (int i = 0; i < r->nr_notes; i++)
-		json_str(&j, NULL, r->notes[i]);
-	json_arr_end(&j);
-	json_bool(&j, "multiplex", r->multiplex);
-	json_int(&j, "runs", r->nr_runs);
+		pctr__json_str(&j, NULL, r->notes[i]);
+	pctr__json_arr_end(&j);
+	pctr__json_bool(&j, "multiplex", r->multiplex);
+	pctr__json_int(&j, "runs", r->nr_runs);
 	if (r->has_exit)
 		json_exit(&j, r);
 	json_time(&j, r, "elapsed_ns", ELAPSED_NS);
@@ -1147,25 +978,25 @@ print_json(FILE *f, const struct stat_report *r)
 	if (r->delayed)
 		json_time(&j, r, "delay_ns", ELAPSED_DELAY_NS);
 	else
-		json_null(&j, "delay_ns");
+		pctr__json_null(&j, "delay_ns");
 	json_rusage(&j, r);
-	json_arr(&j, "events");
+	pctr__json_arr(&j, "events");
 	for (int e = 0; e < r->nr_events; e++)
 		json_event(&j, r, e);
-	json_arr_end(&j);
-	json_arr(&j, "metrics");
+	pctr__json_arr_end(&j);
+	pctr__json_arr(&j, "metrics");
 	for (int i = 0; i < metric_count; i++)
 		if (metric_shown(r, i))
 			json_metric(&j, r, &metric_table[i]);
-	json_arr_end(&j);
+	pctr__json_arr_end(&j);
 	if (r->nr_intervals)
 		json_slices(&j, r, "intervals", r->intervals, r->nr_intervals,
 			    true);
 	if (r->per_thread)
 		json_slices(&j, r, "instances", r->instances, r->nr_instances,
 			    false);
-	json_obj_end(&j);
-	json_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 }
 
 /* ---- the stat report: CSV ----------------------------------------------- */
@@ -1185,12 +1016,16 @@ static const char *const csv_columns[] = {
 
 #define CSV_STATS 9 /* the columns from "n" on */
 
+/* @v by @fmt, or (NULL) in the shortest form of JSON; empty if not finite */
 static void
 csv_number(FILE *f, const struct stat_report *r, const char *fmt, double v)
 {
 	char b[64];
 
-	snprintf(b, sizeof(b), fmt, v);
+	if (fmt)
+		snprintf(b, sizeof(b), fmt, v);
+	else
+		pctr__number(b, sizeof(b), v);
 	csv_field(f, r->sep, false, isfinite(v) ? b : "");
 }
 
@@ -1206,23 +1041,62 @@ csv_figures(FILE *f, const struct stat_report *r, const struct figures *a)
 		return;
 	}
 	csv_number(f, r, "%.0f", (double)s->n);
-	csv_number(f, r, "%.15g", s->n ? s->mean : NAN);
-	csv_number(f, r, "%.15g", s->n > 1 ? s->stddev : NAN);
-	csv_number(f, r, "%.15g", s->std_error);
-	csv_number(f, r, "%.15g", s->ci95_low);
-	csv_number(f, r, "%.15g", s->ci95_high);
-	csv_number(f, r, "%.15g", a->median);
-	csv_number(f, r, "%.15g", a->p5);
-	csv_number(f, r, "%.15g", a->p95);
+	csv_number(f, r, NULL, s->n ? s->mean : NAN);
+	csv_number(f, r, NULL, s->n > 1 ? s->stddev : NAN);
+	csv_number(f, r, NULL, s->std_error);
+	csv_number(f, r, NULL, s->ci95_low);
+	csv_number(f, r, NULL, s->ci95_high);
+	csv_number(f, r, NULL, a->median);
+	csv_number(f, r, NULL, a->p5);
+	csv_number(f, r, NULL, a->p95);
 }
 
-void
-report_csv_header(FILE *f, const struct stat_report *r)
+static void
+csv_header_line(FILE *f, const struct stat_report *r)
 {
 	for (size_t i = 0; i < sizeof(csv_columns) / sizeof(csv_columns[0]);
 	     i++)
 		csv_field(f, r->sep, i == 0, csv_columns[i]);
 	fputc('\n', f);
+}
+
+/*
+ * The header, once at the top of the table: not again in a file that
+ * --append adds to and that begins with it, so that the file stays one
+ * table that pctr and others read.
+ */
+static void
+csv_header(FILE *f, const struct stat_report *r)
+{
+	if (!r->continued)
+		csv_header_line(f, r);
+}
+
+/*
+ * Does the regular file at @path begin with the header line of @r?  Only
+ * so many bytes are read: a device (/dev/full, /dev/zero) has no lines.
+ */
+static bool
+begins_with_header(const struct stat_report *r, const char *path)
+{
+	char *want = NULL, *got = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&want, &len), *f = fopen(path, "re");
+	struct stat st;
+	bool same = false;
+
+	if (m) {
+		csv_header_line(m, r);
+		fclose(m);
+	}
+	if (f && want && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (got = malloc(len)))
+		same = fread(got, 1, len, f) == len && !memcmp(got, want, len);
+	if (f)
+		fclose(f);
+	free(want);
+	free(got);
+	return same;
 }
 
 /* the rest of the row of an event not counted: no figures, the reason */
@@ -1388,6 +1262,8 @@ report_format(FILE *f, const struct stat_report *r)
 		print_json(f, r);
 	else if (r->format == FMT_CSV)
 		print_csv(f, r);
+	else if (r->format != FMT_HUMAN)
+		perf_report_print(f, r);
 	else {
 		locale_t old = text_locale();
 
@@ -1396,14 +1272,37 @@ report_format(FILE *f, const struct stat_report *r)
 	}
 }
 
+/*
+ * -o FILE, opened: whether --append adds to a pctr-csv table; perf
+ * stat -x and -j begin the file with "# started on DATE" (ctime's form,
+ * which no locale changes) and an empty line: readers of perf's files
+ * skip them, and expect them
+ */
+void
+report_start(FILE *f, struct stat_report *r, const char *path)
+{
+	time_t now = time(NULL);
+	char date[32];
+
+	r->continued = r->append && r->format == FMT_CSV &&
+		       begins_with_header(r, path);
+	if ((r->format == FMT_PERF_CSV || r->format == FMT_PERF_JSON) &&
+	    ctime_r(&now, date))
+		fprintf(f, "# started on %s\n", date);
+}
+
 /* stderr is unbuffered: build the report in memory, write it at once */
 void
 report_print(FILE *f, const struct stat_report *r)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	FILE *m;
 
+	/* -I: the first interval wrote it */
+	if (r->format == FMT_CSV && !r->interval)
+		csv_header(f, r);
+	m = open_memstream(&buf, &len);
 	if (!m) {
 		report_format(f, r);
 	} else {
@@ -1431,31 +1330,66 @@ keep_interval(struct stat_report *r, const struct stat_slice *s)
 	return 0;
 }
 
+/* the human header of -I, and the instance column's label */
 static void
-print_interval(FILE *f, struct stat_report *r,
-	       const struct stat_slice *s)
+interval_header(FILE *f, const struct stat_report *r)
 {
-	locale_t old = text_locale();
+	fprintf(f, "#%s%15s", r->repeated ? "  run " : "", "time (s)");
+	if (r->per_thread)
+		fprintf(f, " %-10s",
+			r->target != STAT_CPU	 ? "thread"
+			: r->aggr == AGGR_THREAD ? "CPU"
+						 : instance_kind(r));
+	fprintf(f, " %*s %-4s %s\n", NUMW, "count", "unit", "event");
+}
+
+static void
+interval_line(FILE *f, const struct stat_report *r, const struct stat_slice *s,
+	      const char *id, int e)
+{
+	const struct pctr_count *c = &s->count[e];
+	double pct = running_pct(c);
 	char b[64];
 
 	/* -r: which run a row belongs to, first */
-	if (r->nr_intervals++ == 0)
-		fprintf(f, "#%s%15s %*s %-4s %s\n", r->repeated ? "  run " : "",
-			"time (s)", NUMW, "count", "unit", "event");
-	for (int e = 0; e < r->nr_events; e++) {
-		const struct pctr_count *c = &s->count[e];
-		double pct = running_pct(c);
+	if (r->repeated)
+		fprintf(f, "%6d", s->run);
+	fprintf(f, "%16.6f", (double)s->time_ns / 1e9);
+	if (id)
+		fprintf(f, " %-10s", id);
+	fprintf(f, " %*s %-4s %s", NUMW,
+		r->err[e] ? NOT_SUPPORTED
+			  : fmt_group(b, sizeof(b), pctr_count_scaled(c), 0),
+		event_unit(&r->ev[e]), r->ev[e].name);
+	if (isfinite(pct) && pct < 100.0)
+		fprintf(f, " (%.1f%% running)", pct);
+	fputc('\n', f);
+}
 
-		if (r->repeated)
-			fprintf(f, "%6d", s->run);
-		fprintf(f, "%16.6f %*s %-4s %s", (double)s->time_ns / 1e9, NUMW,
-			r->err[e] ? NOT_SUPPORTED
-				  : fmt_group(b, sizeof(b),
-					      pctr_count_scaled(c), 0),
-			event_unit(&r->ev[e]), r->ev[e].name);
-		if (isfinite(pct) && pct < 100.0)
-			fprintf(f, " (%.1f%% running)", pct);
-		fputc('\n', f);
+/* @d, @n: the instances' counts of the interval, with -A, --per-* */
+static void
+print_interval(FILE *f, struct stat_report *r, const struct stat_slice *s,
+	       const struct stat_slice *d, int n)
+{
+	locale_t old = text_locale();
+	bool cpu = r->target == STAT_CPU && r->aggr == AGGR_THREAD;
+	char id[32];
+
+	if (r->nr_intervals++ == 0)
+		interval_header(f, r);
+	for (int e = 0; e < r->nr_events; e++) {
+		if (!r->per_thread)
+			interval_line(f, r, s, NULL, e);
+		for (int i = 0; i < n; i++) {
+			struct stat_slice t = d[i];
+
+			t.run = s->run;
+			t.time_ns = s->time_ns;
+			snprintf(id, sizeof(id), "%s", cpu ? "CPU" : "");
+			instance_id(r, &d[i], id + strlen(id),
+				    sizeof(id) - strlen(id));
+			interval_line(f, r, &t, id, e);
+		}
 	}
 	text_locale_end(old);
 	fflush(f);
@@ -1467,43 +1401,119 @@ print_interval(FILE *f, struct stat_report *r,
  */
 static void
 stream_interval(FILE *f, const struct stat_report *r,
-		const struct stat_slice *s)
+		const struct stat_slice *s, const struct stat_slice *d, int n)
 {
-	struct json j;
+	struct pctr_json j;
 
-	json_begin(&j, f);
-	j.compact = true;
-	json_obj(&j, NULL);
-	json_str(&j, "schema", "pctr-stat-interval/1");
-	json_int(&j, "run", s->run);
-	json_uint(&j, "time_ns", s->time_ns);
-	json_arr(&j, "names");
+	pctr__json_begin(&j, f, true);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-stat-interval/1");
+	pctr__json_int(&j, "run", s->run);
+	pctr__json_uint(&j, "time_ns", s->time_ns);
+	pctr__json_arr(&j, "names");
 	for (int e = 0; e < r->nr_events; e++)
-		json_str(&j, NULL, r->ev[e].name);
-	json_arr_end(&j);
+		pctr__json_str(&j, NULL, r->ev[e].name);
+	pctr__json_arr_end(&j);
 	json_slice_events(&j, r, s);
-	json_obj_end(&j);
-	json_end(&j);
+	if (r->per_thread)
+		json_slices(&j, r, "instances", d, n, false);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 	fflush(f);
+}
+
+static void
+csv_interval(FILE *f, const struct stat_report *r, const struct stat_slice *s,
+	     const struct stat_slice *d, int n, bool first)
+{
+	char t[32], id[32];
+
+	if (first)
+		csv_header(f, r);
+	snprintf(t, sizeof(t), "%llu", (unsigned long long)s->time_ns);
+	for (int e = 0; e < r->nr_events; e++)
+		csv_row(f, r, "interval", s->run, t, "", e, &s->count[e],
+			NULL);
+	for (int i = 0; i < n; i++) {
+		instance_id(r, &d[i], id, sizeof(id));
+		for (int e = 0; e < r->nr_events; e++)
+			csv_row(f, r, instance_kind(r), s->run, t, id, e,
+				&d[i].count[e], NULL);
+	}
+	fflush(f);
+}
+
+static const struct stat_slice *
+find_slice(const struct stat_slice *s, int n, const struct stat_slice *like)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i].id == like->id && s[i].socket == like->socket)
+			return &s[i];
+	return NULL;
+}
+
+/*
+ * -I with instances: each one's counts of this interval, from its counts
+ * at the end of it (r->instances, read then) less those at the end of the
+ * last interval of the same run (r->last).  NULL and -1 if memory is
+ * short.
+ */
+static struct stat_slice *
+interval_instances(struct stat_report *r, const struct stat_slice *s, int *n)
+{
+	size_t size = (size_t)(r->nr_instances ? r->nr_instances : 1) *
+		      sizeof(struct stat_slice);
+	struct stat_slice *d = malloc(size), *keep = malloc(size);
+
+	if (!d || !keep) {
+		free(d);
+		free(keep);
+		return NULL;
+	}
+	if (r->nr_last && r->last[0].run != s->run)
+		r->nr_last = 0; /* a new run: counting began again */
+	for (int i = 0; i < r->nr_instances; i++) {
+		const struct stat_slice *p =
+			find_slice(r->last, r->nr_last, &r->instances[i]);
+
+		d[i] = r->instances[i];
+		for (int e = 0; p && e < r->nr_events; e++)
+			d[i].count[e] = pctr_count_delta(
+				&r->instances[i].count[e], &p->count[e]);
+		keep[i] = r->instances[i];
+		keep[i].run = s->run;
+	}
+	free(r->last);
+	r->last = keep;
+	r->nr_last = r->nr_instances;
+	*n = r->nr_instances;
+	return d;
 }
 
 int
 report_interval(FILE *f, struct stat_report *r, const struct stat_slice *s)
 {
-	char t[32];
+	/* the interval's start: the last one's end in the same run */
+	uint64_t since = r->last_run == s->run ? r->last_time_ns : 0;
+	bool first = r->last_run == 0;
+	struct stat_slice *d = NULL;
+	int n = 0, err = 0;
 
+	if (r->per_thread && !(d = interval_instances(r, s, &n)))
+		return -1;
+	r->last_time_ns = s->time_ns;
+	r->last_run = s->run;
 	if (r->format == FMT_JSON) {
-		stream_interval(f, r, s);
-		return keep_interval(r, s);
+		stream_interval(f, r, s, d, n);
+		err = keep_interval(r, s);
+	} else if (r->format == FMT_HUMAN) {
+		print_interval(f, r, s, d, n);
+	} else if (r->format == FMT_CSV) {
+		csv_interval(f, r, s, d, n, first);
+	} else {
+		perf_report_interval(f, r, s, d, n, s->time_ns - since);
+		fflush(f);
 	}
-	if (r->format == FMT_HUMAN) {
-		print_interval(f, r, s);
-		return 0;
-	}
-	snprintf(t, sizeof(t), "%llu", (unsigned long long)s->time_ns);
-	for (int e = 0; e < r->nr_events; e++)
-		csv_row(f, r, "interval", s->run, t, "", e, &s->count[e],
-			NULL);
-	fflush(f);
-	return 0;
+	free(d);
+	return err;
 }

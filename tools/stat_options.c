@@ -72,9 +72,16 @@ static const char usage_text[] =
 	"  -B, --big-num             thousands separators in counts "
 	"(the default;\n"
 	"                            --no-big-num: none)\n"
-	"  -j, --json                one JSON document "
-	"(schema pctr-stat/1)\n"
-	"  -x, --field-separator SEP CSV with a header line\n"
+	"  -j, --json                perf stat's JSON: an object a "
+	"line\n"
+	"  -x, --field-separator SEP perf stat's CSV, fields split by "
+	"SEP\n"
+	"      --format FORMAT       pctr-json: one JSON document "
+	"(pctr-stat/1)\n"
+	"                            with statistics; pctr-csv: pctr's "
+	"CSV\n"
+	"                            columns, a header (-x SEP: its "
+	"separator)\n"
 	"  -o, --output FILE         write the report to FILE ('-': "
 	"stdout)\n"
 	"                            (default: stderr)\n"
@@ -132,6 +139,7 @@ enum {
 	OPT_METRIC_ONLY,
 	OPT_FOR_EACH_CGROUP,
 	OPT_TABLE,
+	OPT_FORMAT,
 };
 
 /*
@@ -173,6 +181,7 @@ static const struct option long_options[] = {
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "no-aggr", no_argument, NULL, 'A' },
 	{ "per-core", no_argument, NULL, OPT_PER_CORE },
+	{ "per-die", no_argument, NULL, OPT_PER_DIE },
 	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
 	{ "per-node", no_argument, NULL, OPT_PER_NODE },
 	{ "delay", required_argument, NULL, 'D' },
@@ -184,6 +193,7 @@ static const struct option long_options[] = {
 	{ "no-big-num", no_argument, NULL, OPT_NO_BIG_NUM },
 	{ "json", no_argument, NULL, 'j' },
 	{ "field-separator", required_argument, NULL, 'x' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -197,7 +207,6 @@ static const struct option long_options[] = {
 	{ "pre", required_argument, NULL, OPT_PRE },
 	{ "post", required_argument, NULL, OPT_POST },
 	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
-	{ "per-die", no_argument, NULL, OPT_PER_DIE },
 	{ "per-cache", optional_argument, NULL, OPT_PER_CACHE },
 	{ "per-cluster", no_argument, NULL, OPT_PER_CLUSTER },
 	{ "for-each-cgroup", required_argument, NULL, OPT_FOR_EACH_CGROUP },
@@ -373,20 +382,56 @@ set_aggr(struct stat_ctx *c, enum stat_aggr a, bool no_aggr)
 	return 0;
 }
 
+static const char *
+format_flag(enum stat_format f)
+{
+	static const char *const flag[] = { "", "--format=pctr-json",
+					    "--format=pctr-csv", "--json",
+					    "-x" };
+
+	return flag[f];
+}
+
+/*
+ * -j and -x give perf stat's layouts; --format=pctr-json|pctr-csv pctr's
+ * own, whichever comes first (-x then only gives pctr-csv its separator).
+ */
 static int
 set_format(struct stat_ctx *c, enum stat_format f, const char *sep)
 {
-	if (c->rep.format != FMT_HUMAN && c->rep.format != f) {
-		tool_err("--json and -x cannot be used together");
+	enum stat_format old = c->rep.format;
+
+	if (f == FMT_PERF_CSV && !*sep) {
+		tool_err("-x: the separator must not be empty");
 		return -1;
 	}
-	if (f == FMT_CSV && !*sep) {
-		tool_err("-x: the separator must not be empty");
+	if (f == FMT_PERF_CSV && (old == FMT_CSV || old == FMT_PERF_CSV)) {
+		c->rep.sep = sep; /* pctr-csv's separator */
+		return 0;
+	}
+	if (f == FMT_CSV && old == FMT_PERF_CSV)
+		sep = c->rep.sep;
+	else if (old != FMT_HUMAN && old != f) {
+		tool_err("%s cannot be used with %s", format_flag(f),
+			 format_flag(old));
 		return -1;
 	}
 	c->rep.format = f;
 	c->rep.sep = sep;
 	return 0;
+}
+
+static int
+parse_format(struct stat_ctx *c, const char *arg)
+{
+	if (!strcmp(arg, "pctr-json"))
+		return set_format(c, FMT_JSON, ",");
+	if (!strcmp(arg, "pctr-csv"))
+		return set_format(c, FMT_CSV, ",");
+	tool_err("--format: '%s' is not pctr-json or pctr-csv (perf stat's "
+		 "layouts are -j and -x SEP)",
+		 arg);
+	return -1;
 }
 
 static int
@@ -558,15 +603,17 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 	case OPT_CONTROL:
 		return parse_control(c, arg);
 	case OPT_APPEND:
-		c->append = true;
+		c->rep.append = true;
 		return 0;
 	case OPT_NO_MULTIPLEX:
 		c->rep.multiplex = false;
 		return 0;
 	case 'j':
-		return set_format(c, FMT_JSON, ",");
+		return set_format(c, FMT_PERF_JSON, ",");
 	case 'x':
-		return set_format(c, FMT_CSV, arg);
+		return set_format(c, FMT_PERF_CSV, arg);
+	case OPT_FORMAT:
+		return parse_format(c, arg);
 	case 'o':
 		c->output = arg;
 		return 0;
@@ -604,7 +651,7 @@ check_more_options(struct stat_ctx *c)
 			 "-p PID to see each thread)");
 	else if (c->interval_count && !c->interval_ms)
 		tool_err("--interval-count: give -I too");
-	else if (c->append && (!c->output || !strcmp(c->output, "-")))
+	else if (c->rep.append && (!c->output || !strcmp(c->output, "-")))
 		tool_err("--append: give -o FILE (the file to add to)");
 	else if (c->delay_ms < 0 && c->ctl_fd < 0)
 		tool_err("-D -1: counting waits for 'enable' on --control: "

@@ -5,7 +5,8 @@
  *
  * The kernel says it in sysfs: a CPU's core and socket numbers are
  * /sys/devices/system/cpu/cpuN/topology/core_id and physical_package_id
- * (core_id is unique within its socket only, so a core is named by both);
+ * (core_id is unique within its socket only, so a core is named by both),
+ * its die topology/die_id (absent before Linux 5.2: one die a socket);
  * a NUMA node lists its CPUs in /sys/devices/system/node/nodeN/cpulist
  * ("0-3,8").  A kernel without NUMA has no node directory: every CPU is
  * then in node 0, as the kernel itself treats it.  Dies and clusters are
@@ -131,7 +132,7 @@ cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket)
 	case AGGR_NODE:
 		return node_of(cpu);
 	case AGGR_DIE:
-		return *socket < 0 ? -1 : (int)cpu_value(cpu, "die_id");
+		return *socket < 0 ? -1 : cpu_die_id(cpu);
 	case AGGR_CLUSTER:
 		return *socket < 0 ? -1 : (int)cpu_value(cpu, "cluster_id");
 	case AGGR_CACHE:
@@ -139,4 +140,12 @@ cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket)
 	default:
 		return cpu;
 	}
+}
+
+int
+cpu_die_id(int cpu)
+{
+	long die = cpu_value(cpu, "die_id");
+
+	return die < 0 ? 0 : (int)die;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * util.h - helpers of the pctr command: checked number parsing, messages,
- * running statistics, the JSON and CSV writers, and the stat report.
+ * running statistics, CSV fields, and the stat report (JSON: src/text).
  */
 #ifndef PCTR_TOOL_UTIL_H
 #define PCTR_TOOL_UTIL_H
@@ -82,35 +82,9 @@ extern bool fmt_big_num;
 /* 1234567 -> "1.235 M"; plain below 1000 */
 char *fmt_si(char *buf, size_t len, double v);
 
-/* ---- JSON writer (output.c) ------------------------------------------- */
+/* ---- JSON: the one writer of src/text (text.h) ------------------------ */
 
-#define JSON_MAX_DEPTH 16
-
-struct json {
-	FILE *f;
-	bool compact; /* all on one line */
-	int depth;
-	bool first[JSON_MAX_DEPTH];
-};
-
-void json_begin(struct json *j, FILE *f);
-void json_end(struct json *j);
-/* @key is NULL inside arrays */
-void json_obj(struct json *j, const char *key);
-void json_obj_end(struct json *j);
-void json_arr(struct json *j, const char *key);
-void json_arr_end(struct json *j);
-void json_str(struct json *j, const char *key, const char *s);
-void json_int(struct json *j, const char *key, long long v);
-void json_uint(struct json *j, const char *key, unsigned long long v);
-/* non-finite numbers are written as null */
-void json_num(struct json *j, const char *key, double v);
-void json_bool(struct json *j, const char *key, bool v);
-void json_null(struct json *j, const char *key);
-/* -1 -> null, 0 -> false, otherwise true */
-void json_tristate(struct json *j, const char *key, int v);
-void json_machine(struct json *j, const char *key,
-		  const struct pctr_machine *m);
+#include "text.h"
 
 /* ---- CSV (output.c) ---------------------------------------------------- */
 
@@ -128,8 +102,10 @@ enum stat_target {
 
 enum stat_format {
 	FMT_HUMAN,
-	FMT_JSON,
-	FMT_CSV,
+	FMT_JSON, /* --format=pctr-json: pctr-stat/1 */
+	FMT_CSV, /* --format=pctr-csv: pctr's columns, a header */
+	FMT_PERF_JSON, /* -j: perf stat's JSON lines (stat_perf.c) */
+	FMT_PERF_CSV, /* -x SEP: perf stat's CSV lines */
 };
 
 /* how the counts of CPUs are shown (-A, --per-core, --per-socket, ...) */
@@ -180,7 +156,8 @@ struct stat_slice {
 	int run;
 	uint64_t time_ns; /* interval end since the start of the run */
 	int id; /* thread id, CPU number, or core/socket/node number */
-	int socket; /* --per-core: the core's socket */
+	int socket; /* --per-core, --per-die: the core's or die's socket */
+	int die; /* --per-core: the core's die */
 	int nr_cpus; /* --per-core/-socket/-node: CPUs added up */
 	struct pctr_count count[PCTR_MAX_EVENTS];
 };
@@ -190,6 +167,8 @@ struct stat_report {
 	enum stat_target target;
 	enum stat_format format;
 	const char *sep;
+	bool append; /* --append: the file may hold reports already */
+	bool continued; /* and it begins with the CSV header: not again */
 	char *const *argv; /* the command, or NULL */
 	pid_t pid; /* the first of pids */
 	int nr_pids;
@@ -221,17 +200,34 @@ struct stat_report {
 	struct stat_slice *intervals; /* collected for JSON only */
 	int nr_instances;
 	struct stat_slice *instances; /* last run, --per-thread */
+	/* -I with instances: their counts at the last interval, and when */
+	int nr_last;
+	struct stat_slice *last;
+	uint64_t last_time_ns;
+	int last_run;
 	bool has_exit;
 	int exit_status, exit_signal;
 };
 
 void report_note(struct stat_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * -o FILE (@path), just opened: note whether --append adds to reports,
+ * and write what perf stat writes first into a file
+ */
+void report_start(FILE *f, struct stat_report *r, const char *path);
 void report_print(FILE *f, const struct stat_report *r);
 /* -I: print (human, CSV) or keep (JSON) one interval */
 int report_interval(FILE *f, struct stat_report *r,
 		    const struct stat_slice *s);
-void report_csv_header(FILE *f, const struct stat_report *r);
+
+/* perf stat's layouts of -x and -j (stat_perf.c) */
+void perf_report_print(FILE *f, const struct stat_report *r);
+/* one interval: @total, or the @n instances' counts of the interval */
+void perf_report_interval(FILE *f, const struct stat_report *r,
+			  const struct stat_slice *total,
+			  const struct stat_slice *inst, int n,
+			  uint64_t len_ns);
 void report_free(struct stat_report *r);
 
 /* ---- CPU topology (topology.c) ----------------------------------------- */
@@ -241,6 +237,8 @@ void report_free(struct stat_report *r);
  * @aggr, from sysfs; -1 if sysfs does not say.
  */
 int cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket);
+/* the die of @cpu; 0 where the kernel names none (one die a socket) */
+int cpu_die_id(int cpu);
 
 /* event_attr.c: @ev's perf_event_attr as perf stat -vv prints it */
 int event_attr_print(FILE *f, const struct pctr_event *ev);

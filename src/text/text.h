@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * text.h - the one writer of JSON strings and CSV fields, compiled into
+ * text.h - the one writer of JSON and CSV text, compiled into
  * libpctr (its reports), the pctr command and libpctr-mpi, so that every
- * document the project writes quotes text the same way; and the edit
- * distance behind every "did you mean".  A leaf: it needs only the C
- * library.
+ * document the project writes quotes text and numbers the same way; and
+ * the edit distance behind every "did you mean".  A leaf: it needs the C
+ * library, and pctr.h for two of its structs.
  */
 #ifndef PCTR_TEXT_H
 #define PCTR_TEXT_H
 
 #include <locale.h>
+#include <stdbool.h>
 #include <stdio.h>
+
+struct pctr_summary;
+struct pctr_machine;
 
 /*
  * The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
@@ -51,5 +55,58 @@ void pctr__locale_restore(locale_t old);
  */
 #define PCTR__TEXT_DISTANCE_MAX 128
 size_t pctr__text_distance(const char *a, const char *b);
+
+/*
+ * The one number form of every document, JSON and CSV alike: the fewest
+ * significant digits that strtod() reads back as the same double (at most
+ * 17), in the C locale's form; @buf (32 bytes are enough) is returned.
+ */
+const char *pctr__number(char *buf, size_t len, double v);
+
+/*
+ * The JSON writer (json.c): a document is built member by member, the
+ * writer placing commas, and in the pretty form newlines and two spaces
+ * of indentation per level; the compact form is one line without spaces
+ * (JSON Lines, and lines read back by programs).  @key is NULL inside
+ * arrays.  Non-finite numbers are written as null.
+ */
+#define PCTR_JSON_MAX_DEPTH 16
+
+struct pctr_json {
+	FILE *f;
+	bool compact;
+	int depth;
+	bool first[PCTR_JSON_MAX_DEPTH];
+};
+
+void pctr__json_begin(struct pctr_json *j, FILE *f, bool compact);
+/* the newline after the document */
+void pctr__json_end(struct pctr_json *j);
+void pctr__json_obj(struct pctr_json *j, const char *key);
+void pctr__json_obj_end(struct pctr_json *j);
+void pctr__json_arr(struct pctr_json *j, const char *key);
+void pctr__json_arr_end(struct pctr_json *j);
+/* a NULL @s is null */
+void pctr__json_str(struct pctr_json *j, const char *key, const char *s);
+void pctr__json_int(struct pctr_json *j, const char *key, long long v);
+void pctr__json_uint(struct pctr_json *j, const char *key,
+		     unsigned long long v);
+void pctr__json_num(struct pctr_json *j, const char *key, double v);
+void pctr__json_bool(struct pctr_json *j, const char *key, bool v);
+void pctr__json_null(struct pctr_json *j, const char *key);
+/* -1 -> null, 0 -> false, otherwise true */
+void pctr__json_tristate(struct pctr_json *j, const char *key, int v);
+
+/*
+ * The members of the statistics object (doc/json-schema.md) that every
+ * document shares, in its order: n, min, mean, max, stddev, stderr, ci95,
+ * each figure multiplied by @scale (1, or a unit's change); the writer
+ * adds what its document has besides (median, percentiles).
+ */
+void pctr__json_summary(struct pctr_json *j, const struct pctr_summary *s,
+			double scale);
+/* the machine object of pctr_machine_get() */
+void pctr__json_machine(struct pctr_json *j, const char *key,
+			const struct pctr_machine *m);
 
 #endif

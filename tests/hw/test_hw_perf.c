@@ -14,6 +14,9 @@
  *     instructions:u (alone, and in a group of four with cycles:u and
  *     both events' :k) exactly: perf = pctr = the loop's known count;
  *     cycles:u (one per instruction under -icount shift=0) perf = pctr.
+ *   stat -x , and -j: every line of pctr's in perf's layout, with
+ *     hardware events and their metrics (GHz, insn per cycle, of all
+ *     branches), with and without -I.
  *   stat -I: the interval rows of each tool add up to its total, and
  *     perf's summary, pctr's total and the known count are one number.
  *   {instructions,instructions:u,instructions:k}: both = :u + :k,
@@ -239,15 +242,126 @@ static int
 pctr_stat(const char *events, int interval_ms, uint64_t n, struct row *rows)
 {
 	char nb[32], ib[32];
-	char *argv[] = { PCTR, "stat", "-x", ",", "-o", "-", "-e",
+	char *argv[] = { PCTR, "stat", "--format=pctr-csv", "-o", "-", "-e",
 			 (char *)events, "--", "hw_loop", num(nb, n), NULL };
-	char *iargv[] = { PCTR, "stat", "-x", ",", "-o", "-", "-I",
+	char *iargv[] = { PCTR, "stat", "--format=pctr-csv", "-o", "-", "-I",
 			  num(ib, (uint64_t)interval_ms), "-e", (char *)events,
 			  "--", "hw_loop", nb, NULL };
 	struct hw_run r;
 
 	run_ok(interval_ms ? iargv : argv, &r);
 	return pctr_rows(r.out, rows);
+}
+
+/* ---- perf's layouts: pctr stat -x , and -j with hardware events ---------- */
+
+/*
+ * A line's layout: each number as N and its count of decimals, a rate's
+ * K/M/G dropped, perf 6.1's "(null)" metric unit as pctr's ""
+ * (tests/tool/test_perf_format.c does the same on the host).
+ */
+static void
+shape(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	while (*in && o + 8 < len) {
+		if (*in >= '0' && *in <= '9') {
+			int dec = 0;
+
+			in += strspn(in, "0123456789");
+			if (*in == '.' && in[1] >= '0' && in[1] <= '9') {
+				dec = (int)strspn(in + 1, "0123456789");
+				in += 1 + dec;
+			}
+			o += (size_t)snprintf(out + o, len - o, "N%d", dec);
+		} else if (strchr("KMG", *in) && !strncmp(in + 1, "/sec", 4)) {
+			in++;
+		} else if (!strncmp(in, "\"(null)\"", 8)) {
+			o += (size_t)snprintf(out + o, len - o, "\"\"");
+			in += 8;
+		} else {
+			out[o++] = *in++;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* is @line of the interval whose time is @first ("" at first: set)? */
+static bool
+same_stamp(const char *line, char *first)
+{
+	size_t n = strcspn(line, ",");
+
+	if (line[0] == '#' || !line[0])
+		return true;
+	if (!*first) {
+		snprintf(first, 64, "%.*s", (int)n, line);
+		return true;
+	}
+	return strlen(first) == n && !strncmp(first, line, n);
+}
+
+/*
+ * perf stat and pctr stat with @fmt, -e @events, -I @iv (or none): every
+ * line of the same layout; with -I, the first interval's (the number of
+ * intervals depends on each tool's timing)
+ */
+static void
+same_layout(const char *fmt, const char *events, const char *iv)
+{
+	static const char *const out[] = { PERF_CSV, "/tmp/pctr.out" };
+	char nb[32], a[512], b[512], fp[64] = "", fq[64] = "";
+	char *text[2], *p, *q;
+	struct hw_run r;
+
+	for (int t = 0; t < 2; t++) {
+		char *argv[] = { t ? PCTR : PERF, "stat", (char *)fmt, "-o",
+				 (char *)out[t], "-e", (char *)events,
+				 iv ? "-I" : "--", iv ? (char *)iv : "hw_loop",
+				 iv ? "--" : num(nb, 20000000),
+				 iv ? "hw_loop" : NULL, iv ? num(nb, 50000000)
+							 : NULL, NULL };
+
+		unlink(out[t]);
+		run_ok(argv, &r);
+		text[t] = hw_slurp(out[t]);
+	}
+	printf("# perf stat %s%s%s:\n%s# pctr:\n%s", fmt, iv ? " -I " : "",
+	       iv ? iv : "", text[0], text[1]);
+	p = text[0];
+	q = text[1];
+	while (*p && *q) {
+		char *pe = strchr(p, '\n'), *qe = strchr(q, '\n');
+		bool in_p, in_q;
+
+		ASSERT(pe && qe);
+		*pe = *qe = '\0';
+		in_p = !iv || same_stamp(p, fp);
+		in_q = !iv || same_stamp(q, fq);
+		ASSERT_EQ(in_p, in_q);
+		if (!in_p)
+			break; /* the second interval of both */
+		shape(p, a, sizeof(a));
+		shape(q, b, sizeof(b));
+		ASSERT_STR_EQ(b, a);
+		p = pe + 1;
+		q = qe + 1;
+	}
+	ASSERT(iv || (!*p && !*q));
+}
+
+TEST(stat_perf_layouts)
+{
+	static const char *const events =
+		"task-clock,cycles:u,instructions:u,branches:u,"
+		"branch-misses:u";
+
+	setup();
+	same_layout("-x,", events, NULL);
+	same_layout("-j", events, NULL);
+	same_layout("-x,", events, "10");
+	same_layout("-j", events, "10");
 }
 
 /* ---- user mode: exact ---------------------------------------------------- */
@@ -669,6 +783,7 @@ int
 main(void)
 {
 	return test_main(TESTS(
+		TEST_CASE(stat_perf_layouts)
 		TEST_CASE(stat_user_exact)
 		TEST_CASE(stat_group_user_exact)
 		TEST_CASE(stat_interval_sums)

@@ -128,11 +128,11 @@ csv_value(const char *csv, int run, const char *event)
 	return rows[found].value;
 }
 
-/* pctr stat -x , -o - -e instructions:u -- hw_loop N: the exact count */
+/* pctr stat --format=pctr-csv -e instructions:u -- hw_loop N: its count */
 TEST(stat_exact_instructions)
 {
-	static const char *const args[] = { "-x", ",", "-o", "-", "-e",
-					    "instructions:u", NULL };
+	static const char *const args[] = { "--format=pctr-csv", "-o", "-",
+					    "-e", "instructions:u", NULL };
 	static const uint64_t ns[] = { 1000000, 2000000, 30000000,
 				       60000000 };
 	unsigned long long v[4];
@@ -179,7 +179,8 @@ TEST(stat_human_report_exact)
  */
 TEST(stat_default_events_hardware)
 {
-	static const char *const args[] = { "-x", ",", "-o", "-", NULL };
+	static const char *const args[] = { "--format=pctr-csv", "-o", "-",
+					    NULL };
 	uint64_t n = 1000000;
 	struct hw_run r;
 
@@ -216,8 +217,9 @@ json_number_after(const char *json, const char *from, const char *key)
  */
 TEST(stat_metrics_from_their_events)
 {
-	static const char *const args[] = { "-M", "ipc,ghz", "-j", "-o", "-",
-					     NULL };
+	static const char *const args[] = { "-M", "ipc,ghz",
+					    "--format=pctr-json", "-o", "-",
+					    NULL };
 	double ins, cyc, tc;
 	struct hw_run r;
 
@@ -250,10 +252,12 @@ TEST(stat_metrics_from_their_events)
 /* -r 3 over an exact loop: three equal counts, standard deviation 0 */
 TEST(stat_repeat_stddev_zero)
 {
-	static const char *const csv[] = { "-r", "3", "-x", ",", "-o", "-",
-					   "-e", "instructions:u", NULL };
-	static const char *const json[] = { "-r", "3", "--json", "-o", "-",
-					    "-e", "instructions:u", NULL };
+	static const char *const csv[] = { "-r", "3", "--format=pctr-csv",
+					   "-o", "-", "-e", "instructions:u",
+					   NULL };
+	static const char *const json[] = { "-r", "3", "--format=pctr-json",
+					    "-o", "-", "-e", "instructions:u",
+					    NULL };
 	uint64_t n = 10000000, c = hw_loop_exec_count(n);
 	const char *ev = "\"name\": \"instructions:u\"";
 	struct hw_run r;
@@ -295,8 +299,8 @@ TEST(stat_repeat_stddev_zero)
 
 TEST(stat_multiplexed_interval)
 {
-	static const char *const csv[] = { "-r", "5", "-x", ",", "-o", "-",
-					   "-e", MUX_EVENTS, NULL };
+	static const char *const csv[] = { "-r", "5", "--format=pctr-csv",
+					   "-o", "-", "-e", MUX_EVENTS, NULL };
 	static const char *const human[] = { "-e", MUX_EVENTS, NULL };
 	uint64_t n = 50000000;
 	double exact = (double)hw_loop_exec_count(n), wmax = 0;
@@ -354,8 +358,8 @@ TEST(stat_multiplexed_interval)
  */
 TEST(stat_short_multiplexed_unknown)
 {
-	static const char *const csv[] = { "-x", ",", "-o", "-", "-e",
-					   MUX_EVENTS, NULL };
+	static const char *const csv[] = { "--format=pctr-csv", "-o", "-",
+					   "-e", MUX_EVENTS, NULL };
 	static const char *const human[] = { "-e", MUX_EVENTS, NULL };
 	uint64_t n = 3500000;
 	int rows = 0, mux = 0, unknown = 0;
@@ -448,7 +452,7 @@ check_counted_then_never(const char *out, const char *counted, uint64_t n)
 TEST(stat_never_ran_not_counted)
 {
 	char events[256];
-	const char *const csv[] = { "-x", ",", "-o", "-", "-e",
+	const char *const csv[] = { "--format=pctr-csv", "-o", "-", "-e",
 				    pinned_all(events, sizeof(events)), NULL };
 	const char *const human[] = { "-e", events, NULL };
 	uint64_t n = 1000000;
@@ -486,7 +490,8 @@ TEST(stat_never_ran_not_counted)
 TEST(stat_pinned_events_keep_their_counters)
 {
 	char events[256] = "instructions:uD";
-	const char *const csv[] = { "-x", ",", "-o", "-", "-e", events, NULL };
+	const char *const csv[] = { "--format=pctr-csv", "-o", "-", "-e",
+				    events, NULL };
 	uint64_t n = 1000000;
 	struct hw_run r;
 
@@ -502,7 +507,7 @@ TEST(stat_pinned_events_keep_their_counters)
 /* an event this PMU lacks: refused, nothing on stdout */
 TEST(stat_unsupported_event)
 {
-	char *argv[] = { PCTR, "stat", "-x", ",", "-o", "-", "-e",
+	char *argv[] = { PCTR, "stat", "--format=pctr-csv", "-o", "-", "-e",
 			 "branch-misses", "--", "hw_loop", "1000", NULL };
 	struct hw_run r;
 

@@ -64,12 +64,12 @@ TEST(group_modifiers_as_perf)
 	double u, k, p;
 
 	needs_perf();
-	r = pctr("stat", "-x", ",", "-o", "-", "-e", "{page-faults,cs}:u",
-		 "--", SELF, "touch", "2000", NULL);
+	r = pctr("stat", "--format=pctr-csv", "-x", ",", "-o", "-", "-e",
+		 "{page-faults,cs}:u", "--", SELF, "touch", "2000", NULL);
 	ASSERT_EQ(r.status, 0);
 	u = csv_total(r.out, "page-faults:u");
-	r = pctr("stat", "-x", ",", "-o", "-", "-e", "{page-faults,cs}:k",
-		 "--", SELF, "touch", "2000", NULL);
+	r = pctr("stat", "--format=pctr-csv", "-x", ",", "-o", "-", "-e",
+		 "{page-faults,cs}:k", "--", SELF, "touch", "2000", NULL);
 	ASSERT_EQ(r.status, 0);
 	k = csv_total(r.out, "page-faults:k");
 	p = perf_value("page-faults", args);
@@ -114,7 +114,7 @@ TEST(tracepoint_globs_as_perf)
 	double n;
 
 	needs_perf();
-	r = pctr("stat", "-x", ",", "-o", "-", "-e",
+	r = pctr("stat", "--format=pctr-csv", "-x", ",", "-o", "-", "-e",
 		 "syscalls:sys_enter_getp*", "--", SELF, "getpid", "1000",
 		 NULL);
 	ASSERT_EQ(r.status, 0);
@@ -122,8 +122,8 @@ TEST(tracepoint_globs_as_perf)
 	ASSERT(n >= 1000 && n < 1010);
 	ASSERT_EQ(n, perf_value("syscalls:sys_enter_getpid", args));
 	ASSERT(csv_total(r.out, "syscalls:sys_enter_getppid") == 0);
-	r = pctr("stat", "-x", ",", "-o", "-", "-e", "sched:*", "--", SELF,
-		 "exit", "0", NULL);
+	r = pctr("stat", "--format=pctr-csv", "-x", ",", "-o", "-", "-e",
+		 "sched:*", "--", SELF, "exit", "0", NULL);
 	ASSERT_EQ(r.status, 0);
 	p = run_in(list, NULL);
 	ASSERT_EQ(p.status, 0);

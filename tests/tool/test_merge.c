@@ -170,13 +170,13 @@ TEST(reports_of_pctr_stat)
 
 		snprintf(path[i], sizeof(path[i]), "%s/stat%d.json", dir, i);
 		snprintf(n, sizeof(n), "%d", 100 * (i + 1));
-		r = pctr("stat", "--json", "-o", path[i], "-e",
+		r = pctr("stat", "--format=pctr-json", "-o", path[i], "-e",
 			 "page-faults,task-clock", "--", SELF, "touch", n,
 			 NULL);
 		ASSERT_EQ(r.status, 0);
 	}
 	snprintf(path[2], sizeof(path[2]), "%s/lines.json", dir);
-	r = pctr("stat", "--json", "-I", "100", "-o", path[2], "-e",
+	r = pctr("stat", "--format=pctr-json", "-I", "100", "-o", path[2], "-e",
 		 "page-faults", "--", SELF, "sleep", "250", NULL);
 	ASSERT_EQ(r.status, 0);
 	r = pctr("merge", "--json", path[0], path[1], path[2], NULL);

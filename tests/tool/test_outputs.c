@@ -222,7 +222,21 @@ static const struct output outputs[] = {
 	{ "stat -o", "stat -e task-clock -o %s -- SELF helper exit 0" },
 	{ "stat --json -o", "stat -e task-clock -j -o %s -- SELF helper exit 0" },
 	{ "stat CSV -o", "stat -e task-clock -x , -o %s -- SELF helper exit 0" },
+	{ "stat pctr-json -o",
+	  "stat -e task-clock --format=pctr-json -o %s -- SELF helper exit 0" },
+	{ "stat pctr-csv -o",
+	  "stat -e task-clock --format=pctr-csv -o %s -- SELF helper exit 0" },
 	{ "stat -I -o", "stat -e task-clock -I 50 -o %s -- SELF helper spin 200" },
+	{ "stat -I -j -o",
+	  "stat -e task-clock -I 50 -j -o %s -- SELF helper spin 200" },
+	{ "stat -I -x -o",
+	  "stat -e task-clock -I 50 -x ; -o %s -- SELF helper spin 200" },
+	{ "stat -I -x --append -o",
+	  "stat -e task-clock -I 50 -x , --append -o %s -- SELF helper spin "
+	  "200" },
+	{ "stat pctr-csv --append -o",
+	  "stat -e task-clock --format=pctr-csv --append -o %s -- SELF helper "
+	  "exit 0" },
 	{ "stat -o -", "stat -e task-clock -o - -- SELF helper exit 0", true },
 	{ "profile -o", "profile -o %s -- SELF helper spin 100" },
 	{ "profile --json -o", "profile --json -o %s -- SELF helper spin 100" },
@@ -260,8 +274,8 @@ make_merge_input(void)
 
 	snprintf(merge_in, sizeof(merge_in), "/tmp/pctr-outputs-%d.json",
 		 (int)getpid());
-	r = pctr("stat", "-e", "task-clock", "--json", "-o", merge_in, "--",
-		 "/bin/true", NULL);
+	r = pctr("stat", "-e", "task-clock", "--format=pctr-json", "-o",
+		 merge_in, "--", "/bin/true", NULL);
 
 	if (r.status != 0)
 		TEST_FAIL("pctr stat --json -o %s: %d: %s", merge_in, r.status,

@@ -126,12 +126,12 @@ TEST(all_user_all_kernel)
 	double u, k, pu;
 
 	needs_perf();
-	r = pctr("stat", "--all-user", "-x", ",", "-o", "-", "-e",
-		 "page-faults", "--", SELF, "touch", "2000", NULL);
+	r = pctr("stat", "--all-user", "--format=pctr-csv", "-x", ",", "-o",
+		 "-", "-e", "page-faults", "--", SELF, "touch", "2000", NULL);
 	ASSERT_EQ(r.status, 0);
 	u = csv_total(r.out, "page-faults");
-	r = pctr("stat", "--all-kernel", "-x", ",", "-o", "-", "-e",
-		 "page-faults", "--", SELF, "touch", "2000", NULL);
+	r = pctr("stat", "--all-kernel", "--format=pctr-csv", "-x", ",", "-o",
+		 "-", "-e", "page-faults", "--", SELF, "touch", "2000", NULL);
 	ASSERT_EQ(r.status, 0);
 	k = csv_total(r.out, "page-faults");
 	p = perf("stat", "--all-user", "-x", ",", "-e", "page-faults", "--",
@@ -227,8 +227,8 @@ TEST(interval_clear_and_summary)
 		n++, p++;
 	ASSERT(n >= 3);
 	ASSERT_CONTAINS(r.err, "Performance counter stats");
-	r = pctr("stat", "-I", "100", "--interval-clear", "-x", ",", "-e",
-		 "cs", "--", SELF, "sleep", "150", NULL);
+	r = pctr("stat", "-I", "100", "--interval-clear", "-x", ",", "-e", "cs",
+		 "--", SELF, "sleep", "150", NULL);
 	ASSERT(!strstr(r.err, "\033["));
 }
 

@@ -12,9 +12,9 @@
 static double
 faults_of(const char *n)
 {
-	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
-			       "page-faults,task-clock", "--", SELF, "touch", n,
-			       NULL);
+	struct result r =
+		pctr("stat", "--format=pctr-csv", "-o", "-", "-e",
+		     "page-faults,task-clock", "--", SELF, "touch", n, NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT(csv_total(r.out, "task-clock") > 0);
@@ -39,8 +39,8 @@ TEST(workload_counted)
 
 	if (!w)
 		SKIP("$WORKLOAD is not set (run through meson test)");
-	r = pctr("stat", "-x", ",", "-e", "page-faults,task-clock", "--", w,
-		 "1", NULL);
+	r = pctr("stat", "--format=pctr-csv", "-e", "page-faults,task-clock",
+		 "--", w, "1", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.out, "workload: sum");
 	ASSERT(csv_total(r.err, "page-faults") > 10);
@@ -72,8 +72,8 @@ TEST(elapsed_covers_the_command)
 		"e=d['elapsed_ns']['values']\n"
 		"print(sum(1 for a,b in zip(t,e) if 0<a<=b) if len(t)==5 "
 		"and len(e)==5 else -1)\n";
-	struct result r = pctr("stat", "-r", "5", "-j", "-e", "task-clock",
-			       "--", "true", NULL);
+	struct result r = pctr("stat", "-r", "5", "--format=pctr-json", "-e",
+			       "task-clock", "--", "true", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.err), 5);
@@ -203,8 +203,9 @@ TEST(repeat_statistics)
 		"      [a/(b/1e9) for a,b in zip(v,d['elapsed_ns']['values'])]))\n"
 		"      <=1e-6*e['per_second']['mean'])\n"
 		"print(1 if ok else 0)\n";
-	struct result r = pctr("stat", "-r", "5", "--json", "-o", "-", "-e",
-			       "task-clock", "--", SELF, "spin", "20", NULL);
+	struct result r =
+		pctr("stat", "-r", "5", "--format=pctr-json", "-o", "-", "-e",
+		     "task-clock", "--", SELF, "spin", "20", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);
@@ -253,7 +254,7 @@ repeat_touch(const char *format, const char *check)
 /* JSON: the event's count and rate, and the elapsed time */
 TEST(repeat_uncertainty_json)
 {
-	repeat_touch("--json",
+	repeat_touch("--format=pctr-json",
 		     "d=json.load(sys.stdin)\n"
 		     "e=d['events'][0]\n"
 		     "v=[r['scaled'] for r in e['runs']]\n"
@@ -267,7 +268,7 @@ TEST(repeat_uncertainty_json)
 /* CSV: the "stats" row against the "total" rows */
 TEST(repeat_uncertainty_csv)
 {
-	repeat_touch("-x,",
+	repeat_touch("--format=pctr-csv",
 		     "rows=list(csv.DictReader(sys.stdin))\n"
 		     "v=[float(r['scaled']) for r in rows\n"
 		     "   if r['kind']=='total']\n"
@@ -300,14 +301,14 @@ TEST(repeat_percentiles_and_one_run)
 		"s=json.load(sys.stdin)['events'][0]['stats']\n"
 		"print(1 if s['n']==1 and s['stderr'] is None and\n"
 		"  s['ci95'] is None and s['median']==s['mean'] else 0)\n";
-	struct result r = pctr("stat", "-r", "20", "--json", "-o", "-", "-e",
-			       "page-faults", "--", SELF, "touch", "100",
-			       NULL);
+	struct result r =
+		pctr("stat", "-r", "20", "--format=pctr-json", "-o", "-", "-e",
+		     "page-faults", "--", SELF, "touch", "100", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);
-	r = pctr("stat", "-r", "1", "--json", "-o", "-", "-e", "page-faults",
-		 "--", SELF, "touch", "100", NULL);
+	r = pctr("stat", "-r", "1", "--format=pctr-json", "-o", "-", "-e",
+		 "page-faults", "--", SELF, "touch", "100", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(one, r.out), 1);
 	r = pctr("stat", "-r", "3", "-o", "-", "-e", "page-faults", "--", SELF,
@@ -343,8 +344,9 @@ TEST(interval_rows)
 		"    all(abs(x-(i+1)*1e8)<5e7 for i,x in enumerate(t[:-1])) and\n"
 		"    t[-1]>=t[-2] and s==tot)\n"
 		"print(1 if ok else 0)\n";
-	struct result r = pctr("stat", "-I", "100", "-x", ",", "-o", "-", "-e",
-			       "page-faults", "--", SELF, "sleep", "550", NULL);
+	struct result r =
+		pctr("stat", "-I", "100", "--format=pctr-csv", "-o", "-", "-e",
+		     "page-faults", "--", SELF, "sleep", "550", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);
@@ -366,7 +368,7 @@ TEST(json_document)
 		"    isinstance(d['machine']['has_pmu'],bool) and\n"
 		"    d['metrics'][-1]['name']=='cpus_utilized')\n"
 		"print(1 if ok else 0)\n";
-	struct result r = pctr("stat", "-j", "-o", "-", "-e",
+	struct result r = pctr("stat", "--format=pctr-json", "-o", "-", "-e",
 			       "page-faults,task-clock", "--", SELF, "touch",
 			       "500", NULL);
 
@@ -398,14 +400,14 @@ TEST(scaled_bounds_absent_when_exact)
 		"ok=(rows[0][-2:]==['scaled_low','scaled_high'] and\n"
 		"    len(rows)==3 and all(r[-2:]==['',''] for r in rows[1:]))\n"
 		"print(1 if ok else 0)\n";
-	struct result r = pctr("stat", "-j", "-I", "100", "-o", "-", "-e",
-			       "page-faults,task-clock", "--", SELF, "sleep",
-			       "250", NULL);
+	struct result r = pctr("stat", "--format=pctr-json", "-I", "100", "-o",
+			       "-", "-e", "page-faults,task-clock", "--", SELF,
+			       "sleep", "250", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(json, r.out), 1);
-	r = pctr("stat", "-x", ",", "-o", "-", "-e", "page-faults,task-clock",
-		 "--", SELF, "touch", "10", NULL);
+	r = pctr("stat", "--format=pctr-csv", "-o", "-", "-e",
+		 "page-faults,task-clock", "--", SELF, "touch", "10", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(csv, r.out), 1);
 	r = pctr("stat", "-e", "page-faults", "--", SELF, "touch", "10",
@@ -425,9 +427,9 @@ TEST(csv_rows)
 		"    len(rows)==3 and all(len(r)==len(rows[0]) for r in rows)\n"
 		"    and [r[4] for r in rows[1:]]==['page-faults','task-clock'])\n"
 		"print(1 if ok else 0)\n";
-	struct result r = pctr("stat", "-x", ";", "-o", "-", "-e",
-			       "page-faults,task-clock", "--", SELF, "touch",
-			       "10", NULL);
+	struct result r =
+		pctr("stat", "--format=pctr-csv", "-x", ";", "-o", "-", "-e",
+		     "page-faults,task-clock", "--", SELF, "touch", "10", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);
@@ -454,8 +456,8 @@ TEST(attach_pid)
 		_exit(0);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)child);
-	r = pctr("stat", "-p", pid, "--duration", "0.3", "--per-thread", "-x", ",",
-		 "-o", "-", "-e", "task-clock", NULL);
+	r = pctr("stat", "-p", pid, "--duration", "0.3", "--per-thread",
+		 "--format=pctr-csv", "-o", "-", "-e", "task-clock", NULL);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	ASSERT_EQ(r.status, 0);
@@ -490,8 +492,8 @@ TEST(all_cpus_as_root)
 
 	if (geteuid() != 0)
 		SKIP("-a needs root or perf_event_paranoid <= 0");
-	r = pctr("stat", "-a", "--duration", "0.2", "-x", ",", "-e", "cpu-clock",
-		 NULL);
+	r = pctr("stat", "-a", "--duration", "0.2", "--format=pctr-csv", "-e",
+		 "cpu-clock", NULL);
 	ASSERT_EQ(r.status, 0);
 	ns = csv_total(r.err, "cpu-clock");
 	ASSERT(ns > 0.15e9 * ncpu && ns < 0.3e9 * ncpu);
@@ -540,8 +542,8 @@ TEST(bad_flag_values)
 /* default events: without a PMU, one line on stderr says why */
 TEST(default_events_no_pmu_line)
 {
-	struct result r = pctr("stat", "-x", ",", "-o", "-", "--", SELF,
-			       "touch", "1", NULL);
+	struct result r = pctr("stat", "--format=pctr-csv", "-o", "-", "--",
+			       SELF, "touch", "1", NULL);
 	int lines = 0;
 
 	ASSERT_EQ(r.status, 0);
@@ -568,9 +570,10 @@ TEST(no_multiplex)
 		"d=json.load(sys.stdin)\n"
 		"print(1 if d['multiplex'] is False and all(e['running_pct']"
 		"==100 for e in d['events']) else 0)\n";
-	struct result r = pctr("stat", "--no-multiplex", "-j", "-o", "-", "-e",
-			       "task-clock,page-faults,context-switches", "--",
-			       SELF, "touch", "10", NULL);
+	struct result r =
+		pctr("stat", "--no-multiplex", "--format=pctr-json", "-o", "-",
+		     "-e", "task-clock,page-faults,context-switches", "--",
+		     SELF, "touch", "10", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);

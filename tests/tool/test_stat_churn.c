@@ -81,9 +81,9 @@ TEST(interval_on_a_churning_command)
 		"    sum(int(r['value']) for r in iv)<=tot)\n"
 		"print(1 if ok else 0)\n";
 	char script[1024];
-	struct result r = pctr("stat", "-I", "10", "-x", ",", "-o", "-", "-e",
-			       "task-clock,page-faults", "--", self_exe,
-			       "churn", "1500", NULL);
+	struct result r = pctr("stat", "-I", "10", "--format=pctr-csv", "-o",
+			       "-", "-e", "task-clock,page-faults", "--",
+			       self_exe, "churn", "1500", NULL);
 	long n = 0;
 
 	ASSERT_EQ(r.status, 0);
@@ -123,8 +123,9 @@ TEST(attach_to_a_churning_process)
 	}
 	usleep(100000); /* the churners are running */
 	snprintf(pid, sizeof(pid), "%d", (int)child);
-	r = pctr("stat", "-p", pid, "-I", "50", "--duration", "1", "-x", ",", "-o",
-		 "-", "-e", "task-clock,page-faults", NULL);
+	r = pctr("stat", "-p", pid, "-I", "50", "--duration", "1",
+		 "--format=pctr-csv", "-o", "-", "-e", "task-clock,page-faults",
+		 NULL);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	if (r.status != 0)

@@ -139,9 +139,9 @@ json_num(const char *json, const char *expr)
  */
 TEST(delay_leaves_out_the_start)
 {
-	struct result r = pctr("stat", "-D", "1200", "-j", "-o", "-", "-e",
-			       "page-faults", "--", SELF, "phases", "3000",
-			       "500", "0", NULL);
+	struct result r = pctr("stat", "-D", "1200", "--format=pctr-json", "-o",
+			       "-", "-e", "page-faults", "--", SELF, "phases",
+			       "3000", "500", "0", NULL);
 	double f, el, dl;
 
 	ASSERT_EQ(r.status, 0);
@@ -189,9 +189,10 @@ TEST(interval_count_stops)
 		"int(tot['value']))\n"
 		"print(1 if ok else 0)\n";
 	uint64_t t0 = (uint64_t)time(NULL);
-	struct result r = pctr("stat", "-I", "100", "--interval-count", "3",
-			       "-x", ",", "-o", "-", "-e", "task-clock", "--",
-			       SELF, "sleep", "10000", NULL);
+	struct result r =
+		pctr("stat", "-I", "100", "--interval-count", "3",
+		     "--format=pctr-csv", "-o", "-", "-e", "task-clock", "--",
+		     SELF, "sleep", "10000", NULL);
 
 	/* the command pctr ended is no failure: status 0, as perf's */
 	ASSERT_EQ(r.status, 0);
@@ -214,13 +215,13 @@ TEST(append_adds_to_the_file)
 	ASSERT(fd >= 0);
 	ASSERT_EQ(write(fd, "kept\n", 5), 5);
 	close(fd);
-	r = pctr("stat", "--append", "-o", path, "-x", ",", "-e",
+	r = pctr("stat", "--append", "-o", path, "--format=pctr-csv", "-e",
 		 "page-faults", "--", SELF, "touch", "10", NULL);
 	ASSERT_EQ(r.status, 0);
 	text = keep(slurp(path));
 	ASSERT(!strncmp(text, "kept\nkind,", 10));
-	r = pctr("stat", "-o", path, "-x", ",", "-e", "page-faults", "--",
-		 SELF, "touch", "10", NULL);
+	r = pctr("stat", "-o", path, "--format=pctr-csv", "-e", "page-faults",
+		 "--", SELF, "touch", "10", NULL);
 	ASSERT_EQ(r.status, 0);
 	text = keep(slurp(path));
 	ASSERT(!strncmp(text, "kind,", 5));
@@ -249,17 +250,17 @@ TEST(control_enables_and_disables)
 	snprintf(arg, sizeof(arg), "fd:%d,%d", ctl[0], ack[1]);
 	snprintf(c0, sizeof(c0), "%d", ctl[1]);
 	snprintf(a1, sizeof(a1), "%d", ack[0]);
-	r = pctr("stat", "--control", arg, "-D", "-1", "-j", "-o", "-", "-e",
-		 "page-faults", "--", SELF, "control", c0, a1, "3000", "500",
-		 "2000", NULL);
+	r = pctr("stat", "--control", arg, "-D", "-1", "--format=pctr-json",
+		 "-o", "-", "-e", "page-faults", "--", SELF, "control", c0, a1,
+		 "3000", "500", "2000", NULL);
 	ASSERT_EQ(r.status, 0);
 	f = json_num(r.out, "d['events'][0]['runs'][0]['value']");
 	ASSERT_GE(f, 500);
 	ASSERT_LT(f, 600);
 	/* without -D -1, counting starts at exec: all 5500 and more */
-	r = pctr("stat", "--control", arg, "-j", "-o", "-", "-e",
-		 "page-faults", "--", SELF, "control", c0, a1, "3000", "500",
-		 "2000", NULL);
+	r = pctr("stat", "--control", arg, "--format=pctr-json", "-o", "-",
+		 "-e", "page-faults", "--", SELF, "control", c0, a1, "3000",
+		 "500", "2000", NULL);
 	ASSERT_EQ(r.status, 0);
 	f = json_num(r.out, "d['events'][0]['runs'][0]['value']");
 	ASSERT_GE(f, 3500);
@@ -289,9 +290,9 @@ TEST(control_through_fifos)
 	ASSERT_EQ(mkfifo(ctl, 0600), 0);
 	ASSERT_EQ(mkfifo(ack, 0600), 0);
 	snprintf(arg, sizeof(arg), "fifo:%s,%s", ctl, ack);
-	r = pctr("stat", "--control", arg, "-D", "-1", "-j", "-o", "-", "-e",
-		 "page-faults", "--", SELF, "controlfifo", ctl, ack, "3000",
-		 "500", "2000", NULL);
+	r = pctr("stat", "--control", arg, "-D", "-1", "--format=pctr-json",
+		 "-o", "-", "-e", "page-faults", "--", SELF, "controlfifo", ctl,
+		 ack, "3000", "500", "2000", NULL);
 	unlink(ctl);
 	unlink(ack);
 	ASSERT_EQ(r.status, 0);
@@ -379,7 +380,7 @@ TEST(pid_list)
 
 	snprintf(list, sizeof(list), "%d,%d,%d", (int)a, (int)b, (int)a);
 	r = pctr("stat", "-p", list, "--per-thread", "--duration", "0.3",
-		 "-j", "-o", "-", "-e", "task-clock", NULL);
+		 "--format=pctr-json", "-o", "-", "-e", "task-clock", NULL);
 	ASSERT_EQ(r.status, 0);
 	out = python(check, r.out);
 	if (out[0] == '0') /* what pctr said, and the spinners' states now */
@@ -469,8 +470,10 @@ check_topology(const char *opt, const char *mode)
 	char script[4096];
 	char *argv[] = { "/usr/bin/env", "python3", "-c", script,
 			 (char *)mode, NULL };
-	struct result r = pctr("stat", "-a", opt, "--duration", "0.2", "-j",
-			       "-o", "-", "-e", "cpu-clock", NULL), p;
+	struct result r = pctr("stat", "-a", opt, "--duration", "0.2",
+			       "--format=pctr-json", "-o", "-", "-e",
+			       "cpu-clock", NULL),
+		      p;
 
 	ASSERT_EQ(r.status, 0);
 	snprintf(script, sizeof(script), "%s", topo_check);
@@ -593,8 +596,8 @@ exit_allowance_ns(void)
  */
 TEST(user_and_system_seconds)
 {
-	struct result r = pctr("stat", "-j", "-e", "task-clock", "--", SELF,
-			       "cputime", "300", NULL);
+	struct result r = pctr("stat", "--format=pctr-json", "-e", "task-clock",
+			       "--", SELF, "cputime", "300", NULL);
 	double cpu, u, s, exit = exit_allowance_ns();
 
 	ASSERT_EQ(r.status, 0);
@@ -610,8 +613,8 @@ TEST(user_and_system_seconds)
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.err, "seconds user");
 	ASSERT_CONTAINS(r.err, "seconds sys");
-	r = pctr("stat", "-p", "1", "--duration", "0.05", "-j", "-o", "-",
-		 "-e", "task-clock", NULL);
+	r = pctr("stat", "-p", "1", "--duration", "0.05", "--format=pctr-json",
+		 "-o", "-", "-e", "task-clock", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(json_num(r.out, "1 if d['user_ns'] is None else 0"), 1);
 	/* no -D: no delay to report */
@@ -633,9 +636,9 @@ TEST(user_and_system_seconds_csv)
 		"and int(t[0]['user_ns'])>int(t[0]['sys_ns']) and "
 		"all(r['user_ns']=='' for r in rows if r['kind']!='total') "
 		"else -1)\n";
-	struct result r = pctr("stat", "-x", ",", "-I", "100", "-e",
-			       "task-clock", "--", SELF, "cputime", "300",
-			       NULL);
+	struct result r =
+		pctr("stat", "--format=pctr-csv", "-I", "100", "-e",
+		     "task-clock", "--", SELF, "cputime", "300", NULL);
 	double cpu, us, exit = exit_allowance_ns();
 
 	ASSERT_EQ(r.status, 0);
@@ -644,8 +647,8 @@ TEST(user_and_system_seconds_csv)
 	ASSERT_GT(cpu, 1e6);
 	ASSERT_GE(us, cpu - 1e3);
 	ASSERT_LT(us, cpu + exit + 1e3);
-	r = pctr("stat", "-p", "1", "--duration", "0.05", "-x", ",", "-o",
-		 "-", "-e", "task-clock", NULL);
+	r = pctr("stat", "-p", "1", "--duration", "0.05", "--format=pctr-csv",
+		 "-o", "-", "-e", "task-clock", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.out, ",,\n"); /* user_ns, sys_ns empty */
 }
@@ -690,19 +693,19 @@ TEST(cgroup_counts_its_tasks)
 	snprintf(move, sizeof(move),
 		 "echo $$ > %s/cgroup.procs && exec \"$0\" helper touch 1000",
 		 dir);
-	r = pctr("stat", "-x", ",", "-e", "page-faults", "--", "sh", "-c",
-		 "exec \"$0\" helper touch 1000", self_exe, NULL);
+	r = pctr("stat", "--format=pctr-csv", "-e", "page-faults", "--", "sh",
+		 "-c", "exec \"$0\" helper touch 1000", self_exe, NULL);
 	ASSERT_EQ(r.status, 0);
 	whole = csv_total(r.err, "page-faults");
-	r = pctr("stat", "-a", "-G", name, "-x", ",", "-e", "page-faults",
-		 "--", "sh", "-c", move, self_exe, NULL);
+	r = pctr("stat", "-a", "-G", name, "--format=pctr-csv", "-e",
+		 "page-faults", "--", "sh", "-c", move, self_exe, NULL);
 	ASSERT_EQ(r.status, 0);
 	printf("# %.0f page faults in the cgroup, %.0f of the command alone\n",
 	       csv_total(r.err, "page-faults"), whole);
 	ASSERT_GE(csv_total(r.err, "page-faults"), 1000);
 	ASSERT_LE(csv_total(r.err, "page-faults"), whole + 100);
-	r = pctr("stat", "-a", "-G", dir, "-x", ",", "-e", "page-faults",
-		 "--", SELF, "touch", "1000", NULL);
+	r = pctr("stat", "-a", "-G", dir, "--format=pctr-csv", "-e",
+		 "page-faults", "--", SELF, "touch", "1000", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(csv_total(r.err, "page-faults"), 0);
 	r = pctr("stat", "-G", name, "-e", "page-faults", "--", "true", NULL);
@@ -807,13 +810,13 @@ TEST(numbers_follow_lc_numeric)
 	ASSERT_EQ(grouped(row(r.err, "task-clock (ns)"), '.'), 2);
 	p = row(r.err, "seconds elapsed");
 	ASSERT_EQ(strspn(p + strspn(p, " "), "0123456789,"), 8); /* 0,dddddd */
-	r = pctr("stat", "-j", "-o", "-", "-e", "task-clock", "--", SELF,
-		 "spin", "20", NULL);
+	r = pctr("stat", "--format=pctr-json", "-o", "-", "-e", "task-clock",
+		 "--", SELF, "spin", "20", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_GE(json_num(r.out, "d['events'][0]['runs'][0]['value']"),
 		  20000000);
-	r = pctr("stat", "-x,", "-o", "-", "-e", "task-clock", "--", SELF,
-		 "spin", "20", NULL);
+	r = pctr("stat", "--format=pctr-csv", "-o", "-", "-e", "task-clock",
+		 "--", SELF, "spin", "20", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_STR_EQ(python("import csv,sys\n"
 			     "print(next(csv.DictReader(sys.stdin))"
@@ -850,14 +853,14 @@ TEST(metrics_option)
 	struct result r;
 	char *out;
 
-	r = pctr("stat", "-M", "cpus_utilized", "-j", "-o", "-", "--", SELF,
-		 "spin", "20", NULL);
+	r = pctr("stat", "-M", "cpus_utilized", "--format=pctr-json", "-o", "-",
+		 "--", SELF, "spin", "20", NULL);
 	ASSERT_EQ(r.status, 0);
 	out = python(check, r.out);
 	ASSERT_STR_EQ(out, "['task-clock'] ['cpus_utilized'] True\n");
 	r = pctr("stat", "-e", "task-clock,page-faults", "-M",
-		 "cpus_utilized,ipc", "-j", "-o", "-", "--", SELF, "spin", "20",
-		 NULL);
+		 "cpus_utilized,ipc", "--format=pctr-json", "-o", "-", "--",
+		 SELF, "spin", "20", NULL);
 	ASSERT_EQ(r.status, 0);
 	out = python(check, r.out);
 	if (has_pmu())
@@ -918,9 +921,9 @@ TEST(repeat_interval_rows_say_run)
 		"l.endswith('page-faults')]\n"
 		"runs=sorted(set(r[0] for r in rows if len(r)>=4))\n"
 		"print(1 if 'run' in h[0] and runs==['1','2'] else 0)\n";
-	struct result r = pctr("stat", "-r", "2", "-I", "50", "-x", ",", "-o",
-			       "-", "-e", "page-faults", "--", SELF, "sleep",
-			       "120", NULL);
+	struct result r = pctr("stat", "-r", "2", "-I", "50",
+			       "--format=pctr-csv", "-o", "-", "-e",
+			       "page-faults", "--", SELF, "sleep", "120", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);

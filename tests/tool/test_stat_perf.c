@@ -79,8 +79,8 @@ TEST(unsupported_member_csv)
 	struct result r;
 
 	NEEDS_NO_PMU();
-	r = pctr("stat", "-x", ",", "-o", "-", "-e", "task-clock,cycles",
-		 "--", SELF, "touch", "10", NULL);
+	r = pctr("stat", "--format=pctr-csv", "-o", "-", "-e",
+		 "task-clock,cycles", "--", SELF, "touch", "10", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);
 }
@@ -100,8 +100,8 @@ TEST(unsupported_member_json)
 	struct result r;
 
 	NEEDS_NO_PMU();
-	r = pctr("stat", "-j", "-o", "-", "-e", "page-faults,cycles", "--",
-		 SELF, "touch", "10", NULL);
+	r = pctr("stat", "--format=pctr-json", "-o", "-", "-e",
+		 "page-faults,cycles", "--", SELF, "touch", "10", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);
 }
@@ -147,9 +147,9 @@ static const char *sum_csv =
 
 TEST(interval_rows_add_up_csv)
 {
-	struct result r = pctr("stat", "-I", "100", "-x", ",", "-o", "-", "-e",
-			       "page-faults", "--", SELF, "pace", "5000", "250",
-			       NULL);
+	struct result r =
+		pctr("stat", "-I", "100", "--format=pctr-csv", "-o", "-", "-e",
+		     "page-faults", "--", SELF, "pace", "5000", "250", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(sum_csv, r.out), 1);
@@ -168,9 +168,9 @@ TEST(interval_rows_add_up_json)
 		" s==d['events'][0]['runs'][0]['value'] and"
 		" len(d['intervals'])==len(iv))\n"
 		"print(1 if ok else 0)\n";
-	struct result r = pctr("stat", "-I", "100", "-j", "-o", "-", "-e",
-			       "page-faults", "--", SELF, "pace", "5000", "250",
-			       NULL);
+	struct result r =
+		pctr("stat", "-I", "100", "--format=pctr-json", "-o", "-", "-e",
+		     "page-faults", "--", SELF, "pace", "5000", "250", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);
@@ -200,9 +200,20 @@ TEST(interval_rows_add_up_human)
 /* 3. --json -I: the first interval can be read while the command runs */
 TEST(json_intervals_stream)
 {
-	char *argv[] = { (char *)pctr_path(), "stat", "-j", "-I", "50", "-o",
-			 "-", "-e", "task-clock", "--", SELF, "sleep", "3000",
-			 NULL };
+	char *argv[] = {(char *)pctr_path(),
+			"stat",
+			"--format=pctr-json",
+			"-I",
+			"50",
+			"-o",
+			"-",
+			"-e",
+			"task-clock",
+			"--",
+			SELF,
+			"sleep",
+			"3000",
+			NULL};
 	static const char *check =
 		"import json,sys\n"
 		"d=json.loads(sys.stdin.readline())\n"
@@ -243,20 +254,22 @@ TEST(write_error_reported)
 {
 	assert_write_error(pctr("stat", "-o", "/dev/full", "-e", "task-clock",
 				"--", SELF, "exit", "0", NULL));
-	assert_write_error(pctr("stat", "-o", "/dev/full", "-j", "-e",
-				"task-clock", "--", SELF, "exit", "0", NULL));
-	assert_write_error(pctr("stat", "-o", "/dev/full", "-x", ",", "-e",
-				"task-clock", "--", SELF, "exit", "0", NULL));
-	assert_write_error(pctr("stat", "-o", "/dev/full", "-I", "20", "-j",
-				"-e", "task-clock", "--", SELF, "sleep", "100",
+	assert_write_error(pctr("stat", "-o", "/dev/full", "--format=pctr-json",
+				"-e", "task-clock", "--", SELF, "exit", "0",
 				NULL));
+	assert_write_error(pctr("stat", "-o", "/dev/full", "--format=pctr-csv",
+				"-e", "task-clock", "--", SELF, "exit", "0",
+				NULL));
+	assert_write_error(pctr("stat", "-o", "/dev/full", "-I", "20",
+				"--format=pctr-json", "-e", "task-clock", "--",
+				SELF, "sleep", "100", NULL));
 }
 
 /* 7. -d is perf's --detailed; the duration is --duration */
 TEST(dash_d_is_detailed)
 {
-	struct result r = pctr("stat", "-d", "-x", ",", "-o", "-", "--", SELF,
-			       "exit", "0", NULL);
+	struct result r = pctr("stat", "-d", "--format=pctr-csv", "-o", "-",
+			       "--", SELF, "exit", "0", NULL);
 	char pid[32];
 
 	ASSERT_EQ(r.status, 0);
@@ -287,8 +300,9 @@ TEST(cpu_list_deduplicated)
 
 	if (geteuid() != 0)
 		SKIP("counting a CPU needs root at perf_event_paranoid %d", 2);
-	r = pctr("stat", "-a", "-C", "0,0,0-0", "--per-thread", "-j", "-o",
-		 "-", "--duration", "0.05", "-e", "cpu-clock", NULL);
+	r = pctr("stat", "-a", "-C", "0,0,0-0", "--per-thread",
+		 "--format=pctr-json", "-o", "-", "--duration", "0.05", "-e",
+		 "cpu-clock", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_EQ(python_num(check, r.out), 1);
 }
@@ -325,7 +339,7 @@ TEST(list_json_no_match)
 static double
 getpid_calls(const char *n)
 {
-	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
+	struct result r = pctr("stat", "--format=pctr-csv", "-o", "-", "-e",
 			       "syscalls:sys_enter_getpid", "--", SELF,
 			       "getpid", n, NULL);
 
@@ -341,9 +355,9 @@ TEST(tracepoints_counted_and_listed)
 	/* each getpid(2) of the command is one sys_enter_getpid, exactly */
 	ASSERT_EQ(getpid_calls("1000") - getpid_calls("0"), 1000);
 	/* every switch away from the command is one sched_switch */
-	r = pctr("stat", "-x", ",", "-o", "-", "-e",
-		 "sched:sched_switch,context-switches", "--", SELF, "pace",
-		 "0", "50", NULL);
+	r = pctr("stat", "--format=pctr-csv", "-o", "-", "-e",
+		 "sched:sched_switch,context-switches", "--", SELF, "pace", "0",
+		 "50", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT(csv_total(r.out, "sched:sched_switch") >= 50);
 	ASSERT_EQ(csv_total(r.out, "sched:sched_switch"),
@@ -409,9 +423,20 @@ perf_fds_of(pid_t pid)
 static int
 fds_counting(const char *events)
 {
-	char *argv[] = { (char *)pctr_path(), "stat", "-I", "100", "-x", ",",
-			 "-o", "-", "-e", (char *)events, "--", SELF, "sleep",
-			 "1500", NULL };
+	char *argv[] = {(char *)pctr_path(),
+			"stat",
+			"-I",
+			"100",
+			"--format=pctr-csv",
+			"-o",
+			"-",
+			"-e",
+			(char *)events,
+			"--",
+			SELF,
+			"sleep",
+			"1500",
+			NULL};
 	char o[64], e[64];
 	pid_t pid = start(argv, NULL, o, e);
 	struct result r;
@@ -445,7 +470,7 @@ TEST(brace_groups)
 /* the names print without braces, and a bad group is a clear error */
 TEST(brace_groups_output)
 {
-	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
+	struct result r = pctr("stat", "--format=pctr-csv", "-o", "-", "-e",
 			       "{task-clock,page-faults},cs", "--", SELF,
 			       "touch", "10", NULL);
 
@@ -477,9 +502,9 @@ TEST(brace_group_with_unsupported)
  */
 TEST(canonical_names)
 {
-	struct result r = pctr("stat", "-x", ",", "-o", "-", "-e",
-			       "cgroup-switches,cs", "--", SELF, "exit", "0",
-			       NULL);
+	struct result r =
+		pctr("stat", "--format=pctr-csv", "-o", "-", "-e",
+		     "cgroup-switches,cs", "--", SELF, "exit", "0", NULL);
 
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.out, "\ntotal,1,");
@@ -512,9 +537,11 @@ TEST(json_valid_utf8)
 	ASSERT(fd >= 0);
 	close(fd);
 	/* Latin-1, UTF-8 e-acute, a cut sequence, a surrogate */
-	r = pctr("stat", "-j", "-o", path, "-e", "task-clock", "--", SELF,
-		 "exit", "0", "\xff", "\xc3\xa9", "\xe2\x82",
-		 "a\xed\xa0\x80" "b", NULL);
+	r = pctr("stat", "--format=pctr-json", "-o", path, "-e", "task-clock",
+		 "--", SELF, "exit", "0", "\xff", "\xc3\xa9", "\xe2\x82",
+		 "a\xed\xa0\x80"
+		 "b",
+		 NULL);
 	ASSERT_EQ(r.status, 0);
 	r = run_in(argv, NULL);
 	unlink(path);

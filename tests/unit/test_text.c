@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
+#include <pctr.h>
+
 #include "test.h"
 #include "text.h"
 
@@ -92,11 +96,83 @@ TEST(csv_quotes_only_when_needed)
 	ASSERT_STR_EQ(csv("::", "a::b"), "\"a::b\"");
 }
 
+/* the shortest form that reads back as the same double, in any locale */
+TEST(numbers_shortest)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} row[] = {
+		{ 84962.8, "84962.8" },
+		{ 0.1, "0.1" },
+		{ 0.1 + 0.2, "0.30000000000000004" },
+		{ 1.0 / 3.0, "0.3333333333333333" },
+		{ 123456789012.0, "123456789012" },
+		{ -2.5e-7, "-2.5e-07" },
+		{ 0.0, "0" },
+	};
+	char b[32];
+
+	for (size_t i = 0; i < sizeof(row) / sizeof(row[0]); i++) {
+		ASSERT_STR_EQ(pctr__number(b, sizeof(b), row[i].v),
+			      row[i].want);
+		ASSERT(strtod(b, NULL) == row[i].v);
+	}
+}
+
+static const char *
+emit(bool compact)
+{
+	FILE *f = fmemopen(out, sizeof(out), "w");
+	struct pctr_summary s = { .size = sizeof(s), .n = 1, .min = 2.5,
+				  .mean = 2.5, .max = 2.5, .std_error = NAN,
+				  .ci95_low = NAN, .ci95_high = NAN };
+	struct pctr_json j;
+
+	ASSERT(f);
+	pctr__json_begin(&j, f, compact);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "s", "x");
+	pctr__json_arr(&j, "a");
+	pctr__json_uint(&j, NULL, 18446744073709551615ull);
+	pctr__json_num(&j, NULL, NAN);
+	pctr__json_tristate(&j, NULL, -1);
+	pctr__json_arr_end(&j);
+	pctr__json_arr(&j, "empty");
+	pctr__json_arr_end(&j);
+	pctr__json_obj(&j, "stats");
+	pctr__json_summary(&j, &s, 2.0);
+	pctr__json_obj_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
+	fclose(f);
+	return out;
+}
+
+/* one writer: commas, nesting, null for what has no value, both forms */
+TEST(json_writer)
+{
+	ASSERT_STR_EQ(emit(true),
+		      "{\"s\":\"x\",\"a\":[18446744073709551615,null,null],"
+		      "\"empty\":[],\"stats\":{\"n\":1,\"min\":5,\"mean\":5,"
+		      "\"max\":5,\"stddev\":null,\"stderr\":null,"
+		      "\"ci95\":null}}\n");
+	ASSERT_STR_EQ(emit(false),
+		      "{\n  \"s\": \"x\",\n  \"a\": [\n    "
+		      "18446744073709551615,\n    null,\n    null\n  ],\n"
+		      "  \"empty\": [],\n  \"stats\": {\n    \"n\": 1,\n"
+		      "    \"min\": 5,\n    \"mean\": 5,\n    \"max\": 5,\n"
+		      "    \"stddev\": null,\n    \"stderr\": null,\n"
+		      "    \"ci95\": null\n  }\n}\n");
+}
+
 int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(utf8_lengths)
 			       TEST_CASE(json_escapes)
 			       TEST_CASE(json_always_valid_utf8)
-			       TEST_CASE(csv_quotes_only_when_needed)));
+			       TEST_CASE(csv_quotes_only_when_needed)
+			       TEST_CASE(numbers_shortest)
+			       TEST_CASE(json_writer)));
 }
