@@ -423,7 +423,8 @@ struct out {
 static void
 put(struct out *o, const void *v, size_t n)
 {
-	if (o->n + n <= o->cap)
+	/* n 0: an empty part, whose pointer may be NULL */
+	if (n && o->n + n <= o->cap)
 		memcpy(o->p + o->n, v, n);
 	o->n += n;
 }

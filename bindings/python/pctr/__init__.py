@@ -30,8 +30,8 @@ threads run meanwhile.
 
 Also here: events() lists events, machine() describes the machine,
 region() measures named regions (pctr_region(3)), stat() runs a command
-as ``pctr stat --json`` does, Set.overflow() calls a Python function every
-N events.
+as ``pctr stat --format=pctr-json`` does, Set.overflow() calls a Python
+function every N events.
 """
 
 import contextlib
@@ -452,7 +452,7 @@ def _pctr_command() -> str:
 
 def stat(argv: Sequence[str], events: str = "task-clock,page-faults",
          repeat: int = 1, *, options: Sequence[str] = ()) -> Dict[str, Any]:
-    """Run argv repeat times as ``pctr stat --json`` does and return its
+    """Run argv repeat times as ``pctr stat --format=pctr-json`` does and return its
     report (schema pctr-stat/1, doc/json-schema.md): per event every
     run's value, enabled and running times, scaled estimate and bounds,
     and statistics; the exit status in report["exit"].
@@ -472,8 +472,8 @@ def stat(argv: Sequence[str], events: str = "task-clock,page-faults",
     tool = _pctr_command()
     with tempfile.NamedTemporaryFile("r", prefix="pctr-stat-",
                                      suffix=".json") as out:
-        p = subprocess.run([tool, "stat", "--json", "-o", out.name,
-                            "-r", str(repeat), "-e", events, *options,
+        p = subprocess.run([tool, "stat", "--format=pctr-json", "-o",
+                            out.name, "-r", str(repeat), "-e", events, *options,
                             "--", *argv], stderr=subprocess.PIPE, text=True)
         text = out.read()
     if not text:

@@ -60,8 +60,9 @@ def test_stat_repeats(tool):
         assert len(e["runs"]) == 3 and e["stats"]["n"] == 3
         assert all(r["value"] > 0 for r in e["runs"])
     # the same document as pctr stat's own
-    own = subprocess.run([tool, "stat", "--json", "-o", "-", "-r", "3",
-                          "-e", "page-faults,task-clock", "--", "true"],
+    own = subprocess.run([tool, "stat", "--format=pctr-json", "-o", "-",
+                          "-r", "3", "-e", "page-faults,task-clock", "--",
+                          "true"],
                          capture_output=True, text=True, check=True)
     assert json.loads(own.stdout).keys() == rep.keys()
 
