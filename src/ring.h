@@ -129,7 +129,7 @@ struct pctr__ring {
 	struct pctr__ctr *ctr;
 	int fd; /* the counter that writes into it */
 	int event;
-	int instance; /* internal (set->inst_id) */
+	int instance; /* internal (set->inst[]) */
 	int pub; /* public (pctr_set_instance_id()) */
 	uint64_t sample_type;
 	atomic_flag busy; /* one reader at a time */
