@@ -285,7 +285,13 @@ struct pctr_set {
 	bool last_user; /* last read took it for every event */
 	bool spread; /* thread instances, one per thread and CPU */
 	int nr_inst;
-	struct pctr__inst *inst;
+	struct pctr__inst *inst; /* [nr_inst]: &one for a set of one */
+	/*
+	 * The instance of a set of one, such as a thread's, the only sets
+	 * read in user space: a read without a plan finds its counters and
+	 * bases at the set's offsets, one load each.
+	 */
+	struct pctr__inst one;
 	int nr_ctr; /* counters per instance */
 	uint64_t *buf; /* group read buffer */
 	size_t buf_len;

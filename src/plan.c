@@ -316,8 +316,8 @@ pctr__plan_none(struct pctr_set *set)
 static bool
 plan_ctr(struct pctr_set *set, int e, uint16_t *shift, int *group)
 {
-	const struct pctr__ctr *c = &set->inst->ctr[e];
-	const struct pctr_count *base = &set->inst->base[e];
+	const struct pctr__ctr *c = &set->one.ctr[e]; /* nr_inst is 1 */
+	const struct pctr_count *base = &set->one.base[e];
 	const struct perf_event_mmap_page *pg = c->page;
 	struct pctr__plan_ctr *x = &set->pc[e];
 	uint32_t idx = pg ? PCTR__READ_ONCE(pg->index) : 0;

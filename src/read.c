@@ -324,7 +324,7 @@ int
 pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
 		    uint64_t cyc)
 {
-	const struct pctr__inst *in = set->inst;
+	const struct pctr__inst *in = &set->one; /* user_read: one thread */
 
 	for (int c = 0; c < set->nr_ctr; c++) {
 		const struct pctr__ctr *x = &in->ctr[c];
@@ -390,7 +390,7 @@ pctr__read_sample_slow(struct pctr_set *set, struct pctr_sample *s)
 	s->tsc = pctr__arch_tsc(set->serial);
 	set->reads++;
 	if (set->user_read && set->forks == pctr__forks &&
-	    PCTR__HOT(set)->owner == pctr__thread_self() &&
+	    PCTR__HOT(set)->owner == pctr__arch_thread_self() &&
 	    pctr__set_read_user(set, s->count, s->tsc) == 0) {
 		set->last_user = true;
 		s->path = PCTR_PATH_USER;
@@ -417,7 +417,7 @@ pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 
 	if (__builtin_expect(!set, 0) || __builtin_expect(!s, 0))
 		return check_readable(set, s);
-	if (__builtin_expect(PCTR__HOT(set)->owner != pctr__thread_self(), 0))
+	if (__builtin_expect(PCTR__HOT(set)->owner != pctr__arch_thread_self(), 0))
 		return pctr__read_sample_slow(set, s);
 	{
 		PCTR_ARCH_TAIL_FN_PAIR(pctr__sample_fn, fn, head,
@@ -434,8 +434,8 @@ pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 static int
 read_values_user(const struct pctr_set *set, uint64_t *values)
 {
-	const struct pctr__ctr *ctr = set->inst->ctr;
-	const struct pctr_count *base = set->inst->base;
+	const struct pctr__ctr *ctr = set->one.ctr; /* user_read: one thread */
+	const struct pctr_count *base = set->one.base;
 
 	for (int i = 0; i < set->nr_events; i++) {
 		uint64_t v;
@@ -458,7 +458,7 @@ pctr__read_values_slow(struct pctr_set *set, uint64_t *values)
 		return pctr__error(EBADFD, "cannot read: the set is not open "
 					   "(call pctr_set_open() first)");
 	if (set->fast_values && set->forks == pctr__forks &&
-	    PCTR__HOT(set)->owner == pctr__thread_self() &&
+	    PCTR__HOT(set)->owner == pctr__arch_thread_self() &&
 	    read_values_user(set, values) == 0) {
 		set->reads++;
 		set->last_user = true;
@@ -484,7 +484,7 @@ pctr_set_read_values(struct pctr_set *set, uint64_t *values)
 		PCTR_ARCH_TAIL_FN_PAIR(pctr__values_fn, fn, owner,
 				       &PCTR__HOT(set)->values);
 
-		if (__builtin_expect(owner != pctr__thread_self(), 0))
+		if (__builtin_expect(owner != pctr__arch_thread_self(), 0))
 			return pctr__read_values_slow(set, values);
 		return PCTR_ARCH_TAIL(fn)(set->pc, values);
 	}

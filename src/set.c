@@ -291,7 +291,8 @@ close_all(struct pctr_set *set)
 	pctr__overflow_close(set);
 	for (int i = 0; set->inst && i < set->nr_inst; i++)
 		free_instance(set, &set->inst[i], forked);
-	free(set->inst);
+	if (set->inst != &set->one)
+		free(set->inst);
 	free(set->buf);
 	set->inst = NULL;
 	set->buf = NULL;
@@ -1087,7 +1088,8 @@ alloc_open(struct pctr_set *set, int nr_inst)
 		nc += set->ev[e].nr_parts;
 	set->nr_ctr = nc;
 	set->nr_inst = 0;
-	set->inst = calloc(nr_inst, sizeof(*set->inst));
+	set->inst = nr_inst == 1 ? &set->one
+				 : calloc(nr_inst, sizeof(*set->inst));
 	/*
 	 * a group read: nr, enabled, running, then value and id of each
 	 * counter and of a reader
@@ -1252,7 +1254,7 @@ open_on(struct pctr_set *set, int *ids, int nr, const struct how *base,
 	if (r < 0)
 		goto out_close;
 	set->open = true;
-	PCTR__HOT(set)->owner = set->user_read ? pctr__thread_self() : 0;
+	PCTR__HOT(set)->owner = set->user_read ? pctr__arch_thread_self() : 0;
 	if (set->user_read) {
 		pctr__plan_list(set);
 		pctr__plan_build(set);
@@ -1638,7 +1640,8 @@ pctr_set_fd(const struct pctr_set *set, int idx)
 	if (!set->open)
 		return pctr__error(EBADFD, "the set is not open");
 	for (int c = 0; c < set->nr_ctr; c++)
-		if (set->inst->ctr[c].event == idx && set->inst->ctr[c].part == 0)
+		if (set->inst->ctr[c].event == idx &&
+		    set->inst->ctr[c].part == 0)
 			return set->inst->ctr[c].fd;
 	return pctr__error(ERANGE, "event %d out of range", idx);
 }
