@@ -1714,20 +1714,23 @@ out:
  * pctr_set_open_command() returns when the command is about to exec, and
  * its counters start at the exec.  An ioctl before then would be undone by
  * the exec (a disable) or count the library's child (an enable), so it
- * waits for the exec, seen as the first counter's enabled time, or for the
- * child to end or stop before it.  Only a caller that acts on the counters
+ * waits for the exec, seen as the first kept event's enabled time (one left
+ * out never runs), or for the child to end or stop before it.  Only a caller that acts on the counters
  * at once waits: one that waits for the command is not woken by it.
  */
 static void
 wait_exec(struct pctr_set *set)
 {
 	struct pctr_count now[PCTR_MAX_EVENTS];
+	int e = 0;
 
+	while (set->skip_err[e]) /* one is kept: leave_out() */
+		e++;
 	while (set->exec_pid > 0) {
 		siginfo_t si = { .si_pid = 0 };
 
 		if (pctr__set_read_inst(set, set->inst, now) < 0 ||
-		    now[0].enabled ||
+		    now[e].enabled ||
 		    waitid(P_PID, (id_t)set->exec_pid, &si,
 			   WEXITED | WSTOPPED | WNOHANG | WNOWAIT) < 0 ||
 		    si.si_pid)
