@@ -2,7 +2,7 @@
 /*
  * arch.h - what the core asks of an architecture.
  *
- * Each of the three headers below is looked up first in arch/<arch>/ and
+ * Each of the headers below is looked up first in arch/<arch>/ and
  * then in arch/generic/ (the build puts the directories on the include
  * path in that order, src/meson.build), so a port overrides what it has
  * and inherits the rest, as musl's arch/ directories do.  The build names
@@ -42,8 +42,19 @@
  *              reader's sample address kept in the register it came in.
  *              PCTR_ARCH_REGS_USER: the kernel's register mask
  *              (sample_regs_user) an unwinder of user stacks needs, 0 if
- *              the port has none.
+ *              the port has none.  PCTR_ARCH_PLAN_PAIR(x),
+ *              PCTR_ARCH_PLAN_BASE(early, late), PCTR_ARCH_PLAN_PIN_X2(x):
+ *              where a plan's reader keeps its values (generic/arch_pmc.h).
  * arch_cpu.h   pctr__arch_virtualized(): 1, 0, -1 (the CPU does not say).
+ * arch_thread.h pctr__arch_thread_self(): the calling thread's identity,
+ *              unique among the live threads, for the owner of a page
+ *              (struct pctr__hot, compat/openbsd/rdpmc.c's slots): a page
+ *              shows the counter of the thread it counts, on that thread's
+ *              CPU, so only that thread may read it in user space.  One
+ *              instruction where the compiler reads the thread pointer.
+ * arch_time.h  pctr__arch_cyc_ns(cyc, mult, shift): timestamp ticks to
+ *              nanoseconds by a perf mmap page's time_mult and time_shift
+ *              (generic/arch_time.h).
  *
  * generic: no user-mode counter reads, CLOCK_MONOTONIC_RAW in nanoseconds
  * as the "TSC".  x86_64: rdtsc, rdpmc, cpuid.  aarch64: CNTVCT_EL0 and the
@@ -59,5 +70,7 @@
 #include "arch_tsc.h"
 #include "arch_pmc.h"
 #include "arch_cpu.h"
+#include "arch_thread.h"
+#include "arch_time.h"
 
 #endif

@@ -160,8 +160,7 @@ int pctr__sys_munmap(void *addr, size_t len);
 
 /*
  * A set, opened: for each instance (a thread, a CPU) one kernel counter per
- * event part, grouped.  Counters are stored instance-major:
- * ctr[inst * nr_ctr + c], where c runs over events and their parts in order.
+ * event part, grouped (struct pctr__inst).
  */
 struct pctr__ctr {
 	int fd;
@@ -186,6 +185,23 @@ struct pctr__group {
 	int nr; /* counters in the group */
 	int first; /* its members are member[first .. first + nr - 1] */
 	struct pctr__ctr reader; /* fd -1 if none */
+};
+
+/*
+ * One instance of an open set: a thread, a CPU, or a thread on a CPU
+ * (spread_over_cpus() in set.c).  Its arrays are one allocation, owned
+ * by the instance, so an instance moves as a struct copy.
+ */
+struct pctr__inst {
+	int id; /* the thread or CPU counted */
+	int cpu; /* a thread's CPU when the set is spread, else -1 */
+	int nr_groups;
+	struct pctr__ctr guard; /* fd -1 if none (open_instance() in set.c) */
+	/* set->nr_ctr counters: the events and their parts, in order */
+	struct pctr__ctr *ctr;
+	struct pctr__group *groups; /* [nr_groups], at most set->nr_ctr */
+	struct pctr_count *base; /* reset baseline, [set->nr_events] */
+	int *member; /* [set->nr_ctr]: counter indexes, group by group */
 };
 
 /*
@@ -278,19 +294,19 @@ struct pctr_set {
 	bool read_lost;
 	bool user_read; /* fast path offered */
 	bool last_user; /* last read took it for every event */
+	bool spread; /* thread instances, one per thread and CPU */
 	int nr_inst;
-	int *inst_id; /* thread or CPU of each instance */
-	int *inst_cpu; /* the CPU of each thread instance, or NULL: open_on() */
+	struct pctr__inst *inst; /* [nr_inst]: &one for a set of one */
+	/*
+	 * The instance of a set of one, such as a thread's, the only sets
+	 * read in user space: a read without a plan finds its counters and
+	 * bases at the set's offsets, one load each.
+	 */
+	struct pctr__inst one;
 	int nr_ctr; /* counters per instance */
-	struct pctr__ctr *ctr;
-	int *nr_groups; /* groups of each instance */
-	struct pctr__group *groups; /* [inst * nr_ctr + g] */
-	struct pctr__ctr *guard; /* [inst]: fd -1 if none (open_instance) */
-	int *member; /* [inst * nr_ctr + k]: counter index c, by group */
 	uint64_t *buf; /* group read buffer */
 	size_t buf_len;
-	struct pctr_count *base; /* reset baseline, [inst * nr_events + e] */
-	bool has_base; /* a reset happened: subtract base */
+	bool has_base; /* a reset happened: subtract the bases */
 	bool simple; /* one counter per event (no hybrid parts) */
 	bool fast_values; /* user_read && simple: pctr_set_read_values() */
 	unsigned long reads;
@@ -299,6 +315,24 @@ struct pctr_set {
 	pid_t exec_pid; /* a command before its exec: pctr_set_open_command() */
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */
 };
+
+/*
+ * The set's counters in one numbering, instance by instance: counter @c
+ * is counter c % nr_ctr of instance c / nr_ctr.  Overflow rings are kept
+ * so (overflow.c, ring.c).
+ */
+static inline struct pctr__inst *
+pctr__ctr_inst(const struct pctr_set *set, int c)
+{
+	return &set->inst[c / set->nr_ctr];
+}
+
+static inline struct pctr__ctr *
+pctr__set_ctr(const struct pctr_set *set, int c)
+{
+	return &pctr__ctr_inst(set, c)->ctr[c % set->nr_ctr];
+}
+
 _Static_assert(sizeof(struct pctr__hot) % _Alignof(max_align_t) == 0,
 	       "the set after its hot words is aligned as calloc() aligns");
 /* pc[]'s baseline times are read as 16-byte pairs: calloc() aligns them */
@@ -374,7 +408,7 @@ int pctr__read_values_slow(struct pctr_set *set, uint64_t *values);
 /* read.c */
 /* the kernel's count of the records counter @c lost (set->read_lost) */
 int pctr__ctr_lost(const struct pctr_set *set, int c, uint64_t *lost);
-int pctr__set_read_inst(struct pctr_set *set, int inst,
+int pctr__set_read_inst(struct pctr_set *set, const struct pctr__inst *in,
 			struct pctr_count *out);
 int pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
 			uint64_t cyc);

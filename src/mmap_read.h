@@ -33,69 +33,22 @@
 #include <linux/perf_event.h>
 
 #include "pctr.h"
+/* the port's (src/arch.h): thread self, time conversion, plan registers */
+#include "arch_thread.h"
+#include "arch_time.h"
+#include "arch_pmc.h"
 
 #define PCTR__READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define PCTR__BARRIER() __asm__ volatile("" ::: "memory")
 #define PCTR__MMAP_RETRIES 1000
-
-/*
- * The calling thread's identity, for the owner of a page (struct
- * pctr__hot, compat/openbsd/rdpmc.c's slots): a page shows the counter of
- * the thread it counts, on that thread's CPU, so only that thread may read
- * it in user space.  Its thread pointer: one instruction where the
- * compiler reads it (x86-64 %fs:0, arm64 tpidr_el0), unique among the live
- * threads.
- */
-#if defined(__x86_64__) || defined(__aarch64__)
-#define pctr__thread_self() ((uintptr_t)__builtin_thread_pointer())
-#else
-#include <pthread.h>
-#define pctr__thread_self() ((uintptr_t)pthread_self())
-#endif
-
-/*
- * @cyc timestamp ticks in nanoseconds by the page's time_mult and
- * time_shift.  perf_event.h spells it quot * mult + ((rem * mult) >> shift)
- * (quot and rem: @cyc divided by 1 << shift), which is (cyc * mult) >> shift
- * with the product in 128 bits while time_shift is at most 32 (rem * mult
- * then fits 64 bits): the kernel makes the page's shift with
- * clocks_calc_mult_shift(), which tries 32 down, and computes its own
- * clock the 128-bit way (mul_u64_u32_shr(), as libperf's
- * perf_mmap__read_self() does too).  Where the CPU multiplies into two
- * registers and shifts a register pair by a count (x86 mul, shrd) that is
- * two instructions; elsewhere the quotient and remainder are cheaper.
- */
-static inline __attribute__((always_inline)) uint64_t
-pctr__cyc_ns(uint64_t cyc, uint64_t mult, uint16_t shift)
-{
-#if defined(__x86_64__)
-	uint64_t ns = mult, hi = cyc;
-
-	/*
-	 * rdx:rax = mult * cyc, then rax = rdx:rax >> (shift & 63).  mul
-	 * multiplies rax by its operand, here rdx, where the readers get
-	 * @cyc (their third argument): neither value is moved.
-	 */
-	__asm__("mulq %%rdx\n\tshrdq %%cl, %%rdx, %%rax"
-		: "+a"(ns), "+d"(hi)
-		: "c"((uint32_t)shift)
-		: "cc");
-	return ns;
-#else
-	uint64_t quot = cyc >> shift;
-	uint64_t rem = cyc - (quot << shift);
-
-	return quot * mult + ((rem * mult) >> shift);
-#endif
-}
 
 static inline uint64_t
 pctr__time_delta(const struct perf_event_mmap_page *pc, uint64_t cyc)
 {
 	if (pc->cap_user_time_short)
 		cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
-	return pc->time_offset + pctr__cyc_ns(cyc, pc->time_mult,
-					      pc->time_shift);
+	return pc->time_offset +
+	       pctr__arch_cyc_ns(cyc, pc->time_mult, pc->time_shift);
 }
 
 /* width 64 (or a page without one, 0) shifts by 0: nothing to extend */
@@ -220,18 +173,6 @@ union pctr__caps {
 };
 
 /*
- * The baseline loaded early only where loads pair (arm64 ldp): elsewhere
- * it is loaded where it is taken off (x86: the subtraction's operand).
- */
-#if defined(__aarch64__)
-#define PCTR__PLAN_PAIR(x) __asm__("" : "+r"(x))
-#define PCTR__PLAN_BASE(early, late) (early)
-#else
-#define PCTR__PLAN_PAIR(x) ((void)0)
-#define PCTR__PLAN_BASE(early, late) ((void)(early), (late))
-#endif
-
-/*
  * Two adjacent 64-bit fields (a page's time_enabled and time_running, a
  * sample's enabled and running, an entry's baseline times) as one vector:
  * loaded, added to and stored by one instruction each (SSE2, NEON).  The
@@ -243,19 +184,12 @@ typedef uint64_t pctr__u64x2 __attribute__((vector_size(16), aligned(8),
 typedef uint64_t pctr__u64x2a __attribute__((vector_size(16), aligned(16),
 					       may_alias));
 /*
- * A value computed by here, in a register (PIN_X2: a vector register, and
- * no load moved before it; PIN: a general one).  The readers compute what
+ * A value computed by here, in a register (PCTR_ARCH_PLAN_PIN_X2: a vector
+ * register, and no load moved before it; PIN: a general one).  The readers compute what
  * they can before the seqlock's second read, where a load may be the
  * operand of the instruction that uses it (x86) and the inputs need no
  * registers across what follows.
  */
-#if defined(__x86_64__)
-#define PCTR__PLAN_PIN_X2(x) __asm__ volatile("" : "+x"(x) : : "memory")
-#elif defined(__aarch64__)
-#define PCTR__PLAN_PIN_X2(x) __asm__ volatile("" : "+w"(x) : : "memory")
-#else
-#define PCTR__PLAN_PIN_X2(x) PCTR__BARRIER()
-#endif
 #define PCTR__PLAN_PIN(x) __asm__ volatile("" : "+r"(x))
 
 static inline __attribute__((always_inline)) uint64_t
@@ -310,7 +244,7 @@ pctr__plan_value(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
 	uint32_t seq;
 
 	/* the page and the baseline in one load (ldp) where the port can */
-	PCTR__PLAN_PAIR(base);
+	PCTR_ARCH_PLAN_PAIR(base);
 	seq = PCTR__READ_ONCE(pc->lock);
 	PCTR__BARRIER();
 	if (pc->index != PCTR__PLAN_INDEX(e, hw, index))
@@ -320,17 +254,17 @@ pctr__plan_value(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
 	PCTR__BARRIER();
 	if (pc->lock != seq)
 		return 0;
-	*out = v - PCTR__PLAN_BASE(base, e->base);
+	*out = v - PCTR_ARCH_PLAN_BASE(base, e->base);
 	return 1;
 }
 
 /*
- * time_offset + cyc converted to nanoseconds (pctr__cyc_ns()).
+ * time_offset + cyc converted to nanoseconds (pctr__arch_cyc_ns()).
  */
 static inline __attribute__((always_inline)) uint64_t
 pctr__plan_ns(uint64_t cyc, uint64_t mult, uint16_t shift, uint64_t toff)
 {
-	return toff + pctr__cyc_ns(cyc, mult, shift);
+	return toff + pctr__arch_cyc_ns(cyc, mult, shift);
 }
 
 /*
@@ -357,7 +291,7 @@ pctr__plan_lead(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
 	union pctr__caps caps;
 	uint32_t seq;
 
-	PCTR__PLAN_PAIR(base);
+	PCTR_ARCH_PLAN_PAIR(base);
 	seq = PCTR__READ_ONCE(pc->lock);
 	PCTR__BARRIER();
 	if (pc->index != PCTR__PLAN_INDEX(e, hw, index)) /* see plan_value */
@@ -372,14 +306,14 @@ pctr__plan_lead(const struct pctr__plan_ctr *e, uint32_t hw, uint32_t index,
 			      pc->time_offset);
 	t = *(const pctr__u64x2 *)&pc->time_enabled + delta;
 	/* computed here: mult, shift and the offset take no registers later */
-	PCTR__PLAN_PIN_X2(t);
+	PCTR_ARCH_PLAN_PIN_X2(t);
 	v = read_pmc(PCTR__PLAN_HW(e, hw), shift) + pc->offset;
 	PCTR__PLAN_PIN(v);
 	PCTR__BARRIER();
 	if (pc->lock != seq)
 		return 0;
 	t -= *(const pctr__u64x2a *)&e->base_ena;
-	out->value = v - PCTR__PLAN_BASE(base, e->base);
+	out->value = v - PCTR_ARCH_PLAN_BASE(base, e->base);
 	*(pctr__u64x2 *)&out->enabled = t;
 	*times = t;
 	return 1;

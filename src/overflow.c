@@ -295,7 +295,7 @@ drain_merged(struct pctr_set *set, const struct pctr__ring *done, int signo,
 			continue;
 		if (!self)
 			self = gettid();
-		if (set->inst_id[r->instance] == self)
+		if (set->inst[r->instance].id == self)
 			n += pctr__ring_drain(set, rd, buf, SIGNAL_RECORD_MAX,
 					      fn, arg);
 	}
@@ -442,14 +442,14 @@ check_target(const struct pctr_set *set, const struct pctr__ovf_event *ev,
 				   e->name);
 	for (int i = 0; i < set->nr_inst; i++) {
 		snprintf(path, sizeof(path), "/proc/self/task/%d",
-			 set->inst_id[i]);
+			 set->inst[i].id);
 		if (stat(path, &st) < 0)
 			return pctr__error(EOPNOTSUPP,
 					   "overflow signals of '%s' can only "
 					   "go to threads of this process, and "
 					   "%d is not one: sample other "
 					   "processes with pctr_set_sampling()",
-					   e->name, set->inst_id[i]);
+					   e->name, set->inst[i].id);
 	}
 	if ((ev->flags & PCTR_OVF_ONESHOT) &&
 	    (set->target == PCTR_TARGET_PROCESS ||
@@ -478,15 +478,13 @@ async_setup(struct pctr__ring *ring, int signo, pid_t tid)
 	return 0;
 }
 
-/* whether counter @c (of set->ctr) leads its group */
+/* whether counter @c (pctr__set_ctr()) leads its group */
 static bool
 is_leader(const struct pctr_set *set, int c)
 {
-	const struct pctr__ctr *ctr = &set->ctr[c];
-	int inst = c / set->nr_ctr;
+	const struct pctr__ctr *ctr = pctr__set_ctr(set, c);
 
-	return set->groups[inst * set->nr_ctr + ctr->group].leader_fd ==
-	       ctr->fd;
+	return pctr__ctr_inst(set, c)->groups[ctr->group].leader_fd == ctr->fd;
 }
 
 /*
@@ -505,7 +503,7 @@ is_leader(const struct pctr_set *set, int c)
 static int
 arm_oneshot(struct pctr_set *set, int c)
 {
-	const struct pctr__ctr *ctr = &set->ctr[c];
+	const struct pctr__ctr *ctr = pctr__set_ctr(set, c);
 	uint64_t period = set->attr[ctr->event].a.sample_period;
 	uint64_t never = INT64_MAX;
 	bool leader = is_leader(set, c);
@@ -542,14 +540,14 @@ open_signal_ring(struct pctr_set *set, struct pctr__ring *ring, int c)
 	int r;
 
 	/* a set spread over CPUs: the first instance's table for all */
-	ring->tab = set->inst_cpu ? &set->ovf->ring[c % set->nr_ctr] : ring;
+	ring->tab = set->spread ? &set->ovf->ring[c % set->nr_ctr] : ring;
 	if (ring->tab == ring) {
 		ring->tids = calloc(PCTR__TID_SLOTS, sizeof(*ring->tids));
 		atomic_flag_clear(&ring->tids_lock);
 	}
 	if (!ring->tab->tids)
 		return pctr__error(ENOMEM, "out of memory");
-	r = async_setup(ring, ev->signo, set->inst_id[ring->instance]);
+	r = async_setup(ring, ev->signo, set->inst[ring->instance].id);
 	if (r == 0 && (ev->flags & PCTR_OVF_ONESHOT))
 		r = arm_oneshot(set, c);
 	return r;
@@ -619,7 +617,7 @@ check_targets(struct pctr_set *set)
 static unsigned int
 ring_pages(const struct pctr_set *set, const struct pctr__ovf_event *ev)
 {
-	if (set->inst_cpu && ev->mode == PCTR__MODE_SIGNAL && ev->pages < 8)
+	if (set->spread && ev->mode == PCTR__MODE_SIGNAL && ev->pages < 8)
 		return 8;
 	return ev->pages;
 }
@@ -636,7 +634,7 @@ open_rings(struct pctr_set *set)
 	if (!o->ring)
 		return pctr__error(ENOMEM, "out of memory");
 	for (int c = 0; c < o->nr_ring && r == 0; c++) {
-		struct pctr__ovf_event *ev = &o->ev[set->ctr[c].event];
+		struct pctr__ovf_event *ev = &o->ev[pctr__set_ctr(set, c)->event];
 
 		if (ev->mode == PCTR__MODE_NONE)
 			continue;
@@ -988,10 +986,9 @@ restart_leaders(struct pctr_set *set, unsigned long req)
 	int r = 0;
 
 	for (int i = 0; i < set->nr_inst; i++)
-		for (int g = 0; g < set->nr_groups[i] && r == 0; g++)
-			r = pctr__sys_ioctl(
-				set->groups[i * set->nr_ctr + g].leader_fd,
-				req, 0);
+		for (int g = 0; g < set->inst[i].nr_groups && r == 0; g++)
+			r = pctr__sys_ioctl(set->inst[i].groups[g].leader_fd,
+					    req, 0);
 	return r;
 }
 
@@ -1043,7 +1040,7 @@ static int
 restart_counter(struct pctr_set *set, int c, const uint64_t *period,
 		const bool *refresh)
 {
-	const struct pctr__ctr *ctr = &set->ctr[c];
+	const struct pctr__ctr *ctr = pctr__set_ctr(set, c);
 	struct pctr__ovf_event *ev = &set->ovf->ev[ctr->event];
 	uint64_t p = set->attr[ctr->event].a.sample_period;
 	int r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_RESET, 0);
@@ -1068,10 +1065,11 @@ start_leaders(struct pctr_set *set, const bool *refresh)
 	int r = 0;
 
 	for (int i = 0; i < set->nr_inst; i++) {
-		const struct pctr__ctr *ctr = &set->ctr[i * set->nr_ctr];
+		const struct pctr__inst *in = &set->inst[i];
+		const struct pctr__ctr *ctr = in->ctr;
 
-		for (int g = 0; g < set->nr_groups[i] && r == 0; g++) {
-			int fd = set->groups[i * set->nr_ctr + g].leader_fd;
+		for (int g = 0; g < in->nr_groups && r == 0; g++) {
+			int fd = in->groups[g].leader_fd;
 			unsigned long req = PERF_EVENT_IOC_ENABLE;
 
 			for (int c = 0; c < set->nr_ctr; c++)
@@ -1093,9 +1091,9 @@ restart_all(struct pctr_set *set, const uint64_t *period)
 	restart_plan(set, refresh);
 	for (int c = 0; r == 0 && c < set->nr_inst * set->nr_ctr; c++)
 		r = restart_counter(set, c, period, refresh);
-	for (int k = 0; r == 0 && set->has_base &&
-			k < set->nr_inst * set->nr_events; k++)
-		set->base[k].value = 0;
+	for (int i = 0; r == 0 && set->has_base && i < set->nr_inst; i++)
+		for (int e = 0; e < set->nr_events; e++)
+			set->inst[i].base[e].value = 0;
 	return r < 0 ? r : start_leaders(set, refresh);
 }
 
@@ -1108,7 +1106,7 @@ static int
 restart_ours(const struct pctr_set *set)
 {
 	for (int c = 0; c < set->nr_inst * set->nr_ctr; c++)
-		if (!pctr__ctr_owned(&set->ctr[c]))
+		if (!pctr__ctr_owned(pctr__set_ctr(set, c)))
 			return -EBADF;
 	return 0;
 }

@@ -316,7 +316,8 @@ pctr__plan_none(struct pctr_set *set)
 static bool
 plan_ctr(struct pctr_set *set, int e, uint16_t *shift, int *group)
 {
-	const struct pctr__ctr *c = &set->ctr[e];
+	const struct pctr__ctr *c = &set->one.ctr[e]; /* nr_inst is 1 */
+	const struct pctr_count *base = &set->one.base[e];
 	const struct perf_event_mmap_page *pg = c->page;
 	struct pctr__plan_ctr *x = &set->pc[e];
 	uint32_t idx = pg ? PCTR__READ_ONCE(pg->index) : 0;
@@ -326,9 +327,9 @@ plan_ctr(struct pctr_set *set, int e, uint16_t *shift, int *group)
 		return false;
 	*x = (struct pctr__plan_ctr){
 		.page = pg,
-		.base = set->base[e].value,
-		.base_ena = set->base[e].enabled,
-		.base_run = set->base[e].running,
+		.base = base->value,
+		.base_ena = base->enabled,
+		.base_run = base->running,
 		.hw = idx - 1,
 		.index = idx,
 		.shift = (uint16_t)((64u - width) & 63u),

@@ -96,11 +96,11 @@ unknown_id(void)
  * are combined, the caller takes the baseline off after.
  */
 static void
-store(const struct pctr_set *set, int inst, const struct pctr__ctr *c,
-      const struct pctr_count *v, struct pctr_count *out)
+store(const struct pctr_set *set, const struct pctr__inst *in,
+      const struct pctr__ctr *c, const struct pctr_count *v,
+      struct pctr_count *out)
 {
-	const struct pctr_count *z =
-		&set->base[inst * set->nr_events + c->event];
+	const struct pctr_count *z = &in->base[c->event];
 
 	if (!set->simple) {
 		pctr__combine_part(&out[c->event], v, c->part);
@@ -147,14 +147,12 @@ read_retrying(struct pctr_set *set, const struct pctr__ctr *rd, size_t want)
  * what happened.
  */
 static int
-members_ours(const struct pctr_set *set, int inst,
-	     const struct pctr__group *grp)
+members_ours(const struct pctr__inst *in, const struct pctr__group *grp)
 {
-	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
-	const int *member = &set->member[inst * set->nr_ctr + grp->first];
+	const int *member = &in->member[grp->first];
 
 	for (int k = 0; k < grp->nr; k++) {
-		int r = pctr__ctr_check(&ctr[member[k]]);
+		int r = pctr__ctr_check(&in->ctr[member[k]]);
 
 		if (r < 0)
 			return r;
@@ -171,11 +169,11 @@ entry_size(const struct pctr_set *set)
 
 /* The group in one read; -ECHILD: read it counter by counter instead. */
 static int
-read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
-		const struct pctr__ctr *rd, struct pctr_count *out)
+read_group_once(struct pctr_set *set, const struct pctr__inst *in,
+		const struct pctr__group *grp, const struct pctr__ctr *rd,
+		struct pctr_count *out)
 {
-	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
-	const int *member = &set->member[inst * set->nr_ctr + grp->first];
+	const int *member = &in->member[grp->first];
 	size_t nr = grp->nr + (rd == &grp->reader), s = entry_size(set);
 	size_t want = (3 + s * nr) * sizeof(uint64_t);
 	const uint64_t *b = set->buf;
@@ -185,18 +183,18 @@ read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
 	if (r < 0 || (n == -ECHILD && set->inherit))
 		return r < 0 ? r : -ECHILD;
 	if ((size_t)n != want || b[0] != nr) {
-		r = members_ours(set, inst, grp);
+		r = members_ours(in, grp);
 		return r < 0 ? r : read_failed(n, want, true);
 	}
 	if (rd == &grp->reader && b[4 + s * (nr - 1)] != rd->id)
 		return unknown_id();
 	for (int k = 0; k < grp->nr; k++) {
-		const struct pctr__ctr *c = &ctr[member[k]];
+		const struct pctr__ctr *c = &in->ctr[member[k]];
 		struct pctr_count v = { b[3 + s * k], b[1], b[2] };
 
 		if (b[4 + s * k] != c->id)
 			return unknown_id();
-		store(set, inst, c, &v, out);
+		store(set, in, c, &v, out);
 	}
 	return 0;
 }
@@ -207,16 +205,15 @@ read_group_once(struct pctr_set *set, int inst, const struct pctr__group *grp,
  * first and its times stand for the group's.
  */
 static int
-read_members(struct pctr_set *set, int inst, const struct pctr__group *grp,
-	     struct pctr_count *out)
+read_members(struct pctr_set *set, const struct pctr__inst *in,
+	     const struct pctr__group *grp, struct pctr_count *out)
 {
-	const struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
-	const int *member = &set->member[inst * set->nr_ctr + grp->first];
+	const int *member = &in->member[grp->first];
 	uint64_t b[5], ena = 0, run = 0;
 	size_t want = (4 + set->read_lost) * sizeof(uint64_t);
 
 	for (int k = 0; k < grp->nr; k++) {
-		const struct pctr__ctr *c = &ctr[member[k]];
+		const struct pctr__ctr *c = &in->ctr[member[k]];
 		int r = pctr__ctr_check(c);
 		ssize_t n = r < 0 ? r : pctr__sys_read(c->fd, b, want);
 		struct pctr_count v;
@@ -232,47 +229,44 @@ read_members(struct pctr_set *set, int inst, const struct pctr__group *grp,
 			run = b[2];
 		}
 		v = (struct pctr_count){ b[0], ena, run };
-		store(set, inst, c, &v, out);
+		store(set, in, c, &v, out);
 	}
 	return 0;
 }
 
 static int
-read_group(struct pctr_set *set, int inst, const struct pctr__group *grp,
-	   struct pctr_count *out)
+read_group(struct pctr_set *set, const struct pctr__inst *in,
+	   const struct pctr__group *grp, struct pctr_count *out)
 {
 	const struct pctr__ctr *rd = &grp->reader;
 	int r;
 
 	if (!set->inherit)
-		rd = &set->ctr[inst * set->nr_ctr +
-			       set->member[inst * set->nr_ctr + grp->first]];
+		rd = &in->ctr[in->member[grp->first]];
 	if (rd->fd < 0) /* an inherited group of one: it reads alone */
-		return read_members(set, inst, grp, out);
-	r = read_group_once(set, inst, grp, rd, out);
-	return r == -ECHILD && set->inherit ? read_members(set, inst, grp, out)
+		return read_members(set, in, grp, out);
+	r = read_group_once(set, in, grp, rd, out);
+	return r == -ECHILD && set->inherit ? read_members(set, in, grp, out)
 					    : r;
 }
 
 /* Parts must be combined in order: group order need not be part order. */
 static int
-read_parts(struct pctr_set *set, int inst, struct pctr_count *out)
+read_parts(struct pctr_set *set, const struct pctr__inst *in,
+	   struct pctr_count *out)
 {
-	const struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
-
 	for (int p = 0, more = 1; p < PCTR_MAX_PARTS && more; p++) {
 		more = 0;
-		for (int g = 0; g < set->nr_groups[inst]; g++) {
+		for (int g = 0; g < in->nr_groups; g++) {
+			const struct pctr__group *grp = &in->groups[g];
 			const struct pctr__ctr *lead =
-				&set->ctr[inst * set->nr_ctr +
-					  set->member[inst * set->nr_ctr +
-						      grp[g].first]];
+				&in->ctr[in->member[grp->first]];
 			int r;
 
 			more |= lead->part > p;
 			if (lead->part != p)
 				continue;
-			r = read_group(set, inst, &grp[g], out);
+			r = read_group(set, in, grp, out);
 			if (r < 0)
 				return r;
 		}
@@ -290,7 +284,7 @@ read_parts(struct pctr_set *set, int inst, struct pctr_count *out)
 int
 pctr__ctr_lost(const struct pctr_set *set, int c, uint64_t *lost)
 {
-	const struct pctr__ctr *x = &set->ctr[c];
+	const struct pctr__ctr *x = pctr__set_ctr(set, c);
 	size_t s = entry_size(set), len = set->inherit ? 5 : set->buf_len / 8;
 	uint64_t *b;
 	ssize_t n;
@@ -319,21 +313,20 @@ pctr__ctr_lost(const struct pctr_set *set, int c, uint64_t *lost)
 
 /* One instance's counts, parts combined, reset baseline taken off. */
 int
-pctr__set_read_inst(struct pctr_set *set, int inst, struct pctr_count *out)
+pctr__set_read_inst(struct pctr_set *set, const struct pctr__inst *in,
+		    struct pctr_count *out)
 {
-	const struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
 	int r = 0;
 
 	if (set->simple) {
-		for (int g = 0; g < set->nr_groups[inst] && !r; g++)
-			r = read_group(set, inst, &grp[g], out);
+		for (int g = 0; g < in->nr_groups && !r; g++)
+			r = read_group(set, in, &in->groups[g], out);
 		return r; /* the baseline is off already */
 	}
 	zero_skipped(set, out);
-	r = read_parts(set, inst, out);
+	r = read_parts(set, in, out);
 	if (r == 0 && set->has_base)
-		subtract_base(out, &set->base[inst * set->nr_events],
-			      set->nr_events);
+		subtract_base(out, in->base, set->nr_events);
 	return r;
 }
 
@@ -341,8 +334,9 @@ int
 pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
 		    uint64_t cyc)
 {
+	/* user_read: one thread, set->one (a local copy costs arm64 a load) */
 	for (int c = 0; c < set->nr_ctr; c++) {
-		const struct pctr__ctr *x = &set->ctr[c];
+		const struct pctr__ctr *x = &set->one.ctr[c];
 		struct pctr_count v;
 
 		if (set->simple) {
@@ -357,7 +351,7 @@ pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
 	}
 	zero_skipped(set, out);
 	if (set->has_base)
-		subtract_base(out, set->base, set->nr_events);
+		subtract_base(out, set->one.base, set->nr_events);
 	return 0;
 }
 
@@ -377,11 +371,11 @@ static int
 read_insts(struct pctr_set *set, int lo, int hi, struct pctr_count *count)
 {
 	if (hi - lo == 1)
-		return pctr__set_read_inst(set, lo, count);
+		return pctr__set_read_inst(set, &set->inst[lo], count);
 	memset(count, 0, set->nr_events * sizeof(count[0]));
 	for (int i = lo; i < hi; i++) {
 		struct pctr_count one[PCTR_MAX_EVENTS];
-		int r = pctr__set_read_inst(set, i, one);
+		int r = pctr__set_read_inst(set, &set->inst[i], one);
 
 		if (r < 0)
 			return r;
@@ -403,7 +397,7 @@ pctr__read_sample_slow(struct pctr_set *set, struct pctr_sample *s)
 	s->tsc = pctr__arch_tsc(set->serial);
 	set->reads++;
 	if (set->user_read && set->forks == pctr__forks &&
-	    PCTR__HOT(set)->owner == pctr__thread_self() &&
+	    PCTR__HOT(set)->owner == pctr__arch_thread_self() &&
 	    pctr__set_read_user(set, s->count, s->tsc) == 0) {
 		set->last_user = true;
 		s->path = PCTR_PATH_USER;
@@ -430,7 +424,7 @@ pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 
 	if (__builtin_expect(!set, 0) || __builtin_expect(!s, 0))
 		return check_readable(set, s);
-	if (__builtin_expect(PCTR__HOT(set)->owner != pctr__thread_self(), 0))
+	if (__builtin_expect(PCTR__HOT(set)->owner != pctr__arch_thread_self(), 0))
 		return pctr__read_sample_slow(set, s);
 	{
 		PCTR_ARCH_TAIL_FN_PAIR(pctr__sample_fn, fn, head,
@@ -447,8 +441,8 @@ pctr_set_read(struct pctr_set *set, struct pctr_sample *s)
 static int
 read_values_user(const struct pctr_set *set, uint64_t *values)
 {
-	const struct pctr__ctr *ctr = set->ctr;
-	const struct pctr_count *base = set->base;
+	const struct pctr__ctr *ctr = set->one.ctr; /* user_read: one thread */
+	const struct pctr_count *base = set->one.base;
 
 	for (int i = 0; i < set->nr_events; i++) {
 		uint64_t v;
@@ -471,7 +465,7 @@ pctr__read_values_slow(struct pctr_set *set, uint64_t *values)
 		return pctr__error(EBADFD, "cannot read: the set is not open "
 					   "(call pctr_set_open() first)");
 	if (set->fast_values && set->forks == pctr__forks &&
-	    PCTR__HOT(set)->owner == pctr__thread_self() &&
+	    PCTR__HOT(set)->owner == pctr__arch_thread_self() &&
 	    read_values_user(set, values) == 0) {
 		set->reads++;
 		set->last_user = true;
@@ -497,7 +491,7 @@ pctr_set_read_values(struct pctr_set *set, uint64_t *values)
 		PCTR_ARCH_TAIL_FN_PAIR(pctr__values_fn, fn, owner,
 				       &PCTR__HOT(set)->values);
 
-		if (__builtin_expect(owner != pctr__thread_self(), 0))
+		if (__builtin_expect(owner != pctr__arch_thread_self(), 0))
 			return pctr__read_values_slow(set, values);
 		return PCTR_ARCH_TAIL(fn)(set->pc, values);
 	}

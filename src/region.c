@@ -486,9 +486,11 @@ hw_page(const struct pctr_set *set)
 {
 	if (!set->user_read)
 		return NULL;
+	const struct pctr__ctr *ctr = set->inst->ctr;
+
 	for (int c = 0; c < set->nr_ctr; c++)
-		if (set->ev[set->ctr[c].event].hardware && set->ctr[c].page)
-			return set->ctr[c].page;
+		if (set->ev[ctr[c].event].hardware && ctr[c].page)
+			return ctr[c].page;
 	return NULL;
 }
 
@@ -518,8 +520,10 @@ detectors(struct region_thread *t)
 		 * one event of each group says whether it was multiplexed.
 		 * Events of several counters (hybrid parts): every one.
 		 */
-		if (!set->simple || i == 0 || set->ctr[i].event != i ||
-		    set->ctr[i].group != set->ctr[i - 1].group)
+		const struct pctr__ctr *ctr = set->inst->ctr;
+
+		if (!set->simple || i == 0 || ctr[i].event != i ||
+		    ctr[i].group != ctr[i - 1].group)
 			t->lead[t->nr_lead++] = (uint8_t)i;
 	}
 	if (t->kernel && t->lock)

@@ -162,7 +162,7 @@ static int
 open_carrier(struct pctr_set *set, int c)
 {
 	const struct perf_event_attr *main_attr =
-		&set->attr[set->ctr[c].event].a;
+		&set->attr[pctr__set_ctr(set, c)->event].a;
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_SOFTWARE,
@@ -173,15 +173,11 @@ open_carrier(struct pctr_set *set, int c)
 		.watermark = main_attr->watermark,
 		.wakeup_watermark = main_attr->wakeup_watermark,
 	};
-	int inst = c / set->nr_ctr;
-	bool on_cpus = pctr__set_on_cpus(set);
-	pid_t pid = on_cpus ? -1 : set->inst_id[inst];
-	int cpu = on_cpus	     ? set->inst_id[inst]
-		  : set->inst_cpu ? set->inst_cpu[inst]
-				  : -1;
+	const struct pctr__inst *in = pctr__ctr_inst(set, c);
+	pid_t pid = pctr__set_on_cpus(set) ? -1 : in->id;
 
 	pctr__set_clock(set, &attr);
-	return pctr__set_perf_open(set, &attr, pid, cpu, -1);
+	return pctr__set_perf_open(set, &attr, pid, in->cpu, -1);
 }
 
 static int
@@ -191,7 +187,7 @@ map_error(struct pctr_set *set, int c, size_t len, int err)
 			   "cannot map a %zu KiB sample buffer for '%s': %s "
 			   "(the limit is kernel.perf_event_mlock_kb plus "
 			   "'ulimit -l'; ask for fewer pages)",
-			   len >> 10, set->ev[set->ctr[c].event].name,
+			   len >> 10, set->ev[pctr__set_ctr(set, c)->event].name,
 			   strerror(err));
 }
 
@@ -204,7 +200,7 @@ map_error(struct pctr_set *set, int c, size_t len, int err)
 static int
 map_own(struct pctr_set *set, int c, size_t len, void **p)
 {
-	struct pctr__ctr *ctr = &set->ctr[c];
+	struct pctr__ctr *ctr = pctr__set_ctr(set, c);
 
 	if (ctr->page) {
 		pctr__sys_munmap(ctr->page, sysconf(_SC_PAGESIZE));
@@ -226,7 +222,7 @@ map_carrier(struct pctr_set *set, struct pctr__ring *ring, int c, size_t len,
 	if (fd < 0)
 		return pctr__error(-fd, "cannot open a sample buffer for '%s':"
 					" %s",
-				   set->ev[set->ctr[c].event].name,
+				   set->ev[pctr__set_ctr(set, c)->event].name,
 				   strerror(-fd));
 	*p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (*p == MAP_FAILED) {
@@ -236,11 +232,12 @@ map_carrier(struct pctr_set *set, struct pctr__ring *ring, int c, size_t len,
 	}
 	ring->carrier.fd = fd;
 	r = pctr__ctr_identify(&ring->carrier);
-	if (r == 0 && (r = pctr__sys_ioctl(set->ctr[c].fd,
+	if (r == 0 && (r = pctr__sys_ioctl(pctr__set_ctr(set, c)->fd,
 					   PERF_EVENT_IOC_SET_OUTPUT, fd)) < 0)
 		r = pctr__error(-r, "cannot send the samples of '%s' to their "
 				    "buffer: %s",
-				set->ev[set->ctr[c].event].name, strerror(-r));
+				set->ev[pctr__set_ctr(set, c)->event].name,
+				strerror(-r));
 	if (r < 0) {
 		munmap(*p, len);
 		pctr__sys_close(fd);
@@ -253,12 +250,12 @@ map_carrier(struct pctr_set *set, struct pctr__ring *ring, int c, size_t len,
 static struct pctr__ring *
 cpu_ring(struct pctr_set *set, int c)
 {
-	int cpu = set->inst_cpu ? set->inst_cpu[c / set->nr_ctr] : -1;
+	int cpu = set->spread ? pctr__ctr_inst(set, c)->cpu : -1;
 
 	for (int j = c % set->nr_ctr; cpu >= 0 && j < c; j += set->nr_ctr) {
 		struct pctr__ring *r = &set->ovf->ring[j];
 
-		if (r->pc && !r->shared && set->inst_cpu[j / set->nr_ctr] == cpu)
+		if (r->pc && !r->shared && pctr__ctr_inst(set, j)->cpu == cpu)
 			return r;
 	}
 	return NULL;
@@ -268,13 +265,14 @@ static int
 share_ring(struct pctr_set *set, struct pctr__ring *ring, int c,
 	   struct pctr__ring *to)
 {
-	int r = pctr__sys_ioctl(set->ctr[c].fd, PERF_EVENT_IOC_SET_OUTPUT,
+	int r = pctr__sys_ioctl(pctr__set_ctr(set, c)->fd,
+				PERF_EVENT_IOC_SET_OUTPUT,
 				to->carrier.fd);
 
 	if (r < 0)
 		return pctr__error(-r, "cannot send the samples of '%s' to "
 					"their CPU's buffer: %s",
-				   set->ev[set->ctr[c].event].name,
+				   set->ev[pctr__set_ctr(set, c)->event].name,
 				   strerror(-r));
 	ring->shared = to;
 	ring->pc = to->pc;
@@ -309,9 +307,9 @@ pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 		ring->size = (uint64_t)pages * page;
 		ring->map_len = len;
 	}
-	ring->fd = set->ctr[c].fd;
-	ring->ctr = &set->ctr[c];
-	ring->event = set->ctr[c].event;
+	ring->ctr = pctr__set_ctr(set, c);
+	ring->fd = ring->ctr->fd;
+	ring->event = ring->ctr->event;
 	pctr__layout_of(&ring->layout, &set->attr[ring->event].a);
 	atomic_flag_clear(&ring->busy);
 	return 0;

@@ -130,7 +130,7 @@ struct pctr__ring {
 	struct pctr__ctr *ctr;
 	int fd; /* the counter that writes into it */
 	int event;
-	int instance; /* internal (set->inst_id) */
+	int instance; /* internal (set->inst[]) */
 	int pub; /* public (pctr_set_instance_id()) */
 	struct pctr__layout layout; /* its records' (record.h) */
 	atomic_flag busy; /* one reader at a time */

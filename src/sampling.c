@@ -321,14 +321,14 @@ read_merged(struct pctr_set *set, struct read_ctx *ctx)
 static bool
 merge_rings(const struct pctr_set *set)
 {
-	for (int i = 0; set->inst_cpu && i < set->ovf->nr_ring; i++) {
+	for (int i = 0; set->spread && i < set->ovf->nr_ring; i++) {
 		const struct pctr__ring *ring = &set->ovf->ring[i];
 
 		if (ring->pc &&
 		    !(ring->layout.sample_type & PERF_SAMPLE_TIME))
 			return false;
 	}
-	return set->inst_cpu;
+	return set->spread;
 }
 
 PCTR_EXPORT int

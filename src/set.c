@@ -258,53 +258,48 @@ pctr__ctr_identify(struct pctr__ctr *c)
 }
 
 static void
-close_instance(struct pctr_set *set, int inst)
+close_instance(const struct pctr_set *set, struct pctr__inst *in, bool forked)
 {
-	ctr_close(&set->guard[inst]);
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!in->ctr) /* never allocated: alloc_instance() */
+		return;
 	for (int c = 0; c < set->nr_ctr; c++) {
-		ctr_close(&set->ctr[inst * set->nr_ctr + c]);
-		ctr_close(&set->groups[inst * set->nr_ctr + c].reader);
+		if (in->ctr[c].page && !forked)
+			pctr__sys_munmap(in->ctr[c].page, page);
+		in->ctr[c].page = NULL;
+		ctr_close(&in->ctr[c]);
+		ctr_close(&in->groups[c].reader);
 	}
+	ctr_close(&in->guard);
+}
+
+static void
+free_instance(const struct pctr_set *set, struct pctr__inst *in, bool forked)
+{
+	close_instance(set, in, forked);
+	free(in->ctr); /* one block: alloc_instance() */
+	*in = (struct pctr__inst){ .guard.fd = -1 };
 }
 
 static void
 close_all(struct pctr_set *set)
 {
-	long page = sysconf(_SC_PAGESIZE);
 	bool forked = pctr__set_forked(set);
 
 	pctr__plan_unlist(set);
 	pctr__plan_none(set);
 	pctr__overflow_close(set);
-	for (int i = 0; set->ctr && i < set->nr_inst * set->nr_ctr; i++) {
-		if (set->ctr[i].page && !forked)
-			pctr__sys_munmap(set->ctr[i].page, page);
-		ctr_close(&set->ctr[i]);
-		if (set->groups)
-			ctr_close(&set->groups[i].reader);
-	}
-	for (int i = 0; set->guard && i < set->nr_inst; i++)
-		ctr_close(&set->guard[i]);
-	free(set->ctr);
-	free(set->guard);
-	free(set->inst_id);
-	free(set->inst_cpu);
-	free(set->nr_groups);
-	free(set->groups);
-	free(set->member);
+	for (int i = 0; set->inst && i < set->nr_inst; i++)
+		free_instance(set, &set->inst[i], forked);
+	if (set->inst != &set->one)
+		free(set->inst);
 	free(set->buf);
-	free(set->base);
-	set->ctr = NULL;
-	set->inst_id = NULL;
-	set->inst_cpu = NULL;
-	set->nr_groups = NULL;
-	set->groups = NULL;
-	set->guard = NULL;
-	set->member = NULL;
+	set->inst = NULL;
 	set->buf = NULL;
-	set->base = NULL;
 	set->nr_inst = 0;
 	set->exec_pid = 0;
+	set->spread = false;
 	set->open = false;
 	set->user_read = false;
 	PCTR__HOT(set)->owner = 0;
@@ -830,21 +825,32 @@ leader_refused(const struct how *how, int err)
 }
 
 /*
+ * A counter refused: say why (ESRCH for a thread that is exiting), and
+ * name event @e as the one refused (leave_out()).
+ */
+static int
+refused(struct pctr_set *set, int e, const struct how *how, int cpu, int err)
+{
+	set->refused = e;
+	return open_error(set, &set->ev[e], how, cpu, leader_refused(how, err));
+}
+
+/*
  * The reader of an inherited group of two or more (struct pctr__group): a
  * dummy software event, which counts nothing and so joins any group, user
  * space only so that every perf_event_paranoid level allows it.
  */
 static int
-open_reader(struct pctr_set *set, int inst, int g, const struct how *how,
-	    int cpu)
+open_reader(struct pctr_set *set, struct pctr__inst *in, int g,
+	    const struct how *how)
 {
-	struct pctr__group *grp = &set->groups[inst * set->nr_ctr + g];
+	struct pctr__group *grp = &in->groups[g];
 	struct perf_event_attr attr = {
 		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_DUMMY, .read_format = READ_FORMAT,
 		.inherit = 1, .exclude_kernel = 1, .exclude_hv = 1,
 	};
-	int fd, e = set->ctr[inst * set->nr_ctr].event;
+	int fd, e = in->ctr[0].event;
 
 	if (grp->nr < 2)
 		return 0;
@@ -852,123 +858,147 @@ open_reader(struct pctr_set *set, int inst, int g, const struct how *how,
 		attr.read_format |= PERF_FORMAT_LOST;
 	pctr__set_clock(set, &attr);
 	for (int c = 0; c < set->nr_ctr; c++)
-		if (set->ctr[inst * set->nr_ctr + c].fd == grp->leader_fd)
-			e = set->ctr[inst * set->nr_ctr + c].event;
-	fd = pctr__sys_perf_open(&attr, how->pid, cpu, grp->leader_fd, 0);
+		if (in->ctr[c].fd == grp->leader_fd)
+			e = in->ctr[c].event;
+	fd = pctr__sys_perf_open(&attr, how->pid, in->cpu, grp->leader_fd, 0);
 	if (fd < 0)
 		fd = sibling_refused(how, fd);
 	if (fd == -EAGAIN)
 		return fd;
 	if (fd < 0)
-		return open_error(set, &set->ev[e], how, cpu, fd);
+		return open_error(set, &set->ev[e], how, in->cpu, fd);
 	grp->reader.fd = fd;
 	return 0;
 }
 
+/* event @e's part @p alone, to lead a new group */
 static int
-open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
+open_leader(struct pctr_set *set, const struct pctr__inst *in, int e, int p,
+	    const struct how *how)
 {
-	struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
-	struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
-	int cur[PCTR_MAX_PARTS], ng = 0, c = 0, prev = -1;
-	bool cur_pinned[PCTR_MAX_PARTS] = { false };
+	int fd = open_counter(set, e, p, -1, how, in->cpu);
 
-	for (int p = 0; p < PCTR_MAX_PARTS; p++)
-		cur[p] = -1;
-	for (int e = 0; e < set->nr_events; e++) {
-		bool pinned = set->attr[e].a.pinned;
+	return fd < 0 ? refused(set, e, how, in->cpu, fd) : fd;
+}
 
-		if (set->skip_err[e])
-			continue; /* left out: no counter */
-		/* a group of pctr_set_group() starts afresh, and ends so */
-		for (int p = 0; p < PCTR_MAX_PARTS && prev >= 0 &&
-				set->group_id[e] != set->group_id[prev];
-		     p++)
-			cur[p] = -1;
-		prev = e;
-		for (int p = 0; p < (int)set->ev[e].nr_parts; p++, c++) {
-			int g = cur[p], fd = -EINVAL;
+/*
+ * Event @e's part @p in group *@g.  EINVAL: a full group, or an event the
+ * PMU refuses?  Opened alone it then leads a group of its own (*@g = -1),
+ * unless it had to join this one.
+ */
+static int
+open_sibling(struct pctr_set *set, const struct pctr__inst *in, int e, int p,
+	     int *g, const struct how *how)
+{
+	int fd = open_counter(set, e, p, in->groups[*g].leader_fd, how,
+			      in->cpu);
+	const char *with = NULL;
 
-			/*
-			 * A pinned event (modifier D) leads a group of its
-			 * own, and only its explicit group joins it: a
-			 * pinned group grown past what was asked may no
-			 * longer fit beside the other pinned ones, and then
-			 * never counts at all (the kernel puts it in error,
-			 * which a task's exit turns into "never ran").
-			 */
-			if (!set->group_id[e] && (pinned || cur_pinned[p]))
-				g = -1;
+	if (fd < 0)
+		fd = sibling_refused(how, fd);
+	if (fd >= 0 || fd == -EAGAIN)
+		return fd;
+	if (fd != -EINVAL)
+		return refused(set, e, how, in->cpu, fd);
+	*g = -1;
+	fd = open_leader(set, in, e, p, how);
+	if (set->group_id[e])
+		with = "the other events of its group";
+	else if (set->flags & PCTR_SET_NO_MULTIPLEX)
+		with = "the events before it and multiplexing was refused";
+	if (fd < 0 || !with)
+		return fd;
+	pctr__sys_close(fd);
+	return pctr__error(EBUSY, "'%s' does not fit on the counters with %s",
+			   set->ev[e].name, with);
+}
 
-			if (g >= 0)
-				fd = open_counter(set, e, p, grp[g].leader_fd,
-						  how, cpu);
-			if (g >= 0 && fd < 0)
-				fd = sibling_refused(how, fd);
-			if (fd == -EAGAIN)
-				return fd;
-			if (g >= 0 && fd == -EINVAL) {
-				/* full group, or an event the PMU refuses? */
-				fd = open_counter(set, e, p, -1, how, cpu);
-				if (fd >= 0 && set->group_id[e]) {
-					pctr__sys_close(fd);
-					return pctr__error(EBUSY,
-							   "'%s' does not fit on "
-							   "the counters with "
-							   "the other events of "
-							   "its group",
-							   set->ev[e].name);
-				}
-				if (fd >= 0 &&
-				    (set->flags & PCTR_SET_NO_MULTIPLEX)) {
-					pctr__sys_close(fd);
-					return pctr__error(EBUSY,
-							   "'%s' does not fit on "
-							   "the counters with "
-							   "the events before it "
-							   "and multiplexing was "
-							   "refused",
-							   set->ev[e].name);
-				}
-				g = -1;
-			} else if (g < 0) {
-				fd = open_counter(set, e, p, -1, how, cpu);
-			}
-			if (fd < 0)
-				fd = leader_refused(how, fd);
-			if (fd < 0) {
-				set->refused = e;
-				return open_error(set, &set->ev[e], how, cpu, fd);
-			}
-			if (g < 0) {
-				g = cur[p] = ng++;
-				cur_pinned[p] = pinned;
-				grp[g].leader_fd = fd;
-				grp[g].nr = 0;
-			}
-			ctr[c].fd = fd;
-			ctr[c].event = e;
-			ctr[c].part = p;
-			ctr[c].group = g;
-			grp[g].nr++;
-		}
+/* the group each part's next counter joins: -1 for a new one */
+struct grouping {
+	int cur[PCTR_MAX_PARTS];
+	bool pinned[PCTR_MAX_PARTS]; /* its leader is pinned */
+};
+
+static void
+grouping_restart(struct grouping *gr)
+{
+	for (int p = 0; p < PCTR_MAX_PARTS; p++) {
+		gr->cur[p] = -1;
+		gr->pinned[p] = false;
 	}
-	set->nr_groups[inst] = ng;
-	for (int g = 0; g < ng && how->inherit; g++) {
-		int r = open_reader(set, inst, g, how, cpu);
+}
 
-		if (r < 0)
-			return r;
+/* counter @c: event @e's part @p, in its part's group or a new one */
+static int
+open_part(struct pctr_set *set, struct pctr__inst *in, struct grouping *gr,
+	  int c, int e, int p, const struct how *how)
+{
+	bool pinned = set->attr[e].a.pinned;
+	int g = gr->cur[p], fd;
+
+	/*
+	 * A pinned event (modifier D) leads a group of its own, and only its
+	 * explicit group joins it: a pinned group grown past what was asked
+	 * may no longer fit beside the other pinned ones, and then never
+	 * counts at all (the kernel puts it in error, which a task's exit
+	 * turns into "never ran").
+	 */
+	if (!set->group_id[e] && (pinned || gr->pinned[p]))
+		g = -1;
+	fd = g < 0 ? open_leader(set, in, e, p, how)
+		   : open_sibling(set, in, e, p, &g, how);
+	if (fd < 0)
+		return fd;
+	if (g < 0) {
+		g = gr->cur[p] = in->nr_groups++;
+		gr->pinned[p] = pinned;
+		in->groups[g].leader_fd = fd;
+		in->groups[g].nr = 0;
 	}
-	for (int g = 0; g < ng && how->open_enabled; g++) {
-		int r = pctr__sys_ioctl(grp[g].leader_fd, PERF_EVENT_IOC_DISABLE,
-					0);
+	in->groups[g].nr++;
+	in->ctr[c] = (struct pctr__ctr){
+		.fd = fd, .event = e, .part = p, .group = g,
+	};
+	return 0;
+}
+
+/* Leaders opened enabled (make_attr()) stop once their groups are whole. */
+static int
+stop_groups(const struct pctr__inst *in)
+{
+	for (int g = 0; g < in->nr_groups; g++) {
+		int r = pctr__sys_ioctl(in->groups[g].leader_fd,
+					PERF_EVENT_IOC_DISABLE, 0);
 
 		if (r < 0)
 			return pctr__error(-r, "cannot stop a new counter group: "
 					       "%s", strerror(-r));
 	}
 	return 0;
+}
+
+static int
+open_groups(struct pctr_set *set, struct pctr__inst *in, const struct how *how)
+{
+	struct grouping gr;
+	int c = 0, r = 0, prev = -1;
+
+	in->nr_groups = 0;
+	for (int e = 0; e < set->nr_events && r == 0; e++) {
+		if (set->skip_err[e])
+			continue; /* left out: no counter */
+		/* a group of pctr_set_group() starts afresh, and ends so */
+		if (prev < 0 || set->group_id[e] != set->group_id[prev])
+			grouping_restart(&gr);
+		prev = e;
+		for (int p = 0; p < (int)set->ev[e].nr_parts && r == 0; p++)
+			r = open_part(set, in, &gr, c++, e, p, how);
+	}
+	for (int g = 0; g < in->nr_groups && how->inherit && r == 0; g++)
+		r = open_reader(set, in, g, how);
+	if (r == 0 && how->open_enabled)
+		r = stop_groups(in);
+	return r;
 }
 
 /*
@@ -988,20 +1018,36 @@ open_groups(struct pctr_set *set, int inst, const struct how *how, int cpu)
  * refuses is done without: the set still counts.
  */
 static int
-open_instance(struct pctr_set *set, int inst, const struct how *how, int cpu)
+open_instance(struct pctr_set *set, struct pctr__inst *in,
+	      const struct how *how)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	struct pctr__ctr *guard = &set->guard[inst];
 
 	if (how->inherit && how->pid > 0 && set->nr_ctr > 1)
-		guard->fd = pctr__sys_perf_open(&attr, how->pid, cpu, -1, 0);
-	if (guard->fd < 0)
-		guard->fd = -1;
-	return open_groups(set, inst, how, cpu);
+		in->guard.fd = pctr__sys_perf_open(&attr, how->pid, in->cpu,
+						   -1, 0);
+	if (in->guard.fd < 0)
+		in->guard.fd = -1;
+	return open_groups(set, in, how);
+}
+
+/* open_instance(), again while a new thread refuses siblings for a moment */
+static int
+open_retrying(struct pctr_set *set, struct pctr__inst *in, struct how *how)
+{
+	int r;
+
+	for (int t = 1;; t++) {
+		how->retry = t < OPEN_TRIES;
+		r = open_instance(set, in, how);
+		if (r != -EAGAIN)
+			return r;
+		close_instance(set, in, false);
+	}
 }
 
 static bool
@@ -1018,8 +1064,8 @@ static int
 take_baseline(struct pctr_set *set)
 {
 	for (int i = 0; i < set->nr_inst; i++) {
-		int r = pctr__set_read_inst(set, i,
-					    &set->base[i * set->nr_events]);
+		struct pctr__inst *in = &set->inst[i];
+		int r = pctr__set_read_inst(set, in, in->base);
 
 		if (r < 0)
 			return r;
@@ -1028,80 +1074,90 @@ take_baseline(struct pctr_set *set)
 	return 0;
 }
 
+/* the ids of the readers and guard, for pctr__ctr_check() */
+static int
+identify_helpers(struct pctr__inst *in)
+{
+	int r = 0;
+
+	for (int g = 0; g < in->nr_groups && r == 0; g++)
+		if (in->groups[g].reader.fd >= 0)
+			r = pctr__ctr_identify(&in->groups[g].reader);
+	if (r == 0 && in->guard.fd >= 0)
+		r = pctr__ctr_identify(&in->guard);
+	return r;
+}
+
 /* ids for group reads, members listed group by group, user-read pages */
 static int
-finish_instance(struct pctr_set *set, int inst, bool user_read)
+finish_instance(struct pctr_set *set, struct pctr__inst *in, bool user_read)
 {
-	struct pctr__ctr *ctr = &set->ctr[inst * set->nr_ctr];
-	struct pctr__group *grp = &set->groups[inst * set->nr_ctr];
-	int *member = &set->member[inst * set->nr_ctr];
 	long page = sysconf(_SC_PAGESIZE);
-	int k = 0;
+	int k = 0, r;
 
-	for (int g = 0; g < set->nr_groups[inst]; g++) {
-		grp[g].first = k;
+	for (int g = 0; g < in->nr_groups; g++) {
+		in->groups[g].first = k;
 		for (int c = 0; c < set->nr_ctr; c++)
-			if (ctr[c].group == g)
-				member[k++] = c;
+			if (in->ctr[c].group == g)
+				in->member[k++] = c;
 	}
-	for (int g = 0; g < set->nr_groups[inst]; g++) {
-		int r = grp[g].reader.fd < 0
-				? 0
-				: pctr__ctr_identify(&grp[g].reader);
+	r = identify_helpers(in);
+	for (int c = 0; c < set->nr_ctr && r == 0; c++) {
+		struct pctr__ctr *x = &in->ctr[c];
 
-		if (r < 0)
-			return r;
-	}
-	if (set->guard[inst].fd >= 0) {
-		int r = pctr__ctr_identify(&set->guard[inst]);
-
-		if (r < 0)
-			return r;
-	}
-	for (int c = 0; c < set->nr_ctr; c++) {
-		int r = pctr__ctr_identify(&ctr[c]);
-
-		if (r < 0)
-			return r;
-		if (user_read)
-			ctr[c].page = pctr__sys_mmap(ctr[c].fd, page);
-		if (user_read && !ctr[c].page)
+		r = pctr__ctr_identify(x);
+		if (r == 0 && user_read)
+			x->page = pctr__sys_mmap(x->fd, page);
+		if (r == 0 && user_read && !x->page)
 			set->user_read = false;
 	}
+	return r;
+}
+
+/* The instances, each an allocation of its own: see struct pctr__inst. */
+static int
+alloc_open(struct pctr_set *set, int nr_inst)
+{
+	int nc = 0;
+
+	for (int e = 0; e < set->nr_events; e++)
+		nc += set->skip_err[e] ? 0 : set->ev[e].nr_parts;
+	set->nr_ctr = nc;
+	set->nr_inst = 0;
+	set->inst = nr_inst == 1 ? &set->one
+				 : calloc(nr_inst, sizeof(*set->inst));
+	/*
+	 * a group read: nr, enabled, running, then value and id of each
+	 * counter and of a reader
+	 */
+	set->buf_len = (3 + 3 * ((size_t)nc + 1)) * sizeof(uint64_t);
+	set->buf = malloc(set->buf_len);
+	if (!set->inst || !set->buf)
+		return pctr__error(ENOMEM, "out of memory opening a set");
 	return 0;
 }
 
 static int
-alloc_open(struct pctr_set *set, int nr_inst)
+alloc_instance(const struct pctr_set *set, struct pctr__inst *in, int id,
+	       int cpu)
 {
-	int nc = 0, maxg;
+	size_t nc = set->nr_ctr, ne = set->nr_events;
+	char *p = calloc(1, nc * (sizeof(*in->ctr) + sizeof(*in->groups) +
+				  sizeof(*in->member)) +
+				    ne * sizeof(*in->base));
 
-	for (int e = 0; e < set->nr_events; e++)
-		nc += set->skip_err[e] ? 0 : set->ev[e].nr_parts;
-	maxg = nc;
-	set->nr_ctr = nc;
-	set->nr_inst = nr_inst;
-	set->ctr = calloc((size_t)nr_inst * nc, sizeof(*set->ctr));
-	/* before anything can fail: close_all() closes fds that are >= 0 */
-	for (int i = 0; set->ctr && i < nr_inst * nc; i++)
-		set->ctr[i].fd = -1;
-	set->nr_groups = calloc(nr_inst, sizeof(int));
-	set->groups = calloc((size_t)nr_inst * maxg, sizeof(*set->groups));
-	set->guard = calloc(nr_inst, sizeof(*set->guard));
-	for (int i = 0; set->guard && i < nr_inst; i++)
-		set->guard[i].fd = -1;
-	set->member = calloc((size_t)nr_inst * nc, sizeof(int));
-	set->base = calloc((size_t)nr_inst * set->nr_events,
-			   sizeof(*set->base));
-	for (int i = 0; set->groups && i < nr_inst * maxg; i++)
-		set->groups[i].reader.fd = -1;
-	/* a group read: nr, enabled, running, then value and id of each
-	 * counter and of a reader */
-	set->buf_len = (3 + 3 * ((size_t)nc + 1)) * sizeof(uint64_t);
-	set->buf = malloc(set->buf_len);
-	if (!set->ctr || !set->nr_groups || !set->groups || !set->guard ||
-	    !set->member || !set->base || !set->buf)
+	*in = (struct pctr__inst){ .id = id, .cpu = cpu, .guard.fd = -1 };
+	if (!p)
 		return pctr__error(ENOMEM, "out of memory opening a set");
+	/* largest alignment first */
+	in->ctr = (struct pctr__ctr *)p;
+	in->groups = (struct pctr__group *)(in->ctr + nc);
+	in->base = (struct pctr_count *)(in->groups + nc);
+	in->member = (int *)(in->base + ne);
+	for (size_t c = 0; c < nc; c++) {
+		in->ctr[c].fd = -1;
+		in->groups[c].reader.fd = -1;
+	}
 	return 0;
 }
 
@@ -1146,83 +1202,110 @@ spread_over_cpus(int **ids, int **cpus, int *nr)
 	return 0;
 }
 
-static int
-open_once(struct pctr_set *set, int *ids, int nr, const struct how *base,
-	  bool cpu_target)
+/* a thread that exited while the set was opened is left out */
+static bool
+may_lose_threads(const struct pctr_set *set)
 {
-	int r = 0, opened = 0, *cpus = NULL;
-	struct how start = *base;
+	return set->target == PCTR_TARGET_PID ||
+	       set->target == PCTR_TARGET_PROCESS;
+}
 
-	start.open_enabled = !base->enable_on_exec && !samples(set);
-	base = &start;
-	set->forks = pctr__forks;
-	set->pid = getpid();
-	set->inherit = base->inherit;
-	set->read_lost = samples(set) && pctr__format_lost();
-	if (base->inherit && samples(set))
-		r = spread_over_cpus(&ids, &cpus, &nr);
-	if (r < 0) {
-		free(ids);
-		return r;
-	}
-	r = alloc_open(set, nr);
-	set->inst_id = ids;
-	set->inst_cpu = cpus;
+/*
+ * One instance per id, in set->inst[] from the first free slot: a thread
+ * that exited meanwhile, the main one too, gives its slot to the next.
+ */
+static int
+open_instances(struct pctr_set *set, const int *ids, const int *cpus, int nr,
+	       const struct how *base, bool cpu_target)
+{
+	int r = 0;
+
 	for (int i = 0; r == 0 && i < nr; i++) {
+		struct pctr__inst *in = &set->inst[set->nr_inst++];
 		struct how how = *base;
-		int cpu = cpu_target ? ids[i] : cpus ? cpus[i] : -1;
 
 		if (!cpu_target && how.pid != 0)
 			how.pid = ids[i];
-		for (int t = 1;; t++) {
-			how.retry = t < OPEN_TRIES;
-			r = open_instance(set, opened, &how, cpu);
-			if (r != -EAGAIN)
-				break;
-			close_instance(set, opened);
-		}
-		if (r < 0 && opened > 0)
-			set->refused = -1; /* the event counts elsewhere */
-		/* a thread that exited meanwhile, the main one too */
-		if (r == -ESRCH && (set->target == PCTR_TARGET_PID ||
-				    set->target == PCTR_TARGET_PROCESS)) {
-			close_instance(set, opened);
-			r = 0;
-			continue;
-		}
+		r = alloc_instance(set, in, ids[i],
+				   cpu_target ? ids[i] : cpus ? cpus[i] : -1);
 		if (r == 0)
-			r = finish_instance(set, opened, how.user_read);
-		if (cpus)
-			cpus[opened] = cpus[i];
-		set->inst_id[opened++] = ids[i];
+			r = open_retrying(set, in, &how);
+		if (r < 0 && set->nr_inst > 1)
+			set->refused = -1; /* the event counts elsewhere */
+		if (r == -ESRCH && may_lose_threads(set)) {
+			free_instance(set, in, false);
+			set->nr_inst--;
+			r = 0;
+		} else if (r == 0) {
+			r = finish_instance(set, in, how.user_read);
+		}
 	}
-	if (r == 0 && opened == 0)
+	if (r == 0 && set->nr_inst == 0)
 		r = pctr__error(ESRCH, "cannot count process %d: no such "
 				       "process (it exited while its %d "
 				       "thread%s being opened)",
 				(int)base->pid, nr,
 				nr == 1 ? " was" : "s were");
-	set->nr_inst = opened;
+	return r;
+}
+
+/* the instances open: the baseline, then the overflow state */
+static int
+start_set(struct pctr_set *set, const struct how *how)
+{
+	int r = 0;
+
 	set->simple = set->nr_ctr == set->nr_events && !set->nr_skipped;
 	set->has_base = false;
 	set->fast_values = set->user_read && set->simple;
-	if (r == 0 && base->open_enabled)
+	if (how->open_enabled)
 		r = take_baseline(set);
 	if (r == 0)
 		r = pctr__overflow_open(set);
-	if (r < 0) {
-		set->nr_inst = nr;
-		close_all(set);
-		return r;
-	}
+	return r;
+}
+
+/*
+ * Open @set on the @nr threads or CPUs of @ids, which it frees; on failure
+ * set->refused is the event refused, if that is why (else -1).
+ */
+static int
+open_once(struct pctr_set *set, int *ids, int nr, const struct how *base,
+	  bool cpu_target)
+{
+	struct how how = *base;
+	int r = 0, *cpus = NULL;
+
+	how.open_enabled = !base->enable_on_exec && !samples(set);
+	set->forks = pctr__forks;
+	set->pid = getpid();
+	set->inherit = how.inherit;
+	set->read_lost = samples(set) && pctr__format_lost();
+	if (how.inherit && samples(set))
+		r = spread_over_cpus(&ids, &cpus, &nr);
+	set->spread = cpus != NULL;
+	if (r == 0)
+		r = alloc_open(set, nr);
+	if (r == 0)
+		r = open_instances(set, ids, cpus, nr, &how, cpu_target);
+	free(ids);
+	free(cpus);
+	if (r == 0)
+		r = start_set(set, &how);
+	if (r < 0)
+		goto out_close;
 	set->open = true;
-	PCTR__HOT(set)->owner = set->user_read ? pctr__thread_self() : 0;
+	PCTR__HOT(set)->owner = set->user_read ? pctr__arch_thread_self() : 0;
 	if (set->user_read) {
 		pctr__plan_list(set);
 		pctr__plan_build(set);
 	}
 	pctr__error_clear();
 	return 0;
+
+out_close:
+	close_all(set);
+	return r;
 }
 
 /* the refusals that mean "not here": no PMU, no such event, not allowed */
@@ -1631,19 +1714,23 @@ out:
  * pctr_set_open_command() returns when the command is about to exec, and
  * its counters start at the exec.  An ioctl before then would be undone by
  * the exec (a disable) or count the library's child (an enable), so it
- * waits for the exec, seen as the first counter's enabled time, or for the
- * child to end or stop before it.  Only a caller that acts on the counters
+ * waits for the exec, seen as the first kept event's enabled time (one left
+ * out never runs), or for the child to end or stop before it.  Only a caller that acts on the counters
  * at once waits: one that waits for the command is not woken by it.
  */
 static void
 wait_exec(struct pctr_set *set)
 {
 	struct pctr_count now[PCTR_MAX_EVENTS];
+	int e = 0;
 
+	while (set->skip_err[e]) /* one is kept: leave_out() */
+		e++;
 	while (set->exec_pid > 0) {
 		siginfo_t si = { .si_pid = 0 };
 
-		if (pctr__set_read_inst(set, 0, now) < 0 || now[0].enabled ||
+		if (pctr__set_read_inst(set, set->inst, now) < 0 ||
+		    now[e].enabled ||
 		    waitid(P_PID, (id_t)set->exec_pid, &si,
 			   WEXITED | WSTOPPED | WNOHANG | WNOWAIT) < 0 ||
 		    si.si_pid)
@@ -1654,16 +1741,6 @@ wait_exec(struct pctr_set *set)
 }
 
 /* ---- control ------------------------------------------------------------ */
-
-static int
-check_leader(const struct pctr_set *set, int inst, int g)
-{
-	const struct pctr__group *grp = &set->groups[inst * set->nr_ctr + g];
-
-	return pctr__ctr_check(
-		&set->ctr[inst * set->nr_ctr +
-			  set->member[inst * set->nr_ctr + grp->first]]);
-}
 
 static int
 ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
@@ -1683,14 +1760,15 @@ ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 				   what);
 	wait_exec(set);
 	for (int i = 0; i < set->nr_inst; i++) {
-		for (int g = 0; g < set->nr_groups[i]; g++) {
-			int fd = set->groups[i * set->nr_ctr + g].leader_fd;
-			int r = check_leader(set, i, g);
+		const struct pctr__inst *in = &set->inst[i];
+
+		for (int g = 0; g < in->nr_groups; g++) {
+			const struct pctr__group *grp = &in->groups[g];
+			int r = pctr__ctr_check(&in->ctr[in->member[grp->first]]);
 
 			if (r < 0)
 				return r;
-			r = pctr__sys_ioctl(fd, req, 0);
-
+			r = pctr__sys_ioctl(grp->leader_fd, req, 0);
 			if (r < 0)
 				return pctr__error(-r, "cannot %s: %s", what,
 						   strerror(-r));
@@ -1734,11 +1812,11 @@ pctr_set_reset(struct pctr_set *set)
 	if (!set->open)
 		return pctr__error(EBADFD, "cannot reset: the set is not open");
 	for (int i = 0; i < set->nr_inst; i++) {
-		struct pctr_count *base = &set->base[i * set->nr_events];
+		struct pctr_count *base = set->inst[i].base;
 		int r;
 
 		/* counts since the old baseline move it; a failed read keeps it */
-		r = pctr__set_read_inst(set, i, now);
+		r = pctr__set_read_inst(set, &set->inst[i], now);
 		if (r < 0)
 			return r;
 		for (int e = 0; e < set->nr_events; e++)
@@ -1763,8 +1841,8 @@ pctr__inst_range(const struct pctr_set *set, int i, int *lo, int *hi)
 
 	*lo = *hi = 0;
 	for (int k = 0; k < set->nr_inst; k++) {
-		if (set->inst_cpu && k > 0 &&
-		    set->inst_id[k] == set->inst_id[k - 1]) {
+		if (set->spread && k > 0 &&
+		    set->inst[k].id == set->inst[k - 1].id) {
 			*hi += n - 1 == i;
 			continue;
 		}
@@ -1783,7 +1861,7 @@ pctr__inst_public(const struct pctr_set *set, int k)
 	int n = 0;
 
 	for (int i = 1; i <= k; i++)
-		n += !set->inst_cpu || set->inst_id[i] != set->inst_id[i - 1];
+		n += !set->spread || set->inst[i].id != set->inst[i - 1].id;
 	return n;
 }
 
@@ -1811,7 +1889,7 @@ pctr_set_instance_id(const struct pctr_set *set, int i)
 	if (i < 0 || i >= n)
 		return pctr__error(ERANGE, "instance %d out of range (0..%d)",
 				   i, n - 1);
-	return set->inst_id[lo];
+	return set->inst[lo].id;
 }
 
 PCTR_EXPORT int
@@ -1826,8 +1904,9 @@ pctr_set_fd(const struct pctr_set *set, int idx)
 				   "it has no counter (pctr_set_skipped())",
 				   idx);
 	for (int c = 0; c < set->nr_ctr; c++)
-		if (set->ctr[c].event == idx && set->ctr[c].part == 0)
-			return set->ctr[c].fd;
+		if (set->inst->ctr[c].event == idx &&
+		    set->inst->ctr[c].part == 0)
+			return set->inst->ctr[c].fd;
 	return pctr__error(ERANGE, "event %d out of range", idx);
 }
 

@@ -13,6 +13,8 @@
 #include <sched.h>
 #include <stdbool.h>
 
+#include "arch_tsc.h" /* the port's (src/arch.h) */
+
 #define CPC_EXPORT __attribute__((visibility("default")))
 #define CPC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define CPC_MAX_ATTRS 8
@@ -145,19 +147,7 @@ cpc__plan(struct __cpc_set *set)
 static inline uint64_t
 cpc__tsc(void)
 {
-#if defined(__x86_64__)
-	uint64_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return lo | hi << 32;
-#elif defined(__aarch64__)
-	uint64_t v;
-
-	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
-	return v;
-#else
-	return pctr_tsc();
-#endif
+	return pctr__arch_tsc(PCTR_SERIAL_NONE);
 }
 
 int cpc__sample_slow(struct __cpc_set *set, uint64_t *val);

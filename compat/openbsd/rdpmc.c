@@ -96,7 +96,7 @@ read_slot(const struct slot *s, uint32_t want)
 	uintptr_t owner = s->owner;
 	const struct perf_event_mmap_page *pc = s->page;
 
-	if (__builtin_expect(!(g & 1) && owner == pctr__thread_self(), 1)) {
+	if (__builtin_expect(!(g & 1) && owner == pctr__arch_thread_self(), 1)) {
 		/* one instruction where the port pairs them: nothing between */
 		uint32_t seq = pc->lock, idx = pc->index;
 
@@ -272,7 +272,7 @@ pctr_openbsd_rdpmc_install(unsigned int n, struct pctr_set *set)
 #else
 		(void)index; /* the counter's number is an operand */
 #endif
-		owner = pctr__thread_self();
+		owner = pctr__arch_thread_self();
 	}
 	s->owner = owner;
 	if (first != MAP_FAILED)

@@ -233,8 +233,10 @@ TEST(preset_is_a_period)
  * may fall while this handler runs (user-mode time of the same thread), in
  * the handler, in libpctr's decoder, in the dynamic linker binding the
  * handler's first call to it, or in the C library's signal return (and, as
- * anywhere, in libpctr's own calls around the loop: enable, disable); any
- * other PC outside the work loop is wrong.  The PCs are kept here and
+ * anywhere, in libpctr's own calls around the loop: enable, disable);
+ * under the sanitizers, also in their run-time, which the instrumented
+ * handler and decoder call (its memset, its signal wrapper); any other PC
+ * outside the work loop is wrong.  The PCs are kept here and
  * classified after the run (dladdr() is not async-signal-safe).
  */
 extern const char __start_pctr_handler[], __stop_pctr_handler[];
@@ -279,7 +281,9 @@ in_signal_delivery(uint64_t ip)
 	if (!dladdr((void *)(uintptr_t)ip, &dl) || !dl.dli_fname)
 		return 0;
 	return strstr(dl.dli_fname, "libpctr") ||
-	       strstr(dl.dli_fname, "libc.so") || strstr(dl.dli_fname, "ld-linux");
+	       strstr(dl.dli_fname, "libc.so") ||
+	       strstr(dl.dli_fname, "ld-linux") ||
+	       strstr(dl.dli_fname, "libasan") || strstr(dl.dli_fname, "libubsan");
 }
 
 static void

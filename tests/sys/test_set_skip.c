@@ -9,6 +9,7 @@
  * event: ENOENT), so these run alike with or without a PMU.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,28 @@ TEST(command_target_leaves_out_too)
 	ASSERT_OK(pctr_set_free(set));
 }
 
+/*
+ * A command's set whose first event was left out: a control waits for the
+ * command's exec by the events kept, not until the command has ended.
+ */
+TEST(command_control_does_not_wait_for_the_end)
+{
+	struct pctr_set *set = new_set(BOGUS ",task-clock",
+				       PCTR_SET_SKIP_UNSUPPORTED);
+	char *argv[] = { "sleep", "30", NULL };
+	pid_t pid;
+	int st;
+
+	ASSERT_OK(pctr_set_open_command(set, argv, &pid));
+	assert_skipped(set, 0, true);
+	ASSERT_OK(pctr_set_disable(set));
+	/* the command still runs: the disable did not wait for its end */
+	ASSERT_EQ(waitpid(pid, &st, WNOHANG), 0);
+	ASSERT_OK(kill(pid, SIGKILL));
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_OK(pctr_set_free(set));
+}
+
 TEST(unknown_flags_are_refused)
 {
 	struct pctr_set *set;
@@ -176,5 +199,6 @@ main(void)
 		TEST_CASE(without_the_flag_the_open_fails)
 		TEST_CASE(nothing_left_fails_with_the_refusal)
 		TEST_CASE(command_target_leaves_out_too)
+		TEST_CASE(command_control_does_not_wait_for_the_end)
 		TEST_CASE(unknown_flags_are_refused)));
 }

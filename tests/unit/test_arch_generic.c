@@ -8,9 +8,11 @@
  * riscv64 whose timebase runs at 10 MHz).  This program links src/tsc.c
  * and src/os/perf_event.c compiled for the generic port (meson.build).
  */
+#include <pthread.h>
 #include <time.h>
 
 #include "arch.h"
+#include "cyc_ns_check.h"
 #include "internal.h"
 #include "test.h"
 
@@ -49,9 +51,36 @@ TEST(tsc_counts_nanoseconds)
 	ASSERT_GE(ns, 20 * 1000 * 1000);
 }
 
+/* the page's conversion, the quotient and remainder way */
+TEST(cyc_ns_is_the_kernels)
+{
+	check_cyc_ns();
+}
+
+static void *
+other_self(void *arg)
+{
+	*(uintptr_t *)arg = pctr__arch_thread_self();
+	return NULL;
+}
+
+TEST(thread_self_is_per_thread)
+{
+	uintptr_t self = pctr__arch_thread_self(), other = 0;
+	pthread_t t;
+
+	ASSERT_EQ(pthread_create(&t, NULL, other_self, &other), 0);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	ASSERT(self == (uintptr_t)pthread_self());
+	ASSERT(other != 0 && other != self);
+	ASSERT(pctr__arch_thread_self() == self);
+}
+
 int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(contract)
-			       TEST_CASE(tsc_counts_nanoseconds)));
+			       TEST_CASE(tsc_counts_nanoseconds)
+			       TEST_CASE(cyc_ns_is_the_kernels)
+			       TEST_CASE(thread_self_is_per_thread)));
 }

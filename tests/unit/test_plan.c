@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "test.h"
+#include "cyc_ns_check.h"
 
 static struct perf_event_mmap_page page;
 static uint64_t hw_value;
@@ -293,33 +294,10 @@ TEST(plan_join_halves)
 		}
 }
 
-/*
- * Timestamp ticks to nanoseconds as perf_event.h spells it (quot * mult +
- * ((rem * mult) >> shift), 64-bit arithmetic), for every shift the kernel
- * makes (0 to 32) and the largest multipliers and counts: x86's 128-bit
- * product and shift gives the same, wrapping included.
- */
+/* the page's conversion: x86's 128-bit product and shift, or the generic */
 TEST(plan_cyc_ns)
 {
-	static const uint64_t cyc[] = { 0, 1, 1000, 0xffffffffull,
-					(uint64_t)1 << 40, 0x123456789abcdefull,
-					(uint64_t)1 << 63, ~0ull };
-	static const uint32_t mult[] = { 0, 1, 3u << 9, 0x80000000u,
-					 0xffffffffu };
-
-	for (uint16_t shift = 0; shift <= 32; shift++)
-		for (size_t i = 0; i < PCTR_ARRAY_SIZE(cyc); i++)
-			for (size_t k = 0; k < PCTR_ARRAY_SIZE(mult); k++) {
-				uint64_t quot = cyc[i] >> shift;
-				uint64_t rem = cyc[i] &
-					       (((uint64_t)1 << shift) - 1);
-				uint64_t want = quot * mult[k] +
-						((rem * mult[k]) >> shift);
-
-				ASSERT_HEX_EQ(pctr__cyc_ns(cyc[i], mult[k],
-							   shift),
-					      want);
-			}
+	check_cyc_ns();
 }
 
 /* ---- runs -------------------------------------------------------------- */

@@ -41,6 +41,15 @@ typedef unsigned __int128 pctr__arch_pair __attribute__((may_alias));
 /* nothing to keep in place (x86_64/arch_pmc.h) */
 #define PCTR_ARCH_KEEP_AT(at) ((void)(at))
 
+/*
+ * Read plans (generic/arch_pmc.h): the page and the baseline in one load
+ * pair (ldp reaches 504 bytes past its base), a pair of times pinned in
+ * a NEON register.
+ */
+#define PCTR_ARCH_PLAN_PAIR(x) __asm__("" : "+r"(x))
+#define PCTR_ARCH_PLAN_BASE(early, late) (early)
+#define PCTR_ARCH_PLAN_PIN_X2(x) __asm__ volatile("" : "+w"(x) : : "memory")
+
 #define PCTR__MRS_EVCNTR(n)                                                    \
 	case n:                                                                \
 		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v));      \

@@ -38,6 +38,18 @@
 #define PCTR_ARCH_TAIL(name) (*name##_at)
 #define PCTR_ARCH_KEEP_AT(at) ((void)(at))
 
+/*
+ * Read plans (src/mmap_read.h) and the registers their readers keep:
+ * PCTR_ARCH_PLAN_PAIR(x) holds @x, loaded early, where loads pair (one
+ * load then gets it with its neighbour); PCTR_ARCH_PLAN_BASE(early, late)
+ * is the baseline's early load where it was paired, else its late one,
+ * where it is the operand of the subtraction; PCTR_ARCH_PLAN_PIN_X2(x)
+ * holds a two-word vector in a vector register, no load moved before it.
+ */
+#define PCTR_ARCH_PLAN_PAIR(x) ((void)0)
+#define PCTR_ARCH_PLAN_BASE(early, late) ((void)(early), (late))
+#define PCTR_ARCH_PLAN_PIN_X2(x) __asm__ volatile("" ::: "memory")
+
 /* never called: PCTR_ARCH_USER_READ is 0 */
 static inline __attribute__((always_inline)) uint64_t
 pctr__arch_read_pmc(uint32_t hw)

@@ -29,6 +29,15 @@
 #define PCTR_ARCH_KEEP_AT(at) __asm__("" ::"S"(at))
 
 /*
+ * Read plans (generic/arch_pmc.h): the baseline is the subtraction's
+ * operand, loaded where it is taken off; a pair of times is pinned in an
+ * SSE register.
+ */
+#define PCTR_ARCH_PLAN_PAIR(x) ((void)0)
+#define PCTR_ARCH_PLAN_BASE(early, late) ((void)(early), (late))
+#define PCTR_ARCH_PLAN_PIN_X2(x) __asm__ volatile("" : "+x"(x) : : "memory")
+
+/*
  * @hw is the mmap page's index minus one: the rdpmc counter number.  rdpmc
  * writes eax and edx, which zero-extends them into rax and rdx: the halves
  * are returned as they are, for read plans to join with the sign

@@ -23,7 +23,7 @@
 
 #define	MAXSAMPLES	1000
 
-static int fd;
+static int fd, want;
 static volatile sig_atomic_t nsamples, failures;
 static pctrval sample_tsc[MAXSAMPLES], sample_ctr[MAXSAMPLES];
 
@@ -33,7 +33,8 @@ profile(int sig)
 	struct pctrst st;
 	int save = errno;
 
-	if (nsamples < MAXSAMPLES) {
+	/* a tick between the loop's end and the timer's stop adds none */
+	if (nsamples < want) {
 		if (ioctl(fd, PCIOCRD, &st) == -1)
 			failures++;
 		sample_tsc[nsamples] = st.pctr_tsc;
@@ -49,9 +50,10 @@ main(int argc, char *argv[])
 	struct itimerval it;
 	u_int fn = PCTR_U | PCTR_K | PCTR_EN | 0xc0;
 	pctrval inner = 0, p;
-	int want = argc > 1 ? atoi(argv[1]) : 50, i, rising = 0;
+	int i, rising = 0;
 	volatile unsigned long sink = 0;
 
+	want = argc > 1 ? atoi(argv[1]) : 50;
 	if (want < 2 || want > MAXSAMPLES)
 		errx(1, "samples: 2 to %d", MAXSAMPLES);
 	if ((fd = open(_PATH_PCTR, O_RDWR)) == -1)
