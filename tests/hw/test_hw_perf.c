@@ -29,8 +29,9 @@
  *   kernel mode: a count of kernel instructions varies from run to run
  *     (timer interrupts fall into some runs), so each tool takes five
  *     samplings and the least of each, one without an interrupt, is
- *     compared: the same context switches of the command, counts within
- *     1%, samples one apart at most (stat_kernel_agrees says why).
+ *     compared: pctr's counts with a raw perf_event_open reference's
+ *     (the same context switches, at most 1% above), samples one apart
+ *     at most (stat_kernel_agrees says why).
  *
  * perf and its shared libraries come from Debian's packages for the
  * guest's architecture (tests/hw/perf.sh, by the line below); when they
@@ -306,7 +307,10 @@ same_stamp(const char *line, char *first)
 /*
  * perf stat and pctr stat with @fmt, -e @events, -I @iv (or none): every
  * line of the same layout; with -I, the first interval's (the number of
- * intervals depends on each tool's timing)
+ * intervals depends on each tool's timing), but for a <not counted> line
+ * of either: the interval timer of both starts before the command's exec,
+ * so a first interval may end before the exec (in the x86-64 guest,
+ * pctr's task-clock once), as tests/tool/test_perf_format.c allows.
  */
 static void
 same_layout(const char *fmt, const char *events, const char *iv)
@@ -314,6 +318,7 @@ same_layout(const char *fmt, const char *events, const char *iv)
 	static const char *const out[] = { PERF_CSV, "/tmp/pctr.out" };
 	char nb[32], a[512], b[512], fp[64] = "", fq[64] = "";
 	char *text[2], *p, *q;
+	int compared = 0;
 	struct hw_run r;
 
 	for (int t = 0; t < 2; t++) {
@@ -345,11 +350,16 @@ same_layout(const char *fmt, const char *events, const char *iv)
 			break; /* the second interval of both */
 		shape(p, a, sizeof(a));
 		shape(q, b, sizeof(b));
-		ASSERT_STR_EQ(b, a);
+		if (!iv || (!strstr(p, "<not counted>") &&
+			    !strstr(q, "<not counted>"))) {
+			ASSERT_STR_EQ(b, a);
+			compared++;
+		}
 		p = pe + 1;
 		q = qe + 1;
 	}
 	ASSERT(iv || (!*p && !*q));
+	ASSERT_GT(compared, 0);
 }
 
 TEST(stat_perf_layouts)

@@ -504,15 +504,26 @@ TEST(stat_pinned_events_keep_their_counters)
 	check_counted_then_never(r.out, "instructions:uD", n);
 }
 
-/* an event this PMU lacks: refused, nothing on stdout */
+/*
+ * An event this PMU lacks, alone: the command runs, as under perf stat,
+ * and its row says not supported and why; with --strict, refused, nothing
+ * on stdout.
+ */
 TEST(stat_unsupported_event)
 {
 	char *argv[] = { PCTR, "stat", "--format=pctr-csv", "-o", "-", "-e",
 			 "branch-misses", "--", "hw_loop", "1000", NULL };
+	char *strict[] = { PCTR, "stat", "--strict", "--format=pctr-csv",
+			   "-o", "-", "-e", "branch-misses", "--", "hw_loop",
+			   "1000", NULL };
 	struct hw_run r;
 
 	install();
 	hw_run(argv, NULL, &r);
+	hw_run_show(&r, 3);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "not supported: cannot count 'branch-misses'");
+	hw_run(strict, NULL, &r);
 	hw_run_show(&r, 3);
 	ASSERT_NE(r.status, 0);
 	ASSERT_STR_EQ(r.out, "");
