@@ -581,15 +581,16 @@ raw_stat(uint64_t n, int maps, unsigned long long *ins,
  * is counted in its command.  Not the same count: an exec drops the copy
  * of its launcher's address space, and the release of each file mapping
  * of it is left to the return to user mode, after counting began
- * (fput()'s deferred work), so a launcher with more mappings counts more
- * in its command (RAW_MAPS more: about 25 instructions each in the arm64
- * guest, asserted more).  pctr's launcher is not this test program: its
- * command counted about 900 kernel instructions fewer there, never
- * more.  Until pctr
+ * (fput()'s deferred work): the reference with RAW_MAPS more mappings is
+ * printed (about 25 instructions each in the arm64 guest; lost in the
+ * x86-64 guest's run-to-run spread, which is wider: its two CPUs run
+ * without icount).  pctr's launcher is not this test program: its
+ * command counted 900 kernel instructions fewer in the arm64 guest, 7,000
+ * fewer in the x86-64 one.  Until pctr
  * stopped waking at its command's exec, it counted one switch in every
- * run and 11% more than perf.  perf's children count more (their exec
- * closes perf's pipe, and perf maps its 28 libraries: 8% more in the
- * arm64 guest): printed, and held to no less than the reference.
+ * run and 11% more than perf.  perf's figures are printed: 8% more than
+ * the reference in the arm64 guest (its child's exec closes perf's
+ * pipe), 3% fewer in the x86-64 one.
  */
 TEST(stat_kernel_agrees)
 {
@@ -638,8 +639,6 @@ TEST(stat_kernel_agrees)
 	       "instructions in its command\n", RAW_MAPS,
 	       (long long)m[0] - (long long)w[0]);
 	ASSERT_LE(q[0] * 100, w[0] * 101);
-	ASSERT_GT(m[0], w[0]);
-	ASSERT_LE(w[0] * 100, p[0] * 101);
 }
 
 /*

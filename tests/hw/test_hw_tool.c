@@ -349,7 +349,7 @@ TEST(stat_multiplexed_interval)
 }
 
 /*
- * The same events on a command of 7e6 instructions, 7 ms of guest time:
+ * The same events on a command of 5e6 instructions, 5 ms of guest time:
  * the kernel rotates the groups at least once (every 4 ms at HZ 250), so
  * the counts are multiplexed, and the command ends before pctr stat's
  * first read for the intervals (at 10 ms): one slice, one rate, no
@@ -361,7 +361,7 @@ TEST(stat_short_multiplexed_unknown)
 	static const char *const csv[] = { "--format=pctr-csv", "-o", "-",
 					   "-e", MUX_EVENTS, NULL };
 	static const char *const human[] = { "-e", MUX_EVENTS, NULL };
-	uint64_t n = 3500000;
+	uint64_t n = 2500000;
 	int rows = 0, mux = 0, unknown = 0;
 	const char *line;
 	struct hw_run r;
