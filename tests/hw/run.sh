@@ -314,6 +314,11 @@ report() { # NAME LOG
 	}
 	{ last[NR % 30] = $0 }
 	NF { lastline = $0 }
+	# a kernel that died: its first report and where (x86 "RIP:", arm64 "pc :")
+	oops == "" && /(BUG:|Oops|general protection fault|Unable to handle|Internal error|invalid opcode|double fault)/ {
+		oops = $0; sub(/^\[ *[0-9.]*\] */, "", oops)
+	}
+	oops != "" && where == "" && /(RIP: |pc : )/ { where = $0; sub(/^\[ *[0-9.]*\] */, "", where) }
 	/^PCTR-HW-BEGIN / { run = $2; plan = 0; res = 0; fails = 0; status = 0; next }
 	/^PCTR-HW-END / { status = $3; close_run("the program exited with status " status); next }
 	run == "" { next }
@@ -325,7 +330,9 @@ report() { # NAME LOG
 	END {
 		# how the guest ended, and the last line of its console
 		died = "the guest " ended "; its last console line: " \
-			(lastline == "" ? "(none)" : "\"" lastline "\"") " (" logf ")"
+			(lastline == "" ? "(none)" : "\"" lastline "\"") \
+			(oops == "" ? "" : "; the kernel first said \"" oops "\"" \
+			 (where == "" ? "" : " at \"" where "\"")) " (" logf ")"
 		if (run != "") {
 			close_run(died)
 			dead = 1
