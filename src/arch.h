@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arch.h - what the core asks of an architecture.
+ * arch.h - what the core asks of an architecture, and what the legacy
+ * layers and the command take of it (arch_bsd.h, arch_cpu.h, arch_regs.h:
+ * no architecture is named outside src/arch/).
  *
  * Each of the headers below is looked up first in arch/<arch>/ and
  * then in arch/generic/ (the build puts the directories on the include
@@ -40,12 +42,13 @@
  *              can (arm64 ldp), the function then called as
  *              PCTR_ARCH_TAIL(name).  PCTR_ARCH_KEEP_AT(at): a sample
  *              reader's sample address kept in the register it came in.
- *              PCTR_ARCH_REGS_USER: the kernel's register mask
- *              (sample_regs_user) an unwinder of user stacks needs, 0 if
- *              the port has none.  PCTR_ARCH_PLAN_PAIR(x),
+ *              PCTR_ARCH_PLAN_PAIR(x),
  *              PCTR_ARCH_PLAN_BASE(early, late), PCTR_ARCH_PLAN_PIN_X2(x):
  *              where a plan's reader keeps its values (generic/arch_pmc.h).
  * arch_cpu.h   pctr__arch_virtualized(): 1, 0, -1 (the CPU does not say).
+ *              pctr__arch_cpuid_leaf(leaf, r): 1 and cpuid's leaf @leaf
+ *              in r[4] where the CPU has it, else 0 (and on ports with
+ *              no cpuid).
  * arch_thread.h pctr__arch_thread_self(): the calling thread's identity,
  *              unique among the live threads, for the owner of a page
  *              (struct pctr__hot, compat/openbsd/rdpmc.c's slots): a page
@@ -55,6 +58,20 @@
  * arch_time.h  pctr__arch_cyc_ns(cyc, mult, shift): timestamp ticks to
  *              nanoseconds by a perf mmap page's time_mult and time_shift
  *              (generic/arch_time.h).
+ * arch_regs.h  PCTR_ARCH_REGS_USER: the kernel's register mask
+ *              (sample_regs_user) an unwinder of user stacks needs, 0 if
+ *              the port has none; where it has them, PCTR_ARCH_REGS_DWARF,
+ *              an initializer: the kernel's number of each DWARF register
+ *              from 0, and PCTR_ARCH_REG_SP and PCTR_ARCH_REG_PC, the
+ *              kernel's numbers of the stack pointer and the PC
+ *              (tools/unwind.c).
+ * arch_bsd.h   the port as the BSD layers show it (compat/bsd,
+ *              compat/openbsd; not included here):
+ *              PCTR_ARCH_BSD_MACHINE, its name there (hw.machine), NULL if
+ *              none; PCTR_ARCH_BSD_EVENT_MASK, 0 where a function word is
+ *              x86's PerfEvtSel, else its bits that are the PMU's raw event
+ *              number; PCTR_ARCH_SYS_FSTAT, the fstat system call where
+ *              the kernel's struct stat is the C library's, else -1.
  *
  * generic: no user-mode counter reads, CLOCK_MONOTONIC_RAW in nanoseconds
  * as the "TSC".  x86_64: rdtsc, rdpmc, cpuid.  aarch64: CNTVCT_EL0 and the
@@ -72,5 +89,6 @@
 #include "arch_cpu.h"
 #include "arch_thread.h"
 #include "arch_time.h"
+#include "arch_regs.h"
 
 #endif

@@ -115,12 +115,13 @@ static const struct option long_options[] = {
 	{ "per-rank", no_argument, NULL, OPT_PER_RANK },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	/* the rest are pctr stat's (stat_option()) */
 	{ "event", required_argument, NULL, 'e' },
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "detailed", no_argument, NULL, 'd' },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "no-multiplex", no_argument, NULL, OPT_NO_MULTIPLEX },
-	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -152,23 +153,27 @@ mpirun_option(struct mpirun *m, int c, bool *place)
 	return c == OPT_OVERSUB ? 0 : push(&m->mpi, &m->nr_mpi, optarg);
 }
 
-/* pctr stat's options, passed on as they were given */
+/*
+ * An option of the table that parse_options() does not take is pctr
+ * stat's: passed on with its value, by its letter if it has one, else by
+ * its long name.  -1 for '?' (getopt said why).
+ */
 static int
 stat_option(struct mpirun *m, int c)
 {
-	switch (c) {
-	case 'e':
-		return push(&m->stat, &m->nr_stat, "-e") ||
-		       push(&m->stat, &m->nr_stat, optarg);
-	case 'r':
-		return push(&m->stat, &m->nr_stat, "-r") ||
-		       push(&m->stat, &m->nr_stat, optarg);
-	case 'd':
-		return push(&m->stat, &m->nr_stat, "-d");
-	case OPT_STRICT:
-		return push(&m->stat, &m->nr_stat, "--strict");
-	}
-	return push(&m->stat, &m->nr_stat, "--no-multiplex");
+	static char flags[sizeof(long_options) / sizeof(long_options[0])][32];
+	const struct option *o = option_by_val(long_options, c);
+	char *flag;
+
+	if (!o)
+		return -1;
+	flag = flags[o - long_options];
+	if (c < OPT_HOST)
+		snprintf(flag, sizeof(flags[0]), "-%c", c);
+	else
+		snprintf(flag, sizeof(flags[0]), "--%s", o->name);
+	return push(&m->stat, &m->nr_stat, flag) ||
+	       (o->has_arg && push(&m->stat, &m->nr_stat, optarg));
 }
 
 static int
@@ -191,11 +196,8 @@ parse_options(struct mpirun *m, int argc, char **argv)
 			m->out = optarg;
 		} else if (c == 'n' || (c >= OPT_HOST && c <= OPT_MPIRUN_ARG)) {
 			r = mpirun_option(m, c, &place);
-		} else if (c == 'e' || c == 'r' || c == 'd' ||
-			   c == OPT_STRICT || c == OPT_NO_MULTIPLEX) {
-			r = stat_option(m, c);
 		} else {
-			r = -1;
+			r = stat_option(m, c);
 		}
 	}
 	if (r == 0 && optind == argc) {

@@ -408,8 +408,9 @@ set_target(struct opts *o, int type, const char *arg)
 	return 0;
 }
 
+/* what is sampled, and where: -e -c -F -g --call-graph -p -t -a -C -d */
 static int
-parse_opt(struct opts *o, int c, const char *arg)
+parse_sample_opt(struct opts *o, int c, const char *arg)
 {
 	int *cpus;
 
@@ -445,6 +446,15 @@ parse_opt(struct opts *o, int c, const char *arg)
 	case 'd':
 		return parse_double("-d", arg, 0.001, 31536000.0,
 				    &o->duration) < 0 ? EXIT_USAGE : 0;
+	}
+	return EXIT_USAGE;
+}
+
+/* the files and the report's view, else parse_sample_opt()'s options */
+static int
+parse_opt(struct opts *o, int c, const char *arg)
+{
+	switch (c) {
 	case 's':
 		o->sort_given = true;
 		return parse_sort(o, arg);
@@ -476,7 +486,7 @@ parse_opt(struct opts *o, int c, const char *arg)
 		usage(o, stdout);
 		return -1;
 	}
-	return EXIT_USAGE;
+	return parse_sample_opt(o, c, arg);
 }
 
 /* --input: a recording, reported with the view options only */

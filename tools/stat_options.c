@@ -143,26 +143,23 @@ enum {
 };
 
 /*
- * perf stat's flags that pctr does not take, each with what to type
- * instead, so that a command line from perf fails saying how to fix it.
+ * perf stat's flags that pctr does not take (named in long_options), each
+ * with what to type instead, so that a command line from perf fails
+ * saying how to fix it.
  */
 static const struct {
 	int opt;
-	const char *name, *instead;
+	const char *instead;
 } refused[] = {
-	{ 'i', "-i, --no-inherit",
-	  "a command is counted with every process and thread it starts; "
-	  "count one thread of a running process with -t TID" },
-	{ 'T', "-T, --transaction",
-	  "name the transactional memory events with -e, as "
-	  "-e '{cycles,cpu/cycles-t/,cpu/tx-start/}' on a CPU with TSX" },
-	{ OPT_METRIC_ONLY, "--metric-only",
-	  "-M NAMES shows each metric beside its events (-j for the "
-	  "values alone)" },
-	{ OPT_FOR_EACH_CGROUP, "--for-each-cgroup",
-	  "run one 'pctr stat -a -G NAME' for each cgroup" },
-	{ OPT_TABLE, "--table",
-	  "-r N -j lists each run's counts under \"runs\"" },
+	{ 'i', "a command is counted with every process and thread it starts; "
+	       "count one thread of a running process with -t TID" },
+	{ 'T', "name the transactional memory events with -e, as "
+	       "-e '{cycles,cpu/cycles-t/,cpu/tx-start/}' on a CPU with TSX" },
+	{ OPT_METRIC_ONLY, "-M NAMES shows each metric beside its events (-j "
+			   "for the values alone)" },
+	{ OPT_FOR_EACH_CGROUP, "run one 'pctr stat -a -G NAME' for each "
+			       "cgroup" },
+	{ OPT_TABLE, "-r N -j lists each run's counts under \"runs\"" },
 };
 
 static const struct option long_options[] = {
@@ -450,12 +447,20 @@ parse_cpus(struct stat_ctx *c, const char *arg)
 static int
 refuse(int opt)
 {
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
-		if (refused[i].opt == opt) {
-			tool_err("%s is not supported: %s", refused[i].name,
+	const char *name;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (refused[i].opt != opt)
+			continue;
+		name = option_by_val(long_options, opt)->name;
+		if (opt < OPT_PER_THREAD) /* a letter too */
+			tool_err("-%c, --%s is not supported: %s", opt, name,
 				 refused[i].instead);
-			return -1;
-		}
+		else
+			tool_err("--%s is not supported: %s", name,
+				 refused[i].instead);
+		return -1;
+	}
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_regs.h"
 #include "dw.h"
 #include "unwind.h"
 
@@ -37,26 +38,10 @@ struct unwind {
 	size_t n, max, first;
 };
 
-/*
- * The kernel's register numbers for each DWARF register from 0, and the
- * stack pointer's and the PC's.
- */
-#if defined(__x86_64__)
-/* rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8-r15, rip (x86-64 psABI) */
-static const int perf_reg[] = { 0,  3,  2,  1,  4,  5,  6,  7, 16,
-				17, 18, 19, 20, 21, 22, 23, 8 };
-#define PERF_REG_SP 7
-#define PERF_REG_PC 8
-#elif defined(__aarch64__)
-/* x0-x30, sp (AAPCS64's DWARF numbers); the PC has none */
-static const int perf_reg[] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
-				11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-				22, 23, 24, 25, 26, 27, 28, 29, 30, 31 };
-#define PERF_REG_SP 31
-#define PERF_REG_PC 32
-#endif
-
-#ifdef PERF_REG_PC
+/* a port without the numbering (src/arch.h) unwinds nothing */
+#ifdef PCTR_ARCH_REGS_DWARF
+/* the kernel's number of each DWARF register from 0 */
+static const int perf_reg[] = PCTR_ARCH_REGS_DWARF;
 #define NR_DWARF ((int)(sizeof(perf_reg) / sizeof(perf_reg[0])))
 
 /* register @bit of the kernel's numbering in @r, or false */
@@ -76,8 +61,8 @@ unwind_regs_dwarf(const struct pctr_sample_record *r, uint64_t *dwarf,
 		  int max, uint64_t *pc, uint64_t *sp)
 {
 	if (r->regs_abi != 64 || !r->regs || max < NR_DWARF ||
-	    !perf_reg_get(r, PERF_REG_PC, pc) ||
-	    !perf_reg_get(r, PERF_REG_SP, sp))
+	    !perf_reg_get(r, PCTR_ARCH_REG_PC, pc) ||
+	    !perf_reg_get(r, PCTR_ARCH_REG_SP, sp))
 		return -1;
 	for (int i = 0; i < NR_DWARF; i++)
 		if (!perf_reg_get(r, perf_reg[i], &dwarf[i]))
@@ -107,7 +92,7 @@ unwind_free(struct unwind *u)
 	free(u);
 }
 
-#if defined(HAVE_DWFL) && defined(PERF_REG_PC)
+#if defined(HAVE_DWFL) && defined(PCTR_ARCH_REGS_DWARF)
 static bool
 get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
 {

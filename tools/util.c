@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -179,6 +180,14 @@ check_file(const char *path)
 	if (S_ISDIR(st.st_mode) || access(path, X_OK) < 0)
 		return -EACCES;
 	return 0;
+}
+
+const struct option *
+option_by_val(const struct option *t, int val)
+{
+	while (t->name && t->val != val)
+		t++;
+	return t->name ? t : NULL;
 }
 
 int

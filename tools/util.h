@@ -33,6 +33,13 @@ int parse_double(const char *opt, const char *s, double min, double max,
 /* "0-3,6" into a new array of CPU numbers; -1 with a message on error */
 int parse_cpu_list(const char *opt, const char *s, int **cpus, int *nr);
 
+struct option;
+/*
+ * The entry of getopt table @t whose value is @val (a letter if the
+ * option has one), or NULL: an option named once, in its table.
+ */
+const struct option *option_by_val(const struct option *t, int val);
+
 /*
  * Look a command up as a shell would: 0 if it can be executed, -ENOENT if
  * not found, -EACCES if found but not executable.

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_bsd.h"
 #include "bsd_counter.h"
 
 #define MAX_MAP 32
@@ -141,6 +142,7 @@ int
 pctr_bsd_fn_event(uint32_t fn, struct pctr_event *ev)
 {
 	const struct map *m;
+	char raw[16];
 
 	pthread_once(&once, init);
 	ev->size = sizeof(*ev);
@@ -153,16 +155,10 @@ pctr_bsd_fn_event(uint32_t fn, struct pctr_event *ev)
 		return named_event(m->spec, fn, ev);
 	if (!has_pmu)
 		return -ENODEV;
-#if defined(__aarch64__)
-	{
-		char raw[16];
-
-		snprintf(raw, sizeof(raw), "r%x", fn & 0xffffu);
-		return named_event(raw, fn, ev);
-	}
-#else
-	return pctr_event_from_x86(fn, ev);
-#endif
+	if (!PCTR_ARCH_BSD_EVENT_MASK)
+		return pctr_event_from_x86(fn, ev);
+	snprintf(raw, sizeof(raw), "r%x", fn & PCTR_ARCH_BSD_EVENT_MASK);
+	return named_event(raw, fn, ev);
 }
 
 int

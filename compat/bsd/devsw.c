@@ -60,6 +60,8 @@
 
 #include <sys/ioccom.h>
 
+#include "arch_bsd.h"
+
 #include "devsw.h"
 
 #define PCTR_EXPORT __attribute__((visibility("default")))
@@ -169,18 +171,16 @@ find_dev(int dirfd, const char *path)
  * The identity of @fd's open file.  The fstat system call itself: glibc
  * 2.33 and later implement fstat() as fstatat(fd, "", AT_EMPTY_PATH),
  * which the kernel (6.1) treats as a path lookup of an empty name, a name
- * buffer allocated and freed for every ioctl().  On x86-64 and arm64 the
- * kernel's struct stat is the C library's (32-bit systems have an older
- * layout behind SYS_fstat; riscv64 has no such call).
+ * buffer allocated and freed for every ioctl().  The port says where the
+ * kernel's struct stat is the C library's (arch_bsd.h: 32-bit systems
+ * have an older layout behind SYS_fstat; riscv64 has no such call).
  */
 static int
 identity(int fd, struct stat *sb)
 {
-#if defined(SYS_fstat) && (defined(__x86_64__) || defined(__aarch64__))
-	return (int)syscall(SYS_fstat, fd, sb);
-#else
-	return fstat(fd, sb);
-#endif
+	if (PCTR_ARCH_SYS_FSTAT < 0)
+		return fstat(fd, sb);
+	return (int)syscall(PCTR_ARCH_SYS_FSTAT, fd, sb);
 }
 
 /* @s, if live: its word and identity, read between two equal words */

@@ -15,10 +15,9 @@
 #include <unistd.h>
 #include <sys/sysctl.h>
 #include <machine/cpu.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
+#include "arch_bsd.h"
+#include "arch_cpu.h"
 #include "pctr.h"
 
 #define PCTR_EXPORT __attribute__((visibility("default")))
@@ -49,28 +48,23 @@ out_int(void *oldp, size_t *oldlenp, int v)
 	return out(oldp, oldlenp, &v, sizeof(v));
 }
 
-/* the processor's brand string, or the architecture's name */
+/* the processor's brand string (cpuid), or the architecture's name */
 static void
 model(char *buf, size_t len)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned int r[12] = { 0 };
+	struct pctr_machine m = { .size = sizeof(m) };
+	uint32_t r[12] = { 0 };
 	const char *p;
 
-	if (__get_cpuid(0x80000000, &r[0], &r[1], &r[2], &r[3]) &&
-	    r[0] >= 0x80000004) {
-		for (unsigned int i = 0; i < 3; i++)
-			__get_cpuid(0x80000002 + i, &r[4 * i], &r[4 * i + 1],
-				    &r[4 * i + 2], &r[4 * i + 3]);
+	if (pctr__arch_cpuid_leaf(0x80000004u, r)) {
+		for (uint32_t i = 0; i < 3; i++)
+			pctr__arch_cpuid_leaf(0x80000002u + i, &r[4 * i]);
 		for (p = (const char *)r; *p == ' '; p++)
 			;
 		snprintf(buf, len, "%.*s", (int)(sizeof(r) - (p - (char *)r)),
 			 p);
 		return;
 	}
-#endif
-	struct pctr_machine m = { .size = sizeof(m) };
-
 	snprintf(buf, len, "%s", pctr_machine_get(&m) == 0 ? m.arch : "?");
 }
 
@@ -81,15 +75,9 @@ hw(int id, void *oldp, size_t *oldlenp)
 
 	switch (id) {
 	case HW_MACHINE:
-#if defined(__x86_64__)
-		return out_string(oldp, oldlenp, "amd64");
-#elif defined(__aarch64__)
-		return out_string(oldp, oldlenp, "arm64");
-#elif defined(__i386__)
-		return out_string(oldp, oldlenp, "i386");
-#else
-		return EOPNOTSUPP;
-#endif
+		if (!PCTR_ARCH_BSD_MACHINE)
+			return EOPNOTSUPP;
+		return out_string(oldp, oldlenp, PCTR_ARCH_BSD_MACHINE);
 	case HW_MODEL:
 		model(buf, sizeof(buf));
 		return out_string(oldp, oldlenp, buf);
@@ -103,6 +91,34 @@ hw(int id, void *oldp, size_t *oldlenp)
 									 : 4321);
 	case HW_PAGESIZE:
 		return out_int(oldp, oldlenp, (int)sysconf(_SC_PAGESIZE));
+	}
+	return EOPNOTSUPP;
+}
+
+/* the machdep nodes that are cpuid's leaves 0 and 1, where the CPU has them */
+static int
+cpuid_node(int id, void *oldp, size_t *oldlenp)
+{
+	uint32_t r[4];
+	char vendor[13];
+
+	switch (id) {
+	case CPU_CPUVENDOR:
+		if (!pctr__arch_cpuid_leaf(0, r))
+			break;
+		memcpy(vendor, &r[1], 4);
+		memcpy(vendor + 4, &r[3], 4);
+		memcpy(vendor + 8, &r[2], 4);
+		vendor[12] = '\0';
+		return out_string(oldp, oldlenp, vendor);
+	case CPU_CPUID:
+		if (!pctr__arch_cpuid_leaf(1, r))
+			break;
+		return out_int(oldp, oldlenp, (int)r[0]);
+	case CPU_CPUFEATURE:
+		if (!pctr__arch_cpuid_leaf(1, r))
+			break;
+		return out_int(oldp, oldlenp, (int)r[3]);
 	}
 	return EOPNOTSUPP;
 }
@@ -122,27 +138,7 @@ machdep(int id, void *oldp, size_t *oldlenp)
 			return EOPNOTSUPP;
 		return out_int(oldp, oldlenp, m.tsc_invariant == 1);
 	}
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned int a = 0, b = 0, c = 0, d = 0;
-	char vendor[13];
-
-	switch (id) {
-	case CPU_CPUVENDOR:
-		__get_cpuid(0, &a, &b, &c, &d);
-		memcpy(vendor, &b, 4);
-		memcpy(vendor + 4, &d, 4);
-		memcpy(vendor + 8, &c, 4);
-		vendor[12] = '\0';
-		return out_string(oldp, oldlenp, vendor);
-	case CPU_CPUID:
-		__get_cpuid(1, &a, &b, &c, &d);
-		return out_int(oldp, oldlenp, (int)a);
-	case CPU_CPUFEATURE:
-		__get_cpuid(1, &a, &b, &c, &d);
-		return out_int(oldp, oldlenp, (int)d);
-	}
-#endif
-	return EOPNOTSUPP;
+	return cpuid_node(id, oldp, oldlenp);
 }
 
 /* the symbol is pctr_openbsd_sysctl, by the label in <sys/sysctl.h> */

@@ -72,7 +72,9 @@ int _lwp_self(void);
 
 /*
  * Register indices into uc_mcontext.gregs[] under their Solaris names, for
- * the overflow handler of the manual (gregs[PC], gregs[USP]).
+ * the overflow handler of the manual (gregs[PC], gregs[USP]).  Chosen by
+ * architecture here, as Solaris's own <sys/regset.h> does: one installed
+ * header serves every architecture's programs.
  */
 #if defined(__x86_64__) && !defined(PC)
 #define PC 16 /* REG_RIP */

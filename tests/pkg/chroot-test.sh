@@ -63,6 +63,18 @@ bail() {
 }
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root \
 	LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive sh -c "$1"; }
+# an MPI job: BUILD (a command in the chroot) makes /tmp/PROGRAM, run on
+# two ranks under Open MPI's mpirun (root allowed: the chroot has no other
+# user); its report, /tmp/PROGRAM.json, must have both ranks
+mpi_job() { # BUILD PROGRAM DESCRIPTION
+	in_root "$1 &&
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	mpirun --oversubscribe -n 2 -x PCTR_EVENTS=page-faults \
+		-x PCTR_REPORT=json:/tmp/$2.json ./$2 &&
+	cat /tmp/$2.json && grep -q '\"size\":2' /tmp/$2.json" >"$tmp/log" 2>&1
+	ok $? "$3"
+	sed 's/^/#   /' "$tmp/log" | tail -n 5
+}
 
 echo "1..$plan"
 
@@ -140,53 +152,13 @@ ok $? "count task-clock,page-faults counts both"
 sed 's/^/#   /' "$tmp/log"
 
 # 7: a libcpc program through pkg-config pctr-libcpc
-cat >"$root/tmp/cpc.c" <<'PROG'
-#include <libcpc.h>
-#include <stdio.h>
-
-int
-main(void)
-{
-	cpc_event_t a, b;
-	volatile int i;
-
-	if (cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock", &a) != 0 ||
-	    cpc_bind_event(&a, 0) != 0 || cpc_take_sample(&a) != 0)
-		return 1;
-	for (i = 0; i < 1000000; i++)
-		;
-	if (cpc_take_sample(&b) != 0)
-		return 1;
-	printf("%llu ns\n", (unsigned long long)(b.ce_pic[0] - a.ce_pic[0]));
-	return b.ce_pic[0] > a.ce_pic[0] ? 0 : 1;
-}
-PROG
+cp "$src/tests/compat/libcpc/installed_cpc.c" "$root/tmp/cpc.c"
 in_root 'cd /tmp && cc -Wall -Werror -o cpc cpc.c $(pkg-config --cflags --libs pctr-libcpc) && ./cpc' \
 	>"$tmp/log" 2>&1
 ok $? "a libcpc program: pkg-config pctr-libcpc, runs and counts"
 
 # 8: a pmc_lib program with the seed's compile line
-cat >"$root/tmp/pmc.c" <<'PROG'
-#include <pmc_lib.h>
-#include <stdlib.h>
-
-int
-main(int argc, char *argv[])
-{
-	pmc_control_t Ctl = pmc_control_null;
-	pmc_data_t t0, t1;
-
-	if (pmc_getargs(stderr, argv[0], &argc, &argv, &Ctl) == FALSE ||
-	    pmc_open(0) == FALSE || pmc_select(&Ctl.counters[0]) == FALSE)
-		exit(1);
-	pmc_read(&t0);
-	pmc_read(&t1);
-	pmc_accumulate(&Ctl.counters[0], &t1, &t0);
-	pmc_close();
-	pmc_print_results(argc, argv, &Ctl);
-	exit(0);
-}
-PROG
+cp "$src/tests/compat/pmclib/installed_pmc.c" "$root/tmp/pmc.c"
 in_root 'cd /tmp && gcc -o pmc -O `pmc_options` pmc.c -lpmc && ./pmc --e task-clock,page-faults | grep "^total  *1 "' \
 	>"$tmp/log" 2>&1
 ok $? "a pmc_lib program: gcc -O \`pmc_options\` pmc.c -lpmc, runs"
@@ -218,15 +190,9 @@ main(int argc, char **argv)
 	return 0;
 }
 PROG
-in_root 'apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null &&
-	cd /tmp && mpicc -o mpi mpi.c $(pkg-config --cflags --libs pctr-mpi) &&
-	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-	mpirun --oversubscribe -n 2 -x PCTR_EVENTS=page-faults \
-		-x PCTR_REPORT=json:/tmp/job.json ./mpi &&
-	cat /tmp/job.json && grep -q "\"size\":2" /tmp/job.json' \
-	>"$tmp/log" 2>&1
-ok $? "an MPI program: pkg-config pctr-mpi, 2 ranks under mpirun, one report"
-sed 's/^/#   /' "$tmp/log" | tail -n 5
+mpi_job 'apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null &&
+	cd /tmp && mpicc -o mpi mpi.c $(pkg-config --cflags --libs pctr-mpi)' \
+	mpi "an MPI program: pkg-config pctr-mpi, 2 ranks under mpirun, one report"
 
 # 11: python3-pctr: examples/count.py, as the README runs it, counts the
 # 4096 page faults of its 16 MiB as count.c does
@@ -247,24 +213,9 @@ sed 's/^/#   /' "$tmp/log"
 
 # 13: a Fortran MPI program (use mpi) linked with -lpctr-mpi before
 # mpifort's libraries: its MPI_INIT and MPI_FINALIZE give the job's report
-cat >"$root/tmp/mpif.f90" <<'PROG'
-program mpif
-  use mpi
-  implicit none
-  integer :: ierr
-  call MPI_Init(ierr)
-  call MPI_Barrier(MPI_COMM_WORLD, ierr)
-  call MPI_Finalize(ierr)
-end program
-PROG
-in_root 'cd /tmp && mpifort -o mpif mpif.f90 -lpctr-mpi &&
-	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-	mpirun --oversubscribe -n 2 -x PCTR_EVENTS=page-faults \
-		-x PCTR_REPORT=json:/tmp/jobf.json ./mpif &&
-	cat /tmp/jobf.json && grep -q "\"size\":2" /tmp/jobf.json' \
-	>"$tmp/log" 2>&1
-ok $? "a Fortran MPI program: mpifort -lpctr-mpi, 2 ranks, one report"
-sed 's/^/#   /' "$tmp/log" | tail -n 5
+cp "$src/tests/mpi/mpi_intercepted.f90" "$root/tmp/mpif.f90"
+mpi_job 'cd /tmp && mpifort -o mpif mpif.f90 -lpctr-mpi' mpif \
+	"a Fortran MPI program: mpifort -lpctr-mpi, 2 ranks, one report"
 
 echo "# $(($(date +%s) - started)) s"
 exit $fail

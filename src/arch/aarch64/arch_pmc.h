@@ -101,7 +101,4 @@ pctr__arch_read_pmc(uint32_t hw)
 	return v;
 }
 
-/* X0 to X30, SP and PC (asm/perf_regs.h, enum perf_event_arm64_regs) */
-#define PCTR_ARCH_REGS_USER ((1ull << 33) - 1)
-
 #endif

@@ -58,7 +58,4 @@ pctr__arch_read_pmc(uint32_t hw)
 	return 0;
 }
 
-/* no user registers for an unwinder: PCTR_SAMPLE_USER_STACK is refused */
-#define PCTR_ARCH_REGS_USER 0ull
-
 #endif

@@ -13,6 +13,21 @@ pctr__arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 			 : "a"(leaf), "c"(sub));
 }
 
+/*
+ * Leaf @leaf into @r and 1 if the CPU has it (the highest leaf of its
+ * range, basic or extended, is at least @leaf), else 0: <cpuid.h>'s
+ * __get_cpuid().
+ */
+static inline int
+pctr__arch_cpuid_leaf(uint32_t leaf, uint32_t r[4])
+{
+	pctr__arch_cpuid(leaf & 0x80000000u, 0, r);
+	if (r[0] < leaf)
+		return 0;
+	pctr__arch_cpuid(leaf, 0, r);
+	return 1;
+}
+
 static inline int
 pctr__arch_virtualized(void)
 {

@@ -60,11 +60,4 @@ pctr__arch_read_pmc(uint32_t hw)
 	return lo | hi << 32;
 }
 
-/*
- * The user registers an unwinder needs (asm/perf_regs.h, enum
- * perf_event_x86_regs): AX to SS and R8 to R15.  DS, ES, FS and GS (bits
- * 12 to 15) are refused by the kernel for 64-bit tasks.
- */
-#define PCTR_ARCH_REGS_USER (0xfffull | 0xff0000ull)
-
 #endif
