@@ -69,60 +69,103 @@ raise_errno(int err, const char *text)
 
 /* ---- Reading: one read of a set ----------------------------------------- */
 
-struct rcount {
-	struct pctr_count c;
-	double low, high;
-};
-
+/*
+ * Each count is kept with the set's scale state as it was after this read
+ * (struct pctr_scale: the count is its @last): the bounds are worked out
+ * from it when a Count is made, not on every read.  A difference of
+ * readings (@delta) has no rates: its bounds are its value when the event
+ * never left its counter, else unknown.
+ */
 typedef struct {
 	PyObject_VAR_HEAD
 	PyObject *names; /* the set's tuple of names, shared */
 	PyObject *index; /* name -> index, shared */
 	uint64_t tsc;
 	uint32_t path;
-	struct rcount count[1];
+	uint32_t delta;
+	struct pctr_scale count[1];
 } ReadingObject;
 
 static PyTypeObject ReadingType;
 
+/*
+ * Freed Readings of up to READING_FREE_EVENTS events are kept for the next
+ * read (at most READING_FREE_MAX of each size), as CPython keeps its
+ * floats and tuples: a read then allocates nothing.  The lists are used
+ * with the GIL held only.
+ */
+#define READING_FREE_EVENTS 8
+#define READING_FREE_MAX 16
+static struct {
+	ReadingObject *head[READING_FREE_EVENTS + 1]; /* linked by ->names */
+	int nr[READING_FREE_EVENTS + 1];
+} reading_free;
+
 static ReadingObject *
 reading_new(Py_ssize_t nr, PyObject *names, PyObject *index)
 {
-	ReadingObject *rd = PyObject_NewVar(ReadingObject, &ReadingType, nr);
+	ReadingObject *rd = NULL;
 
-	if (!rd)
-		return NULL;
+	if (nr <= READING_FREE_EVENTS && reading_free.head[nr]) {
+		rd = reading_free.head[nr];
+		reading_free.head[nr] = (ReadingObject *)rd->names;
+		reading_free.nr[nr]--;
+		PyObject_InitVar((PyVarObject *)rd, &ReadingType, nr);
+	} else {
+		rd = PyObject_NewVar(ReadingObject, &ReadingType, nr);
+		if (!rd)
+			return NULL;
+	}
 	Py_XINCREF(names);
 	Py_XINCREF(index);
 	rd->names = names;
 	rd->index = index;
+	rd->delta = 0;
 	return rd;
 }
 
 static void
 Reading_dealloc(ReadingObject *rd)
 {
+	Py_ssize_t nr = Py_SIZE(rd);
+
 	Py_XDECREF(rd->names);
 	Py_XDECREF(rd->index);
+	if (nr <= READING_FREE_EVENTS &&
+	    reading_free.nr[nr] < READING_FREE_MAX) {
+		rd->names = (PyObject *)reading_free.head[nr];
+		reading_free.head[nr] = rd;
+		reading_free.nr[nr]++;
+		return;
+	}
 	PyObject_Free(rd);
 }
 
 static PyObject *
-count_object(const struct rcount *rc)
+count_object(const ReadingObject *rd, Py_ssize_t i)
 {
+	const struct pctr_scale *sc = &rd->count[i];
+	const struct pctr_count *cnt = &sc->last;
 	PyObject *c = PyStructSequence_New(&CountType);
+	double low = Py_NAN, high = Py_NAN;
 
 	if (!c)
 		return NULL;
-	PyStructSequence_SET_ITEM(c, 0, PyLong_FromUnsignedLongLong(rc->c.value));
+	if (rd->delta) {
+		if (cnt->running >= cnt->enabled)
+			low = high = (double)cnt->value;
+	} else if (pctr_scale_bounds(sc, &low, &high) < 0) {
+		low = high = Py_NAN;
+	}
+	PyStructSequence_SET_ITEM(c, 0, PyLong_FromUnsignedLongLong(cnt->value));
 	PyStructSequence_SET_ITEM(c, 1,
-				  PyLong_FromUnsignedLongLong(rc->c.enabled));
+				  PyLong_FromUnsignedLongLong(cnt->enabled));
 	PyStructSequence_SET_ITEM(c, 2,
-				  PyLong_FromUnsignedLongLong(rc->c.running));
+				  PyLong_FromUnsignedLongLong(cnt->running));
 	PyStructSequence_SET_ITEM(c, 3,
-				  PyFloat_FromDouble(pctr_count_scaled(&rc->c)));
-	PyStructSequence_SET_ITEM(c, 4, PyFloat_FromDouble(rc->low));
-	PyStructSequence_SET_ITEM(c, 5, PyFloat_FromDouble(rc->high));
+				  PyFloat_FromDouble(pctr_count_scaled(cnt)));
+	PyStructSequence_SET_ITEM(c, 4, PyFloat_FromDouble(low));
+	PyStructSequence_SET_ITEM(c, 5, PyFloat_FromDouble(high));
 	if (PyErr_Occurred()) {
 		Py_DECREF(c);
 		return NULL;
@@ -177,7 +220,7 @@ Reading_getitem(ReadingObject *rd, PyObject *key)
 		}
 		return NULL;
 	}
-	return count_object(&rd->count[i]);
+	return count_object(rd, i);
 }
 
 static PyObject *
@@ -193,7 +236,7 @@ Reading_values(ReadingObject *rd, PyObject *unused)
 	PyObject *t = PyTuple_New(Py_SIZE(rd));
 
 	for (Py_ssize_t i = 0; t && i < Py_SIZE(rd); i++) {
-		PyObject *v = PyLong_FromUnsignedLongLong(rd->count[i].c.value);
+		PyObject *v = PyLong_FromUnsignedLongLong(rd->count[i].last.value);
 
 		if (!v) {
 			Py_CLEAR(t);
@@ -210,7 +253,7 @@ Reading_items(ReadingObject *rd, PyObject *unused)
 	PyObject *l = PyList_New(Py_SIZE(rd));
 
 	for (Py_ssize_t i = 0; l && i < Py_SIZE(rd); i++) {
-		PyObject *c = count_object(&rd->count[i]);
+		PyObject *c = count_object(rd, i);
 		PyObject *kv = c ? PyTuple_Pack(2, PyTuple_GET_ITEM(rd->names, i),
 						c)
 				 : NULL;
@@ -237,7 +280,7 @@ Reading_contains(ReadingObject *rd, PyObject *key)
 	return PySequence_Contains(rd->names, key);
 }
 
-/* after - before: each count's delta (pctr_count_delta()); no bounds */
+/* after - before: each count's delta (pctr_count_delta()) */
 static PyObject *
 Reading_sub(PyObject *a, PyObject *b)
 {
@@ -256,13 +299,12 @@ Reading_sub(PyObject *a, PyObject *b)
 		return NULL;
 	d->tsc = x->tsc - y->tsc;
 	d->path = x->path | y->path;
-	for (Py_ssize_t i = 0; i < Py_SIZE(x); i++) {
-		d->count[i].c = pctr_count_delta(&x->count[i].c, &y->count[i].c);
-		d->count[i].low = d->count[i].high = Py_NAN;
-		if (d->count[i].c.running >= d->count[i].c.enabled)
-			d->count[i].low = d->count[i].high =
-				(double)d->count[i].c.value;
-	}
+	d->delta = 1;
+	for (Py_ssize_t i = 0; i < Py_SIZE(x); i++)
+		d->count[i] = (struct pctr_scale){
+			.last = pctr_count_delta(&x->count[i].last,
+						 &y->count[i].last)
+		};
 	return (PyObject *)d;
 }
 
@@ -347,7 +389,7 @@ static PyTypeObject ReadingType = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "pctr.Reading",
 	.tp_basicsize = offsetof(ReadingObject, count),
-	.tp_itemsize = sizeof(struct rcount),
+	.tp_itemsize = sizeof(struct pctr_scale),
 	.tp_dealloc = (destructor)Reading_dealloc,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Reading: every count of a set at one moment.\n\n"
@@ -749,9 +791,10 @@ Set_reset(SetObject *s, PyObject *unused)
 }
 
 /*
- * fill @rd from @smp; the bounds from the set's successive reads (@scale),
- * or for the read of one instance from this read alone: exact when the
- * event never left its counter, else unknown
+ * fill @rd from @smp, with the set's scale state after this read (@scale:
+ * its successive reads give the bounds), or for the read of one instance
+ * (or a count the scale refused) with this count alone: its bounds are
+ * exact when the event never left its counter, else unknown
  */
 static void
 reading_fill(SetObject *s, ReadingObject *rd, const struct pctr_sample *smp,
@@ -760,15 +803,12 @@ reading_fill(SetObject *s, ReadingObject *rd, const struct pctr_sample *smp,
 	rd->tsc = smp->tsc;
 	rd->path = smp->path;
 	for (Py_ssize_t i = 0; i < Py_SIZE(rd); i++) {
-		struct rcount *rc = &rd->count[i];
-		struct pctr_scale one = { .last = smp->count[i] };
-
-		rc->c = smp->count[i];
-		if (scale)
-			pctr_scale_add(&s->scale[i], &rc->c);
-		if (pctr_scale_bounds(scale ? &s->scale[i] : &one, &rc->low,
-				      &rc->high) < 0)
-			rc->low = rc->high = Py_NAN;
+		if (scale && pctr_scale_add(&s->scale[i], &smp->count[i]) == 0)
+			rd->count[i] = s->scale[i];
+		else
+			rd->count[i] = (struct pctr_scale){
+				.last = smp->count[i]
+			};
 	}
 }
 
