@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pctr.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -411,7 +412,8 @@ static PyTypeObject ReadingType = {
 typedef struct {
 	PyObject_HEAD
 	struct pctr_set *set;
-	PyThread_type_lock lock;
+	int busy, waiters; /* the set's lock: see set_lock() */
+	sem_t handoff;
 	int open; /* 0 new, 1 open, 2 closed */
 	PyObject *names; /* tuple, made at open */
 	PyObject *index; /* dict name -> index */
@@ -423,20 +425,38 @@ typedef struct {
 
 static PyTypeObject SetType;
 
+/*
+ * The set's lock.  It is always taken and given back with the GIL held
+ * (the module has one GIL: it is single-phase, so no other interpreter
+ * loads it, and a free-threaded CPython keeps the GIL for it), so the GIL
+ * guards @busy and @waiters: taking a free lock is a test and a store.  A
+ * thread that finds it busy counts itself in @waiters and waits without
+ * the GIL on @handoff; the holder's unlock then hands the lock to one
+ * waiter (busy stays set), so a holder that takes it again at once waits
+ * its turn rather than starving the others.
+ */
 static void
 set_lock(SetObject *s)
 {
-	if (!PyThread_acquire_lock(s->lock, NOWAIT_LOCK)) {
-		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(s->lock, WAIT_LOCK);
-		Py_END_ALLOW_THREADS
+	if (!s->busy) {
+		s->busy = 1;
+		return;
 	}
+	s->waiters++;
+	Py_BEGIN_ALLOW_THREADS
+	while (sem_wait(&s->handoff) < 0)
+		; /* EINTR */
+	Py_END_ALLOW_THREADS
+	s->waiters--;
 }
 
 static void
 set_unlock(SetObject *s)
 {
-	PyThread_release_lock(s->lock);
+	if (s->waiters)
+		sem_post(&s->handoff);
+	else
+		s->busy = 0;
 }
 
 static PyObject *
@@ -448,11 +468,7 @@ Set_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	if (!s)
 		return NULL;
 	s->ovf_pipe[0] = s->ovf_pipe[1] = -1;
-	s->lock = PyThread_allocate_lock();
-	if (!s->lock) {
-		Py_DECREF(s);
-		return PyErr_NoMemory();
-	}
+	sem_init(&s->handoff, 0, 0);
 	r = pctr_set_new(&s->set, 0);
 	if (r < 0) {
 		Py_DECREF(s);
@@ -521,8 +537,7 @@ Set_dealloc(SetObject *s)
 	set_close_fds(s);
 	if (s->ovf_pipe[0] >= 0)
 		close(s->ovf_pipe[0]);
-	if (s->lock)
-		PyThread_free_lock(s->lock);
+	sem_destroy(&s->handoff);
 	Py_XDECREF(s->names);
 	Py_XDECREF(s->index);
 	Set_clear(s);
