@@ -545,7 +545,7 @@ Set_dealloc(SetObject *s)
 }
 
 static int
-check_state(SetObject *s, int want)
+state_error(SetObject *s)
 {
 	static const char *const what[] = {
 		"the set is not open yet: open() it first",
@@ -554,10 +554,15 @@ check_state(SetObject *s, int want)
 	};
 	int state = s->set ? s->open : 2;
 
-	if (state == want)
-		return 0;
 	raise_errno(state == 1 ? EBUSY : EBADFD, what[state]);
 	return -1;
+}
+
+/* 0 if the set is new (@want 0) or open (1), else -1 with the error */
+static inline int
+check_state(SetObject *s, int want)
+{
+	return s->set && s->open == want ? 0 : state_error(s);
 }
 
 static PyObject *
