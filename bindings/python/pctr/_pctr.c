@@ -420,6 +420,7 @@ typedef struct {
 	int ovf_pipe[2]; /* overflow records, -1 when unused */
 	atomic_ulong ovf_dropped;
 	struct pctr_scale scale[PCTR_MAX_EVENTS];
+	ReadingObject *last; /* the last read's Reading: see set_reading() */
 	PyObject *dict; /* for the Python subclass's attributes */
 } SetObject;
 
@@ -505,6 +506,7 @@ set_close_fds(SetObject *s)
 	struct pctr_set *set = s->set;
 
 	s->set = NULL;
+	Py_CLEAR(s->last);
 	if (set) {
 		Py_BEGIN_ALLOW_THREADS
 		pctr_set_free(set);
@@ -832,6 +834,29 @@ reading_fill(SetObject *s, ReadingObject *rd, const struct pctr_sample *smp,
 	}
 }
 
+/*
+ * The Reading for a read of @s (locked): the set's last one when nothing
+ * else holds it any more (no one can see it change), else a new one,
+ * which becomes the last.  A loop of reads that keeps none allocates
+ * nothing.
+ */
+static ReadingObject *
+set_reading(SetObject *s)
+{
+	ReadingObject *rd = s->last;
+
+	if (rd && Py_REFCNT(rd) == 1) {
+		Py_INCREF(rd);
+		return rd;
+	}
+	rd = reading_new(pctr_set_nr(s->set), s->names, s->index);
+	if (rd) {
+		Py_INCREF(rd);
+		Py_XSETREF(s->last, rd);
+	}
+	return rd;
+}
+
 static PyObject *
 set_read(SetObject *s, int instance)
 {
@@ -844,11 +869,6 @@ set_read(SetObject *s, int instance)
 		set_unlock(s);
 		return NULL;
 	}
-	rd = reading_new(pctr_set_nr(s->set), s->names, s->index);
-	if (!rd) {
-		set_unlock(s);
-		return NULL;
-	}
 	if (instance < 0 && pctr_set_user_read(s->set)) {
 		r = pctr_set_read(s->set, &smp);
 	} else {
@@ -858,13 +878,12 @@ set_read(SetObject *s, int instance)
 							  &smp);
 		Py_END_ALLOW_THREADS
 	}
-	if (r == 0)
+	rd = r == 0 ? set_reading(s) : NULL;
+	if (rd)
 		reading_fill(s, rd, &smp, instance < 0);
 	set_unlock(s);
-	if (r < 0) {
-		Py_DECREF(rd);
+	if (r < 0)
 		return raise_pctr(r);
-	}
 	return (PyObject *)rd;
 }
 

@@ -63,6 +63,28 @@ def test_read_while_counting_and_difference():
     s.close()
 
 
+def test_a_kept_reading_never_changes():
+    # reads reuse the set's last Reading once nothing else holds it: one
+    # that is held, however, keeps its counts through later reads
+    s = pctr.Set("page-faults")
+    s.open()
+    s.enable()
+    kept, values = [], []
+    for i in range(5):
+        touch_pages(10)
+        r = s.read()
+        if i % 2:
+            kept.append(r)
+            values.append(r.values)     # a bound method holds it too
+        del r
+        s.read()
+    counts = [k["page-faults"].value for k in kept]
+    assert counts[1] - counts[0] == 20
+    assert [v() for v in values] == [(c,) for c in counts]
+    assert len({id(k) for k in kept}) == 2
+    s.close()
+
+
 def test_reading_is_a_mapping():
     with pctr.count("task-clock,page-faults") as c:
         touch_pages(10)
