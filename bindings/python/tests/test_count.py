@@ -36,7 +36,10 @@ def test_counts_only_inside_the_block():
 def test_task_clock_counts_ns():
     with pctr.count("task-clock") as c:
         spin_ns(20_000_000)
-    assert c["task-clock"].value >= 20_000_000
+    # task-clock can come out a few us short of the thread's CPU clock
+    # when the thread is switched within the spin (repro_cpu_clock_short):
+    # 5% below the spin, as the compat tests' spin bounds
+    assert c["task-clock"].value >= 19_000_000
     assert c["task-clock"].enabled >= c["task-clock"].value
 
 
