@@ -158,7 +158,8 @@ count_object(const ReadingObject *rd, Py_ssize_t i)
 	} else if (pctr_scale_bounds(sc, &low, &high) < 0) {
 		low = high = Py_NAN;
 	}
-	PyStructSequence_SET_ITEM(c, 0, PyLong_FromUnsignedLongLong(cnt->value));
+	PyStructSequence_SET_ITEM(c, 0,
+				  PyLong_FromUnsignedLongLong(cnt->value));
 	PyStructSequence_SET_ITEM(c, 1,
 				  PyLong_FromUnsignedLongLong(cnt->enabled));
 	PyStructSequence_SET_ITEM(c, 2,
@@ -237,7 +238,8 @@ Reading_values(ReadingObject *rd, PyObject *unused)
 	PyObject *t = PyTuple_New(Py_SIZE(rd));
 
 	for (Py_ssize_t i = 0; t && i < Py_SIZE(rd); i++) {
-		PyObject *v = PyLong_FromUnsignedLongLong(rd->count[i].last.value);
+		uint64_t x = rd->count[i].last.value;
+		PyObject *v = PyLong_FromUnsignedLongLong(x);
 
 		if (!v) {
 			Py_CLEAR(t);
