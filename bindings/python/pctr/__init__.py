@@ -78,7 +78,8 @@ class Set(_pctr.Set):
     (s["page-faults"] then reads it) and closes.
 
     Calls on one set may come from several threads: each takes the set's
-    lock.  A set counting a thread (the default target) counts the thread
+    lock, in turn (a close waits for a read under way; later calls raise
+    pctr.Error EBADFD).  A set counting a thread (the default target) counts the thread
     that opened it, whichever thread reads it.
     """
 

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pctr.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -69,60 +70,104 @@ raise_errno(int err, const char *text)
 
 /* ---- Reading: one read of a set ----------------------------------------- */
 
-struct rcount {
-	struct pctr_count c;
-	double low, high;
-};
-
+/*
+ * Each count is kept with the set's scale state as it was after this read
+ * (struct pctr_scale: the count is its @last): the bounds are worked out
+ * from it when a Count is made, not on every read.  A difference of
+ * readings (@delta) has no rates: its bounds are its value when the event
+ * never left its counter, else unknown.
+ */
 typedef struct {
 	PyObject_VAR_HEAD
 	PyObject *names; /* the set's tuple of names, shared */
 	PyObject *index; /* name -> index, shared */
 	uint64_t tsc;
 	uint32_t path;
-	struct rcount count[1];
+	uint32_t delta;
+	struct pctr_scale count[1];
 } ReadingObject;
 
 static PyTypeObject ReadingType;
 
+/*
+ * Freed Readings of up to READING_FREE_EVENTS events are kept for the next
+ * read (at most READING_FREE_MAX of each size), as CPython keeps its
+ * floats and tuples: a read then allocates nothing.  The lists are used
+ * with the GIL held only.
+ */
+#define READING_FREE_EVENTS 8
+#define READING_FREE_MAX 16
+static struct {
+	ReadingObject *head[READING_FREE_EVENTS + 1]; /* linked by ->names */
+	int nr[READING_FREE_EVENTS + 1];
+} reading_free;
+
 static ReadingObject *
 reading_new(Py_ssize_t nr, PyObject *names, PyObject *index)
 {
-	ReadingObject *rd = PyObject_NewVar(ReadingObject, &ReadingType, nr);
+	ReadingObject *rd = NULL;
 
-	if (!rd)
-		return NULL;
+	if (nr <= READING_FREE_EVENTS && reading_free.head[nr]) {
+		rd = reading_free.head[nr];
+		reading_free.head[nr] = (ReadingObject *)rd->names;
+		reading_free.nr[nr]--;
+		PyObject_InitVar((PyVarObject *)rd, &ReadingType, nr);
+	} else {
+		rd = PyObject_NewVar(ReadingObject, &ReadingType, nr);
+		if (!rd)
+			return NULL;
+	}
 	Py_XINCREF(names);
 	Py_XINCREF(index);
 	rd->names = names;
 	rd->index = index;
+	rd->delta = 0;
 	return rd;
 }
 
 static void
 Reading_dealloc(ReadingObject *rd)
 {
+	Py_ssize_t nr = Py_SIZE(rd);
+
 	Py_XDECREF(rd->names);
 	Py_XDECREF(rd->index);
+	if (nr <= READING_FREE_EVENTS &&
+	    reading_free.nr[nr] < READING_FREE_MAX) {
+		rd->names = (PyObject *)reading_free.head[nr];
+		reading_free.head[nr] = rd;
+		reading_free.nr[nr]++;
+		return;
+	}
 	PyObject_Free(rd);
 }
 
 static PyObject *
-count_object(const struct rcount *rc)
+count_object(const ReadingObject *rd, Py_ssize_t i)
 {
+	const struct pctr_scale *sc = &rd->count[i];
+	const struct pctr_count *cnt = &sc->last;
 	PyObject *c = PyStructSequence_New(&CountType);
+	double low = Py_NAN, high = Py_NAN;
 
 	if (!c)
 		return NULL;
-	PyStructSequence_SET_ITEM(c, 0, PyLong_FromUnsignedLongLong(rc->c.value));
+	if (rd->delta) {
+		if (cnt->running >= cnt->enabled)
+			low = high = (double)cnt->value;
+	} else if (pctr_scale_bounds(sc, &low, &high) < 0) {
+		low = high = Py_NAN;
+	}
+	PyStructSequence_SET_ITEM(c, 0,
+				  PyLong_FromUnsignedLongLong(cnt->value));
 	PyStructSequence_SET_ITEM(c, 1,
-				  PyLong_FromUnsignedLongLong(rc->c.enabled));
+				  PyLong_FromUnsignedLongLong(cnt->enabled));
 	PyStructSequence_SET_ITEM(c, 2,
-				  PyLong_FromUnsignedLongLong(rc->c.running));
+				  PyLong_FromUnsignedLongLong(cnt->running));
 	PyStructSequence_SET_ITEM(c, 3,
-				  PyFloat_FromDouble(pctr_count_scaled(&rc->c)));
-	PyStructSequence_SET_ITEM(c, 4, PyFloat_FromDouble(rc->low));
-	PyStructSequence_SET_ITEM(c, 5, PyFloat_FromDouble(rc->high));
+				  PyFloat_FromDouble(pctr_count_scaled(cnt)));
+	PyStructSequence_SET_ITEM(c, 4, PyFloat_FromDouble(low));
+	PyStructSequence_SET_ITEM(c, 5, PyFloat_FromDouble(high));
 	if (PyErr_Occurred()) {
 		Py_DECREF(c);
 		return NULL;
@@ -177,7 +222,7 @@ Reading_getitem(ReadingObject *rd, PyObject *key)
 		}
 		return NULL;
 	}
-	return count_object(&rd->count[i]);
+	return count_object(rd, i);
 }
 
 static PyObject *
@@ -193,7 +238,8 @@ Reading_values(ReadingObject *rd, PyObject *unused)
 	PyObject *t = PyTuple_New(Py_SIZE(rd));
 
 	for (Py_ssize_t i = 0; t && i < Py_SIZE(rd); i++) {
-		PyObject *v = PyLong_FromUnsignedLongLong(rd->count[i].c.value);
+		uint64_t x = rd->count[i].last.value;
+		PyObject *v = PyLong_FromUnsignedLongLong(x);
 
 		if (!v) {
 			Py_CLEAR(t);
@@ -210,7 +256,7 @@ Reading_items(ReadingObject *rd, PyObject *unused)
 	PyObject *l = PyList_New(Py_SIZE(rd));
 
 	for (Py_ssize_t i = 0; l && i < Py_SIZE(rd); i++) {
-		PyObject *c = count_object(&rd->count[i]);
+		PyObject *c = count_object(rd, i);
 		PyObject *kv = c ? PyTuple_Pack(2, PyTuple_GET_ITEM(rd->names, i),
 						c)
 				 : NULL;
@@ -237,7 +283,7 @@ Reading_contains(ReadingObject *rd, PyObject *key)
 	return PySequence_Contains(rd->names, key);
 }
 
-/* after - before: each count's delta (pctr_count_delta()); no bounds */
+/* after - before: each count's delta (pctr_count_delta()) */
 static PyObject *
 Reading_sub(PyObject *a, PyObject *b)
 {
@@ -256,13 +302,12 @@ Reading_sub(PyObject *a, PyObject *b)
 		return NULL;
 	d->tsc = x->tsc - y->tsc;
 	d->path = x->path | y->path;
-	for (Py_ssize_t i = 0; i < Py_SIZE(x); i++) {
-		d->count[i].c = pctr_count_delta(&x->count[i].c, &y->count[i].c);
-		d->count[i].low = d->count[i].high = Py_NAN;
-		if (d->count[i].c.running >= d->count[i].c.enabled)
-			d->count[i].low = d->count[i].high =
-				(double)d->count[i].c.value;
-	}
+	d->delta = 1;
+	for (Py_ssize_t i = 0; i < Py_SIZE(x); i++)
+		d->count[i] = (struct pctr_scale){
+			.last = pctr_count_delta(&x->count[i].last,
+						 &y->count[i].last)
+		};
 	return (PyObject *)d;
 }
 
@@ -347,7 +392,7 @@ static PyTypeObject ReadingType = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "pctr.Reading",
 	.tp_basicsize = offsetof(ReadingObject, count),
-	.tp_itemsize = sizeof(struct rcount),
+	.tp_itemsize = sizeof(struct pctr_scale),
 	.tp_dealloc = (destructor)Reading_dealloc,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Reading: every count of a set at one moment.\n\n"
@@ -369,32 +414,52 @@ static PyTypeObject ReadingType = {
 typedef struct {
 	PyObject_HEAD
 	struct pctr_set *set;
-	PyThread_type_lock lock;
+	int busy, waiters; /* the set's lock: see set_lock() */
+	sem_t handoff;
 	int open; /* 0 new, 1 open, 2 closed */
 	PyObject *names; /* tuple, made at open */
 	PyObject *index; /* dict name -> index */
 	int ovf_pipe[2]; /* overflow records, -1 when unused */
 	atomic_ulong ovf_dropped;
 	struct pctr_scale scale[PCTR_MAX_EVENTS];
+	ReadingObject *last; /* the last read's Reading: see set_reading() */
 	PyObject *dict; /* for the Python subclass's attributes */
 } SetObject;
 
 static PyTypeObject SetType;
 
+/*
+ * The set's lock.  It is always taken and given back with the GIL held
+ * (the module has one GIL: it is single-phase, so no other interpreter
+ * loads it, and a free-threaded CPython keeps the GIL for it), so the GIL
+ * guards @busy and @waiters: taking a free lock is a test and a store.  A
+ * thread that finds it busy counts itself in @waiters and waits without
+ * the GIL on @handoff; the holder's unlock then hands the lock to one
+ * waiter (busy stays set), so a holder that takes it again at once waits
+ * its turn rather than starving the others.
+ */
 static void
 set_lock(SetObject *s)
 {
-	if (!PyThread_acquire_lock(s->lock, NOWAIT_LOCK)) {
-		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(s->lock, WAIT_LOCK);
-		Py_END_ALLOW_THREADS
+	if (!s->busy) {
+		s->busy = 1;
+		return;
 	}
+	s->waiters++;
+	Py_BEGIN_ALLOW_THREADS
+	while (sem_wait(&s->handoff) < 0)
+		; /* EINTR */
+	Py_END_ALLOW_THREADS
+	s->waiters--;
 }
 
 static void
 set_unlock(SetObject *s)
 {
-	PyThread_release_lock(s->lock);
+	if (s->waiters)
+		sem_post(&s->handoff);
+	else
+		s->busy = 0;
 }
 
 static PyObject *
@@ -406,11 +471,7 @@ Set_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 	if (!s)
 		return NULL;
 	s->ovf_pipe[0] = s->ovf_pipe[1] = -1;
-	s->lock = PyThread_allocate_lock();
-	if (!s->lock) {
-		Py_DECREF(s);
-		return PyErr_NoMemory();
-	}
+	sem_init(&s->handoff, 0, 0);
 	r = pctr_set_new(&s->set, 0);
 	if (r < 0) {
 		Py_DECREF(s);
@@ -447,6 +508,7 @@ set_close_fds(SetObject *s)
 	struct pctr_set *set = s->set;
 
 	s->set = NULL;
+	Py_CLEAR(s->last);
 	if (set) {
 		Py_BEGIN_ALLOW_THREADS
 		pctr_set_free(set);
@@ -479,8 +541,7 @@ Set_dealloc(SetObject *s)
 	set_close_fds(s);
 	if (s->ovf_pipe[0] >= 0)
 		close(s->ovf_pipe[0]);
-	if (s->lock)
-		PyThread_free_lock(s->lock);
+	sem_destroy(&s->handoff);
 	Py_XDECREF(s->names);
 	Py_XDECREF(s->index);
 	Set_clear(s);
@@ -488,7 +549,7 @@ Set_dealloc(SetObject *s)
 }
 
 static int
-check_state(SetObject *s, int want)
+state_error(SetObject *s)
 {
 	static const char *const what[] = {
 		"the set is not open yet: open() it first",
@@ -497,10 +558,15 @@ check_state(SetObject *s, int want)
 	};
 	int state = s->set ? s->open : 2;
 
-	if (state == want)
-		return 0;
 	raise_errno(state == 1 ? EBUSY : EBADFD, what[state]);
 	return -1;
+}
+
+/* 0 if the set is new (@want 0) or open (1), else -1 with the error */
+static inline int
+check_state(SetObject *s, int want)
+{
+	return s->set && s->open == want ? 0 : state_error(s);
 }
 
 static PyObject *
@@ -749,9 +815,10 @@ Set_reset(SetObject *s, PyObject *unused)
 }
 
 /*
- * fill @rd from @smp; the bounds from the set's successive reads (@scale),
- * or for the read of one instance from this read alone: exact when the
- * event never left its counter, else unknown
+ * fill @rd from @smp, with the set's scale state after this read (@scale:
+ * its successive reads give the bounds), or for the read of one instance
+ * (or a count the scale refused) with this count alone: its bounds are
+ * exact when the event never left its counter, else unknown
  */
 static void
 reading_fill(SetObject *s, ReadingObject *rd, const struct pctr_sample *smp,
@@ -760,16 +827,36 @@ reading_fill(SetObject *s, ReadingObject *rd, const struct pctr_sample *smp,
 	rd->tsc = smp->tsc;
 	rd->path = smp->path;
 	for (Py_ssize_t i = 0; i < Py_SIZE(rd); i++) {
-		struct rcount *rc = &rd->count[i];
-		struct pctr_scale one = { .last = smp->count[i] };
-
-		rc->c = smp->count[i];
-		if (scale)
-			pctr_scale_add(&s->scale[i], &rc->c);
-		if (pctr_scale_bounds(scale ? &s->scale[i] : &one, &rc->low,
-				      &rc->high) < 0)
-			rc->low = rc->high = Py_NAN;
+		if (scale && pctr_scale_add(&s->scale[i], &smp->count[i]) == 0)
+			rd->count[i] = s->scale[i];
+		else
+			rd->count[i] = (struct pctr_scale){
+				.last = smp->count[i]
+			};
 	}
+}
+
+/*
+ * The Reading for a read of @s (locked): the set's last one when nothing
+ * else holds it any more (no one can see it change), else a new one,
+ * which becomes the last.  A loop of reads that keeps none allocates
+ * nothing.
+ */
+static ReadingObject *
+set_reading(SetObject *s)
+{
+	ReadingObject *rd = s->last;
+
+	if (rd && Py_REFCNT(rd) == 1) {
+		Py_INCREF(rd);
+		return rd;
+	}
+	rd = reading_new(pctr_set_nr(s->set), s->names, s->index);
+	if (rd) {
+		Py_INCREF(rd);
+		Py_XSETREF(s->last, rd);
+	}
+	return rd;
 }
 
 static PyObject *
@@ -784,11 +871,6 @@ set_read(SetObject *s, int instance)
 		set_unlock(s);
 		return NULL;
 	}
-	rd = reading_new(pctr_set_nr(s->set), s->names, s->index);
-	if (!rd) {
-		set_unlock(s);
-		return NULL;
-	}
 	if (instance < 0 && pctr_set_user_read(s->set)) {
 		r = pctr_set_read(s->set, &smp);
 	} else {
@@ -798,13 +880,12 @@ set_read(SetObject *s, int instance)
 							  &smp);
 		Py_END_ALLOW_THREADS
 	}
-	if (r == 0)
+	rd = r == 0 ? set_reading(s) : NULL;
+	if (rd)
 		reading_fill(s, rd, &smp, instance < 0);
 	set_unlock(s);
-	if (r < 0) {
-		Py_DECREF(rd);
+	if (r < 0)
 		return raise_pctr(r);
-	}
 	return (PyObject *)rd;
 }
 

@@ -36,7 +36,10 @@ def test_counts_only_inside_the_block():
 def test_task_clock_counts_ns():
     with pctr.count("task-clock") as c:
         spin_ns(20_000_000)
-    assert c["task-clock"].value >= 20_000_000
+    # task-clock can come out a few us short of the thread's CPU clock
+    # when the thread is switched within the spin (repro_cpu_clock_short):
+    # 5% below the spin, as the compat tests' spin bounds
+    assert c["task-clock"].value >= 19_000_000
     assert c["task-clock"].enabled >= c["task-clock"].value
 
 
@@ -60,6 +63,28 @@ def test_read_while_counting_and_difference():
     assert s.read()["page-faults"].value == e["page-faults"].value
     s.reset()
     assert s.read()["page-faults"].value == 0
+    s.close()
+
+
+def test_a_kept_reading_never_changes():
+    # reads reuse the set's last Reading once nothing else holds it: one
+    # that is held, however, keeps its counts through later reads
+    s = pctr.Set("page-faults")
+    s.open()
+    s.enable()
+    kept, values = [], []
+    for i in range(5):
+        touch_pages(10)
+        r = s.read()
+        if i % 2:
+            kept.append(r)
+            values.append(r.values)     # a bound method holds it too
+        del r
+        s.read()
+    counts = [k["page-faults"].value for k in kept]
+    assert counts[1] - counts[0] == 20
+    assert [v() for v in values] == [(c,) for c in counts]
+    assert len({id(k) for k in kept}) == 2
     s.close()
 
 

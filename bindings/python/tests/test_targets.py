@@ -2,6 +2,7 @@
 """Targets: this process and its future threads, a forked child, another
 pid, a command, whole CPUs; threads sharing a set and threads counting
 themselves; the GIL released while blocked."""
+import errno
 import os
 import threading
 import time
@@ -149,6 +150,43 @@ def test_threads_share_one_set():
     s.close()
     assert not errors
     assert c["page-faults"].value >= 500
+
+
+def test_close_while_threads_read():
+    # the set's lock keeps a close from freeing the set under a read that
+    # runs without the GIL: each reader's calls either read or, once the
+    # set is closed, raise EBADFD; none crashes (under the sanitizer, none
+    # touches freed memory) and none is left waiting
+    for _ in range(20):
+        s = pctr.Set("task-clock,page-faults,context-switches")
+        s.open(target="process")
+        s.enable()
+        reads = [0] * 4
+        out = []
+
+        def reader(i):
+            try:
+                while True:
+                    s.read()["task-clock"].value
+                    s.read_values()
+                    reads[i] += 1
+            except pctr.Error as e:
+                out.append(e.errno)
+            except BaseException as e:
+                out.append(e)
+
+        ts = [threading.Thread(target=reader, args=(i,)) for i in range(4)]
+        for t in ts:
+            t.start()
+        # close while every reader is at work
+        while min(reads) < 20 and not out:
+            time.sleep(0.0002)
+        s.close()
+        for t in ts:
+            t.join(10)
+        assert not any(t.is_alive() for t in ts)
+        assert out == [errno.EBADFD] * 4, out
+        assert s.state == "closed"
 
 
 def test_gil_released_while_waiting_for_a_command():
