@@ -137,6 +137,8 @@ struct kind {
 	long overflows, unnotified, not_running;
 	uint64_t max_count, max_seen;   /* the longest count, and its loop */
 	uint64_t late_max;              /* the longest count past a period */
+	long early;                     /* overflows before a period counted */
+	uint64_t early_max;             /* the most a count fell short */
 	uint64_t shown[SHOWN][2];       /* unnotified: count, seen */
 	uint64_t steal;
 };
@@ -152,6 +154,11 @@ static void
 account(struct kind *k, uint64_t count, uint64_t seen)
 {
 	k->overflows++;
+	if (count < period_ns) {
+		k->early++;
+		if (period_ns - count > k->early_max)
+			k->early_max = period_ns - count;
+	}
 	if (count > k->max_count) {
 		k->max_count = count;
 		k->max_seen = seen;
@@ -302,6 +309,9 @@ report(const struct kind *k)
 	       "(all CPUs) %.1f ms\n", k->name, k->overflows, k->unnotified,
 	       k->not_running, k->max_count / 1e6, k->max_seen / 1e6,
 	       k->late_max / 1e6, k->steal / 1e6);
+	printf("# %s: %ld overflows before the counter counted a period, "
+	       "the most %.3f us short\n", k->name, k->early,
+	       k->early_max / 1e3);
 	for (long i = 0; i < k->unnotified && i < SHOWN; i++)
 		printf("#   %s: %.3f ms counted, the loop ran %.3f ms\n",
 		       k->name, k->shown[i][0] / 1e6, k->shown[i][1] / 1e6);
