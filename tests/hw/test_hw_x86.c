@@ -373,6 +373,71 @@ TEST(counter_function)
 		check_fn(&fn_cases[i]);
 }
 
+/*
+ * The emulator itself: CMPXCHG16B and CMPXCHG8B change ZF only, and keep
+ * the flags an ADD before them in the same translation block set.  QEMU
+ * 7.2's helpers computed those from a cc_op the translator had not
+ * stored, and took the ADD's operand for the flags (0x5a5a5a42: reserved
+ * bits, VM, DF); an interrupt after a CMPXCHG16B of Linux's slab
+ * allocator then killed the two-CPU guest at boot (tests/hw/qemu/0004-*).
+ * Before that patch: 1000 of 1000 wrong here.
+ */
+#define FLAGS_ARITH 0x8d5 /* CF PF AF ZF SF OF */
+#define FLAGS_ZF 0x40
+
+static unsigned long
+add_cmpxchg(int wide)
+{
+	static unsigned __int128 m __attribute__((aligned(16)));
+	unsigned long flags, a = 1, b = 0x5a5a5a5a5a5a5a00ul, lo = 0, hi = 0;
+
+	m = 0;
+	if (wide)
+		__asm__ volatile("pushq $0x202\n\tpopfq\n\t"
+				 "add %[b], %[a]\n\t"
+				 "cmpxchg16b %[m]\n\t"
+				 "pushfq\n\tpopq %[f]"
+				 : [f] "=&r"(flags), [a] "+r"(a), [m] "+m"(m),
+				   "+a"(lo), "+d"(hi)
+				 : [b] "r"(b), "b"(0ul), "c"(0ul)
+				 : "cc", "memory");
+	else
+		__asm__ volatile("pushq $0x202\n\tpopfq\n\t"
+				 "add %[b], %[a]\n\t"
+				 "cmpxchg8b %[m]\n\t"
+				 "pushfq\n\tpopq %[f]"
+				 : [f] "=&r"(flags), [a] "+r"(a), [m] "+m"(m),
+				   "+a"(lo), "+d"(hi)
+				 : [b] "r"(b), "b"(0ul), "c"(0ul)
+				 : "cc", "memory");
+	return flags;
+}
+
+TEST(cmpxchg_keeps_the_flags)
+{
+	for (int wide = 0; wide < 2; wide++) {
+		int bad = 0;
+		unsigned long first = 0;
+
+		for (int i = 0; i < 1000; i++) {
+			unsigned long f = add_cmpxchg(wide);
+
+			/* the ADD's flags (all clear), ZF set, no reserved bit */
+			if ((f & FLAGS_ARITH) != FLAGS_ZF || (f >> 22) != 0)
+				if (!bad++)
+					first = f;
+		}
+		printf("# %s after an add: %d of 1000 with wrong flags\n",
+		       wide ? "cmpxchg16b" : "cmpxchg8b", bad);
+		if (bad)
+			TEST_FAIL("%s after an add left the flags %#lx (want "
+				  "ZF alone of CF PF AF ZF SF OF, no reserved "
+				  "bit) in %d of 1000",
+				  wide ? "cmpxchg16b" : "cmpxchg8b", first,
+				  bad);
+	}
+}
+
 int
 main(void)
 {
@@ -383,5 +448,6 @@ main(void)
 							       TEST_CASE(cycles_exact)
 								       TEST_CASE(rdpmc_fixed_and_general)
 									       TEST_CASE(rdpmc_disabled_fallback)
-										       TEST_CASE(counter_function)));
+										       TEST_CASE(counter_function)
+											       TEST_CASE(cmpxchg_keeps_the_flags)));
 }
