@@ -385,31 +385,31 @@ TEST(counter_function)
 #define FLAGS_ARITH 0x8d5 /* CF PF AF ZF SF OF */
 #define FLAGS_ZF 0x40
 
+/* EFLAGS after "add b, a; INSN m" with m == rdx:rax (ZF set) */
+#define ADD_THEN(insn, flags, m)                                               \
+	do {                                                                   \
+		unsigned long a = 1, b = 0x5a5a5a5a5a5a5a00ul, lo = 0, hi = 0; \
+                                                                               \
+		__asm__ volatile("pushq $0x202\n\tpopfq\n\t"                   \
+				 "add %[b], %[a]\n\t" insn " %[m]\n\t"         \
+				 "pushfq\n\tpopq %[f]"                          \
+				 : [f] "=&r"(flags), [a] "+r"(a), [m] "+m"(m), \
+				   "+a"(lo), "+d"(hi)                          \
+				 : [b] "r"(b), "b"(0ul), "c"(0ul)              \
+				 : "cc", "memory");                            \
+	} while (0)
+
 static unsigned long
 add_cmpxchg(int wide)
 {
 	static unsigned __int128 m __attribute__((aligned(16)));
-	unsigned long flags, a = 1, b = 0x5a5a5a5a5a5a5a00ul, lo = 0, hi = 0;
+	unsigned long flags;
 
 	m = 0;
 	if (wide)
-		__asm__ volatile("pushq $0x202\n\tpopfq\n\t"
-				 "add %[b], %[a]\n\t"
-				 "cmpxchg16b %[m]\n\t"
-				 "pushfq\n\tpopq %[f]"
-				 : [f] "=&r"(flags), [a] "+r"(a), [m] "+m"(m),
-				   "+a"(lo), "+d"(hi)
-				 : [b] "r"(b), "b"(0ul), "c"(0ul)
-				 : "cc", "memory");
+		ADD_THEN("cmpxchg16b", flags, m);
 	else
-		__asm__ volatile("pushq $0x202\n\tpopfq\n\t"
-				 "add %[b], %[a]\n\t"
-				 "cmpxchg8b %[m]\n\t"
-				 "pushfq\n\tpopq %[f]"
-				 : [f] "=&r"(flags), [a] "+r"(a), [m] "+m"(m),
-				   "+a"(lo), "+d"(hi)
-				 : [b] "r"(b), "b"(0ul), "c"(0ul)
-				 : "cc", "memory");
+		ADD_THEN("cmpxchg8b", flags, m);
 	return flags;
 }
 
