@@ -108,10 +108,16 @@ pctr_bsd_write_unlock(const sigset_t *old)
 void
 pctr_bsd_retire(struct pctr_set *set, bool may_free)
 {
-	if (!set)
-		return;
+	/*
+	 * What earlier retires parked is freed here even when there is no
+	 * set to retire: a setup of a counter that a close left empty is
+	 * the first chance (a device opened, set up and closed in a loop
+	 * kept every round's sets and their descriptors).
+	 */
 	if (may_free)
 		reap();
+	if (!set)
+		return;
 	if (may_free && atomic_load(&pctr_bsd_readers) == 0) {
 		pctr_set_free(set);
 		nr_sets--;
