@@ -27,6 +27,7 @@
 	X(dwfl_report_begin)                                                  \
 	X(dwfl_linux_proc_maps_report)                                        \
 	X(dwfl_report_end)                                                    \
+	X(dwfl_report_module)                                                 \
 	X(dwfl_addrmodule)                                                    \
 	X(dwfl_module_addrname)                                               \
 	X(dwfl_module_addrinfo)                                               \
@@ -41,6 +42,17 @@
 	X(dwfl_thread_state_register_pc)                                      \
 	X(dwfl_frame_pc)                                                      \
 	X(elf_getphdrnum)                                                     \
+	X(elf_memory)                                                         \
+	X(elf_nextscn)                                                        \
+	X(elf_getscn)                                                         \
+	X(elf_getdata)                                                        \
+	X(elf_strptr)                                                         \
+	X(elf_getshdrstrndx)                                                  \
+	X(gelf_getehdr)                                                       \
+	X(gelf_getshdr)                                                       \
+	X(gelf_getrel)                                                        \
+	X(gelf_getrela)                                                       \
+	X(gelf_getsym)                                                        \
 	X(elf_rawfile)                                                        \
 	X(gelf_getphdr)
 

@@ -14,13 +14,18 @@
  *   MMAP2  an executable mapping added to the process's current space
  * A sample is named in the space its process had when it was taken.  Each
  * space's maps are kept as /proc/PID/maps text, which libdwfl reads as if
- * it were a live map, and then opens the ELF files by path.
+ * it were a live map, and then opens the ELF files by path.  The vDSO has
+ * no file: the kernel maps one image into every process, so it is named
+ * from this process's own copy, as perf script names it from perf's (a
+ * recording read on another kernel is named by this one's image).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "symbols.h"
@@ -72,6 +77,7 @@ struct space {
 	char comm[64];
 	char *maps; /* distinct mapping lines of files */
 	size_t len, cap;
+	uint64_t vdso_lo, vdso_hi; /* where the vDSO is mapped (0, 0: not) */
 	int dirty; /* maps changed since the last report */
 	unsigned int gen; /* new maps reported: the cached names are stale */
 #ifdef HAVE_DWFL
@@ -192,10 +198,22 @@ new_space(struct syms *s, pid_t pid, int from)
 	sp->pid = pid;
 	if (from >= 0) {
 		snprintf(sp->comm, sizeof(sp->comm), "%s", s->sp[from].comm);
+		sp->vdso_lo = s->sp[from].vdso_lo;
+		sp->vdso_hi = s->sp[from].vdso_hi;
 		if (s->sp[from].maps)
 			add_line(sp, s->sp[from].maps);
 	}
 	return (int)s->n++;
+}
+
+#define VDSO "[vdso]"
+
+static void
+set_vdso(struct space *sp, uint64_t lo, uint64_t hi)
+{
+	sp->vdso_lo = lo;
+	sp->vdso_hi = hi;
+	sp->dirty = 1;
 }
 
 /* a process running before the counter was opened: what /proc says now */
@@ -215,8 +233,16 @@ from_proc(struct space *sp)
 	f = fopen(path, "re");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		size_t n = strlen(line);
+
+		if (n > sizeof(VDSO) && !strcmp(line + n - sizeof(VDSO),
+						 VDSO "\n") &&
+		    sscanf(line, "%llx-%llx", &lo, &hi) == 2)
+			set_vdso(sp, lo, hi);
 		add_line(sp, line);
+	}
 	fclose(f);
 }
 
@@ -273,6 +299,10 @@ add_mmap(struct syms *s, const struct pctr_sample_record *r)
 	/* data mappings (with stack copies): their offsets are not text's */
 	if (r->pgoff > r->addr || !(r->prot & PROT_EXEC))
 		return 0;
+	if (r->name && !strcmp(r->name, VDSO)) {
+		set_vdso(&s->sp[i], r->addr, r->addr + r->len);
+		return 0;
+	}
 	snprintf(line, sizeof(line),
 		 "%" PRIx64 "-%" PRIx64 " r-xp 00000000 00:00 %u %s\n",
 		 r->addr - r->pgoff, r->addr + r->len, name_hash(r->name),
@@ -537,9 +567,59 @@ maps_where(const struct space *sp, uint64_t ip, struct sym_where *w)
 		}
 		p += len + (p[len] == '\n');
 	}
+	if (sp && ip >= sp->vdso_lo && ip < sp->vdso_hi) {
+		snprintf(w->path, sizeof(w->path), VDSO);
+		w->rel = ip - sp->vdso_lo;
+		w->has_map = 1;
+	}
 }
 
 #ifdef HAVE_DWFL
+/*
+ * This process's vDSO image, a copy (libelf may write to what it reads),
+ * and its size: the furthest of its headers, segments and section table.
+ */
+static const char *
+vdso_image(size_t *size)
+{
+	static char *copy;
+	static size_t len;
+	const ElfW(Ehdr) *e = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const ElfW(Phdr) *ph;
+
+	if (copy || !e) {
+		*size = len;
+		return copy;
+	}
+	len = e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
+	ph = (const void *)((const char *)e + e->e_phoff);
+	for (size_t i = 0; i < e->e_phnum; i++)
+		if (ph[i].p_offset + ph[i].p_filesz > len)
+			len = ph[i].p_offset + ph[i].p_filesz;
+	copy = malloc(len);
+	if (copy)
+		memcpy(copy, e, len);
+	*size = copy ? len : 0;
+	return copy;
+}
+
+/* the ELF of a module: the vDSO's from memory, any other's by its path */
+static int
+find_elf(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr base,
+	 char **file, Elf **elfp)
+{
+	const char *image;
+	size_t len;
+
+	if (strcmp(name, VDSO))
+		return DW(dwfl_linux_proc_find_elf)(m, user, name, base, file,
+						    elfp);
+	image = vdso_image(&len);
+	*file = NULL;
+	*elfp = image ? DW(elf_memory)((char *)image, len) : NULL;
+	return -1;
+}
+
 static Dwfl_Callbacks callbacks;
 
 
@@ -569,7 +649,7 @@ report(struct space *sp)
 		return;
 	if (!dw_load())
 		return; /* no libdw: samples are named by address */
-	callbacks.find_elf = DW(dwfl_linux_proc_find_elf);
+	callbacks.find_elf = find_elf;
 	callbacks.find_debuginfo = DW(dwfl_standard_find_debuginfo);
 	if (sp->dwfl)
 		DW(dwfl_end)(sp->dwfl);
@@ -588,6 +668,9 @@ report(struct space *sp)
 		return;
 	DW(dwfl_report_begin)(sp->dwfl);
 	DW(dwfl_linux_proc_maps_report)(sp->dwfl, f);
+	if (sp->vdso_hi)
+		DW(dwfl_report_module)(sp->dwfl, VDSO, sp->vdso_lo,
+				       sp->vdso_hi);
 	DW(dwfl_report_end)(sp->dwfl, NULL, NULL);
 	fclose(f);
 }
@@ -784,24 +867,121 @@ file_of(struct syms *s, const char *path)
 }
 
 /*
+ * A module's PLT, as perf (6.1) names its entries, "NAME@plt": .plt is a
+ * header and then one entry per relocation of .rela.plt (or .rel.plt), in
+ * their order, each for the .dynsym symbol its relocation names.  Entry
+ * sizes are the architecture's (arm64: a 32-byte header, 16-byte
+ * entries), else .plt's own entry size.  Addresses as the process has
+ * them.  Always the module's own file: debug files keep no PLT.
+ */
+struct plt {
+	uint64_t lo, hi, ent; /* the entries: [lo, hi), each ent bytes */
+	Elf *elf;
+	Elf_Data *rel, *dynsym;
+	int rela;
+	size_t strtab;
+};
+
+static Elf_Scn *
+section(Elf *e, size_t shstrndx, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = DW(elf_nextscn)(e, scn))) {
+		const char *n;
+
+		if (!DW(gelf_getshdr)(scn, sh))
+			continue;
+		n = DW(elf_strptr)(e, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static bool
+plt_of(Dwfl_Module *m, struct plt *p)
+{
+	GElf_Addr bias = 0;
+	Elf *e = DW(dwfl_module_getelf)(m, &bias);
+	GElf_Shdr plt, rel, dyn;
+	Elf_Scn *rs, *ds;
+	GElf_Ehdr eh;
+	size_t shstrndx, head;
+
+	if (!e || !DW(gelf_getehdr)(e, &eh) ||
+	    DW(elf_getshdrstrndx)(e, &shstrndx) ||
+	    !section(e, shstrndx, ".plt", &plt))
+		return false;
+	rs = section(e, shstrndx, ".rela.plt", &rel);
+	if (!rs)
+		rs = section(e, shstrndx, ".rel.plt", &rel);
+	ds = rs ? DW(elf_getscn)(e, rel.sh_link) : NULL;
+	if (!ds || !DW(gelf_getshdr)(ds, &dyn) || dyn.sh_type != SHT_DYNSYM ||
+	    !rel.sh_entsize)
+		return false;
+	head = eh.e_machine == EM_AARCH64 ? 32 : plt.sh_entsize;
+	p->ent = eh.e_machine == EM_AARCH64 ? 16 : plt.sh_entsize;
+	p->lo = bias + plt.sh_addr + head;
+	p->hi = p->lo + p->ent * (rel.sh_size / rel.sh_entsize);
+	p->elf = e;
+	p->rel = DW(elf_getdata)(rs, NULL);
+	p->dynsym = DW(elf_getdata)(ds, NULL);
+	p->rela = rel.sh_type == SHT_RELA;
+	p->strtab = dyn.sh_link;
+	return p->ent && p->rel && p->dynsym && p->hi <= bias + plt.sh_addr +
+							 plt.sh_size;
+}
+
+/* the PLT entry holding @ip: its name into @buf and its start, or NULL */
+static const char *
+plt_entry(const struct plt *p, uint64_t ip, char *buf, size_t len,
+	  uint64_t *start)
+{
+	size_t k = (size_t)((ip - p->lo) / p->ent);
+	uint64_t info;
+	const char *name;
+	GElf_Rela ra;
+	GElf_Rel r;
+	GElf_Sym sym;
+
+	if (ip < p->lo || ip >= p->hi)
+		return NULL;
+	if (p->rela ? !DW(gelf_getrela)(p->rel, (int)k, &ra)
+		    : !DW(gelf_getrel)(p->rel, (int)k, &r))
+		return NULL;
+	info = p->rela ? ra.r_info : r.r_info;
+	if (!DW(gelf_getsym)(p->dynsym, (int)GELF_R_SYM(info), &sym) ||
+	    !(name = DW(elf_strptr)(p->elf, p->strtab, sym.st_name)))
+		return NULL;
+	snprintf(buf, len, "%s@plt", name);
+	*start = p->lo + k * p->ent;
+	return buf;
+}
+
+/*
  * The function holding @ip in module @m of @sp: its name and @ip's
  * offset.  What libdwfl answers is kept for the module's file, by
- * address within its mapping: a sized symbol for its range, any other
- * answer (a sizeless symbol before, or none) for the gap between symbols.
+ * address within its mapping: a sized symbol for its range, a PLT entry
+ * for its own, any other answer (a sizeless symbol before, or none) for
+ * the gap between symbols, short of the PLT's entries.
  */
 static const char *
 fn_at(struct syms *s, struct space *sp, Dwfl_Module *m, uint64_t ip,
       uint64_t *off)
 {
+	static char plt_name[300];
 	GElf_Addr ml = 0;
 	const char *path = DW(dwfl_module_info)(m, NULL, &ml, NULL, NULL, NULL,
 						NULL, NULL);
 	struct fn_file *ff = path ? file_of(s, path) : NULL;
-	uint64_t rel = ip - ml, lo, hi;
+	uint64_t rel = ip - ml, lo, hi, at;
 	size_t k = ff ? fn_known(ff, rel) : 0;
 	GElf_Off o = 0;
 	GElf_Sym sym;
 	const char *name;
+	struct plt p = { 0 };
+	bool has_plt;
 
 	if (k) {
 		*off = rel - ff->fns[k - 1].base;
@@ -809,14 +989,29 @@ fn_at(struct syms *s, struct space *sp, Dwfl_Module *m, uint64_t ip,
 	}
 	name = DW(dwfl_module_addrinfo)(m, ip, &o, &sym, NULL, NULL, NULL);
 	*off = o;
-	if (!ff)
+	if (name && sym.st_size && o < sym.st_size) {
+		if (ff)
+			fn_keep(ff, (struct fn_range){ rel - o,
+						       rel - o + sym.st_size,
+						       rel - o, name });
 		return name;
-	if (name && sym.st_size && o < sym.st_size)
-		fn_keep(ff, (struct fn_range){ rel - o, rel - o + sym.st_size,
-					       rel - o, name });
-	else if (gap_of(sp, m, ip, &lo, &hi))
-		fn_keep(ff, (struct fn_range){ lo - ml, hi - ml,
-					       name ? rel - o : 0, name });
+	}
+	has_plt = plt_of(m, &p);
+	if (has_plt && plt_entry(&p, ip, plt_name, sizeof(plt_name), &at)) {
+		*off = ip - at;
+		if (ff)
+			fn_keep(ff, (struct fn_range){ at - ml, at - ml + p.ent,
+						       at - ml, plt_name });
+		return plt_name;
+	}
+	if (!ff || !gap_of(sp, m, ip, &lo, &hi))
+		return name;
+	if (has_plt && ip < p.lo && hi > p.lo)
+		hi = p.lo;
+	if (has_plt && ip >= p.hi && lo < p.hi)
+		lo = p.hi;
+	fn_keep(ff, (struct fn_range){ lo - ml, hi - ml, name ? rel - o : 0,
+				       name });
 	return name;
 }
 
@@ -893,7 +1088,7 @@ dwfl_where(struct syms *s, struct space *sp, uint64_t ip,
 		return maps_where(sp, ip, w);
 	file = DW(dwfl_module_info)(m, NULL, &start, NULL, NULL, NULL, NULL,
 				    NULL);
-	if (!file || *file != '/')
+	if (!file || (*file != '/' && strcmp(file, VDSO)))
 		return maps_where(sp, ip, w);
 	snprintf(w->path, sizeof(w->path), "%s", file);
 	w->rel = ip - start;

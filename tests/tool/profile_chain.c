@@ -9,10 +9,17 @@
  *   profile_chain MS fork       the same in a forked child; the parent waits
  *   profile_chain MS exec       exec itself (by argv[0]) with MS: a new
  *                               address space
+ *   profile_chain MS vdso       the same in a forked child, the loop a
+ *                               CLOCK_MONOTONIC read (the vDSO's code)
+ *   profile_chain MS plt        the same, the loop a call of libc's
+ *                               getauxval() (through the PLT: a short
+ *                               function, so the PLT's jump is a good share)
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,20 +81,43 @@ spin(double ms)
 		a(10000000);
 }
 
+/* clock reads (in the vDSO) or getauxval() calls for @ms of CPU time */
+static void
+spin_calls(double ms, bool vdso)
+{
+	double end = cpu_ms() + ms;
+	struct timespec ts;
+
+	while (cpu_ms() < end)
+		for (int i = 0; i < 100000; i++) {
+			if (vdso) {
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				sink += (unsigned long)ts.tv_nsec;
+			} else {
+				sink += getauxval(AT_PAGESZ);
+			}
+		}
+}
+
 int
 main(int argc, char **argv)
 {
 	double ms = argc > 1 ? atof(argv[1]) : 100;
+	bool vdso = argc > 2 && !strcmp(argv[2], "vdso");
+	bool plt = argc > 2 && !strcmp(argv[2], "plt");
 	pid_t pid;
 
 	if (argc > 2 && !strcmp(argv[2], "exec")) {
 		execl(argv[0], argv[0], argv[1], (char *)NULL);
 		return 126;
 	}
-	if (argc > 2 && !strcmp(argv[2], "fork")) {
+	if (argc > 2 && (vdso || plt || !strcmp(argv[2], "fork"))) {
 		pid = fork();
 		if (pid == 0) {
-			spin(ms);
+			if (vdso || plt)
+				spin_calls(ms, vdso);
+			else
+				spin(ms);
 			_exit(0);
 		}
 		return waitpid(pid, NULL, 0) == pid ? 0 : 1;
