@@ -61,7 +61,17 @@
  * 302, at most 0.33 ms past.  Also printed: counts of one and a half
  * periods or more of which the loop ran less, time the host held the VM's
  * CPU, which task-clock counts and in which no overflow comes (27 ms
- * counted while the loop ran 0.1 ms, once).  Passes while the :u counter
+ * counted while the loop ran 0.1 ms, once).  Also printed: overflows that
+ * came before the counter counted a whole period.  The count and the timer
+ * are two clocks (task_clock_event_stop(): the context's time, which the
+ * count is, stops at the context's switch-out, and the timer's remaining
+ * time is taken a little later, in perf_swevent_cancel_hrtimer(); the
+ * timer starts a little after the count at switch-in), so a period cut by
+ * many switches can end a few microseconds before its count does.  With
+ * three spinners pinned to its CPU (taskset -c 1 for all; 20 ms periods,
+ * 12 rounds): one overflow of 300 with the kernel in came 18.74 us short
+ * of the period, one of 774 with :u 1.77 us short, in 9 runs; none
+ * without the spinners.  Passes while the :u counter
  * lets more periods pass unnotified (while it has not, up to four times the
  * rounds).  Relied on by tests/compat/libcpc/test_libcpc_ovf.c (its
  * overflow tests count the kernel in, and hold each notification to the

@@ -261,7 +261,16 @@ assert_overflow_rate(void)
 	ASSERT_GE(ovf_expected, OVF_EXPECTED);
 	ASSERT_GE((int)nr_emt * 100, ovf_expected * 95);
 	ASSERT_LE((int)nr_emt, ovf_counted + 1);
-	ASSERT_GE(ovf_min, period);
+	/*
+	 * Never before its period, but for task-clock's own skew: its
+	 * timer and its count start and stop a little apart at each
+	 * switch, so a period cut by many ends microseconds early
+	 * (tests/repro/repro_task_clock_oneshot_restart: 18.74 us of 20 ms
+	 * on raw perf_event_open with three spinners on its CPU; 3 us seen
+	 * here in a loaded container).  1% of the period is ten times that;
+	 * an overflow from a stale or missing preset comes far earlier.
+	 */
+	ASSERT_GE(ovf_min, period - period / 100);
 	ASSERT_LT(ticks_ms(seen_max), OVF_PERIOD_MS * 1.5);
 	ASSERT_LT(ticks_ms(seen_last), OVF_PERIOD_MS * 1.5);
 	ASSERT_LE(stop, (int64_t)nr_emt * MAX_STOP_NS);
