@@ -109,7 +109,7 @@ ensure_packages() {
 	local want="qemu-system-arm gcc-aarch64-linux-gnu gfortran-aarch64-linux-gnu libc6-dev-arm64-cross cpio meson ninja-build python3 libpfm4-dev:arm64"
 	local missing= p log=$cache/apt.log
 
-	[ "$arch" = x86_64 ] && want="gcc libc6-dev cpio meson ninja-build python3 libpfm4-dev qemu-system-data"
+	[ "$arch" = x86_64 ] && want="gcc gfortran libc6-dev cpio meson ninja-build python3 libpfm4-dev qemu-system-data"
 	# tests/hw/qemu/build.sh's, as scripts/deps.sh qemu lists them
 	[ -z "${PCTR_HW_QEMU:-}" ] &&
 		want="$want dpkg-dev xz-utils patch gcc libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev"

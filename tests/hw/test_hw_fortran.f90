@@ -6,7 +6,8 @@
 ! instructions:u, for N from 1000 to 10^8.  The count less 2N is the
 ! reads' own share, and must be the same constant C at every N, bit for
 ! bit, as hw.h's hw_check_exact() holds the C tests to; on the read(2)
-! path and on the user-space path (kernel.perf_user_access=1).  At
+! path and on the user-space path (arm64: kernel.perf_user_access=1;
+! x86-64: the cpu PMU's rdpmc=1), in both guests.  At
 ! real-time priority, as hw.h says why.  The cases, for run.sh:
 ! TEST_CASE(syscall_read_exact) TEST_CASE(user_read_exact)
 program test_hw_fortran
@@ -39,16 +40,32 @@ program test_hw_fortran
 
 contains
 
-  ! kernel.perf_user_access, arm64's switch for user-space counter reads
+  ! the switch for user-space counter reads: arm64's sysctl
+  ! kernel.perf_user_access, or x86-64's rdpmc file of the cpu PMU
   subroutine user_access(on)
+    integer, intent(in) :: on
+    character(len=*), parameter :: arm64 = &
+      '/proc/sys/kernel/perf_user_access', &
+      x86 = '/sys/bus/event_source/devices/cpu/rdpmc'
+    logical :: is_arm64
+
+    inquire (file=arm64, exist=is_arm64)
+    if (is_arm64) then
+      call write_switch(arm64, on)
+    else
+      call write_switch(x86, on)
+    end if
+  end subroutine
+
+  subroutine write_switch(file, on)
+    character(len=*), intent(in) :: file
     integer, intent(in) :: on
     integer :: u, ios
 
-    open (newunit=u, file='/proc/sys/kernel/perf_user_access', &
-          action='write', iostat=ios)
+    open (newunit=u, file=file, action='write', iostat=ios)
     if (ios == 0) write (u, '(i0)', iostat=ios) on
     if (ios == 0) close (u, iostat=ios)
-    if (ios /= 0) write (*, '("# perf_user_access: iostat ", i0)') ios
+    if (ios /= 0) write (*, '("# ", a, ": iostat ", i0)') file, ios
   end subroutine
 
   subroutine exact(name, flags, access, path)
