@@ -188,6 +188,23 @@ open_selector(const pmc_selector_t *sel)
 }
 
 /*
+ * Two reads in a row, with only what the plainest caller runs between
+ * them: the second one's argument put in its register.  Out of line, so
+ * that calibrate()'s loop cannot be scheduled between the calls (the
+ * arm64 build put its counter's increment there: one instruction more
+ * than a caller's, taken off every interval, so that n nops counted
+ * n - 1), and a barrier after the second call so that it is a call, not
+ * a jump after the frame is torn down.
+ */
+static __attribute__((noinline)) void
+read_pair(pmc_data_t *a, pmc_data_t *b)
+{
+	pmc_read(a);
+	pmc_read(b);
+	__asm__ volatile("" ::: "memory");
+}
+
+/*
  * -Clean n: pmc_read(), pmc_read() n times; the smallest difference of
  * the cycles and of each event is what a measurement costs.
  */
@@ -200,8 +217,7 @@ calibrate(pmc_counter_t *counter)
 	for (int i = 0; i < PMC_NCOUNTERS; i++)
 		min[i] = UINT64_MAX;
 	for (int n = 0; n < counter->clean; n++) {
-		pmc_read(&a);
-		pmc_read(&b);
+		read_pair(&a, &b);
 		if (b.cycles - a.cycles < min_ticks)
 			min_ticks = b.cycles - a.cycles;
 		for (int i = 0; i < PMC_NCOUNTERS; i++)
