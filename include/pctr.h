@@ -1502,7 +1502,8 @@ int pctr_set_sampling_attr(const struct pctr_set *set, int idx, void *attr,
  * @pid:          the process (PCTR_SAMPLE_TID; else -1)
  * @tid:          the thread (PCTR_SAMPLE_TID; else -1)
  * @ip:           the program counter
- * @time:         perf clock ns (PCTR_SAMPLE_TIME; else 0)
+ * @time:         perf clock ns, local_clock() (CLOCK_MONOTONIC if an event
+ *                of the set signals); PCTR_SAMPLE_TIME, else 0
  * @period:       events since the previous sample
  * @user:         1 if @ip is in user space
  * @nr_callchain: entries in @callchain (PCTR_SAMPLE_CALLCHAIN; else 0)
