@@ -335,7 +335,10 @@ TEST(counts_agree)
 		TEST_FAIL("page-faults: %s", r.out);
 }
 
-/* two processes (-p), each thread's rows (--per-thread): perf's rows */
+/*
+ * two processes (-p), each thread's rows (--per-thread), with and without
+ * -I: perf's rows
+ */
 TEST(pids_like_perf)
 {
 	char *a[] = { self_exe, "helper", "termwait", NULL };
@@ -348,6 +351,8 @@ TEST(pids_like_perf)
 		  "sleep", "200");
 	LIKE_PERF("csv", list_of(70, NULL), "-x", ",", "-p", pids,
 		  "--per-thread", "--", SELF, "sleep", "200");
+	LIKE_PERF("csv", list_of(70, NULL), "-x", ",", "-p", pids,
+		  "--per-thread", "-I", "100", "--", SELF, "sleep", "250");
 	kill(pa, SIGTERM);
 	kill(pb, SIGTERM);
 	finish(pa, oa, ea);
@@ -365,7 +370,7 @@ needs_cpus(void)
 		     "perf_event_paranoid <= 0)");
 }
 
-/* -a: the total, each CPU, core and socket, with and without -I */
+/* -a: the total, each CPU, core and socket; each CPU's intervals */
 TEST(cpus_like_perf)
 {
 	static const char *const aggr[] = { "-A", "--per-core",
@@ -374,12 +379,13 @@ TEST(cpus_like_perf)
 
 	needs_cpus();
 	LIKE_PERF("csv", events, "-x", ",", "-a", "--", SELF, "sleep", "50");
-	for (size_t i = 0; i < sizeof(aggr) / sizeof(aggr[0]); i++) {
+	for (size_t i = 0; i < sizeof(aggr) / sizeof(aggr[0]); i++)
 		LIKE_PERF("csv", events, "-x", ",", "-a", (char *)aggr[i], "--",
 			  SELF, "sleep", "50");
-		LIKE_PERF("json", events, "-j", "-a", (char *)aggr[i], "--",
-			  SELF, "sleep", "50");
-	}
+	LIKE_PERF("json", events, "-j", "-a", "--per-socket", "--", SELF,
+		  "sleep", "50");
+	LIKE_PERF("csv", events, "-x", ",", "-a", "-A", "-I", "100", "--",
+		  SELF, "sleep", "250");
 }
 
 /*
