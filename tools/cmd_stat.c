@@ -357,13 +357,17 @@ group_too_big(const struct stat_ctx *c, int i, int n)
 }
 
 /*
- * The events cut into chunks of at most PCTR_MAX_EVENTS, in order, a
- * "{...}" never split (cmd_stat.h); -n's no events are one empty chunk.
+ * The events cut into chunks, in order, a "{...}" never split (cmd_stat.h);
+ * -n's no events are one empty chunk.  Cut, a chunk holds 63 events, or a
+ * group of 64 alone: each set has room for the placeholder that keeps the
+ * command running when it leaves every one of its events out (as one set
+ * of 64 has not).
  */
 static int
 make_chunks(struct stat_ctx *c)
 {
 	int n = c->rep.nr_events, u;
+	int cap = n > PCTR_MAX_EVENTS ? PCTR_MAX_EVENTS - 1 : PCTR_MAX_EVENTS;
 
 	c->chunk = calloc(n ? n : 1, sizeof(*c->chunk));
 	if (!c->chunk)
@@ -375,7 +379,7 @@ make_chunks(struct stat_ctx *c)
 		u = unit_at(c, i);
 		if (u > PCTR_MAX_EVENTS)
 			return group_too_big(c, i, u);
-		if (k->nr + u > PCTR_MAX_EVENTS) {
+		if (k->nr && k->nr + u > cap) {
 			k = &c->chunk[c->nr_chunks++];
 			k->first = i;
 		}

@@ -391,12 +391,12 @@ TEST(cpus_like_perf)
 
 /*
  * Events this machine cannot count, among 70: "<not supported>" in their
- * places, as perf; a set of nothing but those too; --strict refuses them
- * before the command runs.
+ * places, as perf; sets of nothing but those too (6 of them, 64 of them);
+ * --strict refuses them before the command runs.
  */
 TEST(not_supported_like_perf)
 {
-	char *mixed = keep(calloc(1, 70 * 24)), *tail;
+	char *mixed = keep(calloc(1, 70 * 24)), *tail, *head;
 	struct result r;
 
 	if (has_pmu())
@@ -409,9 +409,13 @@ TEST(not_supported_like_perf)
 	}
 	tail = keep(malloc(strlen(list_of(64, "task-clock")) + 64));
 	sprintf(tail, "%s,%s", list_of(64, "task-clock"), list_of(6, "cycles"));
+	/* and 64 of them first, more than a set cut from the list holds */
+	head = keep(malloc(strlen(list_of(64, "cycles")) + 96));
+	sprintf(head, "%s,%s", list_of(64, "cycles"), list_of(6, "task-clock"));
 	LIKE_PERF("csv", mixed, "-x", ",", "--", SELF, "touch", "10");
 	LIKE_PERF("csv", tail, "-x", ",", "--", SELF, "touch", "10");
 	LIKE_PERF("table", tail, "--", SELF, "touch", "10");
+	LIKE_PERF("csv", head, "-x", ",", "--", SELF, "touch", "10");
 	r = pctr("stat", "--strict", "-e", tail, "--", "sh", "-c",
 		 "echo ran", NULL);
 	ASSERT_EQ(r.status, 3);
