@@ -216,9 +216,12 @@ int pctr_event_parse(const char *spec, struct pctr_event *ev);
  *         return stops the walk and is returned.
  * @arg:   passed to @cb
  *
+ * A list has no limit of its own: one longer than a set holds
+ * (PCTR_MAX_EVENTS) parses, for a caller that opens several sets.
+ *
  * Return: the number of events; -EINVAL (pctr_strerror() names the item),
- * -ENOENT or -E2BIG as pctr_event_parse() and pctr_set_add_list() return
- * them, and then @cb was never called; or @cb's non-zero return.
+ * -ENOENT or -E2BIG as pctr_event_parse() returns them, -ENOMEM, and then
+ * @cb was never called; or @cb's non-zero return.
  * Thread-safe.
  */
 int pctr_event_parse_list(const char *list,
@@ -551,6 +554,23 @@ int pctr_set_open(struct pctr_set *set, const struct pctr_target *target);
  */
 int pctr_set_open_command(struct pctr_set *set, char *const argv[],
 			  pid_t *pidp);
+
+/**
+ * pctr_set_open_command_sets() - pctr_set_open_command() for several
+ * sets: one child, and every set's counters on it before its exec, so that
+ * each set counts the same run from its exec (more events than one set
+ * holds, as pctr stat counts them).
+ * @sets: the sets, none of them open
+ * @nr:   how many, 1 or more
+ * @argv: the command and its arguments (looked up in PATH)
+ * @pidp: receives the child's pid; the caller waits for it with waitpid()
+ *
+ * Return: as pctr_set_open_command().  On failure none of the sets is
+ * open, and the child, if one was made, ended before its exec and was
+ * reaped: the command did not run.
+ */
+int pctr_set_open_command_sets(struct pctr_set *const sets[], int nr,
+			       char *const argv[], pid_t *pidp);
 
 /**
  * pctr_set_enable() - start counting.

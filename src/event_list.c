@@ -43,15 +43,35 @@ next_item(const char *p, char *item, size_t len)
 	return p;
 }
 
+/* room for one more event */
+static int
+grow(struct pctr__event_list *l)
+{
+	int cap = l->cap ? 2 * l->cap : PCTR_MAX_EVENTS;
+	struct pctr_event *ev;
+	int *group;
+
+	if (l->nr < l->cap)
+		return 0;
+	ev = realloc(l->ev, (size_t)cap * sizeof(*ev));
+	if (ev)
+		l->ev = ev;
+	group = ev ? realloc(l->group, (size_t)cap * sizeof(*group)) : NULL;
+	if (!group)
+		return pctr__error(ENOMEM, "out of memory for %d events", cap);
+	l->group = group;
+	l->cap = cap;
+	return 0;
+}
+
 /* one event at the end of the list, in the group open if any */
 static int
 add_event(struct pctr__event_list *l, const char *spec)
 {
-	int r;
+	int r = grow(l);
 
-	if (l->nr == PCTR_MAX_EVENTS)
-		return pctr__error(E2BIG, "a set holds at most %d events",
-				   PCTR_MAX_EVENTS);
+	if (r < 0)
+		return r;
 	r = pctr__event_parse(spec, &l->ev[l->nr]);
 	if (r < 0)
 		return r;
@@ -94,10 +114,6 @@ add_item(struct pctr__event_list *l, char *item)
 		*mods++ = '\0';
 	g.mods = mods ? mods : "";
 	r = pctr__tracepoint_glob(item, name, add_matched, &g);
-	if (r == -E2BIG)
-		return pctr__error(E2BIG, "'%s:%s' matches more tracepoints "
-					  "than a set holds (%d events)",
-				   item, name, PCTR_MAX_EVENTS);
 	return r < 0 ? r : 0;
 }
 
@@ -201,8 +217,7 @@ pctr__event_list_parse(const char *list, struct pctr__event_list *l)
 	const char *p = list;
 	int r = 0;
 
-	l->nr = l->nr_groups = 0;
-	l->open = -1;
+	*l = (struct pctr__event_list){ .open = -1 };
 	if (!list)
 		return pctr__error(EINVAL, "NULL event list");
 	while (r >= 0 && *(p = next_item(p, item, sizeof(item))))
@@ -216,30 +231,35 @@ pctr__event_list_parse(const char *list, struct pctr__event_list *l)
 	return r < 0 ? r : l->nr;
 }
 
+void
+pctr__event_list_free(struct pctr__event_list *l)
+{
+	free(l->ev);
+	free(l->group);
+	*l = (struct pctr__event_list){ .open = -1 };
+}
+
 PCTR_EXPORT int
 pctr_event_parse_list(const char *list,
 		      int (*cb)(const struct pctr_event *ev, int group,
 				void *arg),
 		      void *arg)
 {
-	struct pctr__event_list *l;
+	struct pctr__event_list l;
 	int r;
 
 	if (!cb)
 		return pctr__error(EINVAL, "NULL callback");
-	l = malloc(sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	r = pctr__event_list_parse(list, l);
-	for (int i = 0; r > 0 && i < l->nr; i++) {
-		int stop = cb(&l->ev[i], l->group[i], arg);
+	r = pctr__event_list_parse(list, &l);
+	for (int i = 0; r > 0 && i < l.nr; i++) {
+		int stop = cb(&l.ev[i], l.group[i], arg);
 
 		if (stop) {
 			r = stop;
 			break;
 		}
 	}
-	free(l);
+	pctr__event_list_free(&l);
 	return r;
 }
 

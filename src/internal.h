@@ -118,14 +118,22 @@ void pctr__event_suggest(const char *name, char *out, size_t len);
 int pctr__event_table_list(int (*cb)(const struct pctr_event_info *, void *),
 			   void *arg, bool hardware);
 
-/* event_list.c: a parsed list, each event's group 0 (none) or 1, 2... */
+/*
+ * event_list.c: a parsed list, each event's group 0 (none) or 1, 2...; as
+ * long as the text (a set holds PCTR_MAX_EVENTS of it, a caller such as
+ * pctr stat opens several)
+ */
 struct pctr__event_list {
-	struct pctr_event ev[PCTR_MAX_EVENTS];
-	int group[PCTR_MAX_EVENTS];
-	int nr, nr_groups, open;
+	struct pctr_event *ev;
+	int *group;
+	int nr, cap, nr_groups, open;
 };
-/* the number of events, or -errno with nothing else of use in @l */
+/*
+ * The number of events, or -errno with nothing else of use in @l; either
+ * way pctr__event_list_free() frees what @l holds.
+ */
 int pctr__event_list_parse(const char *list, struct pctr__event_list *l);
+void pctr__event_list_free(struct pctr__event_list *l);
 
 /* machine.c: detected once, then read-only */
 const struct pctr_machine *pctr__machine(void);

@@ -391,7 +391,7 @@ add_group(struct pctr_set *set, int base, const struct pctr__event_list *l,
 PCTR_EXPORT int
 pctr_set_add_list(struct pctr_set *set, const char *list)
 {
-	struct pctr__event_list *l;
+	struct pctr__event_list l;
 	int before, r;
 
 	if (!set || !list)
@@ -399,16 +399,13 @@ pctr_set_add_list(struct pctr_set *set, const char *list)
 	if (set->open)
 		return pctr__error(EBUSY, "events can be added only before "
 					  "the set is opened");
-	l = malloc(sizeof(*l));
-	if (!l)
-		return -ENOMEM;
 	before = set->nr_events;
-	r = pctr__event_list_parse(list, l);
-	for (int i = 0; r >= 0 && i < l->nr; i++)
-		r = pctr_set_add_event(set, &l->ev[i]);
-	for (int g = 1; r >= 0 && g <= l->nr_groups; g++)
-		r = add_group(set, before, l, g);
-	free(l);
+	r = pctr__event_list_parse(list, &l);
+	for (int i = 0; r >= 0 && i < l.nr; i++)
+		r = pctr_set_add_event(set, &l.ev[i]);
+	for (int g = 1; r >= 0 && g <= l.nr_groups; g++)
+		r = add_group(set, before, &l, g);
+	pctr__event_list_free(&l);
 	if (r < 0) {
 		set->nr_events = before;
 		return r;
@@ -1648,21 +1645,75 @@ command_started(int fd, const char *name)
 	return 0;
 }
 
-PCTR_EXPORT int
-pctr_set_open_command(struct pctr_set *set, char *const argv[], pid_t *pidp)
+/*
+ * Each set's counters on the child @pid, which waits before its exec;
+ * on failure none of them stays open.
+ */
+static int
+open_on_child(struct pctr_set *const sets[], int nr, pid_t pid)
 {
-	struct how how = { .inherit = true, .enable_on_exec = true };
-	int go[2] = { -1, -1 }, report[2] = { -1, -1 }, r, *ids;
+	struct how how = { .inherit = true, .enable_on_exec = true,
+			   .pid = pid };
+	int r = 0, i;
+
+	for (i = 0; r == 0 && i < nr; i++) {
+		int *ids = malloc(sizeof(int));
+
+		if (!ids)
+			return pctr__error(ENOMEM, "out of memory");
+		ids[0] = pid;
+		sets[i]->target = PCTR_TARGET_PID;
+		r = open_on(sets[i], ids, 1, &how, false); /* takes ids */
+	}
+	while (r < 0 && --i >= 0)
+		close_all(sets[i]);
+	return r;
+}
+
+/* the child released (its counters exist) and its word on @report */
+static int
+start_child(struct pctr_set *const sets[], int nr, int go[2], int report,
+	    char *const argv[])
+{
+	int r = write(go[1], "g", 1) == 1
+			? 0
+			: pctr__error(errno, "cannot start the command");
+
+	/* closed before the exec, so that the exec's close wakes nobody */
+	close(go[1]);
+	go[1] = -1;
+	if (r == 0)
+		r = command_started(report, argv[0]);
+	for (int i = 0; r < 0 && i < nr; i++)
+		close_all(sets[i]);
+	return r;
+}
+
+static int
+check_command_sets(struct pctr_set *const sets[], int nr, char *const argv[],
+		   pid_t *pidp)
+{
+	int r = 0;
+
+	if (!sets || nr < 1)
+		return pctr__error(EINVAL, "no sets to open");
+	for (int i = 0; r == 0 && i < nr; i++)
+		r = check_openable(sets[i]);
+	if (r == 0 && (!argv || !argv[0] || !pidp))
+		r = pctr__error(EINVAL, "NULL command or pid pointer");
+	return r;
+}
+
+PCTR_EXPORT int
+pctr_set_open_command_sets(struct pctr_set *const sets[], int nr,
+			   char *const argv[], pid_t *pidp)
+{
+	int go[2] = { -1, -1 }, report[2] = { -1, -1 };
+	int r = check_command_sets(sets, nr, argv, pidp);
 	pid_t pid = -1;
 
-	r = check_openable(set);
 	if (r < 0)
 		return r;
-	if (!argv || !argv[0] || !pidp)
-		return pctr__error(EINVAL, "NULL command or pid pointer");
-	ids = malloc(sizeof(int));
-	if (!ids)
-		return pctr__error(ENOMEM, "out of memory");
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0) {
 		r = pctr__error(errno, "pipe: %s", strerror(errno));
 		goto out;
@@ -1680,20 +1731,9 @@ pctr_set_open_command(struct pctr_set *set, char *const argv[], pid_t *pidp)
 	close(go[0]);
 	close(report[1]);
 	go[0] = report[1] = -1;
-	set->target = PCTR_TARGET_PID;
-	how.pid = pid;
-	ids[0] = pid;
-	r = open_on(set, ids, 1, &how, false);
-	ids = NULL; /* open_on() took it */
-	if (r == 0 && write(go[1], "g", 1) != 1)
-		r = pctr__error(errno, "cannot start the command");
-	/* closed before the exec, so that the exec's close wakes nobody */
-	close(go[1]);
-	go[1] = -1;
+	r = open_on_child(sets, nr, pid);
 	if (r == 0)
-		r = command_started(report[0], argv[0]);
-	if (r < 0)
-		close_all(set);
+		r = start_child(sets, nr, go, report[0], argv);
 out:
 	for (int i = 0; i < 2; i++) {
 		if (go[i] >= 0)
@@ -1701,13 +1741,20 @@ out:
 		if (report[i] >= 0)
 			close(report[i]);
 	}
-	free(ids);
 	if (r < 0 && pid > 0)
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+	for (int i = 0; r == 0 && i < nr; i++)
+		sets[i]->exec_pid = pid;
 	if (r == 0)
-		*pidp = set->exec_pid = pid;
+		*pidp = pid;
 	return r;
+}
+
+PCTR_EXPORT int
+pctr_set_open_command(struct pctr_set *set, char *const argv[], pid_t *pidp)
+{
+	return pctr_set_open_command_sets(&set, 1, argv, pidp);
 }
 
 /*

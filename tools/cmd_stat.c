@@ -36,7 +36,8 @@
 /*
  * One run's wait: for a child, the processes to watch, a deadline,
  * intervals, the delay of -D and the commands of --control.  A list of -p
- * or -t is counted by a set for each process or thread, added up.
+ * or -t is counted by sets for each process or thread, added up: a set
+ * for each chunk of the events (cmd_stat.h), set[t * nr_chunks + k].
  */
 struct waiter {
 	struct runner *rn; /* the command (counting ends with it), signals */
@@ -50,29 +51,72 @@ struct waiter {
 	uint64_t begin_at; /* -D: when counting begins; UINT64_MAX: "enable" */
 	uint64_t t0; /* the run's start, which -D counts from */
 	int run;
-	int nr_sets;
-	struct pctr_set *set[STAT_MAX_PIDS];
-	struct pctr_sample base; /* what was counted before counting began */
+	int nr_sets, nr_chunks, nr_events;
+	struct pctr_set **set;
+	const struct stat_chunk *chunk;
+	/* nr_events each: what was counted before counting began, ... */
+	struct pctr_count *base;
+	struct pctr_count *now; /* the last read */
+	struct pctr_count *last; /* the read of the last interval */
+	struct pctr_count *delta; /* an interval's counts */
 	/* each event's reads so far, for the interval of a scaled count */
-	struct pctr_scale scale[PCTR_MAX_EVENTS];
-	bool scale_bad[PCTR_MAX_EVENTS]; /* a read it refused: unknown */
+	struct pctr_scale *scale;
+	bool *scale_bad; /* a read it refused: unknown */
 	uint64_t scale_next; /* the next read for them, ns */
 	bool scale_on; /* read every SCALE_READ_NS: some event can rotate */
-	struct pctr_sample last;
 	long rows; /* interval rows printed */
 	bool begun, done, ctl_eof, killed;
 };
 
 /* ---- events ------------------------------------------------------------- */
 
+static int
+open_failed(int r)
+{
+	tool_err("%s", pctr_strerror(r));
+	return tool_exit_status(r);
+}
+
+/* room for one more event: as many as -e lists, in sets of 64 */
+static int
+room_for_event(struct stat_ctx *c)
+{
+	struct stat_report *r = &c->rep;
+	size_t cap = r->cap_events ? 2 * (size_t)r->cap_events
+				   : PCTR_MAX_EVENTS;
+	void *p;
+
+	if (r->nr_events < r->cap_events)
+		return 0;
+	p = realloc(r->ev, cap * sizeof(*r->ev));
+	if (p)
+		r->ev = p;
+	if (p && (p = realloc(r->err, cap * sizeof(*r->err))))
+		r->err = p;
+	if (p && (p = realloc(r->why, cap * sizeof(*r->why))))
+		r->why = p;
+	if (p && (p = realloc(c->group, cap * sizeof(*c->group))))
+		c->group = p;
+	if (!p)
+		return -ENOMEM;
+	r->cap_events = (int)cap;
+	return 0;
+}
+
 /* one event of -e, with its "{a,b}" group (0: none, 1, 2, ...) */
 static int
 take_event(const struct pctr_event *ev, int group, void *arg)
 {
 	struct stat_ctx *c = arg;
+	int n = c->rep.nr_events;
 
-	c->group[c->rep.nr_events] = group;
-	c->rep.ev[c->rep.nr_events++] = *ev;
+	if (room_for_event(c) < 0)
+		return -ENOMEM;
+	c->group[n] = group;
+	c->rep.ev[n] = *ev;
+	c->rep.err[n] = 0;
+	c->rep.why[n][0] = '\0';
+	c->rep.nr_events++;
 	return 0;
 }
 
@@ -158,8 +202,6 @@ add_input(const struct pctr_event *ev, int group, void *arg)
 
 	if (!group && has_event(a->c, ev))
 		return 0;
-	if (a->c->rep.nr_events == PCTR_MAX_EVENTS)
-		return -E2BIG;
 	return take_event(ev, group ? a->group_base + group : 0, a->c);
 }
 
@@ -191,10 +233,9 @@ add_metric_inputs(struct stat_ctx *c)
 		if (!(c->rep.metrics & 1u << i))
 			continue;
 		r = pctr_event_parse_list(m->inputs, add_input, &a);
-		if (r == -E2BIG) {
-			tool_err("-M %s: more than %d events in all", m->name,
-				 PCTR_MAX_EVENTS);
-			return EXIT_USAGE;
+		if (r == -ENOMEM) {
+			tool_err("-M %s: %s", m->name, pctr_strerror(r));
+			return tool_exit_status(r);
 		}
 		if (r < 0)
 			report_note(&c->rep, "-M %s: not on this machine (it "
@@ -266,7 +307,7 @@ print_attrs(const struct stat_ctx *c, FILE *log)
 }
 
 static int
-setup_events(struct stat_ctx *c)
+choose_events(struct stat_ctx *c)
 {
 	int r = 0;
 
@@ -293,42 +334,105 @@ setup_events(struct stat_ctx *c)
 	return r;
 }
 
-/* each "{...}" of -e one kernel group (less its members not supported) */
+/* the events of the "{...}" that begins at @i; 1 for an event in none */
 static int
-make_groups(struct stat_ctx *c, struct pctr_set *set)
+unit_at(const struct stat_ctx *c, int i)
+{
+	int g = c->group[i], n = 1;
+
+	while (g && i + n < c->rep.nr_events && c->group[i + n] == g)
+		n++;
+	return n;
+}
+
+static int
+group_too_big(const struct stat_ctx *c, int i, int n)
+{
+	tool_err("the group {%s,...,%s} (group %d of the events) has %d "
+		 "events: a group is counted together, in one set, and a set "
+		 "holds at most %d",
+		 c->rep.ev[i].name, c->rep.ev[i + n - 1].name, c->group[i], n,
+		 PCTR_MAX_EVENTS);
+	return EXIT_EVENT;
+}
+
+/*
+ * The events cut into chunks, in order, a "{...}" never split (cmd_stat.h);
+ * -n's no events are one empty chunk.  Cut, a chunk holds 63 events, or a
+ * group of 64 alone: each set has room for the placeholder that keeps the
+ * command running when it leaves every one of its events out (as one set
+ * of 64 has not).
+ */
+static int
+make_chunks(struct stat_ctx *c)
+{
+	int n = c->rep.nr_events, u;
+	int cap = n > PCTR_MAX_EVENTS ? PCTR_MAX_EVENTS - 1 : PCTR_MAX_EVENTS;
+
+	c->chunk = calloc(n ? n : 1, sizeof(*c->chunk));
+	if (!c->chunk)
+		return open_failed(-ENOMEM);
+	c->nr_chunks = 1;
+	for (int i = 0; i < n; i += u) {
+		struct stat_chunk *k = &c->chunk[c->nr_chunks - 1];
+
+		u = unit_at(c, i);
+		if (u > PCTR_MAX_EVENTS)
+			return group_too_big(c, i, u);
+		if (k->nr && k->nr + u > cap) {
+			k = &c->chunk[c->nr_chunks++];
+			k->first = i;
+		}
+		k->nr += u;
+	}
+	return 0;
+}
+
+static int
+setup_events(struct stat_ctx *c)
+{
+	int r = choose_events(c);
+
+	return r ? r : make_chunks(c);
+}
+
+/*
+ * each "{...}" of chunk @k one kernel group (less its members not
+ * supported)
+ */
+static int
+make_groups(struct stat_ctx *c, const struct stat_chunk *k,
+	    struct pctr_set *set)
 {
 	int r = 0;
 
-	for (int i = 0; r >= 0 && i < c->rep.nr_events;) {
-		int g = c->group[i], n = 1;
-
-		while (g && i + n < c->rep.nr_events && c->group[i + n] == g)
-			n++;
-		if (g)
-			r = pctr_set_group(set, i, n);
-		i += n;
+	for (int i = k->first, n; r >= 0 && i < k->first + k->nr; i += n) {
+		n = unit_at(c, i);
+		if (c->group[i])
+			r = pctr_set_group(set, i - k->first, n);
 	}
 	return r;
 }
 
 /*
- * The events, in the report's order: those this machine cannot count are
- * left out when the set is opened and shown as not supported (unless
- * --strict), as perf stat does.
+ * The events of chunk @k, in the report's order: those this machine
+ * cannot count are left out when the set is opened and shown as not
+ * supported (unless --strict), as perf stat does.
  */
 static int
-make_set(struct stat_ctx *c, struct pctr_set **setp)
+make_set(struct stat_ctx *c, const struct stat_chunk *k,
+	 struct pctr_set **setp)
 {
 	unsigned int flags = (c->rep.multiplex ? 0 : PCTR_SET_NO_MULTIPLEX) |
 			     (c->strict ? 0 : PCTR_SET_SKIP_UNSUPPORTED);
 	int r = pctr_set_new(setp, flags);
 
-	for (int e = 0; r >= 0 && e < c->rep.nr_events; e++)
-		r = pctr_set_add_event(*setp, &c->rep.ev[e]);
+	for (int e = 0; r >= 0 && e < k->nr; e++)
+		r = pctr_set_add_event(*setp, &c->rep.ev[k->first + e]);
 	if (r >= 0)
-		r = make_groups(c, *setp);
+		r = make_groups(c, k, *setp);
 	/* -n: no counters; a set opens with one event at least */
-	if (r >= 0 && !c->rep.nr_events)
+	if (r >= 0 && !k->nr)
 		r = pctr_set_add(*setp, "dummy");
 	if (r < 0) {
 		tool_err("%s", pctr_strerror(r));
@@ -348,45 +452,84 @@ make_set(struct stat_ctx *c, struct pctr_set **setp)
 static bool
 add_placeholder(const struct stat_ctx *c, struct pctr_set *set, int r)
 {
-	if (c->strict || c->rep.nr_events >= PCTR_MAX_EVENTS ||
+	if (c->strict || pctr_set_nr(set) >= PCTR_MAX_EVENTS ||
 	    (r != -ENODEV && r != -ENOENT && r != -EOPNOTSUPP && r != -EINVAL))
 		return false;
 	return pctr_set_add(set, "dummy") >= 0;
 }
 
 /*
- * After opening: the events as counted, named ":u" where the kernel allowed
- * user mode only (PCTR_EVENT_USER_FALLBACK), as perf names them, and
- * those left out; the metrics that lose an event, said once.
+ * Event @e of @set as counted, event @i of the report: named ":u" where the
+ * kernel allowed user mode only (PCTR_EVENT_USER_FALLBACK), as perf names
+ * them, or left out.
+ */
+static void
+as_opened(struct stat_ctx *c, const struct pctr_set *set, int e, int i)
+{
+	struct pctr_event *ev = &c->rep.ev[i];
+
+	*ev = *pctr_set_event(set, e);
+	pctr_event_display_name(pctr_set_event(set, e), ev->name,
+				sizeof(ev->name));
+	pctr_set_skipped(set, e, &c->rep.err[i], c->rep.why[i],
+			 sizeof(c->rep.why[i]));
+}
+
+/*
+ * After opening: the events as the first target's sets counted them; the
+ * metrics that lose an event, said once.
  */
 static int
-after_open(struct stat_ctx *c, const struct pctr_set *set)
+after_open(struct stat_ctx *c, struct pctr_set *const set[])
 {
 	bool first = !c->opened;
 
-	for (int e = 0; e < c->rep.nr_events; e++) {
-		struct pctr_event *ev = &c->rep.ev[e];
-
-		*ev = *pctr_set_event(set, e);
-		pctr_event_display_name(pctr_set_event(set, e), ev->name,
-					sizeof(ev->name));
-		pctr_set_skipped(set, e, &c->rep.err[e], c->rep.why[e],
-				 sizeof(c->rep.why[e]));
-	}
+	for (int k = 0; k < c->nr_chunks; k++)
+		for (int e = 0; e < c->chunk[k].nr; e++)
+			as_opened(c, set[k], e, c->chunk[k].first + e);
 	c->opened = true;
 	if (first)
 		note_metrics_not_shown(c);
 	return 0;
 }
 
+/* ---- the sets of a run -------------------------------------------------- */
+
+/* the arrays of a run's wait, for @nr_targets targets */
 static int
-open_failed(int r)
+waiter_init(const struct stat_ctx *c, struct waiter *w, int nr_targets)
 {
-	tool_err("%s", pctr_strerror(r));
-	return tool_exit_status(r);
+	size_t n = c->rep.nr_events ? (size_t)c->rep.nr_events : 1;
+
+	w->nr_chunks = c->nr_chunks;
+	w->nr_events = c->rep.nr_events;
+	w->chunk = c->chunk;
+	w->set = calloc((size_t)nr_targets * (size_t)c->nr_chunks,
+			sizeof(*w->set));
+	w->base = calloc(4 * n, sizeof(*w->base));
+	w->scale = calloc(n, sizeof(*w->scale));
+	w->scale_bad = calloc(n, sizeof(*w->scale_bad));
+	if (!w->set || !w->base || !w->scale || !w->scale_bad)
+		return open_failed(-ENOMEM);
+	w->now = w->base + n;
+	w->last = w->now + n;
+	w->delta = w->last + n;
+	return 0;
 }
 
-/* ---- the sets of a run -------------------------------------------------- */
+/* a set for each chunk, for each of @nr_targets targets */
+static int
+make_sets(struct stat_ctx *c, struct waiter *w, int nr_targets)
+{
+	int r = waiter_init(c, w, nr_targets);
+
+	for (int t = 0; r == 0 && t < nr_targets; t++)
+		for (int k = 0; r == 0 && k < c->nr_chunks; k++) {
+			r = make_set(c, &c->chunk[k], &w->set[w->nr_sets]);
+			w->nr_sets += r == 0;
+		}
+	return r;
+}
 
 static void
 free_sets(struct waiter *w)
@@ -394,6 +537,14 @@ free_sets(struct waiter *w)
 	for (int i = 0; i < w->nr_sets; i++)
 		pctr_set_free(w->set[i]);
 	w->nr_sets = 0;
+	free(w->set);
+	free(w->base);
+	free(w->scale);
+	free(w->scale_bad);
+	w->set = NULL;
+	w->base = NULL;
+	w->scale = NULL;
+	w->scale_bad = NULL;
 }
 
 static int
@@ -407,21 +558,31 @@ sets_enable(struct waiter *w, bool on)
 	return r;
 }
 
-/* the sets' counts added up, less those before counting began (-D) */
+/*
+ * Each event's count in @out, in the report's order: its chunk's sets
+ * read, the targets' added up, less those before counting began (-D)
+ */
 static int
-sets_read(struct waiter *w, struct pctr_sample *s, bool raw)
+sets_read(struct waiter *w, struct pctr_count *out, bool raw)
 {
 	struct pctr_sample one;
-	int r = pctr_set_read(w->set[0], s);
+	int r = 0;
 
-	for (int i = 1; r == 0 && i < w->nr_sets; i++) {
+	for (int i = 0; r == 0 && i < w->nr_sets; i++) {
+		const struct stat_chunk *k = &w->chunk[i % w->nr_chunks];
+
 		r = pctr_set_read(w->set[i], &one);
-		for (uint32_t e = 0; r == 0 && e < s->nr; e++)
-			s->count[e] = pctr_count_add(&s->count[e],
-						     &one.count[e]);
+		for (int e = 0; r == 0 && e < k->nr; e++) {
+			struct pctr_count *o = &out[k->first + e];
+
+			/* the first target's, then the others' added */
+			*o = i < w->nr_chunks
+				     ? one.count[e]
+				     : pctr_count_add(o, &one.count[e]);
+		}
 	}
-	for (uint32_t e = 0; r == 0 && !raw && e < s->nr; e++)
-		s->count[e] = pctr_count_delta(&s->count[e], &w->base.count[e]);
+	for (int e = 0; r == 0 && !raw && e < w->nr_events; e++)
+		out[e] = pctr_count_delta(&out[e], &w->base[e]);
 	return r;
 }
 
@@ -452,10 +613,10 @@ may_multiplex(const struct stat_ctx *c)
 }
 
 static void
-scale_add(struct waiter *w, const struct pctr_sample *s)
+scale_add(struct waiter *w, const struct pctr_count *counts)
 {
-	for (uint32_t e = 0; e < s->nr; e++)
-		if (pctr_scale_add(&w->scale[e], &s->count[e]) < 0)
+	for (int e = 0; e < w->nr_events; e++)
+		if (pctr_scale_add(&w->scale[e], &counts[e]) < 0)
 			w->scale_bad[e] = true;
 }
 
@@ -478,12 +639,10 @@ scale_bounds(const struct stat_ctx *c, const struct waiter *w,
 static void
 scale_tick(struct waiter *w, uint64_t now)
 {
-	struct pctr_sample s;
-
-	if (sets_read(w, &s, false) == 0)
-		scale_add(w, &s);
+	if (sets_read(w, w->now, false) == 0)
+		scale_add(w, w->now);
 	else
-		memset(w->scale_bad, 1, sizeof(w->scale_bad));
+		memset(w->scale_bad, 1, (size_t)w->nr_events);
 	w->scale_next = now + SCALE_READ_NS;
 }
 
@@ -512,9 +671,9 @@ begin_counting(struct waiter *w, bool enable)
 
 	if (r < 0)
 		return r;
-	memset(&w->last, 0, sizeof(w->last));
-	memset(w->scale, 0, sizeof(w->scale));
-	memset(w->scale_bad, 0, sizeof(w->scale_bad));
+	memset(w->last, 0, (size_t)w->nr_events * sizeof(*w->last));
+	memset(w->scale, 0, (size_t)w->nr_events * sizeof(*w->scale));
+	memset(w->scale_bad, 0, (size_t)w->nr_events);
 	w->begun = true;
 	start_at(w, now_ns(), pctr_tsc());
 	return 0;
@@ -680,16 +839,18 @@ try_reap(const struct stat_ctx *c, struct waiter *w)
 		w->done = true;
 }
 
-/* the counts since the last interval, from a read @s */
+/* the counts since the last interval, from a read @counts */
 static int
 interval_row(struct stat_ctx *c, struct waiter *w, uint64_t now,
-	     const struct pctr_sample *s)
+	     const struct pctr_count *counts)
 {
-	struct stat_slice sl = { .run = w->run, .time_ns = now - w->start };
+	struct stat_slice sl = { .run = w->run,
+				 .time_ns = now - w->start,
+				 .count = w->delta };
 
-	for (uint32_t e = 0; e < s->nr; e++)
-		sl.count[e] = pctr_count_delta(&s->count[e], &w->last.count[e]);
-	w->last = *s;
+	for (int e = 0; e < w->nr_events; e++)
+		w->delta[e] = pctr_count_delta(&counts[e], &w->last[e]);
+	memcpy(w->last, counts, (size_t)w->nr_events * sizeof(*counts));
 	w->rows++;
 	if (c->interval_clear && c->rep.format == FMT_HUMAN)
 		fputs("\033[H\033[2J", c->out);
@@ -715,22 +876,21 @@ static int read_instances(struct stat_ctx *c, struct waiter *w);
 static int
 interval_tick(struct stat_ctx *c, struct waiter *w, uint64_t now)
 {
-	struct pctr_sample s;
 	bool last = c->interval_count && w->rows + 1 >= c->interval_count;
 	int r = last ? sets_enable(w, false) : 0;
 
 	if (r == 0)
-		r = sets_read(w, &s, false);
+		r = sets_read(w, w->now, false);
 	if (r < 0)
 		return open_failed(r);
 	w->next += w->interval;
-	scale_add(w, &s);
+	scale_add(w, w->now);
 	if (last)
 		last_interval(w);
 	/* -A, --per-*: each instance in every interval, as perf prints */
 	if (c->rep.per_thread && read_instances(c, w))
 		return 1;
-	return interval_row(c, w, now, &s);
+	return interval_row(c, w, now, w->now);
 }
 
 /* nanoseconds until the next thing to do; UINT64_MAX: only events */
@@ -821,7 +981,7 @@ plan_begin(const struct stat_ctx *c, struct waiter *w, bool running,
 	if (!running)
 		return 0;
 	r = sets_enable(w, false);
-	return r < 0 ? r : sets_read(w, &w->base, true);
+	return r < 0 ? r : sets_read(w, w->base, true);
 }
 
 static int
@@ -851,20 +1011,33 @@ new_run(struct stat_ctx *c)
 	struct stat_run *n = realloc(c->rep.runs,
 				     (c->rep.nr_runs + 1) * sizeof(*n));
 
+	size_t nr = c->rep.nr_events ? (size_t)c->rep.nr_events : 1;
+	struct stat_run *run;
+
 	if (!n)
 		return NULL;
 	c->rep.runs = n;
-	memset(&n[c->rep.nr_runs], 0, sizeof(*n));
-	return &n[c->rep.nr_runs];
+	run = &n[c->rep.nr_runs];
+	memset(run, 0, sizeof(*run));
+	run->count = calloc(nr, sizeof(*run->count));
+	run->bounds = calloc(nr, sizeof(*run->bounds));
+	if (run->count && run->bounds)
+		return run;
+	free(run->count);
+	free(run->bounds);
+	return NULL;
 }
 
+/*
+ * The row of thread, CPU, core... @id: one of those from @from on, or a
+ * new one
+ */
 static struct stat_slice *
-add_instance(struct stat_ctx *c, int id, int socket)
+add_instance(struct stat_ctx *c, int id, int socket, int from)
 {
 	struct stat_slice *n, *sl;
 
-	for (int i = 0; c->rep.aggr > AGGR_THREAD && i < c->rep.nr_instances;
-	     i++) {
+	for (int i = from; i < c->rep.nr_instances; i++) {
 		sl = &c->rep.instances[i];
 		if (sl->id == id && sl->socket == socket)
 			return sl;
@@ -874,19 +1047,28 @@ add_instance(struct stat_ctx *c, int id, int socket)
 	if (!n)
 		return NULL;
 	c->rep.instances = n;
-	sl = &n[c->rep.nr_instances++];
-	memset(sl, 0, sizeof(*sl));
+	sl = &n[c->rep.nr_instances];
+	if (slice_copy(sl, NULL, c->rep.nr_events) < 0)
+		return NULL;
+	c->rep.nr_instances++;
 	sl->run = c->rep.nr_runs + 1;
 	sl->id = id;
 	sl->socket = socket;
 	return sl;
 }
 
-/* the counts of one thread or CPU, added to its row (its core's, ...) */
+/*
+ * The counts of one thread or CPU of set @k (a chunk of the events),
+ * added to its row (its core's, ...): the other chunks' sets of the same
+ * target (from instance @from on) have their rows already.
+ */
 static int
-add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
+add_instance_counts(struct stat_ctx *c, struct waiter *w, int k, int i,
+		    int from)
 {
-	int cpu = pctr_set_instance_id(set, i), id = cpu, socket = -1;
+	int cpu = pctr_set_instance_id(w->set[k], i), id = cpu, socket = -1;
+	const struct stat_chunk *ch = &w->chunk[k % w->nr_chunks];
+	bool first = ch == w->chunk;
 	struct stat_slice *sl;
 	struct pctr_sample s;
 
@@ -894,16 +1076,20 @@ add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 		id = cpu_topology_id(id, c->rep.aggr, &socket);
 	if (!stat_aggr_in_socket(c->rep.aggr))
 		socket = -1;
-	sl = add_instance(c, id, socket);
+	sl = add_instance(c, id, socket,
+			  c->rep.aggr > AGGR_THREAD ? 0
+			  : first		    ? c->rep.nr_instances
+						    : from);
 	if (!sl)
 		return open_failed(-ENOMEM);
 	if (c->rep.aggr == AGGR_CORE)
 		sl->die = cpu_die_id(cpu);
-	if (pctr_set_read_instance(set, i, &s) < 0)
+	if (pctr_set_read_instance(w->set[k], i, &s) < 0)
 		return open_failed(-EIO);
-	for (uint32_t e = 0; e < s.nr; e++)
-		sl->count[e] = pctr_count_add(&sl->count[e], &s.count[e]);
-	sl->nr_cpus++;
+	for (int e = 0; e < ch->nr; e++)
+		sl->count[ch->first + e] = pctr_count_add(
+			&sl->count[ch->first + e], &s.count[e]);
+	sl->nr_cpus += first;
 	return 0;
 }
 
@@ -911,14 +1097,18 @@ add_instance_counts(struct stat_ctx *c, struct pctr_set *set, int i)
 static int
 read_instances(struct stat_ctx *c, struct waiter *w)
 {
-	free(c->rep.instances);
+	int from = 0;
+
+	slices_free(c->rep.instances, c->rep.nr_instances);
 	c->rep.instances = NULL;
 	c->rep.nr_instances = 0;
 	for (int k = 0; k < w->nr_sets; k++) {
 		int n = pctr_set_nr_instances(w->set[k]);
 
+		if (k % w->nr_chunks == 0)
+			from = c->rep.nr_instances; /* a target's first set */
 		for (int i = 0; i < n; i++)
-			if (add_instance_counts(c, w->set[k], i))
+			if (add_instance_counts(c, w, k, i, from))
 				return 1;
 	}
 	return 0;
@@ -931,26 +1121,22 @@ timeval_ns(const struct timeval *tv)
 	       (uint64_t)tv->tv_usec * 1000u;
 }
 
-/* the totals of a finished run */
+/* the totals of a finished run, read @now */
 static int
-finish_run(struct stat_ctx *c, struct waiter *w)
+run_totals(struct stat_ctx *c, struct waiter *w, struct stat_run *run,
+	   uint64_t now)
 {
-	struct stat_run *run = new_run(c);
-	uint64_t now = now_ns();
-	struct pctr_sample s;
 	int r;
 
-	if (!run)
-		return open_failed(-ENOMEM);
 	if (!w->begun && (r = begin_counting(w, true)) < 0)
 		return open_failed(r);
 	run->elapsed_ns = now - w->start;
 	run->tsc_ticks = pctr_tsc() - w->tsc0;
-	r = sets_read(w, &s, false);
+	r = sets_read(w, w->now, false);
 	if (r < 0)
 		return open_failed(r);
-	memcpy(run->count, s.count, s.nr * sizeof(s.count[0]));
-	scale_add(w, &s);
+	memcpy(run->count, w->now, (size_t)w->nr_events * sizeof(*w->now));
+	scale_add(w, w->now);
 	scale_bounds(c, w, run);
 	run->has_rusage = w->rn->child == 0 && c->rep.argv;
 	run->user_ns = timeval_ns(&w->rn->ru.ru_utime);
@@ -965,10 +1151,24 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 	/* the last, partial interval: the rows add up to the totals */
 	if (w->interval &&
 	    !(c->interval_count && w->rows >= c->interval_count) &&
-	    interval_row(c, w, now, &s))
+	    interval_row(c, w, now, w->now))
 		return 1;
-	c->rep.nr_runs++;
 	return 0;
+}
+
+static int
+finish_run(struct stat_ctx *c, struct waiter *w)
+{
+	struct stat_run *run = new_run(c);
+	int r = run ? run_totals(c, w, run, now_ns()) : open_failed(-ENOMEM);
+
+	if (r == 0) {
+		c->rep.nr_runs++;
+	} else if (run) {
+		free(run->count);
+		free(run->bounds);
+	}
+	return r;
 }
 
 static void
@@ -979,28 +1179,56 @@ record_exit(struct stat_ctx *c, int status)
 	c->rep.exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 }
 
+/*
+ * A set of the command's that left every event out failed the open: a
+ * placeholder in each set with room (add_placeholder()), where it counts
+ * nothing and is never reported
+ */
+static bool
+add_placeholders(const struct stat_ctx *c, struct waiter *w, int r)
+{
+	bool added = false;
+
+	for (int i = 0; i < w->nr_sets; i++)
+		added |= add_placeholder(c, w->set[i], r);
+	return added;
+}
+
+/* the command, once, counted by every set from its exec */
+static int
+open_command(struct stat_ctx *c, struct waiter *w)
+{
+	int r;
+
+	c->rn.child = -1;
+	r = pctr_set_open_command_sets(w->set, w->nr_sets, c->rep.argv,
+				       &c->rn.child);
+	if (r < 0 && add_placeholders(c, w, r))
+		r = pctr_set_open_command_sets(w->set, w->nr_sets,
+					       c->rep.argv, &c->rn.child);
+	return r;
+}
+
 static int
 run_command(struct stat_ctx *c, int run)
 {
-	struct waiter w = { .run = run, .nr_sets = 1, .rn = &c->rn };
-	int r = make_set(c, &w.set[0]);
+	struct waiter w = { .run = run, .rn = &c->rn };
+	int r = make_sets(c, &w, 1);
 	uint64_t t0, tsc0;
 
-	if (r)
+	if (r) {
+		free_sets(&w);
 		return r;
+	}
 	w.interval = (uint64_t)c->interval_ms * 1000000u;
 	t0 = now_ns();
 	tsc0 = pctr_tsc();
-	c->rn.child = -1;
-	r = pctr_set_open_command(w.set[0], c->rep.argv, &c->rn.child);
-	if (r < 0 && add_placeholder(c, w.set[0], r))
-		r = pctr_set_open_command(w.set[0], c->rep.argv,
-					  &c->rn.child);
+	r = open_command(c, &w);
 	if (r < 0) {
 		free_sets(&w);
 		return open_failed(r);
 	}
-	r = after_open(c, w.set[0]);
+	r = after_open(c, w.set);
 	if (r) {
 		free_sets(&w);
 		runner_reap(&c->rn, true);
@@ -1072,8 +1300,9 @@ open_cgroup(struct stat_ctx *c)
 	return 0;
 }
 
+/* set @i, on a process, thread, the CPUs or a cgroup */
 static int
-open_one(struct stat_ctx *c, struct waiter *w, pid_t pid)
+open_one(struct stat_ctx *c, struct waiter *w, int i, pid_t pid)
 {
 	static const int type[] = { 0, PCTR_TARGET_PID, PCTR_TARGET_TID,
 				    PCTR_TARGET_CPU };
@@ -1083,32 +1312,30 @@ open_one(struct stat_ctx *c, struct waiter *w, pid_t pid)
 				 .pid = cgroup ? c->cgroup_fd : pid,
 				 .nr_cpus = c->rep.nr_cpus,
 				 .cpus = c->rep.cpus };
-	int r = make_set(c, &w->set[w->nr_sets]);
+	int r = pctr_set_open(w->set[i], &t);
 
-	if (r)
-		return r;
-	r = pctr_set_open(w->set[w->nr_sets], &t);
-	if (r < 0 && add_placeholder(c, w->set[w->nr_sets], r))
-		r = pctr_set_open(w->set[w->nr_sets], &t);
-	w->nr_sets++;
+	if (r < 0 && add_placeholder(c, w->set[i], r))
+		r = pctr_set_open(w->set[i], &t);
 	return r < 0 ? open_failed(r) : 0;
 }
 
 /*
- * A set for each process or thread of -p/-t, one for the CPUs of -a,
- * opened stopped: counting begins in plan_begin().
+ * Sets for each process or thread of -p/-t, for the CPUs of -a (one for
+ * each chunk of the events), opened stopped: counting begins in
+ * plan_begin().
  */
 static int
 open_attached(struct stat_ctx *c, struct waiter *w)
 {
-	int n = c->rep.target == STAT_CPU ? 1 : c->rep.nr_pids, r = 0;
+	int n = c->rep.target == STAT_CPU ? 1 : c->rep.nr_pids;
+	int r = make_sets(c, w, n);
 
 	w->watch = c->rep.target != STAT_CPU;
 	if (w->watch)
 		watch_open(c, w);
-	for (int i = 0; r == 0 && i < n; i++)
-		r = open_one(c, w, c->rep.pids[i]);
-	return r ? r : after_open(c, w->set[0]);
+	for (int i = 0; r == 0 && i < w->nr_sets; i++)
+		r = open_one(c, w, i, c->rep.pids[i / c->nr_chunks]);
+	return r ? r : after_open(c, w->set);
 }
 
 static int
@@ -1294,6 +1521,8 @@ cmd_stat(int argc, char **argv)
 	report_free(&c.rep);
 	free((void *)c.rep.cpus);
 	free(c.events);
+	free(c.group);
+	free(c.chunk);
 	stat_close_control(&c);
 	if (c.cgroup_fd >= 0)
 		close(c.cgroup_fd);

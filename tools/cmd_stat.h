@@ -13,6 +13,16 @@
 #include "tool.h"
 #include "util.h"
 
+/*
+ * A set holds PCTR_MAX_EVENTS events: pctr stat cuts the events, in their
+ * order, into chunks of at most that many (a "{...}" group never split)
+ * and opens a set for each chunk on each target; the reads of the sets
+ * fill one array of counts, in the events' order.
+ */
+struct stat_chunk {
+	int first, nr;
+};
+
 struct stat_ctx {
 	struct stat_report rep;
 	char *events; /* -e lists, joined with commas */
@@ -44,7 +54,9 @@ struct stat_ctx {
 	char all_priv; /* --all-user 'u', --all-kernel 'k', or 0 */
 	const char *pre, *post; /* --pre, --post: sh -c before/after a run */
 	long log_fd; /* --log-fd: the report to this descriptor; -1 none */
-	int group[PCTR_MAX_EVENTS]; /* "{a,b}" of -e: 0 none, 1, 2, ... */
+	int *group; /* each event's "{a,b}" of -e: 0 none, 1, 2, ... */
+	int nr_chunks; /* 1 or more: a set for each, for each target */
+	struct stat_chunk *chunk;
 	bool opened; /* a set was opened: rep.err says what it left out */
 };
 

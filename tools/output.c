@@ -166,15 +166,45 @@ report_note(struct stat_report *r, const char *fmt, ...)
 		free(s);
 }
 
+int
+slice_copy(struct stat_slice *dst, const struct stat_slice *src, int nr)
+{
+	size_t size = (size_t)(nr ? nr : 1) * sizeof(*dst->count);
+
+	*dst = src ? *src : (struct stat_slice){ .count = NULL };
+	dst->count = src ? malloc(size) : calloc(1, size);
+	if (!dst->count)
+		return -1;
+	if (src)
+		memcpy(dst->count, src->count,
+		       (size_t)nr * sizeof(*src->count));
+	return 0;
+}
+
+void
+slices_free(struct stat_slice *s, int n)
+{
+	for (int i = 0; s && i < n; i++)
+		free(s[i].count);
+	free(s);
+}
+
 void
 report_free(struct stat_report *r)
 {
 	for (int i = 0; i < r->nr_notes; i++)
 		free(r->notes[i]);
+	for (int i = 0; i < r->nr_runs; i++) {
+		free(r->runs[i].count);
+		free(r->runs[i].bounds);
+	}
 	free(r->runs);
-	free(r->intervals);
-	free(r->instances);
-	free(r->last);
+	slices_free(r->intervals, r->nr_intervals);
+	slices_free(r->instances, r->nr_instances);
+	slices_free(r->last, r->nr_last);
+	free(r->ev);
+	free(r->err);
+	free(r->why);
 }
 
 static bool
@@ -1326,7 +1356,9 @@ keep_interval(struct stat_report *r, const struct stat_slice *s)
 		r->intervals = n;
 		r->cap_intervals = cap;
 	}
-	r->intervals[r->nr_intervals++] = *s;
+	if (slice_copy(&r->intervals[r->nr_intervals], s, r->nr_events) < 0)
+		return -1;
+	r->nr_intervals++;
 	return 0;
 }
 
@@ -1463,27 +1495,29 @@ interval_instances(struct stat_report *r, const struct stat_slice *s, int *n)
 {
 	size_t size = (size_t)(r->nr_instances ? r->nr_instances : 1) *
 		      sizeof(struct stat_slice);
-	struct stat_slice *d = malloc(size), *keep = malloc(size);
+	struct stat_slice *d = calloc(1, size), *keep = calloc(1, size);
+	int i, nr_last, ok = d && keep;
 
-	if (!d || !keep) {
-		free(d);
-		free(keep);
+	for (i = 0; ok && i < r->nr_instances; i++)
+		ok = slice_copy(&d[i], &r->instances[i], r->nr_events) == 0 &&
+		     slice_copy(&keep[i], &r->instances[i], r->nr_events) == 0;
+	if (!ok) {
+		slices_free(d, i);
+		slices_free(keep, i);
 		return NULL;
 	}
-	if (r->nr_last && r->last[0].run != s->run)
-		r->nr_last = 0; /* a new run: counting began again */
-	for (int i = 0; i < r->nr_instances; i++) {
+	/* a new run: counting began again */
+	nr_last = r->nr_last && r->last[0].run == s->run ? r->nr_last : 0;
+	for (i = 0; i < r->nr_instances; i++) {
 		const struct stat_slice *p =
-			find_slice(r->last, r->nr_last, &r->instances[i]);
+			find_slice(r->last, nr_last, &r->instances[i]);
 
-		d[i] = r->instances[i];
 		for (int e = 0; p && e < r->nr_events; e++)
 			d[i].count[e] = pctr_count_delta(
 				&r->instances[i].count[e], &p->count[e]);
-		keep[i] = r->instances[i];
 		keep[i].run = s->run;
 	}
-	free(r->last);
+	slices_free(r->last, r->nr_last);
 	r->last = keep;
 	r->nr_last = r->nr_instances;
 	*n = r->nr_instances;
@@ -1514,6 +1548,6 @@ report_interval(FILE *f, struct stat_report *r, const struct stat_slice *s)
 		perf_report_interval(f, r, s, d, n, s->time_ns - since);
 		fflush(f);
 	}
-	free(d);
+	slices_free(d, n);
 	return err;
 }

@@ -24,6 +24,7 @@
  * aggregate-major, as perf prints them.  Numbers are written in the C
  * locale (cmd_stat.c switches to it for these formats).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,25 +381,40 @@ mean_elapsed(const struct stat_report *r)
 	return r->nr_runs ? sum / r->nr_runs : NAN;
 }
 
+/* a figure for each event; NULL (said) out of memory */
+static struct perf_fig *
+new_figs(const struct stat_report *r)
+{
+	struct perf_fig *g = calloc(r->nr_events ? r->nr_events : 1,
+				    sizeof(*g));
+
+	if (!g)
+		tool_err("%s", pctr_strerror(-ENOMEM));
+	return g;
+}
+
 void
 perf_report_print(FILE *f, const struct stat_report *r)
 {
-	struct perf_fig g[PCTR_MAX_EVENTS];
+	struct perf_fig *g = new_figs(r);
 	struct perf_line l = { .f = f, .r = r, .nr = -1, .fig = g,
 			       .elapsed_ns = mean_elapsed(r) };
 
 	l.sep = r->format == FMT_PERF_CSV ? r->sep : NULL;
 	/* with -I, the intervals were the report, as in perf */
-	if (r->interval || r->nr_runs == 0)
-		return;
-	if (r->per_thread) {
-		instance_lines(&l, r->instances, r->nr_instances);
+	if (!g || r->interval || r->nr_runs == 0) {
+		free(g);
 		return;
 	}
-	for (int e = 0; e < r->nr_events; e++)
-		runs_fig(r, e, &g[e]);
-	for (int e = 0; e < r->nr_events; e++)
-		perf_line(&l, e);
+	if (r->per_thread) {
+		instance_lines(&l, r->instances, r->nr_instances);
+	} else {
+		for (int e = 0; e < r->nr_events; e++)
+			runs_fig(r, e, &g[e]);
+		for (int e = 0; e < r->nr_events; e++)
+			perf_line(&l, e);
+	}
+	free(g);
 }
 
 /*
@@ -410,11 +426,13 @@ perf_report_interval(FILE *f, const struct stat_report *r,
 		     const struct stat_slice *total,
 		     const struct stat_slice *inst, int n, uint64_t len_ns)
 {
-	struct perf_fig g[PCTR_MAX_EVENTS];
+	struct perf_fig *g = new_figs(r);
 	struct perf_line l = { .f = f, .r = r, .nr = -1, .fig = g,
 			       .elapsed_ns = (double)len_ns };
 	char t[48];
 
+	if (!g)
+		return;
 	l.sep = r->format == FMT_PERF_CSV ? r->sep : NULL;
 	snprintf(t, sizeof(t), l.sep ? "%6llu.%09llu" : "%llu.%09llu",
 		 (unsigned long long)(total->time_ns / 1000000000u),
@@ -422,9 +440,10 @@ perf_report_interval(FILE *f, const struct stat_report *r,
 	l.time = t;
 	if (r->per_thread) {
 		instance_lines(&l, inst, n);
-		return;
+	} else {
+		slice_figs(r, total, g);
+		for (int e = 0; e < r->nr_events; e++)
+			perf_line(&l, e);
 	}
-	slice_figs(r, total, g);
-	for (int e = 0; e < r->nr_events; e++)
-		perf_line(&l, e);
+	free(g);
 }

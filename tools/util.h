@@ -146,9 +146,14 @@ struct stat_bounds {
 	double low, high;
 };
 
+/*
+ * The events of a report are as many as -e lists: the library's sets hold
+ * PCTR_MAX_EVENTS each and pctr stat opens as many as it needs, so each
+ * array of counts below has nr_events entries of its own (report_free()).
+ */
 struct stat_run {
-	struct pctr_count count[PCTR_MAX_EVENTS];
-	struct stat_bounds bounds[PCTR_MAX_EVENTS];
+	struct pctr_count *count;
+	struct stat_bounds *bounds;
 	uint64_t elapsed_ns;
 	uint64_t tsc_ticks;
 	bool has_rusage; /* a command was reaped: its CPU time is known */
@@ -166,8 +171,16 @@ struct stat_slice {
 	int socket; /* --per-core, --per-die: the core's or die's socket */
 	int die; /* --per-core: the core's die */
 	int nr_cpus; /* --per-core/-socket/-node: CPUs added up */
-	struct pctr_count count[PCTR_MAX_EVENTS];
+	struct pctr_count *count; /* nr_events */
 };
+
+/*
+ * @dst: @src (NULL: zeros) with counts of its own, for @nr events.
+ * Return: 0, or -1 out of memory (@dst's counts NULL).
+ */
+int slice_copy(struct stat_slice *dst, const struct stat_slice *src, int nr);
+/* the counts of @n slices, and the array */
+void slices_free(struct stat_slice *s, int n);
 
 struct stat_report {
 	/* what was asked */
@@ -190,10 +203,10 @@ struct stat_report {
 	unsigned int metrics; /* -M: bit i for metric_table[i]; 0: all */
 
 	/* the events */
-	int nr_events;
-	struct pctr_event ev[PCTR_MAX_EVENTS];
-	int err[PCTR_MAX_EVENTS]; /* not 0: cannot be counted here, why */
-	char why[PCTR_MAX_EVENTS][512]; /* err's text, as the open said it */
+	int nr_events, cap_events;
+	struct pctr_event *ev;
+	int *err; /* not 0: cannot be counted here, why */
+	char (*why)[512]; /* err's text, as the open said it */
 	bool interval; /* -I given */
 	bool delayed; /* -D given: runs[].delay_ns is known */
 

@@ -242,6 +242,81 @@ TEST(hardware_event_fails_before_the_command_runs)
 	pctr_set_free(set);
 }
 
+/*
+ * More events than a set holds, in several sets on one command: it runs
+ * once (its one line in the file), and every set counts that run from its
+ * exec (each page-faults the same).
+ */
+TEST(several_sets_count_one_run)
+{
+	char path[] = "/tmp/pctr-sets-XXXXXX", sh[128], line[16];
+	char *argv[] = { "sh", "-c", sh, NULL };
+	struct pctr_set *sets[3];
+	struct pctr_sample s[3];
+	char many[64 * 12 + 1] = "";
+	int fd = mkstemp(path), status, lines = 0;
+	pid_t pid;
+	FILE *f;
+
+	ASSERT_GE(fd, 0);
+	close(fd);
+	snprintf(sh, sizeof(sh), "echo ran >>%s", path);
+	for (int i = 0; i < 64; i++)
+		strcat(many, "page-faults,");
+	sets[0] = new_set(many);
+	sets[1] = new_set(many);
+	sets[2] = new_set("task-clock,page-faults");
+	ASSERT_OK(pctr_set_open_command_sets(sets, 3, argv, &pid));
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+	for (int k = 0; k < 3; k++)
+		ASSERT_OK(pctr_set_read(sets[k], &s[k]));
+	ASSERT_GT(s[0].count[0].value, 10);
+	for (int e = 0; e < 64; e++) {
+		ASSERT_EQ(s[0].count[e].value, s[0].count[0].value);
+		ASSERT_EQ(s[1].count[e].value, s[0].count[0].value);
+	}
+	ASSERT_EQ(s[2].count[1].value, s[0].count[0].value);
+	ASSERT_GT(s[2].count[0].value, 0);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		lines++;
+	ASSERT_EQ(lines, 1);
+	fclose(f);
+	unlink(path);
+	for (int k = 0; k < 3; k++)
+		pctr_set_free(sets[k]);
+}
+
+/* one set that cannot open: none is open, and the command never ran */
+TEST(several_sets_fail_together)
+{
+	struct pctr_machine m = { .size = sizeof(m) };
+	char *argv[] = { "sh", "-c", "touch /tmp/pctr-sets-must-not-exist",
+			 NULL };
+	struct pctr_set *sets[2];
+	struct pctr_sample s;
+	pid_t pid = 12345;
+	int fds = count_fds();
+
+	ASSERT_OK(pctr_machine_get(&m));
+	if (m.has_pmu)
+		SKIP("this machine has a PMU: cycles would open");
+	unlink("/tmp/pctr-sets-must-not-exist");
+	sets[0] = new_set("task-clock,page-faults");
+	sets[1] = new_set("cycles");
+	ASSERT_EQ(pctr_set_open_command_sets(sets, 2, argv, &pid), -ENODEV);
+	ASSERT_EQ(pid, 12345);
+	ASSERT_EQ(waitpid(-1, NULL, WNOHANG), -1);
+	ASSERT(access("/tmp/pctr-sets-must-not-exist", F_OK) != 0);
+	ASSERT_EQ(pctr_set_read(sets[0], &s), -EBADFD);
+	ASSERT_EQ(count_fds(), fds);
+	ASSERT_EQ(pctr_set_open_command_sets(sets, 0, argv, &pid), -EINVAL);
+	ASSERT_EQ(pctr_set_open_command_sets(NULL, 1, argv, &pid), -EINVAL);
+	for (int k = 0; k < 2; k++)
+		pctr_set_free(sets[k]);
+}
+
 int
 main(void)
 {
@@ -252,5 +327,7 @@ main(void)
 			       TEST_CASE(command_not_found)
 			       TEST_CASE(command_not_executable)
 			       TEST_CASE(bad_arguments)
-			       TEST_CASE(hardware_event_fails_before_the_command_runs)));
+			       TEST_CASE(hardware_event_fails_before_the_command_runs)
+			       TEST_CASE(several_sets_count_one_run)
+			       TEST_CASE(several_sets_fail_together)));
 }
