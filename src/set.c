@@ -1002,17 +1002,16 @@ open_groups(struct pctr_set *set, struct pctr__inst *in, const struct how *how)
  * Open one instance's groups.  Counters inherited by the threads a thread
  * creates put cloned contexts in those threads, and the kernel swaps a
  * thread's context with an equivalent clone's when one follows the other
- * on a CPU (perf_event_context_sched_out()).  Two things then go wrong: a
- * group's leader opened on the thread may sit in the context a child now
- * has, and its next member, opened on the thread, is refused (EINVAL,
- * group leader in another context; or ENODEV:
- * tests/repro/repro_sibling_enodev); and the page faults of threads the
- * thread creates later are lost, never counted, when a child that had its
- * context exits (tests/repro/repro_inherit_swap_loss).  A counter that is
- * not inherited, in the thread's context, makes the children's contexts
- * no clones, and so never swapped: a dummy that counts nothing, the
- * instance's guard, held as long as the set is open.  A guard the kernel
- * refuses is done without: the set still counts.
+ * on a CPU (perf_event_context_sched_out()).  The counters lose nothing
+ * by it (tests/repro/repro_inherit_swap_loss), but a group's leader opened
+ * on the thread may then sit in the context a child now has, and its next
+ * member, opened on the thread, is refused (EINVAL, group leader in
+ * another context; or ENODEV once that child exited:
+ * tests/repro/repro_sibling_enodev).  A counter that is not inherited, in
+ * the thread's context, makes the children's contexts no clones, and so
+ * never swapped: a dummy that counts nothing, the instance's guard, held
+ * as long as the set is open.  A guard the kernel refuses is done without:
+ * the set still counts, and a refused member opens the thread again.
  */
 static int
 open_instance(struct pctr_set *set, struct pctr__inst *in,
