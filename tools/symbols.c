@@ -20,6 +20,7 @@
  * recording read on another kernel is named by this one's image).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <inttypes.h>
 #include <link.h>
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "symbols.h"
 
@@ -82,15 +84,12 @@ struct space {
 	unsigned int gen; /* new maps reported: the cached names are stale */
 #ifdef HAVE_DWFL
 	Dwfl *dwfl;
-	struct sym_bounds *mods; /* this session's (sym_bounds) */
-	size_t nmods;
 #endif
 };
 
 struct ksym {
 	uint64_t addr;
-	char *name;
-	const char *mod;
+	const char *name, *mod; /* in syms' ktext */
 };
 
 /*
@@ -121,11 +120,19 @@ struct fn_range {
  * symbol up by a walk over the module's whole table, and a shell script
  * runs the same libraries in many processes, so each function of a file
  * is asked once (struct fn_range, below).  Names are copies.
+ *
+ * And the file's symbols, sorted by address, each with the highest end
+ * of those up to it, read once (a walk over the whole table too): where
+ * no symbol lies, libdwfl's answer (a sizeless symbol before, or none)
+ * is the same for the whole gap, asked once.
  */
 struct fn_file {
 	char *path;
 	struct fn_range *fns;
 	size_t nfns, capfns;
+	uint64_t *start, *maxend; /* nsyms of each, from the mapping's */
+	size_t nsyms;
+	int bounds; /* 0: not read, 1: read, -1: no table to bound by */
 };
 
 struct syms {
@@ -136,6 +143,7 @@ struct syms {
 	size_t n, cap;
 	struct ksym *k;
 	size_t nk;
+	char *ktext; /* /proc/kallsyms, its lines split in place */
 	int kstate; /* 0: not read, 1: read, -1: hidden */
 	char khidden[256];
 };
@@ -387,16 +395,33 @@ add_ksym(struct syms *s, size_t *cap, uint64_t addr, const char *name,
 		s->k = k;
 		*cap = c;
 	}
-	s->k[s->nk].addr = addr;
-	s->k[s->nk].name = strdup(name);
-	s->k[s->nk].mod = NULL;
-	if (mod && (s->k[s->nk].mod = strdup(mod)) == NULL)
-		return -1;
-	return s->k[s->nk++].name ? 0 : -1;
+	s->k[s->nk++] = (struct ksym){ addr, name, mod };
+	return 0;
+}
+
+/* the hexadecimal number at @p (strtoull's share of a report was 4%) */
+static uint64_t
+hex_at(char *p, char **end)
+{
+	uint64_t v = 0;
+
+	for (;; p++) {
+		unsigned int c = (unsigned char)*p, d;
+
+		if (c - '0' < 10)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' < 6)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		v = v << 4 | d;
+	}
+	*end = p;
+	return v;
 }
 
 /*
- * A line of /proc/kallsyms, "ADDR TYPE NAME[\t[MODULE]]\n", split in
+ * A line of /proc/kallsyms, "ADDR TYPE NAME[\t[MODULE]]", split in
  * place (sscanf's conversions took most of a report's time).  Return 0,
  * or -1 for a line of another shape.
  */
@@ -406,7 +431,7 @@ kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 {
 	char *end, *p;
 
-	*addr = strtoull(line, &end, 16);
+	*addr = hex_at(line, &end);
 	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 		return -1;
 	*type = end[1];
@@ -421,20 +446,55 @@ kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 	return **name ? 0 : -1;
 }
 
-/* text symbols of /proc/kallsyms: "ADDR TYPE NAME [MODULE]" */
+/* the whole of @path (a /proc file: no size), NUL-terminated, or NULL */
+static char *
+read_all(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 1 << 20;
+	char *buf = fd >= 0 ? malloc(cap) : NULL, *g;
+	ssize_t n;
+
+	while (buf && (n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (len + 1 < cap)
+			continue;
+		g = realloc(buf, cap *= 2);
+		if (!g)
+			free(buf);
+		buf = g;
+	}
+	if (buf && n < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/*
+ * Text symbols of /proc/kallsyms: "ADDR TYPE NAME [MODULE]", read at
+ * once and kept in place (a copy of each name was a tenth of a report).
+ */
 static void
 read_kallsyms(struct syms *s)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], *name, *mod, type;
+	char *line, *next, *name, *mod, type;
 	uint64_t addr;
 	size_t cap = 0;
 	int nonzero = 0;
 
-	if (!f)
+	s->ktext = read_all("/proc/kallsyms");
+	if (!s->ktext)
 		return kernel_hidden(s, "/proc/kallsyms cannot be read");
 	s->kstate = 1;
-	while (fgets(line, sizeof(line), f)) {
+	for (line = s->ktext; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
 		if (kallsyms_line(line, &addr, &type, &name, &mod) < 0)
 			continue;
 		nonzero |= addr != 0;
@@ -443,7 +503,6 @@ read_kallsyms(struct syms *s)
 		if (add_ksym(s, &cap, addr, name, mod) < 0)
 			break;
 	}
-	fclose(f);
 	if (!nonzero)
 		return kernel_hidden(s, "/proc/kallsyms shows every address "
 					"as 0");
@@ -622,18 +681,6 @@ find_elf(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr base,
 
 static Dwfl_Callbacks callbacks;
 
-
-/*
- * A module's symbols, sorted by address, each with the highest end of
- * those up to it: where no symbol lies, libdwfl's answer (a sizeless
- * symbol before, or none) is the same for the whole gap, asked once.
- */
-struct sym_bounds {
-	Dwfl_Module *m;
-	uint64_t *start, *maxend;
-	size_t n;
-};
-
 int
 syms_can_name(void)
 {
@@ -653,11 +700,6 @@ report(struct space *sp)
 	callbacks.find_debuginfo = DW(dwfl_standard_find_debuginfo);
 	if (sp->dwfl)
 		DW(dwfl_end)(sp->dwfl);
-	for (size_t i = 0; i < sp->nmods; i++) {
-		free(sp->mods[i].start);
-		free(sp->mods[i].maxend);
-	}
-	sp->nmods = 0;
 	sp->dwfl = DW(dwfl_begin)(&callbacks);
 	sp->dirty = 0;
 	sp->gen++;
@@ -754,28 +796,26 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* @m's symbols' bounds (NULL: no memory), read at its first use */
-static struct sym_bounds *
-bounds_of(struct space *sp, Dwfl_Module *m)
+/*
+ * @m's symbols' bounds into @ff, from @m's start @ml, at the file's
+ * first use: false if it has none (or no memory: asked again).
+ */
+static bool
+bounds_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml)
 {
-	int n = DW(dwfl_module_getsymtab)(m);
-	struct sym_bounds *b, *g;
+	int n = ff->bounds ? 0 : DW(dwfl_module_getsymtab)(m);
 	uint64_t (*v)[2];
 	size_t k = 0;
 
-	for (size_t i = 0; i < sp->nmods; i++)
-		if (sp->mods[i].m == m)
-			return sp->mods[i].n ? &sp->mods[i] : NULL;
-	if (n <= 1)
-		return NULL; /* no table to bound a gap by: ask each time */
-	g = realloc(sp->mods, (sp->nmods + 1) * sizeof(*g));
-	v = calloc(n > 0 ? (size_t)n : 1, sizeof(*v));
-	if (g)
-		sp->mods = g;
-	if (!g || !v) {
-		free(v);
-		return NULL;
+	if (ff->bounds)
+		return ff->bounds > 0;
+	if (n <= 1) {
+		ff->bounds = -1; /* no table to bound a gap by: ask each time */
+		return false;
 	}
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		return false;
 	for (int i = 1; i < n; i++) {
 		GElf_Addr addr;
 		GElf_Sym sym;
@@ -787,62 +827,64 @@ bounds_of(struct space *sp, Dwfl_Module *m)
 		    sym.st_shndx != SHN_ABS &&
 		    GELF_ST_TYPE(sym.st_info) != STT_SECTION &&
 		    GELF_ST_TYPE(sym.st_info) != STT_FILE) {
-			v[k][0] = addr;
-			v[k++][1] = addr + sym.st_size;
+			v[k][0] = addr - ml;
+			v[k++][1] = addr - ml + sym.st_size;
 		}
 	}
 	qsort(v, k, sizeof(*v), cmp_u64); /* by start: the pair's first */
-	b = &sp->mods[sp->nmods];
-	*b = (struct sym_bounds){ m, malloc((k + 1) * 8), malloc((k + 1) * 8),
-				  k };
-	for (size_t i = 0; b->start && b->maxend && i < k; i++) {
-		b->start[i] = v[i][0];
-		b->maxend[i] = i && b->maxend[i - 1] > v[i][1] ? b->maxend[i - 1]
-							      : v[i][1];
+	ff->start = malloc((k + 1) * 8);
+	ff->maxend = malloc((k + 1) * 8);
+	for (size_t i = 0; ff->start && ff->maxend && i < k; i++) {
+		ff->start[i] = v[i][0];
+		ff->maxend[i] = i && ff->maxend[i - 1] > v[i][1]
+					? ff->maxend[i - 1]
+					: v[i][1];
 	}
 	free(v);
-	if (!b->start || !b->maxend) {
-		free(b->start);
-		free(b->maxend);
-		return NULL;
+	if (!ff->start || !ff->maxend) {
+		free(ff->start);
+		free(ff->maxend);
+		ff->start = ff->maxend = NULL;
+		return false;
 	}
-	sp->nmods++;
-	return b->n ? b : NULL;
+	ff->nsyms = k;
+	ff->bounds = k ? 1 : -1;
+	return k;
 }
 
 /*
- * The gap around @ip in @m where no symbol starts or ends, in *@lo,
- * *@hi: false if a sized symbol holds @ip (or no memory).
+ * The gap around @rel in @m (from its start @ml, file @ff) where no
+ * symbol starts or ends, in *@lo, *@hi, from @ml too: false if a sized
+ * symbol holds @rel (or no memory).
  */
 static bool
-gap_of(struct space *sp, Dwfl_Module *m, uint64_t ip, uint64_t *lo,
-       uint64_t *hi)
+gap_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml, uint64_t rel,
+       uint64_t *lo, uint64_t *hi)
 {
-	struct sym_bounds *b = bounds_of(sp, m);
-	size_t l = 0, h = b ? b->n : 0;
-	GElf_Addr mlo = 0, mhi = 0;
+	size_t l = 0, h;
+	GElf_Addr mhi = 0;
 
-	if (!b)
+	if (!bounds_of(ff, m, ml))
 		return false;
+	h = ff->nsyms;
 	while (l < h) {
 		size_t mid = l + (h - l) / 2;
 
-		if (b->start[mid] <= ip)
+		if (ff->start[mid] <= rel)
 			l = mid + 1;
 		else
 			h = mid;
 	}
-	DW(dwfl_module_info)(m, NULL, &mlo, &mhi, NULL, NULL, NULL, NULL);
-	if (l && b->maxend[l - 1] > ip)
+	DW(dwfl_module_info)(m, NULL, NULL, &mhi, NULL, NULL, NULL, NULL);
+	if (l && ff->maxend[l - 1] > rel)
 		return false;
-	*lo = l ? (b->maxend[l - 1] > b->start[l - 1] ? b->maxend[l - 1]
-						     : b->start[l - 1])
-		: mlo;
-	*hi = l < b->n ? b->start[l] : mhi;
+	*lo = l ? (ff->maxend[l - 1] > ff->start[l - 1] ? ff->maxend[l - 1]
+						       : ff->start[l - 1])
+		: 0;
+	*hi = l < ff->nsyms ? ff->start[l] : mhi - ml;
 	/* within the module, whatever its table holds */
-	*lo = *lo > mlo ? *lo : mlo;
-	*hi = *hi < mhi ? *hi : mhi;
-	return *lo <= ip && ip < *hi;
+	*hi = *hi < mhi - ml ? *hi : mhi - ml;
+	return *lo <= rel && rel < *hi;
 }
 
 /* the file's entry (NULL: no memory) */
@@ -960,15 +1002,14 @@ plt_entry(const struct plt *p, uint64_t ip, char *buf, size_t len,
 }
 
 /*
- * The function holding @ip in module @m of @sp: its name and @ip's
+ * The function holding @ip in module @m: its name and @ip's
  * offset.  What libdwfl answers is kept for the module's file, by
  * address within its mapping: a sized symbol for its range, a PLT entry
  * for its own, any other answer (a sizeless symbol before, or none) for
  * the gap between symbols, short of the PLT's entries.
  */
 static const char *
-fn_at(struct syms *s, struct space *sp, Dwfl_Module *m, uint64_t ip,
-      uint64_t *off)
+fn_at(struct syms *s, Dwfl_Module *m, uint64_t ip, uint64_t *off)
 {
 	static char plt_name[300];
 	GElf_Addr ml = 0;
@@ -1004,14 +1045,13 @@ fn_at(struct syms *s, struct space *sp, Dwfl_Module *m, uint64_t ip,
 						       at - ml, plt_name });
 		return plt_name;
 	}
-	if (!ff || !gap_of(sp, m, ip, &lo, &hi))
+	if (!ff || !gap_of(ff, m, ml, rel, &lo, &hi))
 		return name;
-	if (has_plt && ip < p.lo && hi > p.lo)
-		hi = p.lo;
-	if (has_plt && ip >= p.hi && lo < p.hi)
-		lo = p.hi;
-	fn_keep(ff, (struct fn_range){ lo - ml, hi - ml, name ? rel - o : 0,
-				       name });
+	if (has_plt && ip < p.lo && hi > p.lo - ml)
+		hi = p.lo - ml;
+	if (has_plt && ip >= p.hi && lo < p.hi - ml)
+		lo = p.hi - ml;
+	fn_keep(ff, (struct fn_range){ lo, hi, name ? rel - o : 0, name });
 	return name;
 }
 
@@ -1028,7 +1068,7 @@ look_up(struct syms *s, struct space *sp, uint64_t ip, const char **name,
 	*name = *mod = NULL;
 	if (!m)
 		return;
-	*name = fn_at(s, sp, m, ip, &off);
+	*name = fn_at(s, m, ip, &off);
 	*mod = DW(dwfl_module_info)(m, NULL, NULL, NULL, NULL, NULL, NULL,
 				    NULL);
 	slash = *mod ? strrchr(*mod, '/') : NULL;
@@ -1093,7 +1133,7 @@ dwfl_where(struct syms *s, struct space *sp, uint64_t ip,
 	snprintf(w->path, sizeof(w->path), "%s", file);
 	w->rel = ip - start;
 	w->has_map = 1;
-	name = fn_at(s, sp, m, ip, &off);
+	name = fn_at(s, m, ip, &off);
 	if (!name)
 		return;
 	snprintf(w->sym, sizeof(w->sym), "%s", name);
@@ -1165,18 +1205,10 @@ syms_free(struct syms *s)
 #ifdef HAVE_DWFL
 		if (s->sp[i].dwfl)
 			DW(dwfl_end)(s->sp[i].dwfl);
-		for (size_t j = 0; j < s->sp[i].nmods; j++) {
-			free(s->sp[i].mods[j].start);
-			free(s->sp[i].mods[j].maxend);
-		}
-		free(s->sp[i].mods);
 #endif
 		free(s->sp[i].maps);
 	}
-	for (size_t i = 0; i < s->nk; i++) {
-		free(s->k[i].name);
-		free((char *)s->k[i].mod);
-	}
+	free(s->ktext);
 	for (size_t i = 0; s->cache && i < NAME_CACHE; i++) {
 		free(s->cache[i].fn);
 		free(s->cache[i].mod);
@@ -1185,6 +1217,8 @@ syms_free(struct syms *s)
 		for (size_t j = 0; j < s->files[i].nfns; j++)
 			free((char *)s->files[i].fns[j].name);
 		free(s->files[i].fns);
+		free(s->files[i].start);
+		free(s->files[i].maxend);
 		free(s->files[i].path);
 	}
 	free(s->files);
