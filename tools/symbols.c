@@ -148,6 +148,23 @@ struct syms {
 	char khidden[256];
 };
 
+/*
+ * @src into @dst of @len bytes, cut short as snprintf would: a report
+ * names every frame of every sample, and snprintf's "%s" was a tenth of
+ * it.
+ */
+static void
+copy_name(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (!len)
+		return;
+	n = n < len ? n : len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 int
 syms_new(struct syms **sp)
 {
@@ -541,11 +558,11 @@ kernel_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
 		snprintf(mod, mod_len, "[kernel]");
 		return;
 	}
-	snprintf(fn, fn_len, "%s", s->k[k - 1].name);
+	copy_name(fn, fn_len, s->k[k - 1].name);
 	if (s->k[k - 1].mod)
 		snprintf(mod, mod_len, "[%s]", s->k[k - 1].mod);
 	else
-		snprintf(mod, mod_len, "[kernel.kallsyms]");
+		copy_name(mod, mod_len, "[kernel.kallsyms]");
 }
 
 const char *
@@ -1096,8 +1113,8 @@ syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
 		return name_by_maps(sp, ip, fn, fn_len, mod, mod_len);
 	c = cached(s, space, ip);
 	if (c && c->space == space && c->ip == ip && c->gen == sp->gen) {
-		snprintf(mod, mod_len, "%s", c->mod);
-		snprintf(fn, fn_len, "%s", c->fn);
+		copy_name(mod, mod_len, c->mod);
+		copy_name(fn, fn_len, c->fn);
 		return;
 	}
 	look_up(s, sp, ip, &name, &mname);
