@@ -108,6 +108,16 @@ struct named {
 	char *fn, *mod;
 };
 
+/*
+ * A sized symbol libdwfl may answer with, from the mapping's start: its
+ * index in the module's table, its binding's rank, and the highest end
+ * of those sorted before it.
+ */
+struct fn_sized {
+	uint64_t lo, hi, maxhi;
+	int ndx, rank;
+};
+
 /* addresses in [lo, hi) that libdwfl names @name (NULL: none), from @base */
 struct fn_range {
 	uint64_t lo, hi, base;
@@ -133,6 +143,11 @@ struct fn_file {
 	uint64_t *start, *maxend; /* nsyms of each, from the mapping's */
 	size_t nsyms;
 	int bounds; /* 0: not read, 1: read, -1: no table to bound by */
+	struct fn_sized *sized; /* nsized, by start */
+	size_t nsized;
+	uint64_t *exact; /* nexact global sizeless symbols' addresses, sorted */
+	size_t nexact;
+	int first_global; /* the table's first global symbol (0: all are) */
 };
 
 struct syms {
@@ -813,9 +828,56 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* a binding's rank as libdwfl prefers it: global, weak, local */
+static int
+rank_of(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	}
+	return 0;
+}
+
+static int
+cmp_sized(const void *a, const void *b)
+{
+	const struct fn_sized *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
 /*
- * @m's symbols' bounds into @ff, from @m's start @ml, at the file's
- * first use: false if it has none (or no memory: asked again).
+ * Symbol @i of @m (at @addr) among those libdwfl's addrinfo may answer
+ * with: the sized ones into ff->sized, the global sizeless ones'
+ * addresses into ff->exact (@ff's arrays have room).
+ */
+static void
+keep_candidate(struct fn_file *ff, int i, const char *name,
+	       const GElf_Sym *sym, uint64_t addr, uint64_t ml)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	if (!name || !*name || sym->st_shndx == SHN_UNDEF ||
+	    type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+		return;
+	if (sym->st_size)
+		ff->sized[ff->nsized++] = (struct fn_sized){
+			addr - ml, addr - ml + sym->st_size, 0, i,
+			rank_of(sym)
+		};
+	else if (i >= ff->first_global)
+		ff->exact[ff->nexact++] = addr - ml;
+}
+
+/*
+ * @m's symbols into @ff, from @m's start @ml, at the file's first use:
+ * their bounds, and the candidates of fn_sized().  False if it has none
+ * (or no memory: asked again).
  */
 static bool
 bounds_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml)
@@ -831,14 +893,25 @@ bounds_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml)
 		return false;
 	}
 	v = calloc((size_t)n, sizeof(*v));
-	if (!v)
+	ff->sized = calloc((size_t)n, sizeof(*ff->sized));
+	ff->exact = calloc((size_t)n, sizeof(*ff->exact));
+	ff->first_global = DW(dwfl_module_getsymtab_first_global)(m);
+	if (!v || !ff->sized || !ff->exact || ff->first_global < 0) {
+		free(v);
+		free(ff->sized);
+		free(ff->exact);
+		ff->sized = NULL;
+		ff->exact = NULL;
 		return false;
+	}
+	ff->nsized = ff->nexact = 0;
 	for (int i = 1; i < n; i++) {
 		GElf_Addr addr;
 		GElf_Sym sym;
 		const char *name = DW(dwfl_module_getsym_info)(m, i, &sym, &addr,
 							    NULL, NULL, NULL);
 
+		keep_candidate(ff, i, name, &sym, addr, ml);
 		/* absolute symbols (versions, at 0) are no code's */
 		if (name && sym.st_shndx != SHN_UNDEF &&
 		    sym.st_shndx != SHN_ABS &&
@@ -848,6 +921,12 @@ bounds_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml)
 			v[k++][1] = addr - ml + sym.st_size;
 		}
 	}
+	qsort(ff->sized, ff->nsized, sizeof(*ff->sized), cmp_sized);
+	for (size_t i = 0; i < ff->nsized; i++)
+		ff->sized[i].maxhi = i && ff->sized[i - 1].maxhi > ff->sized[i].hi
+					     ? ff->sized[i - 1].maxhi
+					     : ff->sized[i].hi;
+	qsort(ff->exact, ff->nexact, sizeof(*ff->exact), cmp_u64);
 	qsort(v, k, sizeof(*v), cmp_u64); /* by start: the pair's first */
 	ff->start = malloc((k + 1) * 8);
 	ff->maxend = malloc((k + 1) * 8);
@@ -867,6 +946,112 @@ bounds_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml)
 	ff->nsyms = k;
 	ff->bounds = k ? 1 : -1;
 	return k;
+}
+
+/* the last of the @n sorted @v at most @x: its index + 1, or 0 */
+static size_t
+last_at_most(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* whether libdwfl's walk, holding @b, takes @c (found after it) instead */
+static bool
+takes(const struct fn_sized *b, const struct fn_sized *c)
+{
+	if (b->lo < c->lo || b->rank < c->rank)
+		return true; /* starts later, or binds stronger */
+	/* the same start, as strong a binding: the shorter */
+	return b->lo == c->lo && b->rank == c->rank && b->hi > c->hi;
+}
+
+#define MAX_HOLDING 64 /* sized symbols holding one address, at most */
+
+/*
+ * Of the sized symbols of @ff holding @rel with @from <= index < @to,
+ * the one libdwfl's addrinfo answers with, walking its table in order
+ * (takes()).  NULL: none holds @rel, or *@unsure: too many to tell here.
+ */
+static const struct fn_sized *
+sized_pass(const struct fn_file *ff, uint64_t rel, int from, int to,
+	   bool *unsure)
+{
+	const struct fn_sized *in[MAX_HOLDING], *best = NULL;
+	size_t l = 0, h = ff->nsized, n = 0;
+
+	while (l < h) {
+		size_t mid = l + (h - l) / 2;
+
+		if (ff->sized[mid].lo <= rel)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	/* maxhi never falls going back: those before end at rel or before */
+	for (size_t i = l; i-- > 0 && ff->sized[i].maxhi > rel;) {
+		const struct fn_sized *c = &ff->sized[i];
+		size_t at = n;
+
+		if (c->hi <= rel || c->ndx < from || c->ndx >= to)
+			continue;
+		if (n == MAX_HOLDING) {
+			*unsure = true;
+			return NULL;
+		}
+		for (; at > 0 && in[at - 1]->ndx > c->ndx; at--)
+			in[at] = in[at - 1];
+		in[at] = c;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!best || takes(best, in[i]))
+			best = in[i];
+	return best;
+}
+
+/*
+ * What libdwfl's addrinfo answers for @ip in @m (file @ff, from @ml),
+ * where a sized symbol holds it, without its walk over the whole table
+ * at every call: the globals first, then, if none holds @ip and no
+ * global sizeless symbol is at @ip, the locals.  NULL: ask libdwfl.
+ */
+static const char *
+fn_sized(struct fn_file *ff, Dwfl_Module *m, uint64_t ml, uint64_t ip,
+	 GElf_Off *off, GElf_Sym *sym)
+{
+	int first = ff->first_global, n = DW(dwfl_module_getsymtab)(m);
+	uint64_t rel = ip - ml;
+	const struct fn_sized *c;
+	bool unsure = false;
+	GElf_Addr addr;
+	const char *name;
+	size_t k;
+
+	if (!bounds_of(ff, m, ml) || n < 0)
+		return NULL;
+	c = sized_pass(ff, rel, first ? first : 1, n, &unsure);
+	if (!c && !unsure && first > 1) {
+		k = last_at_most(ff->exact, ff->nexact, rel);
+		if (k && ff->exact[k - 1] == rel)
+			return NULL;
+		c = sized_pass(ff, rel, 1, first, &unsure);
+	}
+	if (!c)
+		return NULL;
+	name = DW(dwfl_module_getsym_info)(m, c->ndx, sym, &addr, NULL, NULL,
+					   NULL);
+	*off = ip - addr;
+	return name;
 }
 
 /*
@@ -1045,7 +1230,10 @@ fn_at(struct syms *s, Dwfl_Module *m, uint64_t ip, uint64_t *off)
 		*off = rel - ff->fns[k - 1].base;
 		return ff->fns[k - 1].name;
 	}
-	name = DW(dwfl_module_addrinfo)(m, ip, &o, &sym, NULL, NULL, NULL);
+	name = ff ? fn_sized(ff, m, ml, ip, &o, &sym) : NULL;
+	if (!name)
+		name = DW(dwfl_module_addrinfo)(m, ip, &o, &sym, NULL, NULL,
+						NULL);
 	*off = o;
 	if (name && sym.st_size && o < sym.st_size) {
 		if (ff)
@@ -1235,6 +1423,8 @@ syms_free(struct syms *s)
 			free((char *)s->files[i].fns[j].name);
 		free(s->files[i].fns);
 		free(s->files[i].start);
+		free(s->files[i].sized);
+		free(s->files[i].exact);
 		free(s->files[i].maxend);
 		free(s->files[i].path);
 	}
