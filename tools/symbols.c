@@ -922,10 +922,11 @@ bounds_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml)
 		}
 	}
 	qsort(ff->sized, ff->nsized, sizeof(*ff->sized), cmp_sized);
-	for (size_t i = 0; i < ff->nsized; i++)
-		ff->sized[i].maxhi = i && ff->sized[i - 1].maxhi > ff->sized[i].hi
-					     ? ff->sized[i - 1].maxhi
-					     : ff->sized[i].hi;
+	for (size_t i = 0; i < ff->nsized; i++) {
+		struct fn_sized *c = &ff->sized[i];
+
+		c->maxhi = i && c[-1].maxhi > c->hi ? c[-1].maxhi : c->hi;
+	}
 	qsort(ff->exact, ff->nexact, sizeof(*ff->exact), cmp_u64);
 	qsort(v, k, sizeof(*v), cmp_u64); /* by start: the pair's first */
 	ff->start = malloc((k + 1) * 8);
@@ -1063,20 +1064,12 @@ static bool
 gap_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml, uint64_t rel,
        uint64_t *lo, uint64_t *hi)
 {
-	size_t l = 0, h;
 	GElf_Addr mhi = 0;
+	size_t l;
 
 	if (!bounds_of(ff, m, ml))
 		return false;
-	h = ff->nsyms;
-	while (l < h) {
-		size_t mid = l + (h - l) / 2;
-
-		if (ff->start[mid] <= rel)
-			l = mid + 1;
-		else
-			h = mid;
-	}
+	l = last_at_most(ff->start, ff->nsyms, rel);
 	DW(dwfl_module_info)(m, NULL, NULL, &mhi, NULL, NULL, NULL, NULL);
 	if (l && ff->maxend[l - 1] > rel)
 		return false;
