@@ -32,6 +32,7 @@
 	X(dwfl_module_addrname)                                               \
 	X(dwfl_module_addrinfo)                                               \
 	X(dwfl_module_getsymtab)                                              \
+	X(dwfl_module_getsymtab_first_global)                                 \
 	X(dwfl_module_getsym_info)                                            \
 	X(dwfl_module_info)                                                   \
 	X(dwfl_module_getelf)                                                 \

@@ -20,6 +20,7 @@
  * recording read on another kernel is named by this one's image).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <inttypes.h>
 #include <link.h>
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "symbols.h"
 
@@ -82,15 +84,12 @@ struct space {
 	unsigned int gen; /* new maps reported: the cached names are stale */
 #ifdef HAVE_DWFL
 	Dwfl *dwfl;
-	struct sym_bounds *mods; /* this session's (sym_bounds) */
-	size_t nmods;
 #endif
 };
 
 struct ksym {
 	uint64_t addr;
-	char *name;
-	const char *mod;
+	const char *name, *mod; /* in syms' ktext */
 };
 
 /*
@@ -109,6 +108,16 @@ struct named {
 	char *fn, *mod;
 };
 
+/*
+ * A sized symbol libdwfl may answer with, from the mapping's start: its
+ * index in the module's table, its binding's rank, and the highest end
+ * of those sorted before it.
+ */
+struct fn_sized {
+	uint64_t lo, hi, maxhi;
+	int ndx, rank;
+};
+
 /* addresses in [lo, hi) that libdwfl names @name (NULL: none), from @base */
 struct fn_range {
 	uint64_t lo, hi, base;
@@ -121,11 +130,24 @@ struct fn_range {
  * symbol up by a walk over the module's whole table, and a shell script
  * runs the same libraries in many processes, so each function of a file
  * is asked once (struct fn_range, below).  Names are copies.
+ *
+ * And the file's symbols, sorted by address, each with the highest end
+ * of those up to it, read once (a walk over the whole table too): where
+ * no symbol lies, libdwfl's answer (a sizeless symbol before, or none)
+ * is the same for the whole gap, asked once.
  */
 struct fn_file {
 	char *path;
 	struct fn_range *fns;
 	size_t nfns, capfns;
+	uint64_t *start, *maxend; /* nsyms of each, from the mapping's */
+	size_t nsyms;
+	int bounds; /* 0: not read, 1: read, -1: no table to bound by */
+	struct fn_sized *sized; /* nsized, by start */
+	size_t nsized;
+	uint64_t *exact; /* nexact global sizeless symbols' addresses, sorted */
+	size_t nexact;
+	int first_global; /* the table's first global symbol (0: all are) */
 };
 
 struct syms {
@@ -136,9 +158,27 @@ struct syms {
 	size_t n, cap;
 	struct ksym *k;
 	size_t nk;
+	char *ktext; /* /proc/kallsyms, its lines split in place */
 	int kstate; /* 0: not read, 1: read, -1: hidden */
 	char khidden[256];
 };
+
+/*
+ * @src into @dst of @len bytes, cut short as snprintf would: a report
+ * names every frame of every sample, and snprintf's "%s" was a tenth of
+ * it.
+ */
+static void
+copy_name(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (!len)
+		return;
+	n = n < len ? n : len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 
 int
 syms_new(struct syms **sp)
@@ -387,16 +427,33 @@ add_ksym(struct syms *s, size_t *cap, uint64_t addr, const char *name,
 		s->k = k;
 		*cap = c;
 	}
-	s->k[s->nk].addr = addr;
-	s->k[s->nk].name = strdup(name);
-	s->k[s->nk].mod = NULL;
-	if (mod && (s->k[s->nk].mod = strdup(mod)) == NULL)
-		return -1;
-	return s->k[s->nk++].name ? 0 : -1;
+	s->k[s->nk++] = (struct ksym){ addr, name, mod };
+	return 0;
+}
+
+/* the hexadecimal number at @p (strtoull's share of a report was 4%) */
+static uint64_t
+hex_at(char *p, char **end)
+{
+	uint64_t v = 0;
+
+	for (;; p++) {
+		unsigned int c = (unsigned char)*p, d;
+
+		if (c - '0' < 10)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' < 6)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		v = v << 4 | d;
+	}
+	*end = p;
+	return v;
 }
 
 /*
- * A line of /proc/kallsyms, "ADDR TYPE NAME[\t[MODULE]]\n", split in
+ * A line of /proc/kallsyms, "ADDR TYPE NAME[\t[MODULE]]", split in
  * place (sscanf's conversions took most of a report's time).  Return 0,
  * or -1 for a line of another shape.
  */
@@ -406,7 +463,7 @@ kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 {
 	char *end, *p;
 
-	*addr = strtoull(line, &end, 16);
+	*addr = hex_at(line, &end);
 	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 		return -1;
 	*type = end[1];
@@ -421,20 +478,55 @@ kallsyms_line(char *line, uint64_t *addr, char *type, char **name,
 	return **name ? 0 : -1;
 }
 
-/* text symbols of /proc/kallsyms: "ADDR TYPE NAME [MODULE]" */
+/* the whole of @path (a /proc file: no size), NUL-terminated, or NULL */
+static char *
+read_all(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 1 << 20;
+	char *buf = fd >= 0 ? malloc(cap) : NULL, *g;
+	ssize_t n;
+
+	while (buf && (n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (len + 1 < cap)
+			continue;
+		g = realloc(buf, cap *= 2);
+		if (!g)
+			free(buf);
+		buf = g;
+	}
+	if (buf && n < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/*
+ * Text symbols of /proc/kallsyms: "ADDR TYPE NAME [MODULE]", read at
+ * once and kept in place (a copy of each name was a tenth of a report).
+ */
 static void
 read_kallsyms(struct syms *s)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], *name, *mod, type;
+	char *line, *next, *name, *mod, type;
 	uint64_t addr;
 	size_t cap = 0;
 	int nonzero = 0;
 
-	if (!f)
+	s->ktext = read_all("/proc/kallsyms");
+	if (!s->ktext)
 		return kernel_hidden(s, "/proc/kallsyms cannot be read");
 	s->kstate = 1;
-	while (fgets(line, sizeof(line), f)) {
+	for (line = s->ktext; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
 		if (kallsyms_line(line, &addr, &type, &name, &mod) < 0)
 			continue;
 		nonzero |= addr != 0;
@@ -443,7 +535,6 @@ read_kallsyms(struct syms *s)
 		if (add_ksym(s, &cap, addr, name, mod) < 0)
 			break;
 	}
-	fclose(f);
 	if (!nonzero)
 		return kernel_hidden(s, "/proc/kallsyms shows every address "
 					"as 0");
@@ -482,11 +573,11 @@ kernel_name(struct syms *s, uint64_t ip, char *fn, size_t fn_len, char *mod,
 		snprintf(mod, mod_len, "[kernel]");
 		return;
 	}
-	snprintf(fn, fn_len, "%s", s->k[k - 1].name);
+	copy_name(fn, fn_len, s->k[k - 1].name);
 	if (s->k[k - 1].mod)
 		snprintf(mod, mod_len, "[%s]", s->k[k - 1].mod);
 	else
-		snprintf(mod, mod_len, "[kernel.kallsyms]");
+		copy_name(mod, mod_len, "[kernel.kallsyms]");
 }
 
 const char *
@@ -622,18 +713,6 @@ find_elf(Dwfl_Module *m, void **user, const char *name, Dwarf_Addr base,
 
 static Dwfl_Callbacks callbacks;
 
-
-/*
- * A module's symbols, sorted by address, each with the highest end of
- * those up to it: where no symbol lies, libdwfl's answer (a sizeless
- * symbol before, or none) is the same for the whole gap, asked once.
- */
-struct sym_bounds {
-	Dwfl_Module *m;
-	uint64_t *start, *maxend;
-	size_t n;
-};
-
 int
 syms_can_name(void)
 {
@@ -653,11 +732,6 @@ report(struct space *sp)
 	callbacks.find_debuginfo = DW(dwfl_standard_find_debuginfo);
 	if (sp->dwfl)
 		DW(dwfl_end)(sp->dwfl);
-	for (size_t i = 0; i < sp->nmods; i++) {
-		free(sp->mods[i].start);
-		free(sp->mods[i].maxend);
-	}
-	sp->nmods = 0;
 	sp->dwfl = DW(dwfl_begin)(&callbacks);
 	sp->dirty = 0;
 	sp->gen++;
@@ -754,95 +828,258 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* @m's symbols' bounds (NULL: no memory), read at its first use */
-static struct sym_bounds *
-bounds_of(struct space *sp, Dwfl_Module *m)
+/* a binding's rank as libdwfl prefers it: global, weak, local */
+static int
+rank_of(const GElf_Sym *sym)
 {
-	int n = DW(dwfl_module_getsymtab)(m);
-	struct sym_bounds *b, *g;
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	}
+	return 0;
+}
+
+static int
+cmp_sized(const void *a, const void *b)
+{
+	const struct fn_sized *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/*
+ * Symbol @i of @m (at @addr) among those libdwfl's addrinfo may answer
+ * with: the sized ones into ff->sized, the global sizeless ones'
+ * addresses into ff->exact (@ff's arrays have room).
+ */
+static void
+keep_candidate(struct fn_file *ff, int i, const char *name,
+	       const GElf_Sym *sym, uint64_t addr, uint64_t ml)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	if (!name || !*name || sym->st_shndx == SHN_UNDEF ||
+	    type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+		return;
+	if (sym->st_size)
+		ff->sized[ff->nsized++] = (struct fn_sized){
+			addr - ml, addr - ml + sym->st_size, 0, i,
+			rank_of(sym)
+		};
+	else if (i >= ff->first_global)
+		ff->exact[ff->nexact++] = addr - ml;
+}
+
+/*
+ * @m's symbols into @ff, from @m's start @ml, at the file's first use:
+ * their bounds, and the candidates of fn_sized().  False if it has none
+ * (or no memory: asked again).
+ */
+static bool
+bounds_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml)
+{
+	int n = ff->bounds ? 0 : DW(dwfl_module_getsymtab)(m);
 	uint64_t (*v)[2];
 	size_t k = 0;
 
-	for (size_t i = 0; i < sp->nmods; i++)
-		if (sp->mods[i].m == m)
-			return sp->mods[i].n ? &sp->mods[i] : NULL;
-	if (n <= 1)
-		return NULL; /* no table to bound a gap by: ask each time */
-	g = realloc(sp->mods, (sp->nmods + 1) * sizeof(*g));
-	v = calloc(n > 0 ? (size_t)n : 1, sizeof(*v));
-	if (g)
-		sp->mods = g;
-	if (!g || !v) {
-		free(v);
-		return NULL;
+	if (ff->bounds)
+		return ff->bounds > 0;
+	if (n <= 1) {
+		ff->bounds = -1; /* no table to bound a gap by: ask each time */
+		return false;
 	}
+	v = calloc((size_t)n, sizeof(*v));
+	ff->sized = calloc((size_t)n, sizeof(*ff->sized));
+	ff->exact = calloc((size_t)n, sizeof(*ff->exact));
+	ff->first_global = DW(dwfl_module_getsymtab_first_global)(m);
+	if (!v || !ff->sized || !ff->exact || ff->first_global < 0) {
+		free(v);
+		free(ff->sized);
+		free(ff->exact);
+		ff->sized = NULL;
+		ff->exact = NULL;
+		return false;
+	}
+	ff->nsized = ff->nexact = 0;
 	for (int i = 1; i < n; i++) {
 		GElf_Addr addr;
 		GElf_Sym sym;
 		const char *name = DW(dwfl_module_getsym_info)(m, i, &sym, &addr,
 							    NULL, NULL, NULL);
 
+		keep_candidate(ff, i, name, &sym, addr, ml);
 		/* absolute symbols (versions, at 0) are no code's */
 		if (name && sym.st_shndx != SHN_UNDEF &&
 		    sym.st_shndx != SHN_ABS &&
 		    GELF_ST_TYPE(sym.st_info) != STT_SECTION &&
 		    GELF_ST_TYPE(sym.st_info) != STT_FILE) {
-			v[k][0] = addr;
-			v[k++][1] = addr + sym.st_size;
+			v[k][0] = addr - ml;
+			v[k++][1] = addr - ml + sym.st_size;
 		}
 	}
+	qsort(ff->sized, ff->nsized, sizeof(*ff->sized), cmp_sized);
+	for (size_t i = 0; i < ff->nsized; i++) {
+		struct fn_sized *c = &ff->sized[i];
+
+		c->maxhi = i && c[-1].maxhi > c->hi ? c[-1].maxhi : c->hi;
+	}
+	qsort(ff->exact, ff->nexact, sizeof(*ff->exact), cmp_u64);
 	qsort(v, k, sizeof(*v), cmp_u64); /* by start: the pair's first */
-	b = &sp->mods[sp->nmods];
-	*b = (struct sym_bounds){ m, malloc((k + 1) * 8), malloc((k + 1) * 8),
-				  k };
-	for (size_t i = 0; b->start && b->maxend && i < k; i++) {
-		b->start[i] = v[i][0];
-		b->maxend[i] = i && b->maxend[i - 1] > v[i][1] ? b->maxend[i - 1]
-							      : v[i][1];
+	ff->start = malloc((k + 1) * 8);
+	ff->maxend = malloc((k + 1) * 8);
+	for (size_t i = 0; ff->start && ff->maxend && i < k; i++) {
+		ff->start[i] = v[i][0];
+		ff->maxend[i] = i && ff->maxend[i - 1] > v[i][1]
+					? ff->maxend[i - 1]
+					: v[i][1];
 	}
 	free(v);
-	if (!b->start || !b->maxend) {
-		free(b->start);
-		free(b->maxend);
-		return NULL;
+	if (!ff->start || !ff->maxend) {
+		free(ff->start);
+		free(ff->maxend);
+		ff->start = ff->maxend = NULL;
+		return false;
 	}
-	sp->nmods++;
-	return b->n ? b : NULL;
+	ff->nsyms = k;
+	ff->bounds = k ? 1 : -1;
+	return k;
 }
 
-/*
- * The gap around @ip in @m where no symbol starts or ends, in *@lo,
- * *@hi: false if a sized symbol holds @ip (or no memory).
- */
-static bool
-gap_of(struct space *sp, Dwfl_Module *m, uint64_t ip, uint64_t *lo,
-       uint64_t *hi)
+/* the last of the @n sorted @v at most @x: its index + 1, or 0 */
+static size_t
+last_at_most(const uint64_t *v, size_t n, uint64_t x)
 {
-	struct sym_bounds *b = bounds_of(sp, m);
-	size_t l = 0, h = b ? b->n : 0;
-	GElf_Addr mlo = 0, mhi = 0;
+	size_t lo = 0, hi = n;
 
-	if (!b)
-		return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* whether libdwfl's walk, holding @b, takes @c (found after it) instead */
+static bool
+takes(const struct fn_sized *b, const struct fn_sized *c)
+{
+	if (b->lo < c->lo || b->rank < c->rank)
+		return true; /* starts later, or binds stronger */
+	/* the same start, as strong a binding: the shorter */
+	return b->lo == c->lo && b->rank == c->rank && b->hi > c->hi;
+}
+
+#define MAX_HOLDING 64 /* sized symbols holding one address, at most */
+
+/*
+ * Of the sized symbols of @ff holding @rel with @from <= index < @to,
+ * the one libdwfl's addrinfo answers with, walking its table in order
+ * (takes()).  NULL: none holds @rel, or *@unsure: too many to tell here.
+ */
+static const struct fn_sized *
+sized_pass(const struct fn_file *ff, uint64_t rel, int from, int to,
+	   bool *unsure)
+{
+	const struct fn_sized *in[MAX_HOLDING], *best = NULL;
+	size_t l = 0, h = ff->nsized, n = 0;
+
 	while (l < h) {
 		size_t mid = l + (h - l) / 2;
 
-		if (b->start[mid] <= ip)
+		if (ff->sized[mid].lo <= rel)
 			l = mid + 1;
 		else
 			h = mid;
 	}
-	DW(dwfl_module_info)(m, NULL, &mlo, &mhi, NULL, NULL, NULL, NULL);
-	if (l && b->maxend[l - 1] > ip)
+	/* maxhi never falls going back: those before end at rel or before */
+	for (size_t i = l; i-- > 0 && ff->sized[i].maxhi > rel;) {
+		const struct fn_sized *c = &ff->sized[i];
+		size_t at = n;
+
+		if (c->hi <= rel || c->ndx < from || c->ndx >= to)
+			continue;
+		if (n == MAX_HOLDING) {
+			*unsure = true;
+			return NULL;
+		}
+		for (; at > 0 && in[at - 1]->ndx > c->ndx; at--)
+			in[at] = in[at - 1];
+		in[at] = c;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!best || takes(best, in[i]))
+			best = in[i];
+	return best;
+}
+
+/*
+ * What libdwfl's addrinfo answers for @ip in @m (file @ff, from @ml),
+ * where a sized symbol holds it, without its walk over the whole table
+ * at every call: the globals first, then, if none holds @ip and no
+ * global sizeless symbol is at @ip, the locals.  NULL: ask libdwfl.
+ */
+static const char *
+fn_sized(struct fn_file *ff, Dwfl_Module *m, uint64_t ml, uint64_t ip,
+	 GElf_Off *off, GElf_Sym *sym)
+{
+	int first = ff->first_global, n = DW(dwfl_module_getsymtab)(m);
+	uint64_t rel = ip - ml;
+	const struct fn_sized *c;
+	bool unsure = false;
+	GElf_Addr addr;
+	const char *name;
+	size_t k;
+
+	if (!bounds_of(ff, m, ml) || n < 0)
+		return NULL;
+	c = sized_pass(ff, rel, first ? first : 1, n, &unsure);
+	if (!c && !unsure && first > 1) {
+		k = last_at_most(ff->exact, ff->nexact, rel);
+		if (k && ff->exact[k - 1] == rel)
+			return NULL;
+		c = sized_pass(ff, rel, 1, first, &unsure);
+	}
+	if (!c)
+		return NULL;
+	name = DW(dwfl_module_getsym_info)(m, c->ndx, sym, &addr, NULL, NULL,
+					   NULL);
+	*off = ip - addr;
+	return name;
+}
+
+/*
+ * The gap around @rel in @m (from its start @ml, file @ff) where no
+ * symbol starts or ends, in *@lo, *@hi, from @ml too: false if a sized
+ * symbol holds @rel (or no memory).
+ */
+static bool
+gap_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml, uint64_t rel,
+       uint64_t *lo, uint64_t *hi)
+{
+	GElf_Addr mhi = 0;
+	size_t l;
+
+	if (!bounds_of(ff, m, ml))
 		return false;
-	*lo = l ? (b->maxend[l - 1] > b->start[l - 1] ? b->maxend[l - 1]
-						     : b->start[l - 1])
-		: mlo;
-	*hi = l < b->n ? b->start[l] : mhi;
+	l = last_at_most(ff->start, ff->nsyms, rel);
+	DW(dwfl_module_info)(m, NULL, NULL, &mhi, NULL, NULL, NULL, NULL);
+	if (l && ff->maxend[l - 1] > rel)
+		return false;
+	*lo = l ? (ff->maxend[l - 1] > ff->start[l - 1] ? ff->maxend[l - 1]
+						       : ff->start[l - 1])
+		: 0;
+	*hi = l < ff->nsyms ? ff->start[l] : mhi - ml;
 	/* within the module, whatever its table holds */
-	*lo = *lo > mlo ? *lo : mlo;
-	*hi = *hi < mhi ? *hi : mhi;
-	return *lo <= ip && ip < *hi;
+	*hi = *hi < mhi - ml ? *hi : mhi - ml;
+	return *lo <= rel && rel < *hi;
 }
 
 /* the file's entry (NULL: no memory) */
@@ -960,15 +1197,14 @@ plt_entry(const struct plt *p, uint64_t ip, char *buf, size_t len,
 }
 
 /*
- * The function holding @ip in module @m of @sp: its name and @ip's
+ * The function holding @ip in module @m: its name and @ip's
  * offset.  What libdwfl answers is kept for the module's file, by
  * address within its mapping: a sized symbol for its range, a PLT entry
  * for its own, any other answer (a sizeless symbol before, or none) for
  * the gap between symbols, short of the PLT's entries.
  */
 static const char *
-fn_at(struct syms *s, struct space *sp, Dwfl_Module *m, uint64_t ip,
-      uint64_t *off)
+fn_at(struct syms *s, Dwfl_Module *m, uint64_t ip, uint64_t *off)
 {
 	static char plt_name[300];
 	GElf_Addr ml = 0;
@@ -987,7 +1223,10 @@ fn_at(struct syms *s, struct space *sp, Dwfl_Module *m, uint64_t ip,
 		*off = rel - ff->fns[k - 1].base;
 		return ff->fns[k - 1].name;
 	}
-	name = DW(dwfl_module_addrinfo)(m, ip, &o, &sym, NULL, NULL, NULL);
+	name = ff ? fn_sized(ff, m, ml, ip, &o, &sym) : NULL;
+	if (!name)
+		name = DW(dwfl_module_addrinfo)(m, ip, &o, &sym, NULL, NULL,
+						NULL);
 	*off = o;
 	if (name && sym.st_size && o < sym.st_size) {
 		if (ff)
@@ -1004,14 +1243,13 @@ fn_at(struct syms *s, struct space *sp, Dwfl_Module *m, uint64_t ip,
 						       at - ml, plt_name });
 		return plt_name;
 	}
-	if (!ff || !gap_of(sp, m, ip, &lo, &hi))
+	if (!ff || !gap_of(ff, m, ml, rel, &lo, &hi))
 		return name;
-	if (has_plt && ip < p.lo && hi > p.lo)
-		hi = p.lo;
-	if (has_plt && ip >= p.hi && lo < p.hi)
-		lo = p.hi;
-	fn_keep(ff, (struct fn_range){ lo - ml, hi - ml, name ? rel - o : 0,
-				       name });
+	if (has_plt && ip < p.lo && hi > p.lo - ml)
+		hi = p.lo - ml;
+	if (has_plt && ip >= p.hi && lo < p.hi - ml)
+		lo = p.hi - ml;
+	fn_keep(ff, (struct fn_range){ lo, hi, name ? rel - o : 0, name });
 	return name;
 }
 
@@ -1028,7 +1266,7 @@ look_up(struct syms *s, struct space *sp, uint64_t ip, const char **name,
 	*name = *mod = NULL;
 	if (!m)
 		return;
-	*name = fn_at(s, sp, m, ip, &off);
+	*name = fn_at(s, m, ip, &off);
 	*mod = DW(dwfl_module_info)(m, NULL, NULL, NULL, NULL, NULL, NULL,
 				    NULL);
 	slash = *mod ? strrchr(*mod, '/') : NULL;
@@ -1056,8 +1294,8 @@ syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
 		return name_by_maps(sp, ip, fn, fn_len, mod, mod_len);
 	c = cached(s, space, ip);
 	if (c && c->space == space && c->ip == ip && c->gen == sp->gen) {
-		snprintf(mod, mod_len, "%s", c->mod);
-		snprintf(fn, fn_len, "%s", c->fn);
+		copy_name(mod, mod_len, c->mod);
+		copy_name(fn, fn_len, c->fn);
 		return;
 	}
 	look_up(s, sp, ip, &name, &mname);
@@ -1093,7 +1331,7 @@ dwfl_where(struct syms *s, struct space *sp, uint64_t ip,
 	snprintf(w->path, sizeof(w->path), "%s", file);
 	w->rel = ip - start;
 	w->has_map = 1;
-	name = fn_at(s, sp, m, ip, &off);
+	name = fn_at(s, m, ip, &off);
 	if (!name)
 		return;
 	snprintf(w->sym, sizeof(w->sym), "%s", name);
@@ -1165,18 +1403,10 @@ syms_free(struct syms *s)
 #ifdef HAVE_DWFL
 		if (s->sp[i].dwfl)
 			DW(dwfl_end)(s->sp[i].dwfl);
-		for (size_t j = 0; j < s->sp[i].nmods; j++) {
-			free(s->sp[i].mods[j].start);
-			free(s->sp[i].mods[j].maxend);
-		}
-		free(s->sp[i].mods);
 #endif
 		free(s->sp[i].maps);
 	}
-	for (size_t i = 0; i < s->nk; i++) {
-		free(s->k[i].name);
-		free((char *)s->k[i].mod);
-	}
+	free(s->ktext);
 	for (size_t i = 0; s->cache && i < NAME_CACHE; i++) {
 		free(s->cache[i].fn);
 		free(s->cache[i].mod);
@@ -1185,6 +1415,10 @@ syms_free(struct syms *s)
 		for (size_t j = 0; j < s->files[i].nfns; j++)
 			free((char *)s->files[i].fns[j].name);
 		free(s->files[i].fns);
+		free(s->files[i].start);
+		free(s->files[i].sized);
+		free(s->files[i].exact);
+		free(s->files[i].maxend);
 		free(s->files[i].path);
 	}
 	free(s->files);
