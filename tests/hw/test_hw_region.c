@@ -5,7 +5,11 @@
  * counts 0 instructions, a region around N known instructions counts N,
  * and identical intervals have a standard deviation of 0.  Both read
  * paths: user space (hw_user_read("1"): arm64's perf_user_access, x86's
- * rdpmc switch) and read(2) ("0").
+ * rdpmc switch) and read(2) ("0").  Those loops run on a busy guest (a
+ * task that wakes every 20 us) and at SCHED_FIFO (quiet_loop()), and no
+ * interval of theirs is disturbed: at SCHED_OTHER that task switched the
+ * thread out in 1 to 124 of 500 intervals, and a switch inside a read
+ * added 1815 instructions to one.
  *
  * Disturbed intervals: a region with a sleep inside leaves the CPU every
  * time (the guest's one vCPU goes idle until the timer fires), and is
@@ -23,6 +27,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -122,13 +128,67 @@ nop_regions(int id)
 	}
 }
 
+/*
+ * A busy guest: a task that wakes every 20 us and would take the one vCPU
+ * from an ordinary thread each time (a switch out and back in, which
+ * rewrites the counters' pages and flags the interval, and within a read
+ * sends it the slow way: hundreds more user instructions in its interval).
+ * Exact counts are claimed of loops that run at SCHED_FIFO beside it
+ * (hw_fifo_begin()): it never runs meanwhile.
+ */
+static pid_t
+busy_start(void)
+{
+	pid_t pid = fork();
+
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		struct timespec ts = { 0, 20000 };
+
+		/* nice -20: its wakeups preempt a nice-0 thread every time */
+		if (setpriority(PRIO_PROCESS, 0, -20) < 0)
+			_exit(1);
+		prctl(PR_SET_TIMERSLACK, 1UL); /* not the 50 us later */
+		for (;;)
+			nanosleep(&ts, NULL);
+	}
+	return pid;
+}
+
+static void
+busy_stop(pid_t pid)
+{
+	int status;
+
+	ASSERT_OK(kill(pid, SIGKILL));
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFSIGNALED(status));
+}
+
+/*
+ * @loop on region @id beside busy_start()'s task, at SCHED_FIFO: nothing
+ * switches the thread out, so no interval is disturbed (hw.h says what
+ * still may: a 32-bit counter's overflow inside a read, once in 2^31
+ * instructions).
+ */
+static void
+quiet_loop(void (*loop)(int), int id)
+{
+	pid_t busy = busy_start();
+	int policy = hw_fifo_begin();
+
+	loop(id);
+	hw_fifo_end(policy);
+	busy_stop(busy);
+}
+
 static void
 check_empty(const char *user_access)
 {
 	struct pctr_summary s;
 	uint64_t n;
 
-	empty_regions(setup(user_access, HW_INST64));
+	quiet_loop(empty_regions, setup(user_access, HW_INST64));
 	s = summary(0);
 	ASSERT_EQ(s.n, REPEATS);
 	ASSERT_DBL_NEAR(s.total, 0, 0);
@@ -185,7 +245,9 @@ check_nops(const char *user_access)
 {
 	struct pctr_summary s;
 
-	nop_regions(setup(user_access, HW_INST64));
+	uint64_t n;
+
+	quiet_loop(nop_regions, setup(user_access, HW_INST64));
 	s = summary(0);
 	ASSERT_EQ(s.n, REPEATS);
 	ASSERT_DBL_NEAR(s.min, 1000, 0);
@@ -193,6 +255,8 @@ check_nops(const char *user_access)
 	ASSERT_DBL_NEAR(s.total, 1000.0 * REPEATS, 0);
 	ASSERT_DBL_NEAR(s.mean, 1000, 0);
 	ASSERT_DBL_NEAR(s.stddev, 0, 0);
+	ASSERT_EQ(disturbed(&n), 0);
+	ASSERT_EQ(n, 0);
 }
 
 /*
@@ -264,15 +328,13 @@ check_path(void (*loop)(int), bool marker, int nr, uint64_t want,
 	char events[5 * PCTR_NAME_MAX];
 	struct pctr_summary s;
 	uint64_t n;
-	int id, policy;
+	int id;
 
 	path_events(nr, events, sizeof(events));
 	id = marker ? setup_marker(user_access, events)
 		    : setup(user_access, events);
 	ASSERT_GE(id, 1);
-	policy = hw_fifo_begin(); /* nothing switches the thread out */
-	loop(id);
-	hw_fifo_end(policy);
+	quiet_loop(loop, id);
 	for (int i = 0; i < nr; i++) {
 		printf("# event %d of %d: want %llu per interval\n", i, nr,
 		       (unsigned long long)want);
@@ -455,10 +517,11 @@ TEST(per_cycle_and_ratio_of_identical_intervals)
 	struct pctr_summary s = { .size = sizeof(s) };
 	struct pctr_stats *st;
 	char events[2 * PCTR_NAME_MAX];
+	uint64_t n;
 
 	snprintf(events, sizeof(events), "%s,%s", HW_INST64, HW_INST32);
 	keep = REPEATS;
-	nop_regions(setup("1", events));
+	quiet_loop(nop_regions, setup("1", events));
 	ASSERT_OK(pctr_region_stats("r", &st));
 	ASSERT_OK(pctr_stats_ratio(st, 0, 1, &s));
 	ASSERT_EQ(s.n, REPEATS);
@@ -469,6 +532,8 @@ TEST(per_cycle_and_ratio_of_identical_intervals)
 	ASSERT_DBL_NEAR(s.min, 1000, 0);
 	ASSERT_DBL_NEAR(s.max, 1000, 0);
 	pctr_stats_free(st);
+	ASSERT_EQ(disturbed(&n), 0);
+	ASSERT_EQ(n, 0);
 }
 
 /*
