@@ -874,6 +874,55 @@ keep_candidate(struct fn_file *ff, int i, const char *name,
 		ff->exact[ff->nexact++] = addr - ml;
 }
 
+/* free what keep_candidate() filled */
+static void
+drop_candidates(struct fn_file *ff)
+{
+	free(ff->sized);
+	free(ff->exact);
+	ff->sized = NULL;
+	ff->exact = NULL;
+}
+
+/* ff->sized by start, each with the highest end up to it; ff->exact sorted */
+static void
+sort_candidates(struct fn_file *ff)
+{
+	qsort(ff->sized, ff->nsized, sizeof(*ff->sized), cmp_sized);
+	for (size_t i = 0; i < ff->nsized; i++) {
+		struct fn_sized *c = &ff->sized[i];
+
+		c->maxhi = i && c[-1].maxhi > c->hi ? c[-1].maxhi : c->hi;
+	}
+	qsort(ff->exact, ff->nexact, sizeof(*ff->exact), cmp_u64);
+}
+
+/*
+ * The @k symbols' [start, end) pairs @v into ff->start and ff->maxend (by
+ * start, and the highest end up to each).  False without memory (and no
+ * tables).
+ */
+static bool
+index_bounds(struct fn_file *ff, uint64_t (*v)[2], size_t k)
+{
+	qsort(v, k, sizeof(*v), cmp_u64); /* by start: the pair's first */
+	ff->start = malloc((k + 1) * 8);
+	ff->maxend = malloc((k + 1) * 8);
+	if (!ff->start || !ff->maxend) {
+		free(ff->start);
+		free(ff->maxend);
+		ff->start = ff->maxend = NULL;
+		return false;
+	}
+	for (size_t i = 0; i < k; i++) {
+		ff->start[i] = v[i][0];
+		ff->maxend[i] = i && ff->maxend[i - 1] > v[i][1]
+					? ff->maxend[i - 1]
+					: v[i][1];
+	}
+	return true;
+}
+
 /*
  * @m's symbols into @ff, from @m's start @ml, at the file's first use:
  * their bounds, and the candidates of fn_sized().  False if it has none
@@ -898,10 +947,7 @@ bounds_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml)
 	ff->first_global = DW(dwfl_module_getsymtab_first_global)(m);
 	if (!v || !ff->sized || !ff->exact || ff->first_global < 0) {
 		free(v);
-		free(ff->sized);
-		free(ff->exact);
-		ff->sized = NULL;
-		ff->exact = NULL;
+		drop_candidates(ff);
 		return false;
 	}
 	ff->nsized = ff->nexact = 0;
@@ -921,29 +967,13 @@ bounds_of(struct fn_file *ff, Dwfl_Module *m, uint64_t ml)
 			v[k++][1] = addr - ml + sym.st_size;
 		}
 	}
-	qsort(ff->sized, ff->nsized, sizeof(*ff->sized), cmp_sized);
-	for (size_t i = 0; i < ff->nsized; i++) {
-		struct fn_sized *c = &ff->sized[i];
-
-		c->maxhi = i && c[-1].maxhi > c->hi ? c[-1].maxhi : c->hi;
-	}
-	qsort(ff->exact, ff->nexact, sizeof(*ff->exact), cmp_u64);
-	qsort(v, k, sizeof(*v), cmp_u64); /* by start: the pair's first */
-	ff->start = malloc((k + 1) * 8);
-	ff->maxend = malloc((k + 1) * 8);
-	for (size_t i = 0; ff->start && ff->maxend && i < k; i++) {
-		ff->start[i] = v[i][0];
-		ff->maxend[i] = i && ff->maxend[i - 1] > v[i][1]
-					? ff->maxend[i - 1]
-					: v[i][1];
-	}
-	free(v);
-	if (!ff->start || !ff->maxend) {
-		free(ff->start);
-		free(ff->maxend);
-		ff->start = ff->maxend = NULL;
+	sort_candidates(ff);
+	if (!index_bounds(ff, v, k)) {
+		free(v);
+		drop_candidates(ff); /* no memory: asked again */
 		return false;
 	}
+	free(v);
 	ff->nsyms = k;
 	ff->bounds = k ? 1 : -1;
 	return k;
