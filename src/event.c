@@ -227,8 +227,9 @@ parse_raw(const char *base, const char *mods, struct pctr_event *ev)
 	ev->type = PERF_TYPE_RAW;
 	ev->config = strtoull(base + 1, &end, 16);
 	ev->hardware = 1;
-	snprintf(ev->name, sizeof(ev->name), "r%llx%s%s",
-		 (unsigned long long)ev->config, *mods ? ":" : "", mods);
+	/* named as typed ("r00c0:u", "r1A2"), as perf names it */
+	snprintf(ev->name, sizeof(ev->name), "%s%s%s", base, *mods ? ":" : "",
+		 mods);
 	return pctr__event_apply_modifiers(ev, mods);
 }
 

@@ -516,6 +516,52 @@ TEST(canonical_names)
 	ASSERT_CONTAINS(r.out, "Software events");
 }
 
+/* the third field (the event) of each line of -x , output, a line each */
+static void
+event_column(const char *csv, char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (const char *l = csv; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1
+							: l + strlen(l)) {
+		const char *f = l;
+
+		for (int i = 0; i < 2 && f; i++) {
+			f = strchr(f, ',');
+			f = f && f < strchrnul(l, '\n') ? f + 1 : NULL;
+		}
+		if (!f || *l == '#' || *l == '\n')
+			continue;
+		o += (size_t)snprintf(out + o, len - o, "%.*s\n",
+				      (int)strcspn(f, ",\n"), f);
+		if (o >= len)
+			break;
+	}
+}
+
+/*
+ * Raw events keep the spelling they were given, as perf names them:
+ * "r00c0:u" and "r1A2" are not "rc0:u" and "r1a2" in a script's grep.
+ * Counted or not supported, the row names the event.
+ */
+TEST(raw_names_as_typed)
+{
+	static const char *events = "r00c0:u,r1A2,rc0,page-faults:u";
+	char want[256], got[256];
+	struct result p, r;
+
+	p = perf("stat", "-x", ",", "-e", events, "--", SELF, "exit", "0",
+		 NULL);
+	r = pctr("stat", "-x", ",", "-e", events, "--", SELF, "exit", "0",
+		 NULL);
+	ASSERT_EQ(r.status, p.status);
+	event_column(p.err, want, sizeof(want));
+	event_column(r.err, got, sizeof(got));
+	ASSERT_STR_EQ(got, want);
+	ASSERT_STR_EQ(want, "r00c0:u\nr1A2\nrc0\npage-faults:u\n");
+}
+
 /*
  * The JSON is valid UTF-8 whatever the arguments hold: each byte that
  * does not start a well-formed sequence is U+FFFD (python decodes the
@@ -575,5 +621,6 @@ main(int argc, char **argv)
 		TEST_CASE(tracepoint_without_tracefs)
 		TEST_CASE(brace_groups) TEST_CASE(brace_groups_output)
 		TEST_CASE(brace_group_with_unsupported)
-		TEST_CASE(canonical_names) TEST_CASE(json_valid_utf8)));
+		TEST_CASE(canonical_names) TEST_CASE(raw_names_as_typed)
+		TEST_CASE(json_valid_utf8)));
 }

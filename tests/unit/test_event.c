@@ -84,7 +84,7 @@ static const struct row x86_rows[] = {
 	R("node-stores", 0, 3, 0x00106, 0, 0, 0, 0, "node-stores"),
 	/* raw */
 	R("r1c0", 0, 4, 0x1c0, 0, 0, 0, 0, "r1c0"),
-	R("r01C0:u", 0, 4, 0x1c0, 0, 0, 1, 1, "r1c0:u"),
+	R("r01C0:u", 0, 4, 0x1c0, 0, 0, 1, 1, "r01C0:u"), /* as typed */
 	R("rffffffffffffffff", 0, 4, ~0ull, 0, 0, 0, 0, "rffffffffffffffff"),
 	/* sysfs syntax, formats from the fixture */
 	R("cpu/event=0xc0,umask=0x1,cmask=2,inv,edge/u", 0, 4, 0x028401c0, 0,
