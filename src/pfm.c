@@ -192,6 +192,15 @@ pctr__pfm_encode(const char *spec, struct pctr__pfm_enc *enc)
 	snprintf(enc->fstr, sizeof(enc->fstr), "%s", fstr ? fstr : spec);
 	free(fstr);
 	guest_host_name(enc->fstr, sizeof(enc->fstr), &attr);
+	/*
+	 * perf's ":u" and ":k" leave out the hypervisor too.  libpfm4 does
+	 * so only for a PMU with an "h" modifier (a user's h=1 keeps it);
+	 * elsewhere (Intel's tables) "INST_RETIRED.ANY_P:u" would differ
+	 * from perf's r00c0:u in exclude_hv.
+	 */
+	if ((attr.exclude_user || attr.exclude_kernel) && !attr.exclude_hv &&
+	    !strstr(enc->fstr, ":h=1"))
+		attr.exclude_hv = 1;
 	return from_attr(spec, &attr, enc);
 }
 

@@ -349,11 +349,21 @@ static const struct hw_point hw_points[] = {
 	{ 10000000, 2 }, { 100000000, 2 }, { HW_BIG, 1 },
 };
 
-/* the raw event code of instructions retired, for the legacy layers */
+/*
+ * The raw event code of instructions retired, for the legacy layers; the
+ * same typed as a raw event and as a libpfm4 name in user mode, with the
+ * libpfm4 tables to force (LIBPFM_FORCE_PMU): it knows neither guest's CPU.
+ */
 #ifdef __x86_64__
 #define RAW_INST 0xc0 /* INST_RETIRED.ANY_P, architectural */
+#define HW_RAW_INST_U "r00c0:u"
+#define HW_PFM_PMU "skl"
+#define HW_PFM_INST_U "INST_RETIRED.ANY_P:u"
 #else
 #define RAW_INST 0x08 /* PMUv3 INST_RETIRED */
+#define HW_RAW_INST_U "r08:u"
+#define HW_PFM_PMU "arm_ac57"
+#define HW_PFM_INST_U "INST_RETIRED:u"
 #endif
 
 #define HW_ALL_POINTS 6

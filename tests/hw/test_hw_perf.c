@@ -95,7 +95,7 @@ run_ok(char **argv, struct hw_run *r)
 /* ---- perf stat -x, and pctr stat -x , ------------------------------------ */
 
 struct row {
-	char event[64];
+	char event[PCTR_NAME_MAX];
 	unsigned long long value;
 	int counted;  /* not "<not counted>" / "<not supported>" */
 	int interval; /* an interval row (not a total or summary) */
@@ -653,6 +653,126 @@ TEST(stat_kernel_agrees)
 	ASSERT_LE(w[0] * 100, p[0] * 101);
 }
 
+/* ---- -vv: each event's perf_event_attr ----------------------------------- */
+
+/* the fields of an event's encoding, which both tools print when set */
+static const char *const enc_fields[] = {
+	"type",		"config",	  "config1",	"config2",
+	"exclude_user", "exclude_kernel", "exclude_hv", "exclude_idle",
+	"pinned",	"exclusive",	  "precise_ip", "exclude_host",
+};
+
+/*
+ * Field @name of the @k-th "perf_event_attr:" block of -vv output @out,
+ * as printed ("0x2", "1"), or "0" when the block leaves it out (both
+ * tools print only fields that are set); NULL without a @k-th block.
+ */
+static const char *
+attr_field(const char *out, int k, const char *name, char *buf, size_t len)
+{
+	const char *b = out, *end, *l;
+	size_t n = strlen(name);
+
+	for (int i = 0; i <= k; i++) {
+		b = strstr(b, "perf_event_attr:\n");
+		if (!b)
+			return NULL;
+		b += strlen("perf_event_attr:\n");
+	}
+	end = strstr(b, "-----");
+	for (l = b; l && (!end || l < end);
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *f = l + strspn(l, " ");
+
+		if (!strncmp(f, name, n) && f[n] == ' ') {
+			f += n + strspn(f + n, " ");
+			snprintf(buf, len, "%.*s", (int)strcspn(f, "\n"), f);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "0");
+	return buf;
+}
+
+/* the event of the first of @n @rows whose name starts "@pmu::" */
+static const char *
+row_named(const struct row *rows, int n, const char *pmu)
+{
+	for (int i = 0; i < n; i++)
+		if (!strncmp(rows[i].event, pmu, strlen(pmu)) &&
+		    !strncmp(rows[i].event + strlen(pmu), "::", 2))
+			return rows[i].event;
+	TEST_FAIL("no row of a %s:: event", pmu);
+}
+
+/*
+ * pctr stat -vv prints each event's encoding as perf stat -vv does, field
+ * for field: a raw code, the PMU's sysfs form, a kernel-mode named event,
+ * and a libpfm4 name (its tables forced with LIBPFM_FORCE_PMU: libpfm4
+ * knows neither guest's CPU model) beside the raw code it stands for.
+ * perf's exclude_guest is left out: perf sets it on every event, pctr
+ * asks only for what the event names.  Each pctr event counts hw_loop's
+ * user instructions exactly (the kernel-mode one, something).
+ */
+TEST(stat_verbose_encodings)
+{
+	const char *pmu = HW_PFM_PMU, *pfm = HW_PFM_INST_U, *raw = HW_RAW_INST_U;
+	const char *ev[4][2] = { { raw, raw },
+				 { HW_INST32, HW_INST32 },
+				 { "instructions:k", "instructions:k" },
+				 { pfm, raw } };
+	const uint64_t n = 100000, want = hw_loop_exec_count(n);
+	char list[2][4 * PCTR_NAME_MAX], nb[32], a[64], b[64];
+	static struct row rows[MAX_ROWS];
+	struct hw_run r[2];
+	int m;
+
+	setup();
+	ASSERT_OK(setenv("LIBPFM_FORCE_PMU", pmu, 1));
+	for (int t = 0; t < 2; t++)
+		snprintf(list[t], sizeof(list[t]), "%s,%s,%s,%s", ev[0][t],
+			 ev[1][t], ev[2][t], ev[3][t]);
+	run_ok((char *[]){ PERF, "stat", "-vv", "-e", list[1], "--", "hw_loop",
+			  num(nb, n), NULL },
+	       &r[1]);
+	run_ok((char *[]){ PCTR, "stat", "-vv", "-e", list[0], "--", "hw_loop",
+			  nb, NULL },
+	       &r[0]);
+	for (int k = 0; k < 4; k++) {
+		printf("# %s (perf: %s):", ev[k][0], ev[k][1]);
+		for (size_t f = 0; f < sizeof(enc_fields) / sizeof(*enc_fields);
+		     f++) {
+			if (!attr_field(r[0].err, k, enc_fields[f], a,
+					sizeof(a)) ||
+			    !attr_field(r[1].err, k, enc_fields[f], b,
+					sizeof(b))) {
+				hw_run_show(&r[0], 40);
+				hw_run_show(&r[1], 40);
+				TEST_FAIL("no perf_event_attr block %d", k);
+			}
+			if (strcmp(a, "0"))
+				printf(" %s %s", enc_fields[f], a);
+			if (strcmp(a, b))
+				TEST_FAIL("%s: %s is %s in pctr's -vv, %s in "
+					  "perf's",
+					  ev[k][0], enc_fields[f], a, b);
+		}
+		printf("\n");
+	}
+	m = pctr_stat(list[0], 0, n, rows);
+	for (int k = 0; k < 4; k++) {
+		/* a libpfm4 event is named by its table ("skl::...") */
+		const char *name = k == 3 ? row_named(rows, m, pmu) : ev[k][0];
+		struct count c = count_of(rows, m, name, "pctr");
+
+		if (k != 2)
+			ASSERT_UEQ(c.total, want);
+		else
+			ASSERT(c.total > 0);
+	}
+	ASSERT_OK(unsetenv("LIBPFM_FORCE_PMU"));
+}
+
 /*
  * In one group, instructions (both modes) = instructions:u +
  * instructions:k exactly, for each tool: the three counters run over the
@@ -951,6 +1071,7 @@ main(void)
 		TEST_CASE(stat_perf_layouts)
 		TEST_CASE(stat_user_exact)
 		TEST_CASE(stat_group_user_exact)
+		TEST_CASE(stat_verbose_encodings)
 		TEST_CASE(stat_interval_sums)
 		TEST_CASE(stat_user_kernel_add_up)
 		TEST_CASE(stat_kernel_agrees)
