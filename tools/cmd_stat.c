@@ -91,6 +91,8 @@ room_for_event(struct stat_ctx *c)
 	p = realloc(r->ev, cap * sizeof(*r->ev));
 	if (p)
 		r->ev = p;
+	if (p && (p = realloc(r->perf_name, cap * sizeof(*r->perf_name))))
+		r->perf_name = p;
 	if (p && (p = realloc(r->err, cap * sizeof(*r->err))))
 		r->err = p;
 	if (p && (p = realloc(r->why, cap * sizeof(*r->why))))
@@ -101,6 +103,44 @@ room_for_event(struct stat_ctx *c)
 		return -ENOMEM;
 	r->cap_events = (int)cap;
 	return 0;
+}
+
+/*
+ * The modifiers after the @g-th "}" of event list @list ("u" of
+ * "{a,b}:u"): their length, at *@mods.  Groups do not nest, and no other
+ * event syntax has braces.
+ */
+static size_t
+group_mods(const char *list, int g, const char **mods)
+{
+	const char *p = list;
+
+	for (int i = 0; p && i < g; i++)
+		p = strchr(p, '}') ? strchr(p, '}') + 1 : NULL;
+	if (!p || *p != ':')
+		return 0;
+	*mods = p + 1;
+	return strcspn(p + 1, ",");
+}
+
+/*
+ * @name of a member of group @g of @list, as perf 6.1 shows it: without
+ * the group's modifiers, which the library added to the member's own
+ * ("page-faults:u", "cs:ku", "cpu/event=1/u").
+ */
+static void
+perf_member_name(char *out, const char *name, const char *list, int g)
+{
+	const char *mods = NULL;
+	size_t n = g > 0 && list ? group_mods(list, g, &mods) : 0,
+	       len = strlen(name);
+
+	if (n && len > n && !strncmp(name + len - n, mods, n)) {
+		len -= n;
+		if (name[len - 1] == ':')
+			len--;
+	}
+	snprintf(out, PCTR_NAME_MAX, "%.*s", (int)len, name);
 }
 
 /* one event of -e, with its "{a,b}" group (0: none, 1, 2, ...) */
@@ -114,6 +154,7 @@ take_event(const struct pctr_event *ev, int group, void *arg)
 		return -ENOMEM;
 	c->group[n] = group;
 	c->rep.ev[n] = *ev;
+	perf_member_name(c->rep.perf_name[n], ev->name, c->parsing, group);
 	c->rep.err[n] = 0;
 	c->rep.why[n][0] = '\0';
 	c->rep.nr_events++;
@@ -126,7 +167,9 @@ events_from_list(struct stat_ctx *c, const char *list)
 	int r;
 
 	c->rep.nr_events = 0;
+	c->parsing = list;
 	r = pctr_event_parse_list(list, take_event, c);
+	c->parsing = NULL;
 	if (r < 0) {
 		tool_err("%s", pctr_strerror(r));
 		return tool_exit_status(r);
@@ -467,10 +510,15 @@ static void
 as_opened(struct stat_ctx *c, const struct pctr_set *set, int e, int i)
 {
 	struct pctr_event *ev = &c->rep.ev[i];
+	size_t n = strlen(pctr_set_event(set, e)->name),
+	       p = strlen(c->rep.perf_name[i]);
 
 	*ev = *pctr_set_event(set, e);
 	pctr_event_display_name(pctr_set_event(set, e), ev->name,
 				sizeof(ev->name));
+	/* and perf's name the same ":u" of a user-mode fallback */
+	snprintf(c->rep.perf_name[i] + p, sizeof(c->rep.perf_name[i]) - p,
+		 "%s", ev->name + n);
 	pctr_set_skipped(set, e, &c->rep.err[i], c->rep.why[i],
 			 sizeof(c->rep.why[i]));
 }

@@ -26,6 +26,7 @@ struct stat_chunk {
 struct stat_ctx {
 	struct stat_report rep;
 	char *events; /* -e lists, joined with commas */
+	const char *parsing; /* the list events_from_list() parses */
 	long repeat;
 	long interval_ms;
 	double duration;

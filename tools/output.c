@@ -203,6 +203,7 @@ report_free(struct stat_report *r)
 	slices_free(r->instances, r->nr_instances);
 	slices_free(r->last, r->nr_last);
 	free(r->ev);
+	free(r->perf_name);
 	free(r->err);
 	free(r->why);
 }

@@ -189,7 +189,7 @@ csv_line(const struct perf_line *l, int e)
 	else
 		fputs(not_value(l, e), l->f);
 	/* not quoted, as perf writes it: choose a SEP no name holds */
-	fprintf(l->f, "%s%s%s%s", sep, unit, sep, l->r->ev[e].name);
+	fprintf(l->f, "%s%s%s%s", sep, unit, sep, l->r->perf_name[e]);
 	if (!isnan(g->variance))
 		fprintf(l->f, "%s%.2f%%", sep, g->variance);
 	fprintf(l->f, "%s%.0f%s%.2f%s", sep, g->running, sep, pct_running(g),
@@ -235,7 +235,7 @@ json_line(const struct perf_line *l, int e)
 	pctr__json_string(l->f, counted(l, e) ? b : not_value(l, e));
 	fprintf(l->f, ", \"unit\" : \"%s\", ", unit);
 	json_key(l->f, "event");
-	pctr__json_string(l->f, l->r->ev[e].name);
+	pctr__json_string(l->f, l->r->perf_name[e]);
 	if (!isnan(g->variance))
 		fprintf(l->f, ", \"variance\" : %.2f", g->variance);
 	fprintf(l->f, ", \"event-runtime\" : %.0f, \"pcnt-running\" : %.2f, ",

@@ -205,6 +205,9 @@ struct stat_report {
 	/* the events */
 	int nr_events, cap_events;
 	struct pctr_event *ev;
+	/* ev's names as perf 6.1 shows them in -x and -j: a group's
+	 * modifiers left off ("{cs:k}:u" counts cs:ku, named cs:k) */
+	char (*perf_name)[PCTR_NAME_MAX];
 	int *err; /* not 0: cannot be counted here, why */
 	char (*why)[512]; /* err's text, as the open said it */
 	bool interval; /* -I given */

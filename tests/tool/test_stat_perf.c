@@ -540,6 +540,22 @@ event_column(const char *csv, char *out, size_t len)
 	}
 }
 
+/* the "event" of each JSON line of -j output, a line each */
+static void
+json_events(const char *out, char *buf, size_t len)
+{
+	static const char key[] = "\"event\" : \"";
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (const char *p = strstr(out, key); p && o < len;
+	     p = strstr(p, key)) {
+		p += strlen(key);
+		o += (size_t)snprintf(buf + o, len - o, "%.*s\n",
+				      (int)strcspn(p, "\""), p);
+	}
+}
+
 /*
  * Raw events keep the spelling they were given, as perf names them:
  * "r00c0:u" and "r1A2" are not "rc0:u" and "r1a2" in a script's grep.
@@ -560,6 +576,39 @@ TEST(raw_names_as_typed)
 	event_column(r.err, got, sizeof(got));
 	ASSERT_STR_EQ(got, want);
 	ASSERT_STR_EQ(want, "r00c0:u\nr1A2\nrc0\npage-faults:u\n");
+}
+
+/*
+ * A group's modifiers count on each member but, as perf 6.1 shows them,
+ * are not in the members' names: "{page-faults,minor-faults:k}:u" gives
+ * rows page-faults and minor-faults:k, in -x and in -j.
+ */
+TEST(group_modifier_names_as_perf)
+{
+	static const char *events =
+		"{page-faults,minor-faults:k}:u,cs:u,{cs,software/config=2/}:k";
+	char want[256], got[256];
+	struct result p, r;
+
+	for (int json = 0; json < 2; json++) {
+		const char *f = json ? "-j" : "-x,";
+
+		p = perf("stat", f, "-e", events, "--", SELF, "exit", "0",
+			 NULL);
+		r = pctr("stat", f, "-e", events, "--", SELF, "exit", "0",
+			 NULL);
+		ASSERT_EQ(r.status, p.status);
+		if (json) {
+			json_events(p.err, want, sizeof(want));
+			json_events(r.err, got, sizeof(got));
+		} else {
+			event_column(p.err, want, sizeof(want));
+			event_column(r.err, got, sizeof(got));
+		}
+		ASSERT_STR_EQ(got, want);
+		ASSERT_STR_EQ(want, "page-faults\nminor-faults:k\ncs:u\ncs\n"
+				    "software/config=2/\n");
+	}
 }
 
 /*
@@ -622,5 +671,6 @@ main(int argc, char **argv)
 		TEST_CASE(brace_groups) TEST_CASE(brace_groups_output)
 		TEST_CASE(brace_group_with_unsupported)
 		TEST_CASE(canonical_names) TEST_CASE(raw_names_as_typed)
+		TEST_CASE(group_modifier_names_as_perf)
 		TEST_CASE(json_valid_utf8)));
 }
