@@ -26,7 +26,9 @@ instructions) raise pctr.Error with errno ENODEV.
 Threads: a Set may be shared by threads (its calls take the set's lock);
 counting a thread is done by that thread's own set.  The GIL is released
 around every call that makes a system call or blocks, so other Python
-threads run meanwhile.
+threads run meanwhile; a read keeps it when there is no other thread to
+run (the interpreter's only thread state), which saves the release's
+cost, and reads in user space keep it always.
 
 Also here: events() lists events, machine() describes the machine,
 region() measures named regions (pctr_region(3)), stat() runs a command
