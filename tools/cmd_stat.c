@@ -154,22 +154,67 @@ take_event(const struct pctr_event *ev, int group, void *arg)
 		return -ENOMEM;
 	c->group[n] = group;
 	c->rep.ev[n] = *ev;
-	perf_member_name(c->rep.perf_name[n], ev->name, c->parsing, group);
+	if (is_duration_time(ev))
+		strcpy(c->rep.ev[n].name, DURATION_TIME);
+	perf_member_name(c->rep.perf_name[n], c->rep.ev[n].name, c->parsing,
+			 group);
 	c->rep.err[n] = 0;
 	c->rep.why[n][0] = '\0';
 	c->rep.nr_events++;
 	return 0;
 }
 
+/* @p (in @list) starts a whole item: after a comma, a blank or a "{" */
+static bool
+item_starts(const char *list, const char *p)
+{
+	return p == list || strchr(", \t\n{", p[-1]);
+}
+
+/*
+ * @list with each item "duration_time" (perf's tool event, which the
+ * library does not know) written as DURATION_TIME_SPEC.  Allocated.
+ */
+static char *
+with_duration_time(const char *list)
+{
+	size_t n = strlen(DURATION_TIME), k = 0;
+	const char *p, *from = list;
+	char *out, *o;
+
+	for (p = strstr(list, DURATION_TIME); p; p = strstr(p + n, DURATION_TIME))
+		k++;
+	out = o = malloc(strlen(list) + k * strlen(DURATION_TIME_SPEC) + 1);
+	if (!out)
+		return NULL;
+	for (p = strstr(list, DURATION_TIME); p;
+	     p = strstr(p + n, DURATION_TIME)) {
+		if (!item_starts(list, p) || !strchr(", \t\n}", p[n] ? p[n] : ' '))
+			continue;
+		memcpy(o, from, (size_t)(p - from));
+		o += p - from;
+		o = stpcpy(o, DURATION_TIME_SPEC);
+		from = p + n;
+	}
+	strcpy(o, from);
+	return out;
+}
+
 static int
 events_from_list(struct stat_ctx *c, const char *list)
 {
+	char *full = with_duration_time(list);
 	int r;
 
+	if (!full) {
+		tool_err("out of memory");
+		return 1;
+	}
 	c->rep.nr_events = 0;
 	c->parsing = list;
-	r = pctr_event_parse_list(list, take_event, c);
+	r = pctr_event_parse_list(full, take_event, c);
 	c->parsing = NULL;
+	free(full);
 	if (r < 0) {
 		tool_err("%s", pctr_strerror(r));
 		return tool_exit_status(r);
@@ -516,6 +561,10 @@ as_opened(struct stat_ctx *c, const struct pctr_set *set, int e, int i)
 	*ev = *pctr_set_event(set, e);
 	pctr_event_display_name(pctr_set_event(set, e), ev->name,
 				sizeof(ev->name));
+	if (is_duration_time(ev)) { /* its name as -e gave it */
+		strcpy(ev->name, DURATION_TIME);
+		n = strlen(ev->name);
+	}
 	/* and perf's name the same ":u" of a user-mode fallback */
 	snprintf(c->rep.perf_name[i] + p, sizeof(c->rep.perf_name[i]) - p,
 		 "%s", ev->name + n);
@@ -610,6 +659,21 @@ sets_enable(struct waiter *w, bool on)
  * Each event's count in @out, in the report's order: its chunk's sets
  * read, the targets' added up, less those before counting began (-D)
  */
+/*
+ * duration_time, read in @c (a dummy's counts): the time since the run
+ * began (w->start, where "seconds elapsed" starts), in ns; the time
+ * enabled of a task's dummy grows only while the task runs
+ */
+static struct pctr_count
+wall_time(const struct waiter *w, const struct pctr_count *c)
+{
+	struct pctr_count t = *c;
+	uint64_t now = now_ns();
+
+	t.value = t.running = t.enabled = now > w->start ? now - w->start : 0;
+	return t;
+}
+
 static int
 sets_read(struct waiter *w, struct pctr_count *out, bool raw)
 {
@@ -623,6 +687,13 @@ sets_read(struct waiter *w, struct pctr_count *out, bool raw)
 		for (int e = 0; r == 0 && e < k->nr; e++) {
 			struct pctr_count *o = &out[k->first + e];
 
+			if (is_duration_time(pctr_set_event(w->set[i], e))) {
+				/* the base: its time starts with counting */
+				if (i < w->nr_chunks)
+					*o = raw ? (struct pctr_count){ 0 }
+						 : wall_time(w, &one.count[e]);
+				continue;
+			}
 			/* the first target's, then the others' added */
 			*o = i < w->nr_chunks
 				     ? one.count[e]
@@ -1134,9 +1205,15 @@ add_instance_counts(struct stat_ctx *c, struct waiter *w, int k, int i,
 		sl->die = cpu_die_id(cpu);
 	if (pctr_set_read_instance(w->set[k], i, &s) < 0)
 		return open_failed(-EIO);
-	for (int e = 0; e < ch->nr; e++)
+	for (int e = 0; e < ch->nr; e++) {
+		/* perf's: on the first CPU (or thread) alone */
+		if (is_duration_time(pctr_set_event(w->set[k], e)))
+			s.count[e] = i || k >= w->nr_chunks
+					     ? (struct pctr_count){ 0 }
+					     : wall_time(w, &s.count[e]);
 		sl->count[ch->first + e] = pctr_count_add(
 			&sl->count[ch->first + e], &s.count[e]);
+	}
 	sl->nr_cpus += first;
 	return 0;
 }

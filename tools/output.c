@@ -228,7 +228,8 @@ static const char *
 event_unit(const struct pctr_event *ev)
 {
 	if (is_event(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK) ||
-	    is_event(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK))
+	    is_event(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK) ||
+	    is_duration_time(ev))
 		return "ns";
 	return "";
 }

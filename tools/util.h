@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "tool.h"
@@ -88,6 +89,31 @@ char *fmt_group(char *buf, size_t len, double v, int decimals);
 extern bool fmt_big_num;
 /* 1234567 -> "1.235 M"; plain below 1000 */
 char *fmt_si(char *buf, size_t len, double v);
+
+/* ---- perf's tool event ------------------------------------------------- */
+
+/*
+ * "duration_time", perf stat's wall-clock time of the run in ns, which the
+ * library does not know: pctr stat opens a dummy software event in its
+ * place, spelled DURATION_TIME_SPEC (which no one types), and names it
+ * back; its count is the run's time (cmd_stat.c: wall_time()).
+ */
+#define DURATION_TIME "duration_time"
+#define DURATION_TIME_SPEC "software/config=9/"
+
+/*
+ * @ev is duration_time: as parsed (with a group's modifiers after it), or
+ * as the report names it
+ */
+static inline bool
+is_duration_time(const struct pctr_event *ev)
+{
+	return ev->type == 1 /* PERF_TYPE_SOFTWARE */ &&
+	       ev->config == 9 /* PERF_COUNT_SW_DUMMY */ &&
+	       (!strcmp(ev->name, DURATION_TIME) ||
+		!strncmp(ev->name, DURATION_TIME_SPEC,
+			 strlen(DURATION_TIME_SPEC)));
+}
 
 /* ---- JSON: the one writer of src/text (text.h) ------------------------ */
 

@@ -611,6 +611,71 @@ TEST(group_modifier_names_as_perf)
 	}
 }
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * perf's tool event duration_time: the run's wall-clock time in ns, at
+ * least the 100 ms the command sleeps and at most pctr's own run; in
+ * perf's row layout (-x , and -j: unit ns, run time = the value), and in
+ * each -I interval (their sum within 1 ms of the run's).
+ */
+TEST(duration_time_is_the_run_s)
+{
+	char want[256], got[256];
+	unsigned long long v, t, sum = 0;
+	struct result p, r;
+	uint64_t t0, t1;
+
+	p = perf("stat", "-x,", "-e", "duration_time,page-faults", "--",
+		 "sleep", "0.1", NULL);
+	t0 = mono_ns();
+	r = pctr("stat", "-x,", "-e", "duration_time,page-faults", "--",
+		 "sleep", "0.1", NULL);
+	t1 = mono_ns();
+	ASSERT_EQ(p.status, 0);
+	ASSERT_EQ(r.status, 0);
+	event_column(p.err, want, sizeof(want));
+	event_column(r.err, got, sizeof(got));
+	ASSERT_STR_EQ(got, want);
+	ASSERT_EQ(sscanf(r.err, "%llu,ns,duration_time,%llu,100.00,,", &v, &t),
+		  2);
+	ASSERT_UEQ(v, t);
+	ASSERT_GE(v, 100000000ull);
+	ASSERT_LE(v, t1 - t0);
+	r = pctr("stat", "-j", "-e", "duration_time", "--", "sleep", "0.1",
+		 NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "\"unit\" : \"ns\", \"event\" : "
+			       "\"duration_time\"");
+	r = pctr("stat", "-x,", "-I", "40", "-e", "duration_time", "--",
+		 "sleep", "0.1", NULL);
+	ASSERT_EQ(r.status, 0);
+	for (const char *l = r.err; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1
+							: NULL) {
+		double ts;
+
+		if (sscanf(l, "%lf,%llu,ns,duration_time,", &ts, &v) == 2) {
+			sum += v;
+			t = (unsigned long long)(ts * 1e9); /* the last's */
+		}
+	}
+	ASSERT_GE(sum, 100000000ull);
+	ASSERT_LE(sum > t ? sum - t : t - sum, 1000000ull);
+	/* in a group with modifiers too */
+	r = pctr("stat", "-x,", "-e", "{duration_time,cs}:u", "--", "sleep",
+		 "0.1", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(sscanf(r.err, "%llu,ns,duration_time,", &v), 1);
+	ASSERT_GE(v, 100000000ull);
+}
+
 /*
  * The JSON is valid UTF-8 whatever the arguments hold: each byte that
  * does not start a well-formed sequence is U+FFFD (python decodes the
@@ -672,5 +737,6 @@ main(int argc, char **argv)
 		TEST_CASE(brace_group_with_unsupported)
 		TEST_CASE(canonical_names) TEST_CASE(raw_names_as_typed)
 		TEST_CASE(group_modifier_names_as_perf)
+		TEST_CASE(duration_time_is_the_run_s)
 		TEST_CASE(json_valid_utf8)));
 }
