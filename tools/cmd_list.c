@@ -73,6 +73,26 @@ collect(const struct pctr_event_info *info, void *arg)
 	return 0;
 }
 
+/* perf stat's tool events, which pctr stat gives (util.h) */
+static int
+collect_tool_events(struct listing *l)
+{
+	static const char *const desc[NR_TOOL_EVENTS] = {
+		[TOOL_DURATION] = "wall-clock time of the run",
+		[TOOL_USER] = "the command's user-mode CPU time",
+		[TOOL_SYSTEM] = "the command's kernel-mode CPU time",
+	};
+
+	for (int t = 0; t < NR_TOOL_EVENTS; t++) {
+		struct pctr_event_info info = { "tool", tool_events[t].name,
+						desc[t] };
+
+		if (collect(&info, l))
+			return 1;
+	}
+	return 0;
+}
+
 static void
 listing_free(struct listing *l)
 {
@@ -119,6 +139,9 @@ print_heading(FILE *f, const char *source, bool has_pmu)
 	else if (!strcmp(source, "tracepoint"))
 		fprintf(f, "Tracepoints of the kernel, from tracefs "
 			   "(pctr stat -e SUBSYSTEM:NAME):\n");
+	else if (!strcmp(source, "tool"))
+		fprintf(f, "Tool events, as perf's: pctr stat's own, in ns "
+			   "(pctr stat -e NAME):\n");
 	else if (!strncmp(source, "pfm:", 4))
 		fprintf(f, "PMU %s, libpfm4 tables "
 			   "(pctr stat -e NAME[:UMASK][:u]):\n",
@@ -379,6 +402,8 @@ cmd_list(int argc, char **argv)
 	pctr_machine_get(&m);
 	l.has_pmu = m.has_pmu;
 	r = pctr_event_list(collect, &l);
+	if (r >= 0)
+		collect_tool_events(&l);
 	if (r < 0 || l.oom) {
 		tool_err("%s", l.oom ? "out of memory" : pctr_strerror(r));
 		listing_free(&l);

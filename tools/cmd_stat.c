@@ -154,8 +154,8 @@ take_event(const struct pctr_event *ev, int group, void *arg)
 		return -ENOMEM;
 	c->group[n] = group;
 	c->rep.ev[n] = *ev;
-	if (is_duration_time(ev))
-		strcpy(c->rep.ev[n].name, DURATION_TIME);
+	if (tool_event_of(ev) != TOOL_NONE)
+		strcpy(c->rep.ev[n].name, tool_events[tool_event_of(ev)].name);
 	perf_member_name(c->rep.perf_name[n], c->rep.ev[n].name, c->parsing,
 			 group);
 	c->rep.err[n] = 0;
@@ -171,39 +171,51 @@ item_starts(const char *list, const char *p)
 	return p == list || strchr(", \t\n{", p[-1]);
 }
 
+/* the tool event whose name is the item at @p, which ends there */
+static enum tool_event
+tool_item_at(const char *p)
+{
+	for (int t = 0; t < NR_TOOL_EVENTS; t++) {
+		size_t n = strlen(tool_events[t].name);
+
+		if (!strncmp(p, tool_events[t].name, n) &&
+		    strchr(", \t\n}", p[n] ? p[n] : ' '))
+			return (enum tool_event)t;
+	}
+	return TOOL_NONE;
+}
+
 /*
- * @list with each item "duration_time" (perf's tool event, which the
- * library does not know) written as DURATION_TIME_SPEC.  Allocated.
+ * @list with each item that names a tool event (perf's, which the library
+ * does not know) written as its spec.  Allocated.
  */
 static char *
-with_duration_time(const char *list)
+with_tool_events(const char *list)
 {
-	size_t n = strlen(DURATION_TIME), k = 0;
-	const char *p, *from = list;
-	char *out, *o;
+	/* a spec is at most 4 times as long as its name */
+	char *out = malloc(4 * strlen(list) + 1), *o = out;
 
-	for (p = strstr(list, DURATION_TIME); p; p = strstr(p + n, DURATION_TIME))
-		k++;
-	out = o = malloc(strlen(list) + k * strlen(DURATION_TIME_SPEC) + 1);
 	if (!out)
 		return NULL;
-	for (p = strstr(list, DURATION_TIME); p;
-	     p = strstr(p + n, DURATION_TIME)) {
-		if (!item_starts(list, p) || !strchr(", \t\n}", p[n] ? p[n] : ' '))
+	for (const char *p = list; *p;) {
+		enum tool_event t =
+			item_starts(list, p) ? tool_item_at(p) : TOOL_NONE;
+
+		if (t == TOOL_NONE) {
+			*o++ = *p++;
 			continue;
-		memcpy(o, from, (size_t)(p - from));
-		o += p - from;
-		o = stpcpy(o, DURATION_TIME_SPEC);
-		from = p + n;
+		}
+		o = stpcpy(o, tool_events[t].spec);
+		p += strlen(tool_events[t].name);
 	}
-	strcpy(o, from);
+	*o = '\0';
 	return out;
 }
 
 static int
 events_from_list(struct stat_ctx *c, const char *list)
 {
-	char *full = with_duration_time(list);
+	char *full = with_tool_events(list);
 	int r;
 
 	if (!full) {
@@ -561,8 +573,8 @@ as_opened(struct stat_ctx *c, const struct pctr_set *set, int e, int i)
 	*ev = *pctr_set_event(set, e);
 	pctr_event_display_name(pctr_set_event(set, e), ev->name,
 				sizeof(ev->name));
-	if (is_duration_time(ev)) { /* its name as -e gave it */
-		strcpy(ev->name, DURATION_TIME);
+	if (tool_event_of(ev) != TOOL_NONE) { /* its name as -e gave it */
+		strcpy(ev->name, tool_events[tool_event_of(ev)].name);
 		n = strlen(ev->name);
 	}
 	/* and perf's name the same ":u" of a user-mode fallback */
@@ -659,19 +671,36 @@ sets_enable(struct waiter *w, bool on)
  * Each event's count in @out, in the report's order: its chunk's sets
  * read, the targets' added up, less those before counting began (-D)
  */
+static uint64_t
+timeval_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u +
+	       (uint64_t)tv->tv_usec * 1000u;
+}
+
 /*
- * duration_time, read in @c (a dummy's counts): the time since the run
- * began (w->start, where "seconds elapsed" starts), in ns; the time
- * enabled of a task's dummy grows only while the task runs
+ * The count of tool event @t, read in @c (a dummy's counts), as perf
+ * gives it: duration_time is the time since the run began (w->start,
+ * where "seconds elapsed" starts); user_time and system_time are the
+ * command's CPU time once it is reaped, and nothing (not counted) before,
+ * without a command, or in -I's intervals.  In ns.
  */
 static struct pctr_count
-wall_time(const struct waiter *w, const struct pctr_count *c)
+tool_count(const struct waiter *w, enum tool_event t,
+	   const struct pctr_count *c)
 {
-	struct pctr_count t = *c;
-	uint64_t now = now_ns();
+	struct pctr_count n = *c;
+	uint64_t now, v = 0;
 
-	t.value = t.running = t.enabled = now > w->start ? now - w->start : 0;
-	return t;
+	if (t == TOOL_DURATION) {
+		now = now_ns();
+		v = now > w->start ? now - w->start : 0;
+	} else if (w->rn->child == 0 && !w->interval) {
+		v = timeval_ns(t == TOOL_USER ? &w->rn->ru.ru_utime
+					      : &w->rn->ru.ru_stime);
+	}
+	n.value = n.running = n.enabled = v;
+	return n;
 }
 
 static int
@@ -687,11 +716,14 @@ sets_read(struct waiter *w, struct pctr_count *out, bool raw)
 		for (int e = 0; r == 0 && e < k->nr; e++) {
 			struct pctr_count *o = &out[k->first + e];
 
-			if (is_duration_time(pctr_set_event(w->set[i], e))) {
+			enum tool_event t =
+				tool_event_of(pctr_set_event(w->set[i], e));
+
+			if (t != TOOL_NONE) {
 				/* the base: its time starts with counting */
 				if (i < w->nr_chunks)
 					*o = raw ? (struct pctr_count){ 0 }
-						 : wall_time(w, &one.count[e]);
+						 : tool_count(w, t, &one.count[e]);
 				continue;
 			}
 			/* the first target's, then the others' added */
@@ -1206,11 +1238,13 @@ add_instance_counts(struct stat_ctx *c, struct waiter *w, int k, int i,
 	if (pctr_set_read_instance(w->set[k], i, &s) < 0)
 		return open_failed(-EIO);
 	for (int e = 0; e < ch->nr; e++) {
+		enum tool_event t = tool_event_of(pctr_set_event(w->set[k], e));
+
 		/* perf's: on the first CPU (or thread) alone */
-		if (is_duration_time(pctr_set_event(w->set[k], e)))
+		if (t != TOOL_NONE)
 			s.count[e] = i || k >= w->nr_chunks
 					     ? (struct pctr_count){ 0 }
-					     : wall_time(w, &s.count[e]);
+					     : tool_count(w, t, &s.count[e]);
 		sl->count[ch->first + e] = pctr_count_add(
 			&sl->count[ch->first + e], &s.count[e]);
 	}
@@ -1237,13 +1271,6 @@ read_instances(struct stat_ctx *c, struct waiter *w)
 				return 1;
 	}
 	return 0;
-}
-
-static uint64_t
-timeval_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * 1000000000u +
-	       (uint64_t)tv->tv_usec * 1000u;
 }
 
 /* the totals of a finished run, read @now */

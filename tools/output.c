@@ -229,7 +229,7 @@ event_unit(const struct pctr_event *ev)
 {
 	if (is_event(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK) ||
 	    is_event(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK) ||
-	    is_duration_time(ev))
+	    tool_event_of(ev) != TOOL_NONE)
 		return "ns";
 	return "";
 }

@@ -154,7 +154,7 @@ static const char *
 unit_of(const struct pctr_event *ev, double *scale)
 {
 	*scale = is_clock(ev) ? 1e-6 : 1.0;
-	if (is_duration_time(ev))
+	if (tool_event_of(ev) != TOOL_NONE)
 		return "ns";
 	return is_clock(ev) ? "msec" : "";
 }

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include "tool.h"
 #include "util.h"
@@ -431,4 +432,26 @@ out_close(FILE *f)
 		free(o);
 	}
 	return err ? -1 : 0;
+}
+
+/* ---- perf's tool events ----------------------------------------------- */
+
+const struct tool_event_name tool_events[NR_TOOL_EVENTS] = {
+	[TOOL_DURATION] = { "duration_time", "software/config=9/" },
+	[TOOL_USER] = { "user_time", "software/config=9,config1=1/" },
+	[TOOL_SYSTEM] = { "system_time", "software/config=9,config1=2/" },
+};
+
+enum tool_event
+tool_event_of(const struct pctr_event *ev)
+{
+	if (ev->type != PERF_TYPE_SOFTWARE ||
+	    ev->config != PERF_COUNT_SW_DUMMY || ev->config1 >= NR_TOOL_EVENTS)
+		return TOOL_NONE;
+	const struct tool_event_name *t = &tool_events[ev->config1];
+
+	if (!strcmp(ev->name, t->name) ||
+	    !strncmp(ev->name, t->spec, strlen(t->spec)))
+		return (enum tool_event)ev->config1;
+	return TOOL_NONE;
 }

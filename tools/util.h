@@ -90,30 +90,38 @@ extern bool fmt_big_num;
 /* 1234567 -> "1.235 M"; plain below 1000 */
 char *fmt_si(char *buf, size_t len, double v);
 
-/* ---- perf's tool event ------------------------------------------------- */
+/* ---- perf's tool events ----------------------------------------------- */
 
 /*
- * "duration_time", perf stat's wall-clock time of the run in ns, which the
- * library does not know: pctr stat opens a dummy software event in its
- * place, spelled DURATION_TIME_SPEC (which no one types), and names it
- * back; its count is the run's time (cmd_stat.c: wall_time()).
+ * perf stat's tool events, which the library does not know: the run's
+ * wall-clock time, and the command's user and system CPU time, in ns.
+ * pctr stat opens a dummy software event in the place of each, spelled
+ * tool_events[].spec (which no one types: config1, which the kernel
+ * ignores for a software event, tells them apart), and names it back;
+ * its count comes from the clock or from wait4() (cmd_stat.c:
+ * tool_count()).
  */
-#define DURATION_TIME "duration_time"
-#define DURATION_TIME_SPEC "software/config=9/"
+enum tool_event {
+	TOOL_NONE = -1,
+	TOOL_DURATION, /* duration_time */
+	TOOL_USER, /* user_time */
+	TOOL_SYSTEM, /* system_time */
+	NR_TOOL_EVENTS
+};
+
+struct tool_event_name {
+	const char *name; /* as perf and the user spell it */
+	const char *spec; /* the dummy pctr stat opens in its place */
+};
+
+extern const struct tool_event_name tool_events[NR_TOOL_EVENTS];
 
 /*
- * @ev is duration_time: as parsed (with a group's modifiers after it), or
- * as the report names it
+ * which tool event @ev is: as parsed from its spec (with a group's
+ * modifiers after it), or as the report names it; TOOL_NONE for any
+ * other event, "dummy" among them
  */
-static inline bool
-is_duration_time(const struct pctr_event *ev)
-{
-	return ev->type == 1 /* PERF_TYPE_SOFTWARE */ &&
-	       ev->config == 9 /* PERF_COUNT_SW_DUMMY */ &&
-	       (!strcmp(ev->name, DURATION_TIME) ||
-		!strncmp(ev->name, DURATION_TIME_SPEC,
-			 strlen(DURATION_TIME_SPEC)));
-}
+enum tool_event tool_event_of(const struct pctr_event *ev);
 
 /* ---- JSON: the one writer of src/text (text.h) ------------------------ */
 

@@ -61,6 +61,39 @@ TEST(json_listing)
 	ASSERT_EQ(python_num(check, r.out), 1);
 }
 
+/*
+ * perf's tool events, which perf list shows as "[Tool event]": listed
+ * after the library's, each one pctr stat counts
+ */
+TEST(lists_tool_events)
+{
+	static const char *check =
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"t=[e['name'] for e in d['events'] if e['source']=='tool']\n"
+		"print(1 if t==['duration_time','user_time','system_time'] and\n"
+		"      d['events'][-1]['source']=='tool' else 0)\n";
+	static const char *names[] = { "duration_time", "user_time",
+				       "system_time" };
+	struct result r = pctr("list", "_time", NULL);
+
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "Tool events, as perf's");
+	for (int i = 0; i < 3; i++) {
+		ASSERT_CONTAINS(r.out, names[i]);
+		r = pctr("stat", "-x,", "-e", names[i], "true", NULL);
+		ASSERT_EQ(r.status, 0);
+		ASSERT_CONTAINS(r.err, names[i]);
+		r = pctr("list", "_time", NULL);
+	}
+	r = pctr("list", "--json", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 1);
+	/* a source filter keeps them out */
+	r = pctr("list", "tracepoint", "_time", NULL);
+	ASSERT(strstr(r.out, "user_time") == NULL);
+}
+
 TEST(glob_pattern)
 {
 	struct result r = pctr("list", "--json", "*-clock", NULL);
@@ -162,6 +195,7 @@ main(void)
 	return test_main(TESTS(TEST_CASE(lists_software_events)
 			       TEST_CASE(pattern_filters)
 			       TEST_CASE(dash_l_is_list) TEST_CASE(json_listing)
+			       TEST_CASE(lists_tool_events)
 			       TEST_CASE(glob_pattern)
 			       TEST_CASE(no_match_and_bad_option)
 			       TEST_CASE(tracepoints_without_tracefs)
