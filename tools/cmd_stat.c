@@ -1239,12 +1239,13 @@ add_instance_counts(struct stat_ctx *c, struct waiter *w, int k, int i,
 		return open_failed(-EIO);
 	for (int e = 0; e < ch->nr; e++) {
 		enum tool_event t = tool_event_of(pctr_set_event(w->set[k], e));
+		bool other = c->rep.target == STAT_CPU &&
+			     (i > 0 || k >= w->nr_chunks);
 
-		/* perf's: on the first CPU (or thread) alone */
+		/* perf's: on the first CPU alone, on every thread */
 		if (t != TOOL_NONE)
-			s.count[e] = i || k >= w->nr_chunks
-					     ? (struct pctr_count){ 0 }
-					     : tool_count(w, t, &s.count[e]);
+			s.count[e] = other ? (struct pctr_count){ 0 }
+					   : tool_count(w, t, &s.count[e]);
 		sl->count[ch->first + e] = pctr_count_add(
 			&sl->count[ch->first + e], &s.count[e]);
 	}

@@ -324,7 +324,12 @@ slice_figs(const struct stat_report *r, const struct stat_slice *s,
 	}
 }
 
-/* lines of @n instances: event-major for CPUs and threads, else by one */
+/*
+ * lines of @n instances: event-major for CPUs and threads, else by one.
+ * A tool event's count is on the first CPU, core or socket alone, and on
+ * every thread, as perf's: perf prints no other CPU's line, and another
+ * core's or socket's as <not counted> on 0 CPUs.
+ */
 static void
 instance_lines(struct perf_line *l, const struct stat_slice *s, int n)
 {
@@ -337,7 +342,14 @@ instance_lines(struct perf_line *l, const struct stat_slice *s, int n)
 		for (int b = 0; b < (by_event ? n : r->nr_events); b++) {
 			int i = by_event ? b : a, e = by_event ? a : b;
 
+			bool other = i > 0 && r->target == STAT_CPU &&
+				     tool_event_of(&r->ev[e]) != TOOL_NONE;
+
+			if (other && by_event)
+				continue;
 			name_instance(r, &s[i], l, id, csv_id, sizeof(id));
+			if (other)
+				l->nr = 0;
 			slice_figs(r, &s[i], g);
 			perf_line(l, e);
 		}

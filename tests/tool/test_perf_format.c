@@ -159,6 +159,64 @@ TEST(cpus_like_perf)
 	}
 }
 
+/* a child asleep until killed, or until its parent ends */
+static pid_t
+sleeper(void)
+{
+	pid_t child = fork();
+
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	return child;
+}
+
+/*
+ * perf's tool events where counts are broken out: on the first CPU alone
+ * (perf prints no other CPU's line; another core's or socket's is <not
+ * counted> on 0 CPUs), on every thread; not counted in -I's intervals but
+ * for duration_time.  system_time, as the spin's clock reads are system
+ * calls.
+ */
+#define TOOLS "duration_time,system_time,context-switches"
+
+TEST(tool_events_like_perf)
+{
+	static const char *const aggr[] = { "-A", "--per-core",
+					    "--per-socket" };
+	pid_t a, b;
+	char pids[64];
+
+	need_perf();
+	a = sleeper();
+	b = sleeper();
+	ASSERT(a > 0 && b > 0);
+	snprintf(pids, sizeof(pids), "%d,%d", (int)a, (int)b);
+	LAYOUT("-x", ",", "--per-thread", "-p", pids, "-e", "duration_time,cs",
+	       "--", "sleep", "0.1");
+	LAYOUT("-j", "--per-thread", "-p", pids, "-e", "duration_time,cs",
+	       "--", "sleep", "0.1");
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	LAYOUT("-x", ",", "-e", TOOLS, "--", SELF, "spin", "50");
+	LAYOUT("-j", "-e", TOOLS, "--", SELF, "spin", "50");
+	LAYOUT("-x", ",", "-I", "50", "-e", TOOLS, "--", SELF, "spin", "120");
+	need_cpus();
+	for (size_t i = 0; i < sizeof(aggr) / sizeof(aggr[0]); i++) {
+		char *a = (char *)aggr[i];
+
+		LAYOUT("-x", ",", "-a", a, "-e", TOOLS, "--", SELF, "spin",
+		       "50");
+		LAYOUT("-j", "-a", a, "-e", TOOLS, "--", SELF, "spin", "50");
+	}
+	LAYOUT("-x", ",", "-a", "-A", "-I", "50", "-e", TOOLS, "--", SELF,
+	       "spin", "120");
+}
+
 /* --per-thread of a process that sleeps: <not counted>, as perf has it */
 TEST(threads_like_perf)
 {
@@ -322,6 +380,7 @@ main(int argc, char **argv)
 	/* each case runs perf and pctr ten to twenty times */
 	return test_main(TESTS(TEST_CASE_TIMEOUT(command_like_perf, 180)
 				       TEST_CASE_TIMEOUT(cpus_like_perf, 300)
+				       TEST_CASE_TIMEOUT(tool_events_like_perf, 120)
 				       TEST_CASE_TIMEOUT(threads_like_perf, 120)
 				       TEST_CASE(documented_layouts)
 				       TEST_CASE(each_cpu_every_interval)
