@@ -14,9 +14,9 @@
 #                    --pid --fork --mount-proc)
 #   --reuse-caches   bind-mount this machine's /var/tmp on the chroot's, with
 #                    its /var/tmp/pctr-qemu-* and /var/tmp/pctr-hw (the
-#                    patched QEMU builds and the guest kernels).  NOT a fresh
-#                    run: it skips the two QEMU builds (about 20 minutes on
-#                    2 CPUs) and the kernel downloads of a new user's make
+#                    patched QEMU build and the guest kernels).  NOT a fresh
+#                    run: it skips the QEMU build (about 4 minutes on 2
+#                    CPUs) and the kernel downloads of a new user's make
 #                    check, and builds what is missing into this machine's
 #                    caches.
 #   --keep           keep the chroot (it is deleted otherwise)
