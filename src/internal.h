@@ -423,4 +423,17 @@ int pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,
 void pctr__combine_part(struct pctr_count *dst, const struct pctr_count *src,
 			int part);
 
+/*
+ * @after - @before, field by field: pctr_count_delta() without its
+ * argument check, for the library's own callers (no call through the PLT)
+ */
+static inline struct pctr_count
+pctr__count_delta(const struct pctr_count *after,
+		  const struct pctr_count *before)
+{
+	return (struct pctr_count){ after->value - before->value,
+				    after->enabled - before->enabled,
+				    after->running - before->running };
+}
+
 #endif

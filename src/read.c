@@ -538,10 +538,7 @@ pctr_count_delta(const struct pctr_count *after,
 {
 	if (!after || !before)
 		return (struct pctr_count){ 0, 0, 0 };
-	struct pctr_count d = { after->value - before->value,
-				after->enabled - before->enabled,
-				after->running - before->running };
-	return d;
+	return pctr__count_delta(after, before);
 }
 
 PCTR_EXPORT struct pctr_count

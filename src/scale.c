@@ -65,9 +65,7 @@ pctr_scale_add(struct pctr_scale *s, const struct pctr_count *c)
 	r = check_after(&s->last, c);
 	if (r < 0)
 		return r;
-	d = (struct pctr_count){ c->value - s->last.value,
-				 c->enabled - s->last.enabled,
-				 c->running - s->last.running };
+	d = pctr__count_delta(c, &s->last);
 	s->last = *c;
 	if (d.running == 0)
 		return 0; /* off the counters, or no time: no rate */
