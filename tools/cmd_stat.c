@@ -149,13 +149,14 @@ take_event(const struct pctr_event *ev, int group, void *arg)
 {
 	struct stat_ctx *c = arg;
 	int n = c->rep.nr_events;
+	enum tool_event t = tool_event_of(ev);
 
 	if (room_for_event(c) < 0)
 		return -ENOMEM;
 	c->group[n] = group;
 	c->rep.ev[n] = *ev;
-	if (tool_event_of(ev) != TOOL_NONE)
-		strcpy(c->rep.ev[n].name, tool_events[tool_event_of(ev)].name);
+	if (t != TOOL_NONE)
+		strcpy(c->rep.ev[n].name, tool_events[t].name);
 	perf_member_name(c->rep.perf_name[n], c->rep.ev[n].name, c->parsing,
 			 group);
 	c->rep.err[n] = 0;
@@ -569,12 +570,14 @@ as_opened(struct stat_ctx *c, const struct pctr_set *set, int e, int i)
 	struct pctr_event *ev = &c->rep.ev[i];
 	size_t n = strlen(pctr_set_event(set, e)->name),
 	       p = strlen(c->rep.perf_name[i]);
+	enum tool_event t;
 
 	*ev = *pctr_set_event(set, e);
 	pctr_event_display_name(pctr_set_event(set, e), ev->name,
 				sizeof(ev->name));
-	if (tool_event_of(ev) != TOOL_NONE) { /* its name as -e gave it */
-		strcpy(ev->name, tool_events[tool_event_of(ev)].name);
+	t = tool_event_of(ev);
+	if (t != TOOL_NONE) { /* its name as -e gave it */
+		strcpy(ev->name, tool_events[t].name);
 		n = strlen(ev->name);
 	}
 	/* and perf's name the same ":u" of a user-mode fallback */
@@ -667,10 +670,6 @@ sets_enable(struct waiter *w, bool on)
 	return r;
 }
 
-/*
- * Each event's count in @out, in the report's order: its chunk's sets
- * read, the targets' added up, less those before counting began (-D)
- */
 static uint64_t
 timeval_ns(const struct timeval *tv)
 {
@@ -703,6 +702,10 @@ tool_count(const struct waiter *w, enum tool_event t,
 	return n;
 }
 
+/*
+ * Each event's count in @out, in the report's order: its chunk's sets
+ * read, the targets' added up, less those before counting began (-D)
+ */
 static int
 sets_read(struct waiter *w, struct pctr_count *out, bool raw)
 {

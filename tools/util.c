@@ -445,11 +445,12 @@ const struct tool_event_name tool_events[NR_TOOL_EVENTS] = {
 enum tool_event
 tool_event_of(const struct pctr_event *ev)
 {
+	const struct tool_event_name *t;
+
 	if (ev->type != PERF_TYPE_SOFTWARE ||
 	    ev->config != PERF_COUNT_SW_DUMMY || ev->config1 >= NR_TOOL_EVENTS)
 		return TOOL_NONE;
-	const struct tool_event_name *t = &tool_events[ev->config1];
-
+	t = &tool_events[ev->config1];
 	if (!strcmp(ev->name, t->name) ||
 	    !strncmp(ev->name, t->spec, strlen(t->spec)))
 		return (enum tool_event)ev->config1;
