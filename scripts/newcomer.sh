@@ -161,7 +161,7 @@ in_chroot() {
 		[ "$proc" = 1 ] && mount -t proc proc "$root/proc"
 		mount --rbind /sys "$root/sys"; mount --make-rslave "$root/sys"
 		mount --rbind /dev "$root/dev"; mount --make-rslave "$root/dev"
-		# the whole of /var/tmp: the QEMU builds lock their cache
+		# the whole of /var/tmp: the QEMU build locks its cache
 		# entries there, and one may be under way on the host
 		[ "$reuse" = 1 ] && mount --bind /var/tmp "$root/var/tmp"
 		mkdir -p "$root/mnt/pctr.git"

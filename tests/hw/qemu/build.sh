@@ -12,7 +12,7 @@
 # tests/hw/qemu/*.patch in name order, and builds both system emulators in
 # one tree, each with only its guest's machine (devices/TARGET.mak): the
 # objects they share are compiled once, and the boards and devices no
-# guest uses not at all (about 5 minutes on 2 idle CPUs, where a default
+# guest uses not at all (230 s on 2 idle CPUs, download included; a default
 # build of each took 10 to 13).  Installs them into
 # /var/tmp/pctr-qemu-<hash>/bin, where <hash> covers the configure
 # options, the patches, the device lists and the Debian source version,
