@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -99,6 +100,39 @@ repro_exec_failed(const char *call)
 	dprintf(1, "%s failed: %s (%s)\n", call, strerrorname_np(e),
 		strerror(e));
 	_exit(127);
+}
+
+/*
+ * Fresh pages to touch: each first touch is a page fault, kernel mode in
+ * the thread's own context and no system call, as a program filling new
+ * memory does.  All touched, they are dropped (MADV_DONTNEED) and fresh
+ * again.  repro_pages_map() maps 16 MiB, reserving nothing; -1 if it
+ * cannot.
+ */
+struct repro_pages {
+	char *base;
+	size_t nr, next, size;
+};
+
+static inline int
+repro_pages_map(struct repro_pages *p)
+{
+	p->size = (size_t)sysconf(_SC_PAGESIZE);
+	p->nr = (16u << 20) / p->size;
+	p->next = 0;
+	p->base = mmap(NULL, p->nr * p->size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p->base == MAP_FAILED ? -1 : 0;
+}
+
+static inline void
+repro_fault_page(struct repro_pages *p)
+{
+	if (p->next == p->nr) {
+		madvise(p->base, p->nr * p->size, MADV_DONTNEED);
+		p->next = 0;
+	}
+	p->base[p->next++ * p->size] = 1;
 }
 
 #endif

@@ -99,6 +99,8 @@
 #include <x86intrin.h>
 #endif
 
+#include "repro.h"
+
 #define RUN_MS 500
 #define GAP_NS 20000 /* a longer step of the loop's clock: not running */
 #define SHOWN 6      /* unnotified periods listed per kind */
@@ -217,6 +219,8 @@ on_overflow(int sig, siginfo_t *si, void *uc)
 	seen_mark = seen_ticks;
 }
 
+static struct repro_pages pages; /* the faulting work's */
+
 /*
  * User-mode work, no system call, until it has seen itself running for
  * @ns (on a loaded machine the wall clock says little); that time adds up
@@ -224,20 +228,6 @@ on_overflow(int sig, siginfo_t *si, void *uc)
  * out); the handler's own read of seen_ticks may miss one step of a
  * microsecond or less.
  */
-/* fresh pages for the faulting work: first touches, in kernel mode */
-static char *pages;
-static size_t nr_pages, next_page, page_size;
-
-static void
-fault_a_page(void)
-{
-	if (next_page == nr_pages) { /* all touched: fresh again */
-		madvise(pages, nr_pages * page_size, MADV_DONTNEED);
-		next_page = 0;
-	}
-	pages[next_page++ * page_size] = 1;
-}
-
 static void
 work(uint64_t ns, int faulting)
 {
@@ -249,7 +239,7 @@ work(uint64_t ns, int faulting)
 		for (int i = 0; i < 1024; i++)
 			x = x * 6364136223846793005u + 1442695040888963407u;
 		if (faulting)
-			fault_a_page();
+			repro_fault_page(&pages);
 		t = ticks();
 		if (t - last < gap)
 			seen_ticks += t - last;
@@ -371,11 +361,7 @@ main(int argc, char **argv)
 
 	if (argc > 2)
 		period_ns = strtoull(argv[2], NULL, 0);
-	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	nr_pages = 4096;
-	pages = mmap(NULL, nr_pages * page_size, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (pages == MAP_FAILED) {
+	if (repro_pages_map(&pages) < 0) {
 		printf("1..1\nnot ok 1 - no 16 MiB mapping for the faulting "
 		       "work: %s\n", strerror(errno));
 		return 1;
