@@ -6,6 +6,8 @@
  * an empty listing in JSON.
  */
 #include <dirent.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 
@@ -677,6 +679,74 @@ TEST(duration_time_is_the_run_s)
 }
 
 /*
+ * The first counter bound to a task, machine-wide, waits for an RCU grace
+ * period (the kernel's account_event() turns its context-switch hooks on,
+ * for as long as such a counter exists and a second after).  The time of
+ * that open on this thread, after a second with none of ours: -1 if it
+ * failed.
+ */
+static int64_t
+first_task_counter_ns(void)
+{
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_DUMMY,
+				     .disabled = 1 };
+	uint64_t t0;
+	int fd;
+
+	usleep(1100000);
+	t0 = mono_ns();
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return -1;
+	t0 = mono_ns() - t0;
+	close(fd);
+	return (int64_t)t0;
+}
+
+/*
+ * A run's elapsed time starts before its counters open (a short command
+ * may have ended by the time they are), so a wait in that open was the
+ * command's: 'pctr stat -- true', a second after any counter, said 7 to
+ * 17 ms where perf says 1.5 to 2.2.  pctr waits before the run's time, as
+ * perf does.  Held here: duration_time less task-clock's enabled time (the
+ * command's life from its exec, the run-time column) is under the wait,
+ * as measured by this test on raw perf_event_open, in the best of 3 runs,
+ * each a second after any counter.  Where the wait is under 2 ms the two
+ * cannot be told apart and only the figures are printed.
+ */
+TEST(elapsed_time_leaves_out_the_counters_open_wait)
+{
+	int64_t wait = INT64_MAX, over = INT64_MAX;
+
+	for (int i = 0; i < 3; i++) {
+		unsigned long long d, e;
+		int64_t w = first_task_counter_ns();
+		struct result r;
+
+		ASSERT(w >= 0);
+		wait = w < wait ? w : wait;
+		usleep(1100000);
+		r = pctr("stat", "-x,", "-e", "duration_time,task-clock", "--",
+			 "true", NULL);
+		ASSERT_EQ(r.status, 0);
+		ASSERT_EQ(sscanf(r.err, "%llu,ns,duration_time,%*u,100.00,,",
+				 &d), 1);
+		ASSERT(strstr(r.err, ",msec,task-clock,") != NULL);
+		ASSERT_EQ(sscanf(strstr(r.err, ",msec,task-clock,"),
+				 ",msec,task-clock,%llu,", &e), 1);
+		if ((int64_t)(d - e) < over)
+			over = (int64_t)(d - e);
+	}
+	printf("# the first task counter's open waited %.3f ms (best of 3); "
+	       "elapsed less the command's life from its exec: %.3f ms "
+	       "(best of 3)\n", wait / 1e6, over / 1e6);
+	if (wait >= 2000000)
+		ASSERT_LT(over, wait);
+}
+
+/*
  * perf's other tool events: the command's user and system CPU time in ns
  * (wait4's), named and laid out as perf's; not counted in -I's intervals,
  * as perf's are not.  Their sum is the command's whole CPU time, which
@@ -798,6 +868,7 @@ main(int argc, char **argv)
 		TEST_CASE(canonical_names) TEST_CASE(raw_names_as_typed)
 		TEST_CASE(group_modifier_names_as_perf)
 		TEST_CASE(duration_time_is_the_run_s)
+		TEST_CASE(elapsed_time_leaves_out_the_counters_open_wait)
 		TEST_CASE(user_and_system_time_are_the_command_s)
 		TEST_CASE(json_valid_utf8)));
 }
