@@ -231,8 +231,10 @@ int pctr_event_parse_list(const char *list,
 
 /**
  * pctr_event_display_name() - the name to show for @ev, as perf shows it:
- * @ev->name, with ":u" ("u" after "pmu/.../") for an event counted in user
- * mode only because the kernel refused more (PCTR_EVENT_USER_FALLBACK).
+ * @ev->name, or the NAME of a "pmu/...,name=NAME/" term (the first, as in
+ * perf; @ev->name stays the whole specification), with ":u" ("u" after
+ * "pmu/.../" without a name term) for an event counted in user mode only
+ * because the kernel refused more (PCTR_EVENT_USER_FALLBACK).
  * @buf:  filled as snprintf() fills it (cut short, NUL-terminated)
  * @len:  its size; 0 with @buf NULL asks for the length
  *

@@ -434,6 +434,35 @@ parse_plain(const char *spec, struct pctr_event *ev)
 	return r == -ENOENT ? unknown_event(spec, base) : r;
 }
 
+/*
+ * perf's "name/terms/modifiers" for a generic event ("task-clock/name=tc/u"):
+ * -ENOENT, nothing said, if @spec does not start with one; the terms are
+ * pctr__sysfs_terms()'s without a PMU (name= alone).
+ */
+int
+pctr__generic_with_terms(const char *spec, struct pctr_event *ev)
+{
+	const char *s1 = strchr(spec, '/'), *s2 = strchr(s1 + 1, '/');
+	char base[PCTR_NAME_MAX], terms[PCTR_NAME_MAX];
+	int r;
+
+	if (!s2 || strchr(s2 + 1, ':') || strchr(s2 + 1, '/'))
+		return -ENOENT;
+	memcpy(base, spec, (size_t)(s1 - spec));
+	base[s1 - spec] = '\0';
+	memcpy(terms, s1 + 1, (size_t)(s2 - s1 - 1));
+	terms[s2 - s1 - 1] = '\0';
+	event_init(ev);
+	r = parse_named(base, s2 + 1, ev);
+	if (r < 0)
+		return r;
+	r = pctr__sysfs_terms(ev, NULL, terms);
+	if (r < 0)
+		return r;
+	snprintf(ev->name, sizeof(ev->name), "%s", spec);
+	return 0;
+}
+
 /* pctr_event_parse() into the library's own full struct */
 int
 pctr__event_parse(const char *spec, struct pctr_event *ev)

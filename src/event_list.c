@@ -264,18 +264,26 @@ pctr_event_parse_list(const char *list,
 }
 
 /*
- * What perf prints for an event: its name, and ":u" ("u" after a sysfs
- * "pmu/.../") where the kernel allowed user mode only
- * (PCTR_EVENT_USER_FALLBACK).
+ * What perf prints for an event: its name, or the one a "name=" term gave
+ * it, and ":u" ("u" after a sysfs "pmu/.../") where the kernel allowed
+ * user mode only (PCTR_EVENT_USER_FALLBACK).
  */
 PCTR_EXPORT int
 pctr_event_display_name(const struct pctr_event *ev, char *buf, size_t len)
 {
-	const char *tail = "";
+	const char *tail = "", *name;
+	size_t n;
 
 	if (!ev || (!buf && len))
 		return pctr__error(EINVAL, "NULL event or buffer");
+	n = strnlen(ev->name, PCTR_NAME_MAX) < PCTR_NAME_MAX
+		    ? pctr__name_term(ev->name, &name) /* "pmu/...,name=N/" */
+		    : 0;
 	if (ev->flags & PCTR_EVENT_USER_FALLBACK)
-		tail = strchr(ev->name, '/') ? "u" : ":u";
-	return snprintf(buf, len, "%.*s%s", PCTR_NAME_MAX, ev->name, tail);
+		tail = strchr(ev->name, '/') && !n ? "u" : ":u";
+	if (!n) {
+		name = ev->name;
+		n = strnlen(ev->name, PCTR_NAME_MAX);
+	}
+	return snprintf(buf, len, "%.*s%s", (int)n, name, tail);
 }

@@ -72,6 +72,14 @@ int pctr__tracefs_walk(int (*cb)(const char *sys, const char *name, void *),
 		       void *arg);
 /* pmu_syntax.c: "pmu/terms/mods", named events, tracepoints, listings */
 int pctr__sysfs_parse(const char *spec, struct pctr_event *ev);
+/* a term list "t=v,t" on @ev; @pmu NULL: after a generic event (name=) */
+int pctr__sysfs_terms(struct pctr_event *ev, const char *pmu,
+		      const char *terms);
+/* perf's "name=NAME" in "pmu/...,name=NAME,.../": NAME's length, at *@name;
+ * 0 if @spec has none */
+size_t pctr__name_term(const char *spec, const char **name);
+/* event.c: "task-clock/name=tc/u"; -ENOENT if not a generic event */
+int pctr__generic_with_terms(const char *spec, struct pctr_event *ev);
 int pctr__sysfs_find_event(const char *name, struct pctr_event *ev);
 int pctr__sysfs_list(int (*cb)(const struct pctr_event_info *, void *),
 		     void *arg);

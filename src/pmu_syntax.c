@@ -78,14 +78,69 @@ parse_number(const char *s, uint64_t *v)
 static int apply_terms(struct pctr_event *ev, const char *pmu,
 		       const char *terms, int depth);
 
+/*
+ * perf's "name=" term: the name reports show for the event, in perf's
+ * characters (its lexer's PE_NAME: a letter, '_', '*', '?', '[' or ']',
+ * then those, digits, '.', '!' and '-').  Checked here; the event's name
+ * stays its whole specification, which parses back to it, and
+ * pctr__name_term() finds the name in it.
+ */
+static int
+check_name(const char *val)
+{
+	static const char first[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ_*?[]";
+	size_t n = strlen(val), i = 0;
+
+	if (n && strchr(first, val[0]))
+		for (i = 1; i < n; i++)
+			if (!strchr(first, val[i]) &&
+			    !strchr("0123456789.!-", val[i]))
+				break;
+	if (!n || i < n)
+		return pctr__error(EINVAL,
+				   "bad name '%s': a letter, '_', '*', '?', "
+				   "'[' or ']', then those, digits, '.', '!' "
+				   "or '-'",
+				   val);
+	return 0;
+}
+
+size_t
+pctr__name_term(const char *spec, const char **name)
+{
+	const char *s1 = strchr(spec, '/'), *end = s1 ? strchr(s1 + 1, '/') : NULL;
+
+	for (const char *t = s1; t && t < end; t = strchr(t + 1, ',')) {
+		if (!strncmp(t + 1, "name=", 5)) {
+			*name = t + 6;
+			return strcspn(t + 6, ",/");
+		}
+	}
+	return 0;
+}
+
 static int
 apply_term(struct pctr_event *ev, const char *pmu, char *term, int depth)
 {
 	char fmt[128], path[256], *eq = strchr(term, '=');
 	uint64_t val = 1;
 
-	if (eq) {
+	if (eq)
 		*eq = '\0';
+	if (!strcmp(term, "name")) {
+		if (!eq)
+			return pctr__error(EINVAL, "term 'name' needs a value: "
+					   "name=NAME");
+		return check_name(eq + 1);
+	}
+	if (!pmu)
+		return pctr__error(EINVAL,
+				   "term '%s' is not taken after a generic "
+				   "event (name=NAME is; a PMU's own terms go "
+				   "in PMU/.../)",
+				   term);
+	if (eq) {
 		if (parse_number(eq + 1, &val) < 0)
 			return pctr__error(EINVAL, "bad value '%s' for '%s'",
 					   eq + 1, term);
@@ -135,6 +190,12 @@ apply_terms(struct pctr_event *ev, const char *pmu, const char *terms,
 	return 0;
 }
 
+int
+pctr__sysfs_terms(struct pctr_event *ev, const char *pmu, const char *terms)
+{
+	return apply_terms(ev, pmu, terms, 0);
+}
+
 static bool
 is_core_pmu(const char *pmu)
 {
@@ -166,6 +227,9 @@ pctr__sysfs_parse(const char *spec, struct pctr_event *ev)
 	memcpy(terms, s1 + 1, s2 - s1 - 1);
 	terms[s2 - s1 - 1] = '\0';
 	if (pctr__sysfs_pmu_type(pmu, &type) < 0) {
+		r = pctr__generic_with_terms(spec, ev);
+		if (r != -ENOENT)
+			return r;
 		if (pctr__is_core_pmu_name(pmu) && !pctr__machine()->has_pmu)
 			return pctr__error(ENODEV,
 					   "no PMU '%s': this machine has no "

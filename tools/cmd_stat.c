@@ -150,6 +150,7 @@ take_event(const struct pctr_event *ev, int group, void *arg)
 	struct stat_ctx *c = arg;
 	int n = c->rep.nr_events;
 	enum tool_event t = tool_event_of(ev);
+	char shown[PCTR_NAME_MAX];
 
 	if (room_for_event(c) < 0)
 		return -ENOMEM;
@@ -157,8 +158,8 @@ take_event(const struct pctr_event *ev, int group, void *arg)
 	c->rep.ev[n] = *ev;
 	if (t != TOOL_NONE)
 		strcpy(c->rep.ev[n].name, tool_events[t].name);
-	perf_member_name(c->rep.perf_name[n], c->rep.ev[n].name, c->parsing,
-			 group);
+	pctr_event_display_name(&c->rep.ev[n], shown, sizeof(shown));
+	perf_member_name(c->rep.perf_name[n], shown, c->parsing, group);
 	c->rep.err[n] = 0;
 	c->rep.why[n][0] = '\0';
 	c->rep.nr_events++;
@@ -567,11 +568,12 @@ add_placeholder(const struct stat_ctx *c, struct pctr_set *set, int r)
 static void
 as_opened(struct stat_ctx *c, const struct pctr_set *set, int e, int i)
 {
-	struct pctr_event *ev = &c->rep.ev[i];
-	size_t n = strlen(pctr_set_event(set, e)->name),
-	       p = strlen(c->rep.perf_name[i]);
+	struct pctr_event *ev = &c->rep.ev[i], plain = *pctr_set_event(set, e);
+	size_t p = strlen(c->rep.perf_name[i]), n;
 	enum tool_event t;
 
+	plain.flags &= ~(uint32_t)PCTR_EVENT_USER_FALLBACK;
+	n = (size_t)pctr_event_display_name(&plain, NULL, 0);
 	*ev = *pctr_set_event(set, e);
 	pctr_event_display_name(pctr_set_event(set, e), ev->name,
 				sizeof(ev->name));
@@ -581,6 +583,8 @@ as_opened(struct stat_ctx *c, const struct pctr_set *set, int e, int i)
 		n = strlen(ev->name);
 	}
 	/* and perf's name the same ":u" of a user-mode fallback */
+	if (n > strlen(ev->name)) /* cut short */
+		n = strlen(ev->name);
 	snprintf(c->rep.perf_name[i] + p, sizeof(c->rep.perf_name[i]) - p,
 		 "%s", ev->name + n);
 	pctr_set_skipped(set, e, &c->rep.err[i], c->rep.why[i],

@@ -581,6 +581,43 @@ TEST(raw_names_as_typed)
 }
 
 /*
+ * perf's "name=" term names the event's row, in a PMU's terms or after a
+ * generic event ("task-clock/name=tc/"), with modifiers after the slash
+ * and inside a group; the first of two is kept; an empty or malformed
+ * name, or another term after a generic event, is refused in one line,
+ * and nothing runs.
+ */
+TEST(name_term_as_perf)
+{
+	static const char *events =
+		"software/config=2,name=pf/u,software/config=2,name=pf.k-2/k,"
+		"{software/config=2,name=g1/,cs}:u,software/name=a,config=3,"
+		"name=b/,task-clock/name=tc/,cs/name=c2/u";
+	static const char *bad[] = { "software/config=2,name=/",
+				     "software/config=2,name=x y/",
+				     "software/config=2,name=1st/",
+				     "software/config=2,name/",
+				     "task-clock/name=tc,period=9/" };
+	char want[256], got[256];
+	struct result p, r;
+
+	p = perf("stat", "-x,", "-e", events, "--", SELF, "exit", "0", NULL);
+	r = pctr("stat", "-x,", "-e", events, "--", SELF, "exit", "0", NULL);
+	ASSERT_EQ(r.status, p.status);
+	event_column(p.err, want, sizeof(want));
+	event_column(r.err, got, sizeof(got));
+	ASSERT_STR_EQ(got, want);
+	ASSERT_STR_EQ(want, "pf\npf.k-2\ng1\ncs\na\ntc\nc2\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		r = pctr("stat", "-x,", "-e", bad[i], "--", SELF, "exit", "0",
+			 NULL);
+		ASSERT_NE(r.status, 0);
+		ASSERT_CONTAINS(r.err, "name");
+		ASSERT(strstr(r.err, "\n") == strrchr(r.err, '\n')); /* 1 line */
+	}
+}
+
+/*
  * A group's modifiers count on each member but, as perf 6.1 shows them,
  * are not in the members' names: "{page-faults,minor-faults:k}:u" gives
  * rows page-faults and minor-faults:k, in -x and in -j.
@@ -867,6 +904,7 @@ main(int argc, char **argv)
 		TEST_CASE(brace_group_with_unsupported)
 		TEST_CASE(canonical_names) TEST_CASE(raw_names_as_typed)
 		TEST_CASE(group_modifier_names_as_perf)
+		TEST_CASE(name_term_as_perf)
 		TEST_CASE(duration_time_is_the_run_s)
 		TEST_CASE(elapsed_time_leaves_out_the_counters_open_wait)
 		TEST_CASE(user_and_system_time_are_the_command_s)

@@ -95,6 +95,19 @@ static const struct row x86_rows[] = {
 	R("cpu/mem-loads/", 0, 4, 0xcd | 0x100, 3, 0, 0, 0, "cpu/mem-loads/"),
 	R("cpu/config=0x1234,config1=5/", 0, 4, 0x1234, 5, 0, 0, 0,
 	  "cpu/config=0x1234,config1=5/"),
+	/* perf's name= term: the row's name; the first of two kept */
+	R("cpu/event=0x3c,name=cyc/u", 0, 4, 0x3c, 0, 0, 1, 1,
+	  "cpu/event=0x3c,name=cyc/u"),
+	R("cpu/name=a_1.b-c!,event=0x3c,name=z/", 0, 4, 0x3c, 0, 0, 0, 0,
+	  "cpu/name=a_1.b-c!,event=0x3c,name=z/"),
+	R("task-clock/name=tc/u", 0, 1, 1, 0, 0, 1, 1, "task-clock/name=tc/u"),
+	R("cycles/name=cy/", 0, 0, 0, 0, 0, 0, 0, "cycles/name=cy/"),
+	R("task-clock/period=10/", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("task-clock/name=tc/x", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("cpu/event=0x3c,name=/", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("cpu/event=0x3c,name/", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("cpu/event=0x3c,name=9a/", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
+	R("cpu/event=0x3c,name=a:b/", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
 	R("cpu/event=300/", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
 	R("cpu/nosuch=1/", -ENOENT, 0, 0, 0, 0, 0, 0, NULL),
 	R("cpu/event=0xzz/", -EINVAL, 0, 0, 0, 0, 0, 0, NULL),
@@ -237,6 +250,36 @@ TEST(modifiers)
 	ASSERT_EQ(EXCL(ev, HOST), 1);
 	ASSERT_EQ(pctr_event_parse("cycles:q", &ev), -EINVAL);
 	ASSERT_CONTAINS(pctr_strerror(-EINVAL), "unknown modifier 'q'");
+}
+
+/* the name shown: a name= term's (the first), with a fallback's ":u" */
+TEST(display_name_takes_the_name_term)
+{
+	static const struct {
+		const char *spec, *shown, *fallback;
+	} rows[] = {
+		{ "cpu/event=0x3c,name=cyc/u", "cyc", "cyc:u" },
+		{ "cpu/name=a,event=0x3c,name=b/", "a", "a:u" },
+		{ "cpu/event=0x3c/", "cpu/event=0x3c/", "cpu/event=0x3c/u" },
+		{ "cycles", "cycles", "cycles:u" },
+		{ "task-clock/name=tc/", "tc", "tc:u" },
+		{ "mem:0x1000/4:rw", "mem:0x1000/4:rw", "mem:0x1000/4:rwu" },
+	};
+	char buf[PCTR_NAME_MAX];
+
+	use_machine("x86");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		struct pctr_event ev = { .size = sizeof(ev) };
+
+		ASSERT_OK(pctr_event_parse(rows[i].spec, &ev));
+		ASSERT_EQ(pctr_event_display_name(&ev, buf, sizeof(buf)),
+			  (int)strlen(rows[i].shown));
+		ASSERT_STR_EQ(buf, rows[i].shown);
+		ev.flags |= PCTR_EVENT_USER_FALLBACK;
+		pctr_event_display_name(&ev, buf, sizeof(buf));
+		ASSERT_STR_EQ(buf, rows[i].fallback);
+	}
+	ASSERT_EQ(pctr_event_display_name(NULL, buf, sizeof(buf)), -EINVAL);
 }
 
 TEST(unknown_event_suggests)
@@ -429,6 +472,7 @@ main(void)
 			       TEST_CASE(canonical_names_round_trip)
 			       TEST_CASE(breakpoints)
 			       TEST_CASE(modifiers)
+			       TEST_CASE(display_name_takes_the_name_term)
 			       TEST_CASE(unknown_event_suggests)
 			       TEST_CASE(too_long)
 			       TEST_CASE(hardware_flag)
