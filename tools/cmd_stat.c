@@ -242,10 +242,16 @@ static const char *const hw_defaults[] = {
 	"cycles",	"instructions",	    "branches",
 	"branch-misses", "cache-references", "cache-misses", NULL,
 };
-/* -d, as perf stat -d: the first level and last level data caches */
-static const char *const detailed_defaults[] = {
-	"L1-dcache-loads", "L1-dcache-load-misses", "LLC-loads",
-	"LLC-load-misses", NULL,
+/*
+ * -d, -dd, -ddd, as perf stat's: the first and last level data caches,
+ * then the instruction cache and the TLBs, then the prefetches; after
+ * the defaults, or after -e's events
+ */
+static const char *const detailed_levels[3] = {
+	"L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses",
+	"L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,"
+	"iTLB-loads,iTLB-load-misses",
+	"L1-dcache-prefetches,L1-dcache-prefetch-misses",
 };
 
 /* @names appended to @list, each after a comma */
@@ -256,6 +262,24 @@ append_names(const char *const *names, char *list, size_t len)
 		strncat(list, ",", len - strlen(list) - 1);
 		strncat(list, names[i], len - strlen(list) - 1);
 	}
+}
+
+/* @list and the events of -d's levels, in a string to free; NULL: ENOMEM */
+static char *
+with_detailed(const struct stat_ctx *c, const char *list)
+{
+	size_t len = strlen(list) + 1;
+	char *out;
+
+	for (int l = 0; l < c->detailed; l++)
+		len += strlen(detailed_levels[l]) + 1;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	strcpy(out, list);
+	for (int l = 0; l < c->detailed; l++)
+		strcat(strcat(out, *out ? "," : ""), detailed_levels[l]);
+	return out;
 }
 
 /*
@@ -270,8 +294,9 @@ default_events(struct stat_ctx *c)
 	snprintf(list, sizeof(list), "%s", sw_defaults);
 	if (c->rep.machine.has_pmu) {
 		append_names(hw_defaults, list, sizeof(list));
-		if (c->detailed)
-			append_names(detailed_defaults, list, sizeof(list));
+		for (int l = 0; l < c->detailed; l++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list),
+				 ",%s", detailed_levels[l]);
 	} else {
 		report_note(&c->rep, "no hardware events%s: %s",
 			    c->detailed ? " (nor the caches of -d)" : "",
@@ -413,11 +438,17 @@ choose_events(struct stat_ctx *c)
 {
 	int r = 0;
 
-	/* -n: no counters, the command's times only (the set's placeholder) */
-	if (c->null_run) {
+	/*
+	 * -n: no default counters, the command's times only (the set's
+	 * placeholder); -e's and -M's still count and -d adds nothing, as
+	 * with perf stat -n
+	 */
+	if (c->null_run && !c->events && !c->rep.metrics) {
 		c->rep.nr_events = 0;
 		return 0;
 	}
+	if (c->null_run)
+		c->detailed = 0;
 	/* the machine is looked at only when needed: it costs start-up time */
 	if (c->rep.format == FMT_JSON || (!c->events && !c->rep.metrics)) {
 		c->rep.machine.size = sizeof(c->rep.machine);
@@ -427,8 +458,16 @@ choose_events(struct stat_ctx *c)
 	if (!c->events && !c->rep.metrics)
 		return default_events(c);
 	c->rep.nr_events = 0;
-	if (c->events)
-		r = events_from_list(c, c->events);
+	if (c->events || c->detailed) { /* -e's, then -d's as perf adds them */
+		char *list = with_detailed(c, c->events ? c->events : "");
+
+		if (!list) {
+			tool_err("out of memory");
+			return 1;
+		}
+		r = events_from_list(c, list);
+		free(list);
+	}
 	if (r == 0 && c->rep.metrics)
 		r = add_metric_inputs(c);
 	if (r == 0)

@@ -31,7 +31,7 @@ struct stat_ctx {
 	long interval_ms;
 	double duration;
 	bool all_cpus;
-	bool detailed; /* -d: the cache events too, as perf stat -d */
+	int detailed; /* -d, -dd, -ddd: perf stat's levels of cache events */
 	bool strict; /* --strict: one event that cannot be counted fails */
 	long delay_ms; /* -D: counting starts this late; -1: at "enable" */
 	long interval_count; /* --interval-count: stop after so many rows */
@@ -45,7 +45,7 @@ struct stat_ctx {
 	const char *output;
 	struct runner rn; /* the output, the command, signals (runner.h) */
 	int verbose; /* -v: each event's perf_event_attr on the log */
-	bool null_run; /* -n: no counters, the times only */
+	bool null_run; /* -n: no default counters (-e's only), no -d */
 	bool quiet; /* --quiet: no report, errors only */
 	long timeout_ms; /* --timeout */
 	bool sync; /* -S: sync(2) before each run */

@@ -56,8 +56,8 @@ static const char usage_text[] =
 	"                            with -a: the counts of each core, "
 	"socket, node,\n"
 	"                            die, cluster, last level cache\n"
-	"  -d, --detailed            add the cache events to the "
-	"defaults\n"
+	"  -d, --detailed            add the cache events (-dd, -ddd: "
+	"more), as perf\n"
 	"  -M, --metrics NAMES       these derived metrics, their "
 	"events added\n"
 	"                            ('pctr list metrics')\n"
@@ -586,7 +586,7 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		fmt_big_num = false;
 		return 0;
 	case 'd':
-		c->detailed = true;
+		c->detailed += c->detailed < 3;
 		return 0;
 	case 'M':
 		return metric_parse(arg, &c->rep.metrics);
@@ -674,10 +674,7 @@ check_more_options(struct stat_ctx *c)
 static int
 check_run_options(struct stat_ctx *c)
 {
-	if (c->null_run && (c->events || c->rep.metrics || c->detailed))
-		tool_err("-n: counts nothing; -e, -M and -d name what to "
-			 "count");
-	else if (c->quiet && (c->output || c->log_fd >= 0))
+	if (c->quiet && (c->output || c->log_fd >= 0))
 		tool_err("--quiet: writes no report; -o and --log-fd say "
 			 "where to write one");
 	else if (c->log_fd >= 0 && c->output)
@@ -724,9 +721,6 @@ check_options(struct stat_ctx *c)
 	else if (attach && c->repeat > 1)
 		tool_err("-r: repeating needs a command started by pctr, not "
 			 "-p, -t or -a");
-	else if (c->detailed && c->events)
-		tool_err("-d: adds to the default events; with -e, name the "
-			 "events wanted");
 	else if (c->duration > 0 && !c->timeout && (!attach || c->rep.argv))
 		tool_err("--duration: only when attaching with -p, -t or -a "
 			 "and no command (a command is counted for its whole "

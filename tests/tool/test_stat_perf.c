@@ -285,10 +285,11 @@ TEST(dash_d_is_detailed)
 		 NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.err, "task-clock");
+	/* with -e: its events, then -d's (detailed_and_null_run_...) */
 	r = pctr("stat", "-d", "-e", "task-clock", "--", SELF, "exit", "0",
 		 NULL);
-	ASSERT_EQ(r.status, 2);
-	ASSERT_CONTAINS(r.err, "-d: adds to the default events");
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.err, "LLC-load-misses");
 }
 
 TEST(cpu_list_deduplicated)
@@ -618,6 +619,53 @@ TEST(name_term_as_perf)
 }
 
 /*
+ * -d after -e adds perf's cache events of each level (-dd, -ddd: more) to
+ * the events given; -n keeps -e's events and drops -d's: the same rows,
+ * in the same order, and the same status as perf's.  pctr refused both
+ * combinations.
+ */
+TEST(detailed_and_null_run_with_events_as_perf)
+{
+	static const char *const runs[][6] = {
+		{ "-e", "cs", "-d" },
+		{ "-e", "cs", "-dd" },
+		{ "-e", "cs", "-d", "-d", "-d" },
+		{ "-d", "-e", "{cs,page-faults}:u" },
+		{ "-n", "-e", "cs" },
+		{ "-n", "-e", "cs", "-d" },
+	};
+	char want[1024], got[1024];
+
+	needs_perf();
+	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+		char *argv[16];
+		struct result p, r;
+		int n = 1;
+
+		argv[n++] = "stat";
+		argv[n++] = "-x,";
+		for (int k = 0; k < 6 && runs[i][k]; k++)
+			argv[n++] = (char *)runs[i][k];
+		argv[n++] = "--";
+		argv[n++] = self_exe;
+		argv[n++] = "helper";
+		argv[n++] = "exit";
+		argv[n++] = "0";
+		argv[n] = NULL;
+		argv[0] = PERF;
+		p = run_in(argv, NULL);
+		argv[0] = (char *)pctr_path();
+		r = run_in(argv, NULL);
+		ASSERT_EQ(p.status, 0);
+		ASSERT_EQ(r.status, 0);
+		event_column(p.err, want, sizeof(want));
+		event_column(r.err, got, sizeof(got));
+		ASSERT_STR_EQ(got, want);
+		ASSERT_CONTAINS(got, "cs\n");
+	}
+}
+
+/*
  * A group's modifiers count on each member but, as perf 6.1 shows them,
  * are not in the members' names: "{page-faults,minor-faults:k}:u" gives
  * rows page-faults and minor-faults:k, in -x and in -j.
@@ -905,6 +953,7 @@ main(int argc, char **argv)
 		TEST_CASE(canonical_names) TEST_CASE(raw_names_as_typed)
 		TEST_CASE(group_modifier_names_as_perf)
 		TEST_CASE(name_term_as_perf)
+		TEST_CASE(detailed_and_null_run_with_events_as_perf)
 		TEST_CASE(duration_time_is_the_run_s)
 		TEST_CASE(elapsed_time_leaves_out_the_counters_open_wait)
 		TEST_CASE(user_and_system_time_are_the_command_s)
