@@ -433,6 +433,14 @@ print_attrs(const struct stat_ctx *c, FILE *log)
 				pctr_strerror(-EINVAL));
 }
 
+/* -g: every event in one group, as perf stat -g makes one (@r: so far) */
+static void
+group_all(struct stat_ctx *c, int r)
+{
+	for (int e = 0; r == 0 && c->group_all && e < c->rep.nr_events; e++)
+		c->group[e] = 1;
+}
+
 static int
 choose_events(struct stat_ctx *c)
 {
@@ -455,8 +463,11 @@ choose_events(struct stat_ctx *c)
 		pctr_machine_get(&c->rep.machine);
 	}
 	/* -M alone: the metrics' events only, as perf stat -M */
-	if (!c->events && !c->rep.metrics)
-		return default_events(c);
+	if (!c->events && !c->rep.metrics) {
+		r = default_events(c);
+		group_all(c, r);
+		return r;
+	}
 	c->rep.nr_events = 0;
 	if (c->events || c->detailed) { /* -e's, then -d's as perf adds them */
 		char *list = with_detailed(c, c->events ? c->events : "");
@@ -470,6 +481,7 @@ choose_events(struct stat_ctx *c)
 	}
 	if (r == 0 && c->rep.metrics)
 		r = add_metric_inputs(c);
+	group_all(c, r);
 	if (r == 0)
 		all_priv(c);
 	return r;

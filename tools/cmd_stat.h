@@ -32,6 +32,7 @@ struct stat_ctx {
 	double duration;
 	bool all_cpus;
 	int detailed; /* -d, -dd, -ddd: perf stat's levels of cache events */
+	bool group_all; /* -g: every event in one group, as perf stat -g */
 	bool strict; /* --strict: one event that cannot be counted fails */
 	long delay_ms; /* -D: counting starts this late; -1: at "enable" */
 	long interval_count; /* --interval-count: stop after so many rows */

@@ -91,7 +91,8 @@ static const char usage_text[] =
 	"  -q, --quiet               no report (errors only)\n"
 	"  -v, --verbose             each event's perf_event_attr "
 	"first (-vv too)\n"
-	"  -n, --null                count nothing: the times only\n"
+	"  -n, --null                no default events (-e's only): "
+	"the times\n"
 	"      --timeout MS          end the command after MS "
 	"milliseconds\n"
 	"      --all-user, --all-kernel\n"
@@ -102,8 +103,13 @@ static const char usage_text[] =
 	"  -S, --sync                sync(2) before each run\n"
 	"      --interval-clear      clear the screen before each "
 	"interval\n"
-	"      --summary             (the totals follow the intervals "
-	"always)\n";
+	"      --summary             -x and -j: the totals after -I's "
+	"intervals\n"
+	"                            (-x: marked summary; "
+	"--no-csv-summary: not)\n"
+	"  -g, --group               every event in one group\n"
+	"      --scale, --metric-no-group\n"
+	"                            taken, as perf's defaults here\n";
 
 static void
 usage(FILE *f)
@@ -140,6 +146,16 @@ enum {
 	OPT_FOR_EACH_CGROUP,
 	OPT_TABLE,
 	OPT_FORMAT,
+	OPT_NO_MERGE,
+	OPT_TOPDOWN,
+	OPT_TD_LEVEL,
+	OPT_SMI_COST,
+	OPT_METRIC_NO_GROUP,
+	OPT_METRIC_NO_MERGE,
+	OPT_PERCORE_SHOW_THREAD,
+	OPT_IOSTAT,
+	OPT_SCALE,
+	OPT_NO_CSV_SUMMARY,
 };
 
 /*
@@ -160,6 +176,21 @@ static const struct {
 	{ OPT_FOR_EACH_CGROUP, "run one 'pctr stat -a -G NAME' for each "
 			       "cgroup" },
 	{ OPT_TABLE, "-r N -j lists each run's counts under \"runs\"" },
+	{ OPT_NO_MERGE, "a hybrid CPU's parts of an event are counted in one "
+			"row; count one part with -e PMU/EVENT/, as "
+			"-e cpu_core/cycles/" },
+	{ OPT_TOPDOWN, "-M frontend_bound,backend_bound,bad_speculation,"
+		       "retiring (the first level, where the PMU has it)" },
+	{ OPT_TD_LEVEL, "-M frontend_bound,backend_bound,bad_speculation,"
+			"retiring (the first level, where the PMU has it)" },
+	{ OPT_SMI_COST, "-e msr/smi/ counts the SMIs, where the msr PMU has "
+			"them" },
+	{ OPT_METRIC_NO_MERGE, "-M adds an event two metrics share once, "
+			       "in no group (the top-down ones excepted)" },
+	{ OPT_PERCORE_SHOW_THREAD, "-a -A shows each CPU's counts, "
+				   "--per-core each core's" },
+	{ OPT_IOSTAT, "count the I/O stacks' uncore events with -a -e "
+		      "PMU/EVENT/ (pctr list shows the PMUs)" },
 };
 
 static const struct option long_options[] = {
@@ -172,6 +203,7 @@ static const struct option long_options[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "cgroup", required_argument, NULL, 'G' },
 	{ "detailed", no_argument, NULL, 'd' },
+	{ "group", no_argument, NULL, 'g' },
 	{ "metrics", required_argument, NULL, 'M' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "strict", no_argument, NULL, OPT_STRICT },
@@ -211,6 +243,16 @@ static const struct option long_options[] = {
 	{ "table", no_argument, NULL, OPT_TABLE },
 	{ "interval-clear", no_argument, NULL, OPT_INTERVAL_CLEAR },
 	{ "sync", no_argument, NULL, 'S' },
+	{ "scale", no_argument, NULL, OPT_SCALE },
+	{ "no-csv-summary", no_argument, NULL, OPT_NO_CSV_SUMMARY },
+	{ "no-merge", no_argument, NULL, OPT_NO_MERGE },
+	{ "topdown", no_argument, NULL, OPT_TOPDOWN },
+	{ "td-level", required_argument, NULL, OPT_TD_LEVEL },
+	{ "smi-cost", no_argument, NULL, OPT_SMI_COST },
+	{ "metric-no-group", no_argument, NULL, OPT_METRIC_NO_GROUP },
+	{ "metric-no-merge", no_argument, NULL, OPT_METRIC_NO_MERGE },
+	{ "percore-show-thread", no_argument, NULL, OPT_PERCORE_SHOW_THREAD },
+	{ "iostat", optional_argument, NULL, OPT_IOSTAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -511,7 +553,11 @@ parse_run_option(struct stat_ctx *c, int opt, const char *arg)
 	case OPT_INTERVAL_CLEAR:
 		c->interval_clear = true;
 		return 0;
-	case OPT_SUMMARY: /* the totals always follow the intervals */
+	case OPT_SUMMARY: /* pctr's own layouts always end with them */
+		c->rep.summary = true;
+		return 0;
+	case OPT_NO_CSV_SUMMARY:
+		c->rep.no_csv_summary = true;
 		return 0;
 	}
 	return refuse(opt) < 0 ? -1 : 1;
@@ -588,6 +634,13 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 	case 'd':
 		c->detailed += c->detailed < 3;
 		return 0;
+	case 'g':
+		c->group_all = true;
+		return 0;
+	case OPT_SCALE: /* perf's default: counts are always scaled */
+		return 0;
+	case OPT_METRIC_NO_GROUP: /* -M groups only the top-down events, */
+		return 0;	  /* which perf's --metric-no-group keeps too */
 	case 'M':
 		return metric_parse(arg, &c->rep.metrics);
 	case OPT_DURATION:
@@ -737,7 +790,7 @@ stat_parse_options(struct stat_ctx *c, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:G:BdD:M:jx:o:hvqniTS",
+	while ((opt = getopt_long(argc, argv, "+:e:r:I:p:t:aAC:G:BdD:gM:jx:o:hvqniTS",
 				  long_options, NULL)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);

@@ -415,11 +415,18 @@ perf_report_print(FILE *f, const struct stat_report *r)
 			       .elapsed_ns = mean_elapsed(r) };
 
 	l.sep = r->format == FMT_PERF_CSV ? r->sep : NULL;
-	/* with -I, the intervals were the report, as in perf */
-	if (!g || r->interval || r->nr_runs == 0) {
+	/*
+	 * with -I, the intervals were the report, as in perf; with
+	 * --summary the totals follow, in -j without an "interval"; in -x
+	 * (with -I or not) marked "summary" in a column of their own, but
+	 * with --no-csv-summary
+	 */
+	if (!g || (r->interval && !r->summary) || r->nr_runs == 0) {
 		free(g);
 		return;
 	}
+	if (r->summary && l.sep && !r->no_csv_summary)
+		l.time = "         summary"; /* perf's "%16s" */
 	if (r->per_thread) {
 		instance_lines(&l, r->instances, r->nr_instances);
 	} else {

@@ -245,6 +245,8 @@ struct stat_report {
 	int *err; /* not 0: cannot be counted here, why */
 	char (*why)[512]; /* err's text, as the open said it */
 	bool interval; /* -I given */
+	bool summary; /* --summary: perf's layouts end -I with the totals */
+	bool no_csv_summary; /* --no-csv-summary: those rows unmarked */
 	bool delayed; /* -D given: runs[].delay_ns is known */
 
 	/* what happened */

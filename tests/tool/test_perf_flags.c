@@ -257,6 +257,13 @@ TEST(refused_flags_name_the_replacement)
 		{ "--metric-only", "-M NAMES" },
 		{ "--for-each-cgroup=a", "-G NAME" },
 		{ "--table", "-r N -j" },
+		{ "--no-merge", "-e cpu_core/cycles/" },
+		{ "--topdown", "-M frontend_bound," },
+		{ "--td-level=1", "-M frontend_bound," },
+		{ "--smi-cost", "-e msr/smi/" },
+		{ "--metric-no-merge", "-M adds" },
+		{ "--percore-show-thread", "-a -A" },
+		{ "--iostat", "-a -e PMU/EVENT/" },
 	};
 
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
@@ -266,6 +273,33 @@ TEST(refused_flags_name_the_replacement)
 		ASSERT_EQ(r.status, 2);
 		ASSERT_CONTAINS(r.err, "is not supported: ");
 		ASSERT_CONTAINS(r.err, flags[i][1]);
+	}
+}
+
+/*
+ * perf's flags that change nothing here are taken: -g (the events are one
+ * group, which they are when they fit), --scale (counts are scaled),
+ * --metric-no-group (-M groups only what perf keeps grouped too).  The
+ * same rows as perf's.
+ */
+TEST(flags_taken_as_perf_takes_them)
+{
+	static const char *const flags[] = { "-g", "--group", "--scale",
+					     "--metric-no-group" };
+
+	needs_perf();
+	for (size_t i = 0; i < sizeof(flags) / sizeof(*flags); i++) {
+		struct result p, r;
+
+		p = perf("stat", "-x,", flags[i], "-e", "cs,page-faults", "--",
+			 SELF, "exit", "0", NULL);
+		r = pctr("stat", "-x,", flags[i], "-e", "cs,page-faults", "--",
+			 SELF, "exit", "0", NULL);
+		ASSERT_EQ(p.status, 0);
+		ASSERT_EQ(r.status, 0);
+		ASSERT_CONTAINS(r.err, ",,cs,");
+		ASSERT_CONTAINS(r.err, ",,page-faults,");
+		ASSERT_CONTAINS(p.err, ",,page-faults,");
 	}
 }
 
@@ -284,5 +318,6 @@ main(int argc, char **argv)
 			       TEST_CASE(pre_post_and_sync) TEST_CASE(log_fd)
 			       TEST_CASE(interval_clear_and_summary)
 			       TEST_CASE(cpu_alone_implies_all)
-			       TEST_CASE(refused_flags_name_the_replacement)));
+			       TEST_CASE(refused_flags_name_the_replacement)
+			       TEST_CASE(flags_taken_as_perf_takes_them)));
 }

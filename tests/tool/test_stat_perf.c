@@ -5,6 +5,7 @@
  * intervals end, write errors, -d, -C with repeats, a process not there,
  * an empty listing in JSON.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -665,6 +666,76 @@ TEST(detailed_and_null_run_with_events_as_perf)
 	}
 }
 
+/* the last line of @s, at most @len bytes of it */
+static void
+last_line(const char *s, char *out, size_t len)
+{
+	const char *end = s + strlen(s), *l;
+
+	while (end > s && end[-1] == '\n')
+		end--;
+	for (l = end; l > s && l[-1] != '\n'; l--)
+		;
+	snprintf(out, len, "%.*s", (int)(end - l), l);
+}
+
+/*
+ * --summary: perf's -x ends with the totals in rows marked "summary" (with
+ * -I or without), --no-csv-summary leaves the mark out, and -j's totals
+ * have no "interval".  pctr took --summary and printed no totals in -x
+ * and -j after -I, and refused --no-csv-summary.
+ */
+TEST(summary_rows_as_perf)
+{
+	static const char *const runs[][5] = {
+		{ "-x,", "-I", "100", "--summary" },
+		{ "-x,", "-I", "100", "--summary", "--no-csv-summary" },
+		{ "-x,", "--summary" },
+		{ "-j", "-I", "100", "--summary" },
+	};
+
+	needs_perf();
+	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+		char *argv[16], pl[512], rl[512];
+		struct result p, r;
+		int n = 1;
+
+		argv[n++] = "stat";
+		for (int k = 0; k < 5 && runs[i][k]; k++)
+			argv[n++] = (char *)runs[i][k];
+		argv[n++] = "-e";
+		argv[n++] = "page-faults";
+		argv[n++] = "--";
+		argv[n++] = self_exe;
+		argv[n++] = "helper";
+		argv[n++] = "pace";
+		argv[n++] = "40";
+		argv[n++] = "250";
+		argv[n] = NULL;
+		argv[0] = PERF;
+		p = run_in(argv, NULL);
+		argv[0] = (char *)pctr_path();
+		r = run_in(argv, NULL);
+		ASSERT_EQ(p.status, 0);
+		ASSERT_EQ(r.status, 0);
+		last_line(p.err, pl, sizeof(pl));
+		last_line(r.err, rl, sizeof(rl));
+		if (i == 1) { /* no mark: the value first */
+			ASSERT(isdigit((unsigned char)pl[0]));
+			ASSERT(isdigit((unsigned char)rl[0]));
+		} else if (i == 3) {
+			ASSERT(!strstr(pl, "\"interval\""));
+			ASSERT(!strstr(rl, "\"interval\""));
+			ASSERT_CONTAINS(rl, "\"event\" : \"page-faults\"");
+		} else {
+			ASSERT(!strncmp(pl, "         summary,", 17));
+			ASSERT(!strncmp(rl, "         summary,", 17));
+		}
+		ASSERT_CONTAINS(pl, "page-faults");
+		ASSERT_CONTAINS(rl, "page-faults");
+	}
+}
+
 /*
  * A group's modifiers count on each member but, as perf 6.1 shows them,
  * are not in the members' names: "{page-faults,minor-faults:k}:u" gives
@@ -954,6 +1025,7 @@ main(int argc, char **argv)
 		TEST_CASE(group_modifier_names_as_perf)
 		TEST_CASE(name_term_as_perf)
 		TEST_CASE(detailed_and_null_run_with_events_as_perf)
+		TEST_CASE(summary_rows_as_perf)
 		TEST_CASE(duration_time_is_the_run_s)
 		TEST_CASE(elapsed_time_leaves_out_the_counters_open_wait)
 		TEST_CASE(user_and_system_time_are_the_command_s)
