@@ -277,7 +277,7 @@ pctr_event_display_name(const struct pctr_event *ev, char *buf, size_t len)
 	if (!ev || (!buf && len))
 		return pctr__error(EINVAL, "NULL event or buffer");
 	n = strnlen(ev->name, PCTR_NAME_MAX) < PCTR_NAME_MAX
-		    ? pctr__name_term(ev->name, &name) /* "pmu/...,name=N/" */
+		    ? pctr__term_value(ev->name, "name", &name) /* ",name=N" */
 		    : 0;
 	if (ev->flags & PCTR_EVENT_USER_FALLBACK)
 		tail = strchr(ev->name, '/') && !n ? "u" : ":u";

@@ -75,9 +75,10 @@ int pctr__sysfs_parse(const char *spec, struct pctr_event *ev);
 /* a term list "t=v,t" on @ev; @pmu NULL: after a generic event (name=) */
 int pctr__sysfs_terms(struct pctr_event *ev, const char *pmu,
 		      const char *terms);
-/* perf's "name=NAME" in "pmu/...,name=NAME,.../": NAME's length, at *@name;
- * 0 if @spec has none */
-size_t pctr__name_term(const char *spec, const char **name);
+/* the first "TERM=VALUE" of "pmu/...,TERM=VALUE,.../": VALUE's length, at
+ * *@value; 0 if @spec has none */
+size_t pctr__term_value(const char *spec, const char *term,
+			const char **value);
 /* event.c: "task-clock/name=tc/u"; -ENOENT if not a generic event */
 int pctr__generic_with_terms(const char *spec, struct pctr_event *ev);
 int pctr__sysfs_find_event(const char *name, struct pctr_event *ev);

@@ -107,14 +107,15 @@ check_name(const char *val)
 }
 
 size_t
-pctr__name_term(const char *spec, const char **name)
+pctr__term_value(const char *spec, const char *term, const char **value)
 {
 	const char *s1 = strchr(spec, '/'), *end = s1 ? strchr(s1 + 1, '/') : NULL;
+	size_t n = strlen(term);
 
 	for (const char *t = s1; t && t < end; t = strchr(t + 1, ',')) {
-		if (!strncmp(t + 1, "name=", 5)) {
-			*name = t + 6;
-			return strcspn(t + 6, ",/");
+		if (!strncmp(t + 1, term, n) && t[n + 1] == '=') {
+			*value = t + n + 2;
+			return strcspn(*value, ",/");
 		}
 	}
 	return 0;
@@ -134,11 +135,23 @@ apply_term(struct pctr_event *ev, const char *pmu, char *term, int depth)
 					   "name=NAME");
 		return check_name(eq + 1);
 	}
+	/*
+	 * perf's sampling terms: checked, and left to the sampler (pctr
+	 * record and profile take them; a set samples at pctr_sampling's)
+	 */
+	if (!strcmp(term, "period") || !strcmp(term, "freq")) {
+		uint64_t v;
+
+		if (!eq || parse_number(eq + 1, &v) < 0 || v == 0)
+			return pctr__error(EINVAL, "term '%s' takes a number "
+					   "above 0: %s=N", term, term);
+		return 0;
+	}
 	if (!pmu)
 		return pctr__error(EINVAL,
 				   "term '%s' is not taken after a generic "
-				   "event (name=NAME is; a PMU's own terms go "
-				   "in PMU/.../)",
+				   "event (name=, period= and freq= are; a "
+				   "PMU's own terms go in PMU/.../)",
 				   term);
 	if (eq) {
 		if (parse_number(eq + 1, &val) < 0)

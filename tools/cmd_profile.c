@@ -22,6 +22,7 @@
  * goes to standard error, or to FILE (opened close-on-exec, so the command
  * cannot write into it), or with "-o -" to standard output.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <linux/perf_event.h>
@@ -88,6 +89,9 @@ struct opts {
 	FILE *svg_out, *perf_data_out; /* open before the command runs */
 	struct runner rn; /* the outputs, the command, signals (runner.h) */
 	char **argv;
+	bool quiet; /* -q: no "[ pctr record: ... ]" */
+	unsigned int pages; /* -m: the ring's data pages, a power of 2 */
+	char event_buf[PCTR_NAME_MAX]; /* -e's without period= and freq= */
 };
 
 /* every sample: its process's address space and its stack, leaf first */
@@ -221,6 +225,12 @@ usage_record(FILE *f)
 		"                            one is renamed FILE.old first)\n"
 		"  -e, -c, -F, -g, --call-graph, -p, -t, -a, -C, -d: as pctr "
 		"profile's\n"
+		"  -q, --quiet               no line on what was written\n"
+		"  -m, --mmap-pages N        the ring: N pages, or a size "
+		"(512K)\n"
+		"  -T, --sample-cpu, -P, -N  taken (samples always have their "
+		"time, CPU\n"
+		"                            and period)\n"
 		"  -h, --help                this text\n");
 }
 
@@ -257,7 +267,8 @@ usage(const struct opts *o, FILE *f)
 		"cpu-clock with -a)\n"
 		"  -c, --period N            a sample every N events\n"
 		"  -F, --freq HZ             HZ samples a second (default "
-		"1000)\n"
+		"1000; max:\n"
+		"                            the kernel's limit)\n"
 		"  -g                        call chains (frame pointers), "
 		"kernel and user\n"
 		"      --call-graph fp|dwarf[,SIZE]\n"
@@ -346,6 +357,7 @@ enum {
 	OPT_FOLDED,
 	OPT_SVG,
 	OPT_PERF_DATA,
+	OPT_SAMPLE_CPU,
 };
 
 static const struct option long_options[] = {
@@ -368,8 +380,67 @@ static const struct option long_options[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
+	/* perf record's */
+	{ "count", required_argument, NULL, 'c' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "timestamp", no_argument, NULL, 'T' },
+	{ "sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU },
+	{ "no-buildid-cache", no_argument, NULL, 'N' },
 	{ NULL, 0, NULL, 0 }
 };
+
+/*
+ * -F max: the kernel's limit (perf_event_max_sample_rate), as perf
+ * record takes it; 0 if it cannot be read
+ */
+static uint64_t
+max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * -m N: N data pages, or a size with B, K, M or G, as perf record takes
+ * it (rounded up to pages, then to a power of 2)
+ */
+static int
+parse_pages(struct opts *o, const char *arg)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *end;
+	unsigned long long v, n;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *arg == '-' || v == 0)
+		return usage_error(o, "-m takes pages or a size (512K, 4M)",
+				   arg);
+	if (*end) {
+		const char *units = "BKMG", *u = strchr(units, toupper(*end));
+
+		if (!u || end[1] || v > (1ull << 40))
+			return usage_error(o, "-m takes pages or a size (512K, "
+					   "4M)", arg);
+		v <<= 10 * (u - units);
+		v = (v + page - 1) / page;
+	}
+	for (n = 1; n < v; n <<= 1)
+		;
+	v = n;
+	if (v > 1u << 16)
+		return usage_error(o, "-m: at most 65536 pages", arg);
+	o->pages = (unsigned int)v;
+	return 0;
+}
 
 /* fp | dwarf[,SIZE]: SIZE bytes, rounded up to 8 as perf does */
 static int
@@ -423,9 +494,21 @@ parse_sample_opt(struct opts *o, int c, const char *arg)
 								arg)
 						   : 0;
 	case 'F':
+		if (!strcmp(arg, "max") && (o->hz = max_sample_rate()) != 0)
+			return 0;
 		return parse_u64(arg, &o->hz) ? usage_error(o, "bad frequency",
 							    arg)
 					      : 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'm':
+		return parse_pages(o, arg);
+	case 'T':	     /* perf record's: every sample has its time, */
+	case OPT_SAMPLE_CPU: /* its CPU */
+	case 'P':	     /* and its period */
+	case 'N':	     /* and no build-id cache is kept */
+		return 0;
 	case 'g':
 		o->callgraph = CG_FP;
 		return 0;
@@ -525,6 +608,37 @@ check_record(struct opts *o)
 	return 0;
 }
 
+/*
+ * perf's sampling terms of "EVENT/...,period=N,.../" (or freq=N), which
+ * the library checks and leaves to the sampler: N, or 0 without one.  As
+ * in perf, they come before -c and -F.
+ */
+static uint64_t
+event_term(const char *spec, const char *term)
+{
+	const char *t = strchr(spec, '/'), *end = t ? strchr(t + 1, '/') : NULL;
+	size_t n = strlen(term);
+
+	for (; t && t < end; t = strchr(t + 1, ','))
+		if (!strncmp(t + 1, term, n) && t[n + 1] == '=')
+			return strtoull(t + n + 2, NULL, 0);
+	return 0;
+}
+
+static int
+no_op(const struct pctr_event *ev, int group, void *arg)
+{
+	(void)ev, (void)group, (void)arg;
+	return 0;
+}
+
+/* the events of @list (commas inside "pmu/.../" part no two); < 0: bad */
+static int
+events_in(const char *list)
+{
+	return pctr_event_parse_list(list, no_op, NULL);
+}
+
 static int
 check_opts(struct opts *o, int argc, char **argv)
 {
@@ -540,11 +654,18 @@ check_opts(struct opts *o, int argc, char **argv)
 		return check_input(o, argc, argv);
 	if (o->period && o->hz)
 		return usage_error(o, "give -c or -F, not both", NULL);
+	if (o->event && event_term(o->event, "period")) {
+		o->period = event_term(o->event, "period");
+		o->hz = 0;
+	} else if (o->event && event_term(o->event, "freq")) {
+		o->hz = event_term(o->event, "freq");
+		o->period = 0;
+	}
 	if (o->target.nr_cpus && o->target.type != PCTR_TARGET_CPU)
 		return usage_error(o, "-C needs -a", NULL);
 	if (o->json && o->folded)
 		return usage_error(o, "give --json or --folded, not both", NULL);
-	if (o->event && strchr(o->event, ','))
+	if (o->event && events_in(o->event) > 1)
 		return usage_error(o, "profile samples one event; -e names "
 				   "several (run one profile per event)",
 				   o->event);
@@ -570,7 +691,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->keys[0] = KEY_SYM;
 	o->nr_keys = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:c:F:gp:t:aC:d:s:jo:i:h",
+	while ((c = getopt_long(argc, argv, "+e:c:F:gp:t:aC:d:s:jo:i:hqm:TPN",
 				long_options, NULL)) != -1)
 		if ((r = parse_opt(o, c, optarg)) != 0)
 			return r;
@@ -634,7 +755,8 @@ cycles_fallback(struct pctr_set **setp)
 static int
 open_set(const struct opts *o, struct pctr_set **setp)
 {
-	struct pctr_sampling cfg = { .size = sizeof(cfg), .pages = 128 };
+	struct pctr_sampling cfg = { .size = sizeof(cfg),
+				     .pages = o->pages ? o->pages : 128 };
 	int r;
 
 	cfg.period = o->period ? o->period : o->hz ? o->hz : DEFAULT_HZ;
@@ -1402,7 +1524,7 @@ close_perf_data(const struct opts *o, struct prof *p)
 	uint64_t bytes = 0, samples = 0;
 	int r = p->pd ? perf_data_close(p->pd, &bytes, &samples) : 0;
 
-	if (r == 0 && p->pd && o->mode == MODE_RECORD)
+	if (r == 0 && p->pd && o->mode == MODE_RECORD && !o->quiet)
 		fprintf(stderr, "[ pctr record: Captured and wrote %.3f MB %s "
 				"(%llu samples) ]\n",
 			(double)bytes / (1024 * 1024), o->perf_data,

@@ -79,10 +79,13 @@ perf_clock_ns(void)
 	return t;
 }
 
-/* a recording of profile_chain MS MODE, with -g or without, into @data */
+/*
+ * a recording of profile_chain MS MODE, a sample every PERIOD ns of
+ * task-clock, with -g or without, into @data
+ */
 static void
-record_mode(char *data, const char *ms, const char *mode, uint64_t *t0,
-	    uint64_t *t1, bool chain)
+record_mode(char *data, const char *ms, const char *mode, const char *period,
+	    uint64_t *t0, uint64_t *t1, bool chain)
 {
 	struct result r;
 	int fd;
@@ -92,7 +95,7 @@ record_mode(char *data, const char *ms, const char *mode, uint64_t *t0,
 	ASSERT(fd >= 0);
 	close(fd);
 	*t0 = perf_clock_ns();
-	r = pctr("record", "-e", "task-clock", "-c", "1000000", "-o", data,
+	r = pctr("record", "-e", "task-clock", "-c", period, "-o", data,
 		 chain ? "-g" : "--", chain ? "--" : chain_prog(),
 		 chain ? chain_prog() : ms, chain ? ms : mode,
 		 chain ? mode : NULL, NULL);
@@ -105,7 +108,7 @@ record_mode(char *data, const char *ms, const char *mode, uint64_t *t0,
 static void
 record_chain(char *data, const char *ms, uint64_t *t0, uint64_t *t1)
 {
-	record_mode(data, ms, "fork", t0, t1, true);
+	record_mode(data, ms, "fork", "1000000", t0, t1, true);
 }
 
 static struct result
@@ -344,7 +347,8 @@ mask_symbol(char *line)
  * of pctr script's output that name the module @dso.
  */
 static int
-script_is_perf_script(const char *mode, bool chain, const char *dso)
+script_is_perf_script(const char *mode, bool chain, const char *dso,
+		      const char *ms, const char *period)
 {
 	char data[64];
 	uint64_t t0, t1;
@@ -352,7 +356,7 @@ script_is_perf_script(const char *mode, bool chain, const char *dso)
 	char *a, *b, *sa, *sb;
 	int lines = 0, same = 0, in_dso = 0;
 
-	record_mode(data, "200", mode, &t0, &t1, chain);
+	record_mode(data, ms, mode, period, &t0, &t1, chain);
 	p = perf_run("script", "-i", data, NULL, NULL);
 	ASSERT_EQ(p.status, 0);
 	q = pctr("script", "-i", data, NULL);
@@ -391,8 +395,12 @@ script_is_perf_script(const char *mode, bool chain, const char *dso)
 TEST(pctr_script_is_perf_script)
 {
 	need_perf();
-	ASSERT_GT(script_is_perf_script("fork", true, " hot+0x"), 0);
-	ASSERT_GT(script_is_perf_script("fork", false, " hot+0x"), 0);
+	ASSERT_GT(script_is_perf_script("fork", true, " hot+0x", "200",
+					"1000000"),
+		  0);
+	ASSERT_GT(script_is_perf_script("fork", false, " hot+0x", "200",
+					"1000000"),
+		  0);
 }
 
 /*
@@ -400,15 +408,25 @@ TEST(pctr_script_is_perf_script)
  * code), which perf script names in "[vdso]" from the image the kernel
  * maps into every process, and a PLT entry (a call of getauxval()),
  * which perf names "getauxval@plt" from the relocations.  pctr script
- * names both as perf does.  Once both were "[unknown]".
+ * names both as perf does.  Once both were "[unknown]".  The PLT's jump
+ * holds about one sample in 200 (0 to 3 of 200 seen): 3000 samples there
+ * (a 0.1 ms period), where 200 had none in 2 runs of 3.
  */
 TEST(pctr_script_names_the_vdso_and_the_plt)
 {
+	static const char *plt = " getauxval@plt+0x";
+
 	need_perf();
-	ASSERT_GE(script_is_perf_script("vdso", false, "([vdso])"), 100);
-	ASSERT_GE(script_is_perf_script("vdso", true, "([vdso])"), 100);
-	ASSERT_GT(script_is_perf_script("plt", false, " getauxval@plt+0x"), 0);
-	ASSERT_GT(script_is_perf_script("plt", true, " getauxval@plt+0x"), 0);
+	ASSERT_GE(script_is_perf_script("vdso", false, "([vdso])", "200",
+					"1000000"),
+		  100);
+	ASSERT_GE(script_is_perf_script("vdso", true, "([vdso])", "200",
+					"1000000"),
+		  100);
+	ASSERT_GT(script_is_perf_script("plt", false, plt, "300", "100000"),
+		  0);
+	ASSERT_GT(script_is_perf_script("plt", true, plt, "300", "100000"),
+		  0);
 }
 
 /*
@@ -493,6 +511,71 @@ TEST(attached_process_named_after_it_ends)
 }
 
 /* what each verb refuses (2), and files that are not there (1) */
+/*
+ * perf record's flags that pctr record had refused ("invalid option"),
+ * run through both on the same command: -q says nothing; -T, --sample-cpu,
+ * -P, -N change nothing (every sample has its time, CPU and period; no
+ * build-id cache is kept); -m sizes the ring; -F max is the kernel's
+ * limit; an event's period= or freq= term comes before -c and -F, and
+ * perf script reads the period back.
+ */
+TEST(perf_record_flags_taken)
+{
+	static const char *const runs[][5] = {
+		{ "-q" },
+		{ "-T", "--sample-cpu", "-P", "-N" },
+		{ "-m", "3" },
+		{ "--mmap-pages=512K" },
+		{ "-F", "max" },
+		{ "-e", "task-clock/period=20000/", "-F", "99" },
+		{ "-e", "task-clock/freq=300/", "-c", "5" },
+	};
+	char data[64];
+	int n;
+
+	need_perf();
+	strcpy(data, "/tmp/pctr-record-XXXXXX");
+	n = mkstemp(data);
+	ASSERT(n >= 0);
+	close(n);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+		char *argv[16];
+		struct result p, r;
+
+		n = 1;
+		argv[n++] = "record";
+		for (int k = 0; k < 5 && runs[i][k]; k++)
+			argv[n++] = (char *)runs[i][k];
+		argv[n++] = "-o";
+		argv[n++] = data;
+		argv[n++] = "--";
+		argv[n++] = (char *)chain_prog();
+		argv[n++] = "50";
+		argv[n] = NULL;
+		argv[0] = PERF;
+		p = run_in(argv, NULL);
+		argv[0] = (char *)pctr_path();
+		r = run_in(argv, NULL);
+		ASSERT_EQ(p.status, 0);
+		ASSERT_EQ(r.status, 0);
+		if (i == 0)
+			ASSERT(!strstr(r.err, "Captured"));
+		else
+			ASSERT_CONTAINS(r.err, "[ pctr record: Captured and ");
+		p = perf_run("script", "-i", data, "-F", "period");
+		ASSERT_EQ(p.status, 0);
+		if (i == 5) { /* the term's period, each sample */
+			char *save, *l = strtok_r(p.out, "\n", &save);
+			int samples = 0;
+
+			for (; l; l = strtok_r(NULL, "\n", &save), samples++)
+				ASSERT_EQ(atol(l), 20000);
+			ASSERT_GT(samples, 100);
+		}
+	}
+	unlink(data);
+}
+
 TEST(usage_and_missing_files)
 {
 	struct result r;
@@ -528,5 +611,6 @@ main(void)
 			       TEST_CASE(pctr_script_names_the_vdso_and_the_plt)
 			       TEST_CASE(default_file_old_kept_report_on_stdout)
 			       TEST_CASE(attached_process_named_after_it_ends)
+			       TEST_CASE(perf_record_flags_taken)
 			       TEST_CASE(usage_and_missing_files)));
 }

@@ -599,7 +599,7 @@ TEST(name_term_as_perf)
 				     "software/config=2,name=x y/",
 				     "software/config=2,name=1st/",
 				     "software/config=2,name/",
-				     "task-clock/name=tc,period=9/" };
+				     "task-clock/name=tc,config=9/" };
 	char want[256], got[256];
 	struct result p, r;
 
