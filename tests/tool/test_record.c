@@ -17,8 +17,6 @@
 
 #include "tool.h"
 
-#define PERF "/usr/bin/perf"
-
 static const char *
 chain_prog(void)
 {
@@ -27,14 +25,6 @@ chain_prog(void)
 	if (!p)
 		SKIP("$PROFILE_CHAIN is not set (run through meson test)");
 	return p;
-}
-
-static void
-need_perf(void)
-{
-	if (access(PERF, X_OK))
-		SKIP("perf is not installed (linux-perf; scripts/deps.sh "
-		     "check installs it)");
 }
 
 /*
@@ -139,7 +129,7 @@ TEST(perf_script_reads_times_cpus_threads_periods)
 	bool leaf = false;
 	char *line, *save;
 
-	need_perf();
+	needs_perf();
 	record_chain(data, "300", &t0, &t1);
 	p = perf_run("script", "-i", data, "-F",
 		     "pid,tid,cpu,time,period,ip,sym");
@@ -199,7 +189,7 @@ TEST(perf_script_time_window)
 	double a, b;
 	const char *at;
 
-	need_perf();
+	needs_perf();
 	record_chain(data, "300", &t0, &t1);
 	all = perf_run("script", "-i", data, "-F", "time");
 	ASSERT_EQ(all.status, 0);
@@ -243,7 +233,7 @@ TEST(sideband_records_have_times)
 	unsigned long s, us;
 	uint64_t t;
 
-	need_perf();
+	needs_perf();
 	ASSERT(realpath(chain_prog(), prog) != NULL);
 	record_chain(data, "50", &t0, &t1);
 	p = perf_run("script", "-i", data, "--show-mmap-events",
@@ -297,7 +287,7 @@ TEST(perf_report_header_features)
 	struct utsname u;
 	struct result p;
 
-	need_perf();
+	needs_perf();
 	ASSERT(realpath(chain_prog(), prog) != NULL);
 	ASSERT_EQ(uname(&u), 0);
 	record_chain(data, "100", &t0, &t1);
@@ -394,7 +384,7 @@ script_is_perf_script(const char *mode, bool chain, const char *dso,
 
 TEST(pctr_script_is_perf_script)
 {
-	need_perf();
+	needs_perf();
 	ASSERT_GT(script_is_perf_script("fork", true, " hot+0x", "200",
 					"1000000"),
 		  0);
@@ -416,7 +406,7 @@ TEST(pctr_script_names_the_vdso_and_the_plt)
 {
 	static const char *plt = " getauxval@plt+0x";
 
-	need_perf();
+	needs_perf();
 	ASSERT_GE(script_is_perf_script("vdso", false, "([vdso])", "200",
 					"1000000"),
 		  100);
@@ -480,7 +470,7 @@ TEST(attached_process_named_after_it_ends)
 	struct result r, p;
 	int status;
 
-	need_perf();
+	needs_perf();
 	ASSERT(realpath(chain_prog(), prog) != NULL);
 	strcpy(data, "/tmp/pctr-record-XXXXXX");
 	ASSERT((status = mkstemp(data)) >= 0);
@@ -521,7 +511,7 @@ TEST(attached_process_named_after_it_ends)
  */
 TEST(perf_record_flags_taken)
 {
-	static const char *const runs[][5] = {
+	static const char *const runs[][6] = {
 		{ "-q" },
 		{ "-T", "--sample-cpu", "-P", "-N" },
 		{ "-m", "3" },
@@ -533,29 +523,19 @@ TEST(perf_record_flags_taken)
 	char data[64];
 	int n;
 
-	need_perf();
+	needs_perf();
 	strcpy(data, "/tmp/pctr-record-XXXXXX");
 	n = mkstemp(data);
 	ASSERT(n >= 0);
 	close(n);
 	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
-		char *argv[16];
+		static const char *const head[] = { "record", NULL };
+		const char *const cmd[] = { "-o", data, "--", chain_prog(),
+					    "50", NULL };
+		const char *const *const parts[] = { head, runs[i], cmd, NULL };
 		struct result p, r;
 
-		n = 1;
-		argv[n++] = "record";
-		for (int k = 0; k < 5 && runs[i][k]; k++)
-			argv[n++] = (char *)runs[i][k];
-		argv[n++] = "-o";
-		argv[n++] = data;
-		argv[n++] = "--";
-		argv[n++] = (char *)chain_prog();
-		argv[n++] = "50";
-		argv[n] = NULL;
-		argv[0] = PERF;
-		p = run_in(argv, NULL);
-		argv[0] = (char *)pctr_path();
-		r = run_in(argv, NULL);
+		perf_and_pctr(parts, &p, &r);
 		ASSERT_EQ(p.status, 0);
 		ASSERT_EQ(r.status, 0);
 		if (i == 0)

@@ -627,7 +627,7 @@ TEST(name_term_as_perf)
  */
 TEST(detailed_and_null_run_with_events_as_perf)
 {
-	static const char *const runs[][6] = {
+	static const char *const runs[][7] = {
 		{ "-e", "cs", "-d" },
 		{ "-e", "cs", "-dd" },
 		{ "-e", "cs", "-d", "-d", "-d" },
@@ -637,26 +637,15 @@ TEST(detailed_and_null_run_with_events_as_perf)
 	};
 	char want[1024], got[1024];
 
-	needs_perf();
-	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
-		char *argv[16];
-		struct result p, r;
-		int n = 1;
+	static const char *const head[] = { "stat", "-x,", NULL };
+	const char *const cmd[] = { "--", self_exe, "helper", "exit", "0",
+				    NULL };
 
-		argv[n++] = "stat";
-		argv[n++] = "-x,";
-		for (int k = 0; k < 6 && runs[i][k]; k++)
-			argv[n++] = (char *)runs[i][k];
-		argv[n++] = "--";
-		argv[n++] = self_exe;
-		argv[n++] = "helper";
-		argv[n++] = "exit";
-		argv[n++] = "0";
-		argv[n] = NULL;
-		argv[0] = PERF;
-		p = run_in(argv, NULL);
-		argv[0] = (char *)pctr_path();
-		r = run_in(argv, NULL);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+		const char *const *const parts[] = { head, runs[i], cmd, NULL };
+		struct result p, r;
+
+		perf_and_pctr(parts, &p, &r);
 		ASSERT_EQ(p.status, 0);
 		ASSERT_EQ(r.status, 0);
 		event_column(p.err, want, sizeof(want));
@@ -687,35 +676,23 @@ last_line(const char *s, char *out, size_t len)
  */
 TEST(summary_rows_as_perf)
 {
-	static const char *const runs[][5] = {
+	static const char *const runs[][6] = {
 		{ "-x,", "-I", "100", "--summary" },
 		{ "-x,", "-I", "100", "--summary", "--no-csv-summary" },
 		{ "-x,", "--summary" },
 		{ "-j", "-I", "100", "--summary" },
 	};
 
-	needs_perf();
-	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
-		char *argv[16], pl[512], rl[512];
-		struct result p, r;
-		int n = 1;
+	static const char *const head[] = { "stat", NULL };
+	const char *const cmd[] = { "-e",	  "page-faults", "--", self_exe,
+				    "helper", "pace",	 "40", "250", NULL };
 
-		argv[n++] = "stat";
-		for (int k = 0; k < 5 && runs[i][k]; k++)
-			argv[n++] = (char *)runs[i][k];
-		argv[n++] = "-e";
-		argv[n++] = "page-faults";
-		argv[n++] = "--";
-		argv[n++] = self_exe;
-		argv[n++] = "helper";
-		argv[n++] = "pace";
-		argv[n++] = "40";
-		argv[n++] = "250";
-		argv[n] = NULL;
-		argv[0] = PERF;
-		p = run_in(argv, NULL);
-		argv[0] = (char *)pctr_path();
-		r = run_in(argv, NULL);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+		const char *const *const parts[] = { head, runs[i], cmd, NULL };
+		char pl[512], rl[512];
+		struct result p, r;
+
+		perf_and_pctr(parts, &p, &r);
 		ASSERT_EQ(p.status, 0);
 		ASSERT_EQ(r.status, 0);
 		last_line(p.err, pl, sizeof(pl));

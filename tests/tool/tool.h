@@ -234,6 +234,29 @@ needs_perf(void)
 		     "linux-perf)");
 }
 
+/*
+ * The same command line through Debian's perf (*@p) and through pctr
+ * (*@r): the words of @parts' lists one after the other, each list
+ * NULL-terminated, @parts too.
+ */
+static inline void
+perf_and_pctr(const char *const *const parts[], struct result *p,
+	      struct result *r)
+{
+	char *argv[MAX_ARGS];
+	int n = 1;
+
+	needs_perf();
+	for (; *parts; parts++)
+		for (const char *const *w = *parts; *w && n < MAX_ARGS - 1; w++)
+			argv[n++] = (char *)*w;
+	argv[n] = NULL;
+	argv[0] = PERF;
+	*p = run_in(argv, NULL);
+	argv[0] = (char *)pctr_path();
+	*r = run_in(argv, NULL);
+}
+
 /* perf ARGS... (NULL-terminated) */
 static inline struct result
 perf(const char *first, ...)
