@@ -289,15 +289,25 @@ set_shift(struct pctr_set *set, struct pctr__ring *ring, unsigned int shift)
 		ring->shift = shift;
 }
 
-/* the @n-th record of this signal taken: behind? */
+/*
+ * the @n-th record of this signal taken: behind?  The first doubling goes
+ * past the clocks' 10 us timer at once (CLOCK_FLOOR_NS: shorter periods
+ * fire every 10 us anyway, so doubling under it changes nothing)
+ */
+#define CLOCK_FLOOR_NS 10000
+
 static void
 throttle(struct pctr_set *set, struct pctr__ring *ring, unsigned int n)
 {
-	if (n >= 2 && ring->shift < MAX_SHIFT &&
-	    set->attr[ring->event].a.sample_period >> (62 - ring->shift) == 0 &&
+	uint64_t asked = set->attr[ring->event].a.sample_period;
+	unsigned int shift = ring->shift + 1;
+
+	while (shift < MAX_SHIFT && asked << shift <= CLOCK_FLOOR_NS)
+		shift++;
+	if (n >= 2 && shift <= MAX_SHIFT && asked >> (62 - shift) == 0 &&
 	    may_throttle(set, ring)) {
 		ring->calm = 0;
-		set_shift(set, ring, ring->shift + 1);
+		set_shift(set, ring, shift);
 	}
 }
 
