@@ -289,25 +289,15 @@ set_shift(struct pctr_set *set, struct pctr__ring *ring, unsigned int shift)
 		ring->shift = shift;
 }
 
-/*
- * the @n-th record of this signal taken: behind?  The first doubling goes
- * past the clocks' 10 us timer at once (CLOCK_FLOOR_NS: shorter periods
- * fire every 10 us anyway, so doubling under it changes nothing)
- */
-#define CLOCK_FLOOR_NS 10000
-
+/* the @n-th record of this signal taken: behind? */
 static void
 throttle(struct pctr_set *set, struct pctr__ring *ring, unsigned int n)
 {
-	uint64_t asked = set->attr[ring->event].a.sample_period;
-	unsigned int shift = ring->shift + 1;
-
-	while (shift < MAX_SHIFT && asked << shift <= CLOCK_FLOOR_NS)
-		shift++;
-	if (n >= 2 && shift <= MAX_SHIFT && asked >> (62 - shift) == 0 &&
+	if (n >= 2 && ring->shift < MAX_SHIFT &&
+	    set->attr[ring->event].a.sample_period >> (62 - ring->shift) == 0 &&
 	    may_throttle(set, ring)) {
 		ring->calm = 0;
-		set_shift(set, ring, shift);
+		set_shift(set, ring, ring->shift + 1);
 	}
 }
 
