@@ -247,14 +247,9 @@ fill_room(void *arg)
  * minute.  Records piling up while the handler runs say so: at each
  * record of one signal after the first, the handler doubles the event's
  * period (PERF_EVENT_IOC_PERIOD; at most 2^MAX_SHIFT times the one asked
- * for); after STALLED signals in a row that found one record, it goes
- * back to the period asked for.  A notification's period is the
- * kernel's, which for the clocks stays the period asked for
- * (PERF_EVENT_IOC_PERIOD leaves it).  Only for the two
- * clocks: a hardware counter's overflows are held to the kernel's
- * interrupt limit, which stops the counter until the next tick and so
- * lets the thread run (tests/hw/test_hw_ovf_paths.c counts on it); the
- * clocks' 10 us timer stays under that limit.  And only for a set of the
+ * for); after STALLED signals in a row
+ * that found one record, it goes back to the period asked for.  Each
+ * notification's period says what it counted.  Only for a set of the
  * calling thread alone (PCTR_TARGET_THREAD: elsewhere several threads'
  * records meet in a signal), counted in periods (not PCTR_OVF_FREQ),
  * whose records carry their period, and not one-shot (restarted from the
@@ -267,12 +262,8 @@ static bool
 may_throttle(struct pctr_set *set, const struct pctr__ring *ring)
 {
 	const struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
-	const struct perf_event_attr *a = &set->attr[ring->event].a;
 
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_TASK_CLOCK ||
-		a->config == PERF_COUNT_SW_CPU_CLOCK) &&
-	       !(ev->flags & (PCTR_OVF_ONESHOT | PCTR_OVF_FREQ)) &&
+	return !(ev->flags & (PCTR_OVF_ONESHOT | PCTR_OVF_FREQ)) &&
 	       set->target == PCTR_TARGET_THREAD && !set->inherit &&
 	       set->attr[ring->event].a.sample_period &&
 	       !atomic_load(&ev->fixed_period) && !ring->shared &&
