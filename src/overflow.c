@@ -235,74 +235,6 @@ fill_room(void *arg)
 	return ctx->n < ctx->max;
 }
 
-/*
- * Notifications faster than the thread can take them.  Each costs the
- * thread a signal, the library's handler and the callback, and where that
- * is more than a period of the event (task-clock's hrtimer fires every 10
- * us of the thread's time at the least, the handler's own time counted),
- * the next overflow comes before the handler is done and the thread gets
- * nowhere: on a VM a handler of a few microseconds was enough
- * (tests/repro/repro_signal_per_overflow_stall), and a callback at period
- * 1 of task-clock under AddressSanitizer ran 2 ms of work for over a
- * minute.  Records piling up while the handler runs say so: at each
- * record of one signal after the first, the handler doubles the event's
- * period (PERF_EVENT_IOC_PERIOD; at most 2^MAX_SHIFT times the one asked
- * for); after STALLED signals in a row
- * that found one record, it goes back to the period asked for.  Each
- * notification's period says what it counted.  Only for a set of the
- * calling thread alone (PCTR_TARGET_THREAD: elsewhere several threads'
- * records meet in a signal), counted in periods (not PCTR_OVF_FREQ),
- * whose records carry their period, and not one-shot (restarted from the
- * callback, a one-shot gives the thread a period each time).
- */
-#define STALLED 8
-#define MAX_SHIFT 40 /* period 1 of a clock: past its 10 us timer */
-
-static bool
-may_throttle(struct pctr_set *set, const struct pctr__ring *ring)
-{
-	const struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
-
-	return !(ev->flags & (PCTR_OVF_ONESHOT | PCTR_OVF_FREQ)) &&
-	       set->target == PCTR_TARGET_THREAD && !set->inherit &&
-	       set->attr[ring->event].a.sample_period &&
-	       !atomic_load(&ev->fixed_period) && !ring->shared &&
-	       set->inst[ring->instance].id == gettid();
-}
-
-static void
-set_shift(struct pctr_set *set, struct pctr__ring *ring, unsigned int shift)
-{
-	uint64_t p = set->attr[ring->event].a.sample_period << shift;
-
-	if (pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_PERIOD,
-			    (unsigned long)&p) == 0)
-		ring->shift = shift;
-}
-
-/* the @n-th record of this signal taken: behind? */
-static void
-throttle(struct pctr_set *set, struct pctr__ring *ring, unsigned int n)
-{
-	if (n >= 2 && ring->shift < MAX_SHIFT &&
-	    set->attr[ring->event].a.sample_period >> (62 - ring->shift) == 0 &&
-	    may_throttle(set, ring)) {
-		ring->calm = 0;
-		set_shift(set, ring, ring->shift + 1);
-	}
-}
-
-/* a signal's drain is over: after STALLED calm ones, the period asked for */
-static void
-unthrottle(struct pctr_set *set, struct pctr__ring *ring)
-{
-	ring->calm = ring->in_signal <= 1 ? ring->calm + 1 : 0;
-	if (ring->shift && ring->calm >= STALLED && may_throttle(set, ring)) {
-		ring->calm = 0;
-		set_shift(set, ring, 0);
-	}
-}
-
 /* the library's handler: call the event's callback */
 static int
 call_one(struct pctr_set *set, struct pctr__ring *ring,
@@ -317,7 +249,6 @@ call_one(struct pctr_set *set, struct pctr__ring *ring,
 	make_info(set, ring, &r, &info);
 	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
 	ev->fn(&info, ev->arg);
-	throttle(set, ring, ++ring->in_signal);
 	return 0;
 }
 
@@ -396,12 +327,8 @@ dispatch(const siginfo_t *si, pctr__rec_fn fn, void *arg,
 		if (ring && pctr__set_forked(set))
 			ring = NULL;
 		if (ring)
-			ring->in_signal = 0;
-		if (ring)
 			n = pctr__ring_drain(set, ring, buf, sizeof(buf), fn,
 					     arg);
-		if (ring && fn == call_one)
-			unthrottle(set, ring);
 		if (ring && (!room || room(arg)))
 			n += drain_merged(set, ring, si->si_signo, buf, fn, arg,
 					  room);

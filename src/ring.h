@@ -139,10 +139,6 @@ struct pctr__ring {
 	struct pctr__ring *tab; /* the ring whose table and lock it uses */
 	atomic_flag tids_lock;
 	_Atomic uint64_t last_time; /* of the last record read, signal mode */
-	/* the library's handler only (overflow.c, throttle()) */
-	unsigned int in_signal; /* records taken in this signal */
-	unsigned int calm; /* signals in a row that found one record */
-	unsigned int shift; /* the period asked for, doubled this often */
 };
 
 struct pctr__overflow {
