@@ -437,7 +437,7 @@ parse_plain(const char *spec, struct pctr_event *ev)
 /*
  * perf's "name/terms/modifiers" for a generic event ("task-clock/name=tc/u"):
  * -ENOENT, nothing said, if @spec does not start with one; the terms are
- * pctr__sysfs_terms()'s without a PMU (name= alone).
+ * pctr__sysfs_terms()'s without a PMU (name=, period=, freq=).
  */
 int
 pctr__generic_with_terms(const char *spec, struct pctr_event *ev)

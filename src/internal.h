@@ -72,7 +72,8 @@ int pctr__tracefs_walk(int (*cb)(const char *sys, const char *name, void *),
 		       void *arg);
 /* pmu_syntax.c: "pmu/terms/mods", named events, tracepoints, listings */
 int pctr__sysfs_parse(const char *spec, struct pctr_event *ev);
-/* a term list "t=v,t" on @ev; @pmu NULL: after a generic event (name=) */
+/* a term list "t=v,t" on @ev; @pmu NULL: after a generic event (name=,
+ * period=, freq=) */
 int pctr__sysfs_terms(struct pctr_event *ev, const char *pmu,
 		      const char *terms);
 /* the first "TERM=VALUE" of "pmu/...,TERM=VALUE,.../": VALUE's length, at

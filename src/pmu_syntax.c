@@ -83,7 +83,7 @@ static int apply_terms(struct pctr_event *ev, const char *pmu,
  * characters (its lexer's PE_NAME: a letter, '_', '*', '?', '[' or ']',
  * then those, digits, '.', '!' and '-').  Checked here; the event's name
  * stays its whole specification, which parses back to it, and
- * pctr__name_term() finds the name in it.
+ * pctr__term_value() finds the name in it.
  */
 static int
 check_name(const char *val)
