@@ -367,6 +367,9 @@ int pctr__overflow_open(struct pctr_set *set);
 void pctr__overflow_close(struct pctr_set *set);
 /* -EDEADLK when called from a callback reading one of the set's rings */
 int pctr__overflow_busy(const struct pctr_set *set);
+int pctr__overflow_start(struct pctr_set *set, int i, int g,
+			 unsigned long *req);
+void pctr__overflow_stop(struct pctr_set *set);
 
 /*
  * set.c: forks of the process so far, counted in the child.  The kernel

@@ -235,20 +235,88 @@ fill_room(void *arg)
 	return ctx->n < ctx->max;
 }
 
-/* the library's handler: call the event's callback */
+/* whether counter @c (pctr__set_ctr()) leads its group */
+static bool
+is_leader(const struct pctr_set *set, int c)
+{
+	const struct pctr__ctr *ctr = pctr__set_ctr(set, c);
+
+	return pctr__ctr_inst(set, c)->groups[ctr->group].leader_fd == ctr->fd;
+}
+
+/*
+ * A callback's counter, which the kernel stopped at its overflow
+ * (pctr__ovf_event.rearm), counts again once the callback returned, for
+ * one more overflow (PERF_EVENT_IOC_REFRESH): unless the program stopped
+ * the set meanwhile, or a start re-armed it already (pctr_set_enable(),
+ * pctr_set_overflow_restart() from the callback: rearm_due()).  Its
+ * overflow number @taken marks it armed.  A stop in another thread that
+ * came between the check and the refresh is redone here: the stop's flag
+ * is set before its own ioctls, so one of the two stops it last.
+ */
+static void
+rearm(struct pctr_set *set, struct pctr__ring *ring, uint64_t taken)
+{
+	struct pctr__overflow *o = set->ovf;
+	uint64_t was = taken - 1;
+
+	if (!atomic_load(&o->counting) ||
+	    !atomic_compare_exchange_strong(&ring->armed, &was, taken) ||
+	    !pctr__ctr_owned(ring->ctr))
+		return;
+	pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_REFRESH, 1);
+	if (!atomic_load(&o->counting))
+		pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/*
+ * Whether a start must REFRESH counter @c (a ring index) rather than
+ * merely enable it: a callback's counter that overflowed since it was last
+ * armed, which the kernel stopped there (its record may still be waiting
+ * for the handler).  A start that says so re-arms it: rearm() then leaves
+ * it alone, or the counter would be let through two overflows.
+ */
+static bool
+rearm_due(struct pctr_set *set, int c)
+{
+	struct pctr__ring *ring = &set->ovf->ring[c];
+	uint64_t seen;
+
+	if (!ring->pc || !ring->rearm)
+		return false;
+	seen = atomic_load(&ring->taken) +
+	       (__atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE) !=
+		__atomic_load_n(&ring->pc->data_tail, __ATOMIC_ACQUIRE));
+	return atomic_exchange(&ring->armed, seen) != seen;
+}
+
+/*
+ * The library's handler: call the event's callback.  A paused event
+ * stopped at each overflow drops it here (the kernel's pause would drop
+ * the record that re-arms it, and it would never count again).
+ */
 static int
 call_one(struct pctr_set *set, struct pctr__ring *ring,
 	 const struct perf_event_header *h, void *arg)
 {
-	const struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
+	struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
 	struct pctr_overflow_info info;
 	struct pctr__sample r;
+	uint64_t taken = 0;
 
 	if (pctr__ring_parse(set->ovf, ring, h, &r) < 0)
 		return 0;
-	make_info(set, ring, &r, &info);
-	atomic_fetch_add(&set->ovf->ev[ring->event].notified, 1);
-	ev->fn(&info, ev->arg);
+	if (ring->rearm)
+		taken = atomic_fetch_add(&ring->taken, 1) + 1;
+	if (ring->rearm && atomic_load(&ev->paused)) {
+		atomic_fetch_add(&ev->lost, 1);
+	} else {
+		make_info(set, ring, &r, &info);
+		atomic_fetch_add(&ev->notified, 1);
+		ev->fn(&info, ev->arg);
+	}
+	if (ring->rearm)
+		rearm(set, ring, taken);
 	return 0;
 }
 
@@ -478,15 +546,6 @@ async_setup(struct pctr__ring *ring, int signo, pid_t tid)
 	return 0;
 }
 
-/* whether counter @c (pctr__set_ctr()) leads its group */
-static bool
-is_leader(const struct pctr_set *set, int c)
-{
-	const struct pctr__ctr *ctr = pctr__set_ctr(set, c);
-
-	return pctr__ctr_inst(set, c)->groups[ctr->group].leader_fd == ctr->fd;
-}
-
 /*
  * Arm a one-shot counter: PERF_EVENT_IOC_REFRESH lets it overflow once
  * more, after which the kernel disables it.  REFRESH also enables it; a
@@ -533,6 +592,44 @@ arm_oneshot(struct pctr_set *set, int c)
 		     : 0;
 }
 
+/*
+ * Whether event @e's counter stops at each overflow until its callback
+ * returned (struct pctr__ring's rearm).  A counter counts on while the
+ * signal is delivered and the callback runs.  The kernel's interrupt
+ * limit (kernel.perf_event_max_sample_rate, per tick) stops a hardware
+ * counter that overflows faster than that, so the thread goes on; but the
+ * two clocks overflow from a timer that fires every 10 us at the
+ * shortest, which that limit allows, and where delivering and handling a
+ * notification takes longer than the period (task-clock at 1 ns or 1 us)
+ * the next overflow was due before the handler returned: the thread did
+ * nothing else, and 2 ms of work was not done in 50 s.  Below 100 us,
+ * the kernel stops a clock at each overflow as it does for
+ * PCTR_OVF_ONESHOT, and the handler lets it count again after the
+ * callback (rearm()): a whole period of the thread's own between two
+ * notifications, the notification's cost not counted.  Only a group's
+ * leader (open_signal_ring()): it stops its group with it, whose counts
+ * then all leave the notification out, and a member refreshed while its
+ * leader runs may never count again
+ * (tests/repro/repro_member_enable_after_leader).  Longer periods count
+ * on, so that a notification held back (a blocked signal, or valgrind,
+ * which delivers late) stops nothing.  Only a callback's: a program that
+ * takes the signal itself says when it is done with nothing.  Only the
+ * thread's own counters: the kernel cannot re-arm counters inherited by
+ * new threads.  Not at a frequency, which the kernel adapts.
+ */
+#define STOP_BELOW_NS 100000 /* 100 us */
+
+static bool
+stops_at_overflow(const struct pctr_set *set, int e)
+{
+	const struct pctr__ovf_event *ev = &set->ovf->ev[e];
+	const struct perf_event_attr *a = &set->attr[e].a;
+
+	return ev->mode == PCTR__MODE_SIGNAL && ev->fn &&
+	       !(ev->flags & PCTR_OVF_ONESHOT) && !a->freq && !set->inherit &&
+	       pctr__attr_clock(a) && a->sample_period < STOP_BELOW_NS;
+}
+
 static int
 open_signal_ring(struct pctr_set *set, struct pctr__ring *ring, int c)
 {
@@ -548,7 +645,8 @@ open_signal_ring(struct pctr_set *set, struct pctr__ring *ring, int c)
 	if (!ring->tab->tids)
 		return pctr__error(ENOMEM, "out of memory");
 	r = async_setup(ring, ev->signo, set->inst[ring->instance].id);
-	if (r == 0 && (ev->flags & PCTR_OVF_ONESHOT))
+	ring->rearm = stops_at_overflow(set, ring->event) && is_leader(set, c);
+	if (r == 0 && ((ev->flags & PCTR_OVF_ONESHOT) || ring->rearm))
 		r = arm_oneshot(set, c);
 	return r;
 }
@@ -662,6 +760,7 @@ pctr__overflow_open(struct pctr_set *set)
 
 	if (!set->ovf)
 		return 0;
+	atomic_store(&set->ovf->counting, false);
 	r = check_targets(set);
 	if (r == 0)
 		r = hold_handlers(set);
@@ -845,7 +944,9 @@ pause_output(struct pctr_set *set, int idx, unsigned long on)
 
 		if (!controlled(set, ring, idx, false))
 			continue;
-		r = pause_ioctl(ring->fd, on);
+		/* call_one() drops them: the kernel's pause would stop it */
+		if (!ring->rearm)
+			r = pause_ioctl(ring->fd, on);
 		if (r < 0)
 			return pctr__error(-r, "cannot %s notifications: %s",
 					   on ? "pause" : "resume",
@@ -951,6 +1052,38 @@ pctr_set_overflow_stats(const struct pctr_set *set, int idx,
 	return pctr__struct_out(&t, st, &full);
 }
 
+/*
+ * pctr_set_enable() of group @g of instance @i: a leader the kernel
+ * stopped at an overflow (rearm_due()) is started by REFRESH, *@req,
+ * rather than ENABLE: never both, or an overflow between the two would
+ * leave it running without its limit (as in the restart, step 5).
+ */
+int
+pctr__overflow_start(struct pctr_set *set, int i, int g, unsigned long *req)
+{
+	const struct pctr__group *grp = &set->inst[i].groups[g];
+
+	if (!set->ovf || !set->ovf->nr_ring)
+		return 0;
+	atomic_store(&set->ovf->counting, true);
+	for (int k = 0; k < set->nr_ctr; k++) {
+		int c = i * set->nr_ctr + k;
+
+		if (set->ovf->ring[c].fd == grp->leader_fd &&
+		    rearm_due(set, c))
+			*req = PERF_EVENT_IOC_REFRESH;
+	}
+	return 0;
+}
+
+/* pctr_set_disable(), before its ioctls: the handler re-arms nothing */
+void
+pctr__overflow_stop(struct pctr_set *set)
+{
+	if (set->ovf)
+		atomic_store(&set->ovf->counting, false);
+}
+
 /* ---- restart (libcpc's cpc_set_restart(), served by the core) ---------- */
 
 /*
@@ -1034,6 +1167,18 @@ restart_plan(struct pctr_set *set, bool *refresh)
 			     seen != ev->restart_mark;
 		ev->restart_mark = seen;
 	}
+	for (int c = 0; c < set->ovf->nr_ring; c++)
+		set->ovf->ring[c].restart = rearm_due(set, c);
+}
+
+/* whether a start REFRESHes counter @c: it is stopped at an overflow */
+static bool
+refreshed(const struct pctr_set *set, int c, const bool *refresh)
+{
+	int e = pctr__set_ctr(set, c)->event;
+
+	return refresh[e] ||
+	       (set->ovf->ring[c].rearm && set->ovf->ring[c].restart);
 }
 
 static int
@@ -1053,7 +1198,7 @@ restart_counter(struct pctr_set *set, int c, const uint64_t *period,
 	if (r == 0 && atomic_load(&ev->fixed_period))
 		atomic_store(&ev->fixed_period, p);
 	/* a leader's REFRESH is its start (step 5) */
-	if (r == 0 && refresh[ctr->event] && !is_leader(set, c))
+	if (r == 0 && refreshed(set, c, refresh) && !is_leader(set, c))
 		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_REFRESH, 1);
 	return r;
 }
@@ -1073,7 +1218,8 @@ start_leaders(struct pctr_set *set, const bool *refresh)
 			unsigned long req = PERF_EVENT_IOC_ENABLE;
 
 			for (int c = 0; c < set->nr_ctr; c++)
-				if (ctr[c].fd == fd && refresh[ctr[c].event])
+				if (ctr[c].fd == fd &&
+				    refreshed(set, i * set->nr_ctr + c, refresh))
 					req = PERF_EVENT_IOC_REFRESH;
 			r = pctr__sys_ioctl(fd, req,
 					    req == PERF_EVENT_IOC_REFRESH);
@@ -1124,9 +1270,12 @@ pctr_set_overflow_restart(struct pctr_set *set, const uint64_t *period,
 			r = -EINVAL;
 	if (r == 0)
 		r = restart_ours(set);
-	if (r == 0)
+	if (r == 0) {
+		atomic_store(&set->ovf->counting, false);
 		r = restart_leaders(set, PERF_EVENT_IOC_DISABLE);
+	}
 	if (r < 0 || (flags & PCTR_OVF_STOP))
 		return r;
+	atomic_store(&set->ovf->counting, true);
 	return restart_all(set, period);
 }

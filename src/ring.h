@@ -59,6 +59,25 @@ struct pctr__ovf_event {
 	atomic_uint_least64_t fixed_period;
 };
 
+/* a hardware counter's event */
+static inline bool
+pctr__attr_hw(const struct pctr_event *ev, const struct perf_event_attr *a)
+{
+	uint32_t t = a->type;
+
+	return t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE ||
+	       t == PERF_TYPE_RAW || (t >= PERF_TYPE_MAX && ev->hardware);
+}
+
+/* cpu-clock and task-clock: nanoseconds, overflowing from an hrtimer */
+static inline bool
+pctr__attr_clock(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+		a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /*
  * PERF_SAMPLE_PERIOD, or 0 where asking for it would change the period.
  * Events counted in software (page-faults, context-switches, tracepoints,
@@ -74,14 +93,9 @@ static inline uint64_t
 pctr__period_sample_type(const struct pctr_event *ev,
 			 const struct perf_event_attr *a)
 {
-	uint32_t t = a->type;
-	uint64_t c = a->config;
-	bool hw = t == PERF_TYPE_HARDWARE || t == PERF_TYPE_HW_CACHE ||
-		  t == PERF_TYPE_RAW || (t >= PERF_TYPE_MAX && ev->hardware);
-	bool clock = t == PERF_TYPE_SOFTWARE && (c == PERF_COUNT_SW_CPU_CLOCK ||
-						 c == PERF_COUNT_SW_TASK_CLOCK);
-
-	return hw || clock || a->freq ? PERF_SAMPLE_PERIOD : 0;
+	return pctr__attr_hw(ev, a) || pctr__attr_clock(a) || a->freq
+		       ? PERF_SAMPLE_PERIOD
+		       : 0;
 }
 
 /* after pctr_set_overflow/_sampling configured @e's attr: 0 or the period */
@@ -139,6 +153,17 @@ struct pctr__ring {
 	struct pctr__ring *tab; /* the ring whose table and lock it uses */
 	atomic_flag tids_lock;
 	_Atomic uint64_t last_time; /* of the last record read, signal mode */
+	/* pctr__ovf_event.rearm: the overflows taken, and taken at the arm */
+	atomic_uint_least64_t taken;
+	atomic_uint_least64_t armed;
+	/*
+	 * The kernel stops the counter at each overflow and the library's
+	 * handler lets it count again once the callback returned: a callback
+	 * on the thread's own counter at a short period (overflow.c's
+	 * stops_at_overflow())
+	 */
+	bool rearm;
+	bool restart; /* a restart re-arms it (overflow.c's restart_plan()) */
 };
 
 struct pctr__overflow {
@@ -147,6 +172,7 @@ struct pctr__overflow {
 	struct pctr__ring *ring;
 	unsigned char *scratch; /* PCTR__RECORD_MAX bytes, buffer mode */
 	atomic_int users; /* signal handlers running on this set */
+	atomic_bool counting; /* the program's last enable, disable, restart */
 	int slot; /* in the registry, -1 if not registered */
 	int handlers[PCTR_MAX_EVENTS]; /* signals whose handler we hold */
 	int nr_handlers;

@@ -1805,16 +1805,22 @@ ioctl_leaders(struct pctr_set *set, unsigned long req, const char *what)
 					   "child may read and free its copy)",
 				   what);
 	wait_exec(set);
+	if (req == PERF_EVENT_IOC_DISABLE)
+		pctr__overflow_stop(set);
 	for (int i = 0; i < set->nr_inst; i++) {
 		const struct pctr__inst *in = &set->inst[i];
 
 		for (int g = 0; g < in->nr_groups; g++) {
 			const struct pctr__group *grp = &in->groups[g];
 			int r = pctr__ctr_check(&in->ctr[in->member[grp->first]]);
+			unsigned long rq = req;
 
+			if (r == 0 && req == PERF_EVENT_IOC_ENABLE)
+				r = pctr__overflow_start(set, i, g, &rq);
 			if (r < 0)
 				return r;
-			r = pctr__sys_ioctl(grp->leader_fd, req, 0);
+			r = pctr__sys_ioctl(grp->leader_fd, rq,
+					    rq == PERF_EVENT_IOC_REFRESH);
 			if (r < 0)
 				return pctr__error(-r, "cannot %s: %s", what,
 						   strerror(-r));

@@ -1035,6 +1035,164 @@ TEST(failed_open_keeps_sampling)
 	pctr_set_free(set);
 }
 
+/*
+ * A callback at a period shorter than 100 us of task-clock stops its
+ * counter from the overflow until it returns (pctr_overflow(3)): the
+ * count read at its start and at its end is the same, though it spins
+ * 20 us of CPU at a period of 50 us.  It counted on before, and a
+ * callback longer than the period left the thread nothing
+ * (tests/compat/libcpc/test_ovf_presets: 2 ms of work not done in 50 s).
+ * At 1 ms it counts on, as it always did.
+ */
+#define SHORT_NS 50000ull /* below the 100 us where counters stop */
+#define CALLBACK_NS 20000ull
+
+static struct pctr_set *self_set;
+static atomic_int nr_moved; /* callbacks in which the count moved */
+
+static void
+spin_callback(const struct pctr_overflow_info *info, void *arg)
+{
+	uint64_t before = 0, after = 0;
+
+	(void)info;
+	(void)arg;
+	atomic_fetch_add(&nr_notes, 1);
+	if (pctr_set_read_values(self_set, &before) < 0)
+		return;
+	spin_ns(CALLBACK_NS);
+	if (pctr_set_read_values(self_set, &after) >= 0 && after != before)
+		atomic_fetch_add(&nr_moved, 1);
+}
+
+static int
+callbacks_at(uint64_t period, uint64_t *count)
+{
+	self_set = overflow_set("task-clock:u", period, 0, spin_callback, 0);
+	ASSERT_OK(pctr_set_open(self_set, &(struct pctr_target){
+						  PCTR_TARGET_THREAD }));
+	ASSERT_OK(pctr_set_enable(self_set));
+	spin_user_ns(20 * PERIOD_NS);
+	ASSERT_OK(pctr_set_disable(self_set));
+	*count = count_of(self_set);
+	pctr_set_free(self_set);
+	printf("# period %llu ns: %d callbacks of %llu ns, the count moved "
+	       "in %d; count %llu ns\n",
+	       (unsigned long long)period, atomic_load(&nr_notes),
+	       (unsigned long long)CALLBACK_NS, atomic_load(&nr_moved),
+	       (unsigned long long)*count);
+	return atomic_load(&nr_notes);
+}
+
+TEST(short_period_callback_is_not_counted)
+{
+	uint64_t count;
+	int n = callbacks_at(SHORT_NS, &count);
+
+	int moved = atomic_load(&nr_moved);
+
+	ASSERT_GE(n, 1);
+	ASSERT_EQ(moved, 0);
+	/* each notification a whole period of the thread's own */
+	ASSERT_LE((uint64_t)n, count / SHORT_NS);
+}
+
+TEST(long_period_callback_counts_on)
+{
+	uint64_t count;
+	int n = callbacks_at(PERIOD_NS, &count);
+
+	int moved = atomic_load(&nr_moved);
+
+	ASSERT_GE(n, 1);
+	ASSERT_EQ(moved, n);
+}
+
+/*
+ * Paused, a counter that stops at each overflow goes on counting: the
+ * kernel's pause would drop the record whose callback lets it count
+ * again, so the library drops the notification itself (counted as lost)
+ * and re-arms.  After the resume it notifies again.
+ */
+TEST(short_period_pause_counts_on)
+{
+	struct pctr_set *set = overflow_set("task-clock:u", SHORT_NS, 0,
+					    record, 0);
+	struct pctr_overflow_stats st = { .size = sizeof(st) };
+	uint64_t paused, total;
+	int n;
+
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_THREAD }));
+	ASSERT_OK(pctr_set_overflow_pause(set, -1));
+	ASSERT_OK(pctr_set_enable(set));
+	spin_user_ns(2 * PERIOD_NS);
+	paused = count_of(set);
+	ASSERT_EQ(atomic_load(&nr_notes), 0);
+	ASSERT_OK(pctr_set_overflow_resume(set, -1));
+	spin_user_ns(2 * PERIOD_NS);
+	ASSERT_OK(pctr_set_disable(set));
+	total = count_of(set);
+	n = atomic_load(&nr_notes);
+	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
+	printf("# %llu ns counted while paused (%llu lost), %llu in all, %d "
+	       "notified after the resume\n",
+	       (unsigned long long)paused, (unsigned long long)st.lost,
+	       (unsigned long long)total, n);
+	ASSERT_GE(paused, PERIOD_NS); /* not one period and stopped */
+	ASSERT_GE(st.lost, 1);
+	ASSERT_GE(n, 1);
+	ASSERT_UEQ(st.notified, n);
+	ASSERT_LE(st.notified + st.lost, total / SHORT_NS);
+	pctr_set_free(set);
+}
+
+/*
+ * Stopped at an overflow whose signal is blocked, disabled and enabled
+ * again: the enable lets it count (PERF_EVENT_IOC_REFRESH, not ENABLE,
+ * which would leave it without its one-overflow limit), and the handler,
+ * once the signal comes, does not let it through a second overflow.
+ */
+TEST(short_period_enable_rearms_a_stopped_counter)
+{
+	struct pctr_set *set = overflow_set("task-clock:u", SHORT_NS, 0,
+					    record, 0);
+	uint64_t stopped, later, total;
+	sigset_t io, pending;
+	int n;
+
+	sigemptyset(&io);
+	sigaddset(&io, SIGIO);
+	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
+					     PCTR_TARGET_THREAD }));
+	ASSERT_EQ(sigprocmask(SIG_BLOCK, &io, NULL), 0);
+	ASSERT_OK(pctr_set_enable(set));
+	do {
+		spin_user_ns(SHORT_NS);
+		ASSERT_EQ(sigpending(&pending), 0);
+	} while (!sigismember(&pending, SIGIO));
+	stopped = count_of(set);
+	spin_user_ns(PERIOD_NS);
+	later = count_of(set);
+	ASSERT_OK(pctr_set_disable(set));
+	ASSERT_OK(pctr_set_enable(set));
+	spin_user_ns(PERIOD_NS);
+	ASSERT_EQ(sigprocmask(SIG_UNBLOCK, &io, NULL), 0);
+	spin_user_ns(4 * PERIOD_NS);
+	ASSERT_OK(pctr_set_disable(set));
+	total = count_of(set);
+	n = atomic_load(&nr_notes);
+	printf("# stopped at %llu ns, %llu a ms of spin later; %llu at the "
+	       "end, %d notifications\n",
+	       (unsigned long long)stopped, (unsigned long long)later,
+	       (unsigned long long)total, n);
+	ASSERT_UEQ(later, stopped);
+	ASSERT_GE(n, 3);
+	ASSERT_GE(total, stopped + 2 * SHORT_NS);
+	ASSERT_LE((uint64_t)n, total / SHORT_NS);
+	pctr_set_free(set);
+}
+
 int
 main(void)
 {
@@ -1056,5 +1214,10 @@ main(void)
 			       TEST_CASE(slots_of_exited_threads_are_reused)
 			       TEST_CASE(free_from_own_callback_is_refused)
 			       TEST_CASE(spin_helper_makes_no_system_call)
-			       TEST_CASE(merged_signals_drain_every_ring)));
+			       TEST_CASE(merged_signals_drain_every_ring)
+			       TEST_CASE(short_period_callback_is_not_counted)
+			       TEST_CASE(long_period_callback_counts_on)
+			       TEST_CASE(short_period_pause_counts_on)
+			       TEST_CASE(
+				       short_period_enable_rearms_a_stopped_counter)));
 }
