@@ -1112,7 +1112,11 @@ TEST(long_period_callback_counts_on)
  * Paused, a counter that stops at each overflow goes on counting: the
  * kernel's pause would drop the record whose callback lets it count
  * again, so the library drops the notification itself (counted as lost)
- * and re-arms.  After the resume it notifies again.
+ * and re-arms.  After the resume it notifies again.  Past its first
+ * overflow is what tells: the count of the spin is less than the spin
+ * where the handler comes late (valgrind delivers the signal when its
+ * scheduler next looks, and the counter waits stopped: 0.83 of 2 ms, 9
+ * overflows), but never one period and no more.
  */
 TEST(short_period_pause_counts_on)
 {
@@ -1139,8 +1143,8 @@ TEST(short_period_pause_counts_on)
 	       "notified after the resume\n",
 	       (unsigned long long)paused, (unsigned long long)st.lost,
 	       (unsigned long long)total, n);
-	ASSERT_GE(paused, PERIOD_NS); /* not one period and stopped */
-	ASSERT_GE(st.lost, 1);
+	ASSERT_GE(st.lost, 2);
+	ASSERT_GE(paused, 2 * SHORT_NS);
 	ASSERT_GE(n, 1);
 	ASSERT_UEQ(st.notified, n);
 	ASSERT_LE(st.notified + st.lost, total / SHORT_NS);
