@@ -464,7 +464,8 @@ TEST(callchains)
 	       t.n, t.chains_through_caller, (unsigned long long)kernel,
 	       (unsigned long long)((framed_seen.wall_ns - framed_seen.gap_ns) /
 				    PERIOD_NS));
-	/* what the kernel gave a plain sampler (top of the file) */
+	ASSERT_SEEN_RATE(t.n, framed_seen, PERIOD_NS);
+	/* and what the kernel gave a plain sampler (top of the file) */
 	ASSERT_RATE(t.n, kernel);
 	/* frame pointers may be absent: the kernel's user unwinder needs them */
 	ASSERT_GE(t.chains_through_caller, t.n * 9 / 10);
