@@ -141,13 +141,43 @@ timed() {
 	"$@"
 	rc=$?
 	qemu_after=$(ls -d /var/tmp/pctr-qemu-*/bin 2>/dev/null)
-	[ "$qemu_before" = "$qemu_after" ] || note="QEMU built"
+	[ "$qemu_before" = "$qemu_after" ] || [ -n "$prepare_pid" ] ||
+		note="QEMU built"
 	echo "$stage $(($(date +%s) - t0)) $note" >>"$logs/times"
 	return $rc
 }
 
 hw_arch() { # ARCH
 	tests/hw/run.sh --arch "$1" "$logs/hw-$1.tap" || status=1
+}
+
+# The guests' set-up (packages, QEMU's build, the kernels, the guests'
+# programs: minutes on a fresh machine) goes on beside the stages before
+# hw, niced: the packages first, in the foreground (no package changes
+# under a running test), the rest in the background.  hw waits for it and
+# then finds it all done; what failed there, hw's own set-up says again.
+prepare_pid=
+hw_prepare_start() {
+	[ -x tests/hw/run.sh ] || return 0
+	for a in aarch64 x86_64; do
+		tests/hw/run.sh --packages --arch $a "$logs/prepare-$a.tap" \
+			>"$logs/prepare-$a.log" 2>&1
+	done
+	(
+		t0=$(date +%s)
+		for a in aarch64 x86_64; do
+			nice -n 19 tests/hw/run.sh --prepare --arch $a \
+				"$logs/prepare-$a.tap" >>"$logs/prepare-$a.log" 2>&1
+		done
+		echo "hw-prepare $(($(date +%s) - t0)) beside the stages before" \
+			>"$logs/prepare.time"
+	) &
+	prepare_pid=$!
+}
+hw_prepare_wait() {
+	[ -n "$prepare_pid" ] || return 0
+	wait "$prepare_pid"
+	cat "$logs/prepare.time" >>"$logs/times" 2>/dev/null
 }
 
 # tests/hw/run.sh and tests/fuzz/run.sh write their TAP even when they
@@ -162,7 +192,7 @@ hw() {
 	fi
 }
 
-rm -f "$logs"/*.json "$logs"/*.list "$logs"/*.tap "$logs/times"
+rm -f "$logs"/*.json "$logs"/*.list "$logs"/*.tap "$logs/times" "$logs/prepare.time"
 echo "start $(date +%s)" >"$logs/times"
 if [ -n "$deps" ]; then
 	timed deps scripts/deps.sh "$deps" || exit 1
@@ -175,15 +205,18 @@ hw) hw; tiers=hw-aarch64,hw-x86_64 ;;
 fuzz) timed fuzz fuzz; tiers=fuzz ;;
 package) timed package package; tiers=package ;;
 all)
+	hw_prepare_start
 	timed fast fast
 	timed asan asan
 	timed valgrind valgrind_run
 	FUZZ_SECONDS=${FUZZ_SECONDS:-20} timed fuzz fuzz
+	hw_prepare_wait
 	hw
 	tiers=unit,sys,compat,tool,repro,pkg,asan,valgrind,fuzz,hw-aarch64,hw-x86_64
 	;;
 *) echo "check.sh: unknown mode '$mode'" >&2; exit 2 ;;
 esac
+echo "end $(date +%s)" >>"$logs/times"
 echo "== summary"
 python3 scripts/summary.py --expect "$tiers" "$logs" || status=1
 exit $status

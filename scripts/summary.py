@@ -12,7 +12,9 @@ DIR (default build/check-logs) holds, for each stage check.sh ran:
   STAGE.tap    a TAP stream (fuzz, hw); a hw stream's "# guest kernel: ..."
                line names the kernel its guests booted
   times        "start EPOCH", then "STAGE SECONDS [NOTE]" for each stage
-               check.sh timed (deps, fast, ..., hw-x86_64)
+               check.sh timed (deps, fast, ..., hw-x86_64), then "end
+               EPOCH": the total is the clock's when both are there (a
+               stage beside the others, hw-prepare, is not added)
 
 The "fast" stage is split into one tier per meson suite (unit, sys,
 compat, tool, repro); every other stage is one tier.  Prints the failed
@@ -243,11 +245,14 @@ def stage_times(d):
     path = os.path.join(d, 'times')
     if not os.path.exists(path):
         return None
-    parts, total = [], 0
+    parts, total, clock = [], 0, {}
     with open(path) as f:
         for line in f:
             w = line.split(None, 2)
-            if len(w) < 2 or w[0] == 'start' or not w[1].isdigit():
+            if len(w) < 2 or not w[1].isdigit():
+                continue
+            if w[0] in ('start', 'end'):
+                clock[w[0]] = int(w[1])
                 continue
             secs = int(w[1])
             total += secs
@@ -256,6 +261,9 @@ def stage_times(d):
             parts.append('%s %s%s' % (w[0], minutes(secs), note))
     if not parts:
         return None
+    # a stage beside the others (hw-prepare) is not added: the clock
+    if 'start' in clock and 'end' in clock:
+        total = clock['end'] - clock['start']
     return 'time: %s; %s in all' % (', '.join(parts), minutes(total))
 
 

@@ -10,6 +10,10 @@
 #   --only LIST    run only these test programs (comma-separated names)
 #   --case NAME    run only this test case of the chosen programs (TEST_ONLY)
 #   -j N           guests booted at once (default: number of CPUs, at most 4)
+#   --packages     install what is missing, then stop
+#   --prepare      also build QEMU, fetch the kernel (and perf), build the
+#                  guest's programs, then stop: make check does all that
+#                  beside its other stages (scripts/check.sh)
 #   -h             this text
 #
 # Steps: install what is missing (Debian 12, as root or with sudo -n):
@@ -48,7 +52,7 @@ top=$(cd "$here/../.." && pwd)
 cache=${PCTR_HW_CACHE:-/var/tmp/pctr-hw}
 arch=${PCTR_HW_ARCH:-aarch64}
 qemu=
-bench=0 only= case_only= out=
+bench=0 only= case_only= out= stop=
 . "$here/guest.sh" || exit 1
 . "$here/perf.sh" || exit 1
 jobs=$(nproc 2>/dev/null || echo 1)
@@ -63,6 +67,8 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift ;;
 	--case) case_only=$2; shift ;;
 	-j) jobs=$2; shift ;;
+	--packages) stop=packages ;;
+	--prepare) stop=prepare ;;
 	-h | --help) usage 0 ;;
 	-*) usage ;;
 	*) out=$1 ;;
@@ -425,12 +431,17 @@ write_bench() { # LOG of test_hw_cost
 
 mkdir -p "$cache" 2>/dev/null || true
 ensure_packages
+[ "$stop" = packages ] && exit 0
 ensure_qemu
 ensure_kernel
 cross_build
 # Debian's perf for the programs that compare with it; a test that needs
 # it fails with the reason when it cannot be had
 grep -qs 'hw-perf:' "$here"/test_hw_*.c && ! hw_perf_fetch "$arch" && echo "# perf: $hw_perf_error" >&2
+if [ "$stop" = prepare ]; then
+	echo "# prepared: $qemu, $(basename "$(readlink -f "$kernel")"), $build"
+	exit 0
+fi
 
 names=$(sed -n 's,^tests/hw/\(test_hw_[A-Za-z0-9_]*\)$,\1,p' "$build/hw-targets.txt")
 if [ -n "$only" ]; then

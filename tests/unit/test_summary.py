@@ -258,6 +258,19 @@ def case_stage_times_and_guest_kernels(d):
             '(6.1.176-1), hw-x86_64 (not reported)') in lines, lines
 
 
+def case_stage_beside_the_others_is_not_added(d):
+    # hw-prepare runs beside fast and asan: the total is the clock's
+    with open(os.path.join(d, 'times'), 'w') as f:
+        f.write('start 1700000000\nfast 600 \nasan 300 \n'
+                'hw-prepare 500 beside the stages before\nhw-x86_64 100 \n'
+                'end 1700001000\n')
+    meson_log(d, 'fast', [('pctr:unit / t', 'OK', 0, OK3)])
+    rc, lines = run(d, 'unit')
+    assert rc == 0, lines
+    assert ('time: fast 10m00s, asan 5m00s, hw-prepare 8m20s (beside the '
+            'stages before), hw-x86_64 1m40s; 16m40s in all') in lines, lines
+
+
 CASES = [v for k, v in sorted(globals().items()) if k.startswith('case_')]
 
 
