@@ -14,9 +14,13 @@
  * carries its call chain from frame pointers, kernel and user.
  *
  * Views: rows by symbol (--sort over comm, dso, sym), with the share of
- * samples whose leaf is the row (self) and, with -g, of samples with the
- * row anywhere on the stack (children); or --folded, one line per
- * distinct stack, for flame graphs.
+ * the events whose samples' leaf is the row (self) and, with -g, of those
+ * with the row anywhere on the stack (children); or --folded, one line per
+ * distinct stack and its samples, for flame graphs.  A share is of the
+ * events, each sample standing for its period, as perf report's
+ * overhead: with -F the kernel changes the period as it goes (from 1 at
+ * the start, for an event that is not a clock), so that samples alone
+ * over-weigh where it sampled more often.
  *
  * As with pctr stat, the report never mixes with the command's output: it
  * goes to standard error, or to FILE (opened close-on-exec, so the command
@@ -94,10 +98,14 @@ struct opts {
 	char event_buf[PCTR_NAME_MAX]; /* -e's without period= and freq= */
 };
 
-/* every sample: its process's address space and its stack, leaf first */
+/*
+ * every sample: its process's address space, its stack (leaf first) and
+ * the events it stands for (its period; 1 when the recording has none)
+ */
 struct smp {
 	int space;
 	uint32_t off, n;
+	uint64_t period;
 };
 
 struct prof {
@@ -119,11 +127,12 @@ struct frame {
 	char dso[128];
 };
 
-/* a row of the report */
+/* a row of the report: samples, and the events they stand for */
 struct row {
 	char key[512]; /* the sort keys' values, '\t' between */
 	struct frame f;
 	uint64_t self, children;
+	uint64_t self_ev, children_ev;
 	size_t last; /* the last sample counted in children, + 1 */
 };
 
@@ -166,7 +175,8 @@ add_unwound(struct prof *p, const struct pctr_sample_record *r, int space)
 		return -1;
 	n = unwind_sample(p->unw, p->syms, space, r, p->ip + p->nip,
 			  MAX_CHAIN);
-	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, (uint32_t)n };
+	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, (uint32_t)n,
+				      r->period ? r->period : 1 };
 	p->nip += n;
 	return 0;
 }
@@ -184,7 +194,8 @@ add_sample(struct prof *p, const struct pctr_sample_record *r)
 		return add_unwound(p, r, space);
 	if (grow((void **)&p->ip, &p->capip, p->nip + n, sizeof(*p->ip)) < 0)
 		return -1;
-	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, n };
+	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, n,
+				      r->period ? r->period : 1 };
 	/* a call chain starts with the sampled IP itself */
 	if (r->nr_callchain)
 		memcpy(p->ip + p->nip, r->callchain, n * sizeof(*p->ip));
@@ -969,15 +980,21 @@ find_row(struct table *t, const char *key, const struct frame *f)
 	return &t->r[t->n++];
 }
 
+/* the larger of a row's two shares, in events */
+static uint64_t
+row_events(const struct row *r)
+{
+	return r->children_ev > r->self_ev ? r->children_ev : r->self_ev;
+}
+
 static int
 cmp_row(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
-	uint64_t vx = x->children > x->self ? x->children : x->self;
-	uint64_t vy = y->children > y->self ? y->children : y->self;
+	uint64_t vx = row_events(x), vy = row_events(y);
 
-	if (x->self != y->self && vx == vy)
-		return x->self < y->self ? 1 : -1;
+	if (x->self_ev != y->self_ev && vx == vy)
+		return x->self_ev < y->self_ev ? 1 : -1;
 	return vx < vy ? 1 : vx > vy ? -1 : strcmp(x->key, y->key);
 }
 
@@ -998,9 +1015,13 @@ count_sample(const struct opts *o, struct prof *p, struct table *t, size_t k)
 		r = find_row(t, key, &f);
 		if (!r)
 			return -1;
-		r->self += i == 0;
+		if (i == 0) {
+			r->self++;
+			r->self_ev += s->period;
+		}
 		if (o->callgraph && r->last != k + 1) {
 			r->children++;
+			r->children_ev += s->period;
 			r->last = k + 1;
 		}
 	}
@@ -1028,8 +1049,7 @@ shown(const struct opts *o, const struct table *t, uint64_t total)
 	size_t n = 0;
 
 	while (n < t->n && (!o->top || n < (size_t)o->top)) {
-		const struct row *r = &t->r[n];
-		uint64_t v = r->children > r->self ? r->children : r->self;
+		uint64_t v = row_events(&t->r[n]);
 
 		if (100.0 * (double)v < o->percent_limit * (double)total)
 			break;
@@ -1103,8 +1123,8 @@ print_text(const struct opts *o, const struct table *t, size_t n,
 		const struct row *r = &t->r[i];
 
 		if (o->callgraph)
-			fprintf(out, "%7.2f%% ", 100.0 * r->children / tot);
-		fprintf(out, "%6.2f%% %9llu ", 100.0 * r->self / tot,
+			fprintf(out, "%7.2f%% ", 100.0 * r->children_ev / tot);
+		fprintf(out, "%6.2f%% %9llu ", 100.0 * r->self_ev / tot,
 			(unsigned long long)r->self);
 		for (int k = 0; k < nc; k++)
 			fprintf(out, " %-*s", k + 1 < nc ? 30 : 0,
@@ -1133,17 +1153,22 @@ json_row(const struct opts *o, const struct row *r, uint64_t total)
 		fprintf(out, ",\"module\":");
 		pctr__json_string(out, r->f.dso);
 	}
-	fprintf(out, ",\"samples\":%llu,\"share\":%.4f",
-		(unsigned long long)r->self, r->self / tot);
+	fprintf(out, ",\"samples\":%llu,\"events\":%llu,\"share\":%.4f",
+		(unsigned long long)r->self, (unsigned long long)r->self_ev,
+		r->self_ev / tot);
 	if (o->callgraph)
 		fprintf(out, ",\"children_samples\":%llu,"
+			     "\"children_events\":%llu,"
 			     "\"children_share\":%.4f",
-			(unsigned long long)r->children, r->children / tot);
+			(unsigned long long)r->children,
+			(unsigned long long)r->children_ev,
+			r->children_ev / tot);
 }
 
 static void
 print_json(const struct opts *o, const char *event, const struct table *t,
-	   size_t n, uint64_t total, uint64_t lost, const char *khidden)
+	   size_t n, uint64_t total, uint64_t events, uint64_t lost,
+	   const char *khidden)
 {
 	static const char *const names[] = { "comm", "dso", "sym" };
 	FILE *out = o->out;
@@ -1155,9 +1180,10 @@ print_json(const struct opts *o, const char *event, const struct table *t,
 	else
 		fprintf(out, ",\"frequency\":%llu",
 			(unsigned long long)(o->hz ? o->hz : DEFAULT_HZ));
-	fprintf(out, ",\"samples\":%llu,\"lost\":%llu,\"call_graph\":%s,"
-		     "\"call_graph_method\":%s,\"sort\":[",
-		(unsigned long long)total, (unsigned long long)lost,
+	fprintf(out, ",\"samples\":%llu,\"events\":%llu,\"lost\":%llu,"
+		     "\"call_graph\":%s,\"call_graph_method\":%s,\"sort\":[",
+		(unsigned long long)total, (unsigned long long)events,
+		(unsigned long long)lost,
 		o->callgraph ? "true" : "false",
 		o->callgraph == CG_DWARF ? "\"dwarf\""
 		: o->callgraph == CG_FP ? "\"fp\"" : "null");
@@ -1171,7 +1197,7 @@ print_json(const struct opts *o, const char *event, const struct table *t,
 	fprintf(out, ",\"rows_omitted\":%zu,\"functions\":[", t->n - n);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%s{", i ? "," : "");
-		json_row(o, &t->r[i], total);
+		json_row(o, &t->r[i], events);
 		fputc('}', out);
 	}
 	fprintf(out, "]}\n");
@@ -1363,8 +1389,11 @@ report(const struct opts *o, const char *event, uint64_t lost,
        struct prof *p)
 {
 	struct table t = { 0 };
+	uint64_t events = 0;
 	int r = 0;
 
+	for (size_t k = 0; k < p->ns; k++)
+		events += p->s[k].period;
 	if (o->folded) {
 		r = print_folded(o, p);
 	} else {
@@ -1375,15 +1404,15 @@ report(const struct opts *o, const char *event, uint64_t lost,
 
 			if (t.n) /* t.r is NULL when no sample came */
 				qsort(t.r, t.n, sizeof(*t.r), cmp_row);
-			n = shown(o, &t, p->ns);
+			n = shown(o, &t, events);
 			if (o->json)
-				print_json(o, event, &t, n, p->ns, lost,
-					   syms_kernel_hidden(p->syms));
+				print_json(o, event, &t, n, p->ns, events,
+					   lost, syms_kernel_hidden(p->syms));
 			else {
 				locale_t old = text_locale();
 
 				print_head(o, event, p->ns, lost);
-				print_text(o, &t, n, p->ns);
+				print_text(o, &t, n, events);
 				text_locale_end(old);
 			}
 		}
