@@ -14,7 +14,8 @@
  *    ["variance" : X, ]"event-runtime" : R, "pcnt-running" : P,
  *    "metric-value" : M, "metric-unit" : "MU"}
  *
- * VALUE is the scaled count (task-clock and cpu-clock in msec), or
+ * VALUE is the scaled count (task-clock and cpu-clock in msec, but ns in
+ * the software PMU's syntax, as perf has them), or
  * <not counted> (never on a counter) or <not supported>; RUN the
  * nanoseconds on a counter, PCT their share of the enabled time; the
  * metric is perf's "shadow" figure of the event: CPUs utilized for a
@@ -149,14 +150,31 @@ metric(const struct perf_line *l, int e, double *v, const char **fmt)
 	return rate[k];
 }
 
-/* the count in perf's unit: msec for the clocks */
+/* a clock by its name, "cpu-clock" or "task-clock" (and modifiers) */
+static bool
+named_clock(const struct pctr_event *ev)
+{
+	size_t n = strcspn(ev->name, ":");
+
+	return is_clock(ev) && ((n == 9 && !strncmp(ev->name, "cpu-clock", n)) ||
+				(n == 10 && !strncmp(ev->name, "task-clock", n)));
+}
+
+/*
+ * The count in perf's unit: msec for the clocks by their names.  A clock
+ * in a PMU's syntax (software/config=1/, or with a name= term) is ns with
+ * no unit: perf takes a PMU event's unit and scale from its sysfs alias,
+ * and the software PMU has none.
+ */
 static const char *
 unit_of(const struct pctr_event *ev, double *scale)
 {
-	*scale = is_clock(ev) ? 1e-6 : 1.0;
+	bool msec = named_clock(ev);
+
+	*scale = msec ? 1e-6 : 1.0;
 	if (tool_event_of(ev) != TOOL_NONE)
 		return "ns";
-	return is_clock(ev) ? "msec" : "";
+	return msec ? "msec" : "";
 }
 
 static const char *

@@ -131,6 +131,22 @@ TEST(command_like_perf)
 }
 
 /*
+ * A clock spelled in the software PMU's syntax is a count of ns with no
+ * unit, as perf prints it (the unit and scale of a PMU's event come from
+ * its sysfs alias, and the software PMU has none); task-clock by its name
+ * is msec.  Once both were msec.
+ */
+TEST(pmu_spelled_clocks_like_perf)
+{
+	need_perf();
+	LAYOUT("-x", ",", "-e",
+	       "software/config=1/,software/config=0,name=cc/,task-clock",
+	       "--", SELF, "spin", "50");
+	LAYOUT("-j", "-e", "software/config=1/u,task-clock", "--", SELF,
+	       "spin", "50");
+}
+
+/*
  * -a: the total, each CPU, core, die, socket, node; with -I each CPU,
  * core and socket (dies and nodes are printed as sockets are)
  */
@@ -379,6 +395,7 @@ main(int argc, char **argv)
 	close(tmp_file(pctr_out));
 	/* each case runs perf and pctr ten to twenty times */
 	return test_main(TESTS(TEST_CASE_TIMEOUT(command_like_perf, 180)
+				       TEST_CASE(pmu_spelled_clocks_like_perf)
 				       TEST_CASE_TIMEOUT(cpus_like_perf, 300)
 				       TEST_CASE_TIMEOUT(tool_events_like_perf, 120)
 				       TEST_CASE_TIMEOUT(threads_like_perf, 120)
