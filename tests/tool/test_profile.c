@@ -216,6 +216,7 @@ TEST(children_forks_execs_named)
 }
 
 /* the command of each row is the process's own: profile_chain under sh */
+/* task-clock:u: shares of the program's code (ranks_hotspots_by_cost) */
 TEST(sort_keys_in_any_order)
 {
 	const char *prog = chain_prog("PROFILE_CHAIN");
@@ -223,7 +224,7 @@ TEST(sort_keys_in_any_order)
 	struct result r;
 
 	snprintf(cmd, sizeof(cmd), "%s 200; true", prog);
-	r = pctr("profile", "-e", "task-clock", "--sort", "sym,comm,dso",
+	r = pctr("profile", "-e", "task-clock:u", "--sort", "sym,comm,dso",
 		 "--", "sh", "-c", cmd, NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.err, "function");
@@ -231,7 +232,7 @@ TEST(sort_keys_in_any_order)
 	ASSERT(strstr(r.err, "command") < strstr(r.err, "module"));
 	ASSERT(strstr(r.err, "hot") != NULL);
 	/* the row of hot: command profile_chain, module profile_chain */
-	ASSERT(json_sum(pctr("profile", "-e", "task-clock", "--sort",
+	ASSERT(json_sum(pctr("profile", "-e", "task-clock:u", "--sort",
 			     "dso,comm", "--json", "-o", "-", "--", "sh", "-c",
 			     cmd, NULL).out,
 			"share",
@@ -248,7 +249,7 @@ TEST(sort_keys_in_any_order)
 /*
  * A stripped program: its addresses without a symbol are one row,
  * "[unknown]" in its module, not one row per address; --top and
- * --percent-limit cut the list.
+ * --percent-limit cut the list.  task-clock:u as ranks_hotspots_by_cost.
  */
 TEST(stripped_rows_limited)
 {
@@ -256,7 +257,7 @@ TEST(stripped_rows_limited)
 	struct result r;
 	double v;
 
-	r = pctr("profile", "-e", "task-clock", "--json", "-o", "-", "--",
+	r = pctr("profile", "-e", "task-clock:u", "--json", "-o", "-", "--",
 		 prog, "300", NULL);
 	ASSERT_EQ(r.status, 0);
 	v = json_sum(r.out, "share",
@@ -268,10 +269,10 @@ TEST(stripped_rows_limited)
 			   "f['module']=='profile_chain_stripped' and "
 			   "f['name']!='[unknown]'"),
 		  0);
-	r = pctr("profile", "-e", "task-clock", "--top", "1", "--json", "-o",
+	r = pctr("profile", "-e", "task-clock:u", "--top", "1", "--json", "-o",
 		 "-", "--", prog, "100", NULL);
 	ASSERT_EQ(json_sum(r.out, NULL, "True"), 1); /* one row */
-	r = pctr("profile", "-e", "task-clock", "--percent-limit", "50",
+	r = pctr("profile", "-e", "task-clock:u", "--percent-limit", "50",
 		 "--", prog, "100", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT_CONTAINS(r.err, "[unknown]");
@@ -281,7 +282,8 @@ TEST(stripped_rows_limited)
 /*
  * -g: frame pointers give main -> a -> b -> hot; hot's self share is
  * near all, main's self is 0 and its children share near all; --folded
- * prints that stack root first, with its count.
+ * prints that stack root first, with its count.  task-clock:u as
+ * ranks_hotspots_by_cost.
  */
 TEST(call_graph_children_self_folded)
 {
@@ -290,14 +292,14 @@ TEST(call_graph_children_self_folded)
 	char *line;
 	long n = 0, total = 0;
 
-	r = pctr("profile", "-e", "task-clock", "-g", "--json", "-o", "-",
+	r = pctr("profile", "-e", "task-clock:u", "-g", "--json", "-o", "-",
 		 "--", prog, "300", NULL);
 	ASSERT_EQ(r.status, 0);
 	ASSERT(json_sum(r.out, "share", "f['name']=='hot'") > 0.85);
 	ASSERT(json_sum(r.out, "children_share", "f['name']=='main'") > 0.9);
 	ASSERT(json_sum(r.out, "children_share", "f['name']=='b'") > 0.85);
 	ASSERT_EQ(json_sum(r.out, "samples", "f['name']=='main'"), 0);
-	r = pctr("profile", "-e", "task-clock", "-g", "--folded", "-o", "-",
+	r = pctr("profile", "-e", "task-clock:u", "-g", "--folded", "-o", "-",
 		 "--", prog, "300", NULL);
 	ASSERT_EQ(r.status, 0);
 	for (line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
@@ -312,7 +314,7 @@ TEST(call_graph_children_self_folded)
 	       total);
 	ASSERT(total > 0 && n > 0.85 * total);
 	/* without -g: one frame a sample */
-	r = pctr("profile", "-e", "task-clock", "--folded", "-o", "-", "--",
+	r = pctr("profile", "-e", "task-clock:u", "--folded", "-o", "-", "--",
 		 prog, "100", NULL);
 	ASSERT_CONTAINS(r.out, "profile_chain;hot ");
 	ASSERT(!strstr(r.out, ";b;"));
