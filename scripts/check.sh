@@ -10,7 +10,8 @@
 #   package   the Debian packages, installed and used in a fresh Debian 12
 #             chroot (make check-package; not in "all": it needs minutes and
 #             the network, and make check keeps to 30 minutes)
-#   all       fast, asan, valgrind, a short fuzz run and hw
+#   all       fast, asan, valgrind with a short fuzz run beside it, and hw
+#             (the guests' set-up beside the stages before it)
 # With CI=true a tier that cannot run (no QEMU, no clang...) fails the run.
 # --deps PROFILE first runs scripts/deps.sh PROFILE (make check does), timed
 # with the stages: the summary prints how long each stage took.
@@ -119,10 +120,31 @@ valgrind_run() {
 fuzz() {
 	echo "== fuzz (${FUZZ_SECONDS:-60}s per target)"
 	if [ -x tests/fuzz/run.sh ]; then
-		tests/fuzz/run.sh "${FUZZ_SECONDS:-60}" "$logs/fuzz.tap" || status=1
+		$fuzz_nice tests/fuzz/run.sh "${FUZZ_SECONDS:-60}" "$logs/fuzz.tap" || status=1
 	else
 		echo "1..0 # SKIP tests/fuzz/run.sh is missing" | tee "$logs/fuzz.tap"
 	fi
+}
+
+# In "all", fuzz runs beside valgrind: each target runs for a fixed time,
+# so the stage costs no time of its own; niced, so that valgrind's tests
+# keep the CPUs they ask for.  Its output comes after valgrind's.
+fuzz_nice= fuzz_pid=
+fuzz_start() {
+	(
+		t0=$(date +%s)
+		fuzz_nice="nice -n 19" status=0
+		fuzz >"$logs/fuzz.out" 2>&1
+		echo "$status" >"$logs/fuzz.status"
+		echo "fuzz $(($(date +%s) - t0)) beside valgrind" >"$logs/fuzz.time"
+	) &
+	fuzz_pid=$!
+}
+fuzz_wait() {
+	wait "$fuzz_pid"
+	cat "$logs/fuzz.out"
+	[ "$(cat "$logs/fuzz.status" 2>/dev/null)" = 0 ] || status=1
+	cat "$logs/fuzz.time" >>"$logs/times" 2>/dev/null
 }
 
 package() {
@@ -192,7 +214,8 @@ hw() {
 	fi
 }
 
-rm -f "$logs"/*.json "$logs"/*.list "$logs"/*.tap "$logs/times" "$logs/prepare.time"
+rm -f "$logs"/*.json "$logs"/*.list "$logs"/*.tap "$logs/times" \
+	"$logs/prepare.time" "$logs/fuzz.time" "$logs/fuzz.status"
 echo "start $(date +%s)" >"$logs/times"
 if [ -n "$deps" ]; then
 	timed deps scripts/deps.sh "$deps" || exit 1
@@ -208,8 +231,9 @@ all)
 	hw_prepare_start
 	timed fast fast
 	timed asan asan
+	FUZZ_SECONDS=${FUZZ_SECONDS:-20} fuzz_start
 	timed valgrind valgrind_run
-	FUZZ_SECONDS=${FUZZ_SECONDS:-20} timed fuzz fuzz
+	fuzz_wait
 	hw_prepare_wait
 	hw
 	tiers=unit,sys,compat,tool,repro,pkg,asan,valgrind,fuzz,hw-aarch64,hw-x86_64
