@@ -79,6 +79,8 @@ struct space {
 	char comm[64];
 	char *maps; /* distinct mapping lines of files */
 	size_t len, cap;
+	uint64_t (*text)[2]; /* the executable mappings as they are: lo, hi */
+	size_t ntext, captext, hit; /* hit: the one mapped() found last */
 	uint64_t vdso_lo, vdso_hi; /* where the vDSO is mapped (0, 0: not) */
 	int dirty; /* maps changed since the last report */
 	unsigned int gen; /* new maps reported: the cached names are stale */
@@ -208,6 +210,31 @@ add_line(struct space *sp, const char *line)
 	sp->dirty = 1;
 }
 
+/*
+ * An executable mapping as it is: a line of the maps starts lower, where
+ * the file's offset 0 would be (add_mmap()); perf names only what the
+ * mappings themselves cover.
+ */
+static void
+add_text(struct space *sp, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < sp->ntext; i++)
+		if (sp->text[i][0] == lo && sp->text[i][1] == hi)
+			return;
+	if (sp->ntext == sp->captext) {
+		size_t cap = sp->captext ? 2 * sp->captext : 16;
+		uint64_t(*t)[2] = realloc(sp->text, cap * sizeof(*t));
+
+		if (!t)
+			return;
+		sp->text = t;
+		sp->captext = cap;
+	}
+	sp->text[sp->ntext][0] = lo;
+	sp->text[sp->ntext][1] = hi;
+	sp->ntext++;
+}
+
 /* the latest space of @pid, or -1 */
 static int
 find(const struct syms *s, pid_t pid)
@@ -242,6 +269,9 @@ new_space(struct syms *s, pid_t pid, int from)
 		sp->vdso_hi = s->sp[from].vdso_hi;
 		if (s->sp[from].maps)
 			add_line(sp, s->sp[from].maps);
+		for (size_t i = 0; i < s->sp[from].ntext; i++)
+			add_text(sp, s->sp[from].text[i][0],
+				 s->sp[from].text[i][1]);
 	}
 	return (int)s->n++;
 }
@@ -276,7 +306,11 @@ from_proc(struct space *sp)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi;
 		size_t n = strlen(line);
+		char perms[8];
 
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 &&
+		    strchr(perms, 'x'))
+			add_text(sp, lo, hi);
 		if (n > sizeof(VDSO) && !strcmp(line + n - sizeof(VDSO),
 						 VDSO "\n") &&
 		    sscanf(line, "%llx-%llx", &lo, &hi) == 2)
@@ -348,6 +382,7 @@ add_mmap(struct syms *s, const struct pctr_sample_record *r)
 		 r->addr - r->pgoff, r->addr + r->len, name_hash(r->name),
 		 r->name);
 	add_line(&s->sp[i], line);
+	add_text(&s->sp[i], r->addr, r->addr + r->len);
 	return 0;
 }
 
@@ -594,15 +629,37 @@ is_kernel(uint64_t ip)
 }
 
 /*
+ * Whether @ip is in one of the space's executable mappings or its vDSO.
+ * libdwfl's module spans its file's whole image, the first page of
+ * headers that no executable mapping covers included; perf names an
+ * address outside its recorded mappings "[unknown]" in "[unknown]".
+ */
+static bool
+mapped(struct space *sp, uint64_t ip)
+{
+	if (ip >= sp->vdso_lo && ip < sp->vdso_hi)
+		return true;
+	if (sp->hit < sp->ntext && ip >= sp->text[sp->hit][0] &&
+	    ip < sp->text[sp->hit][1])
+		return true;
+	for (size_t i = 0; i < sp->ntext; i++)
+		if (ip >= sp->text[i][0] && ip < sp->text[i][1]) {
+			sp->hit = i;
+			return true;
+		}
+	return false;
+}
+
+/*
  * Without libdw: the file that maps @ip in @sp (the last of its lines that
  * holds it), by its file name, or "?"; the function is the address itself,
  * one row per address.
  */
 static void
-name_by_maps(const struct space *sp, uint64_t ip, char *fn, size_t fn_len,
+name_by_maps(struct space *sp, uint64_t ip, char *fn, size_t fn_len,
 	     char *mod, size_t mod_len)
 {
-	const char *p = sp ? sp->maps : NULL;
+	const char *p = sp && mapped(sp, ip) ? sp->maps : NULL;
 
 	snprintf(fn, fn_len, "%#llx", (unsigned long long)ip);
 	snprintf(mod, mod_len, "?");
@@ -640,9 +697,9 @@ kernel_where(struct syms *s, uint64_t ip, struct sym_where *w)
 
 /* without libdw: the file mapping @ip, from the maps' lines */
 static void
-maps_where(const struct space *sp, uint64_t ip, struct sym_where *w)
+maps_where(struct space *sp, uint64_t ip, struct sym_where *w)
 {
-	const char *p = sp ? sp->maps : NULL;
+	const char *p = sp && mapped(sp, ip) ? sp->maps : NULL;
 
 	while (p && *p) {
 		size_t len = strcspn(p, "\n");
@@ -1288,8 +1345,9 @@ static void
 look_up(struct syms *s, struct space *sp, uint64_t ip, const char **name,
 	const char **mod)
 {
-	Dwfl_Module *m = sp && sp->dwfl ? DW(dwfl_addrmodule)(sp->dwfl, ip)
-					: NULL;
+	Dwfl_Module *m = sp && sp->dwfl && mapped(sp, ip)
+				 ? DW(dwfl_addrmodule)(sp->dwfl, ip)
+				 : NULL;
 	const char *slash;
 	uint64_t off;
 
@@ -1347,11 +1405,14 @@ static void
 dwfl_where(struct syms *s, struct space *sp, uint64_t ip,
 	   struct sym_where *w)
 {
-	Dwfl_Module *m = DW(dwfl_addrmodule)(sp->dwfl, ip);
+	Dwfl_Module *m;
 	GElf_Addr start = 0;
 	uint64_t off = 0;
 	const char *name, *file;
 
+	if (!mapped(sp, ip))
+		return;
+	m = DW(dwfl_addrmodule)(sp->dwfl, ip);
 	if (!m)
 		return maps_where(sp, ip, w);
 	file = DW(dwfl_module_info)(m, NULL, &start, NULL, NULL, NULL, NULL,
@@ -1435,6 +1496,7 @@ syms_free(struct syms *s)
 			DW(dwfl_end)(s->sp[i].dwfl);
 #endif
 		free(s->sp[i].maps);
+		free(s->sp[i].text);
 	}
 	free(s->ktext);
 	for (size_t i = 0; s->cache && i < NAME_CACHE; i++) {

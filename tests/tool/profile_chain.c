@@ -14,6 +14,11 @@
  *   profile_chain MS plt        the same, the loop a call of libc's
  *                               getauxval() (through the PLT: a short
  *                               function, so the PLT's jump is a good share)
+ *   profile_chain MS headers    the same, the loop's frame pointer on a
+ *                               frame whose return address is in the
+ *                               program's ELF headers: mapped with the
+ *                               program, but by no executable mapping
+ *                               (x86-64 and arm64)
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -99,22 +104,68 @@ spin_calls(double ms, bool vdso)
 		}
 }
 
+/*
+ * The loop with the frame pointer on a made-up frame: no caller, and a
+ * return address 0x40 into the program's ELF header (its program
+ * headers), which the first, read-only mapping of the file holds.  The
+ * frame pointer is put back before anything else runs.
+ */
+extern const char __ehdr_start[];
+static const void *frame[2];
+
+static void
+spin_headers(double ms)
+{
+	double end = cpu_ms() + ms;
+
+	frame[1] = __ehdr_start + 0x40;
+	while (cpu_ms() < end) {
+		unsigned long n = 10000000, saved;
+
+#if defined(__x86_64__)
+		__asm__ volatile("mov %%rbp, %1\n\t"
+				 "mov %2, %%rbp\n\t"
+				 "1: dec %0\n\t"
+				 "jnz 1b\n\t"
+				 "mov %1, %%rbp"
+				 : "+r"(n), "=&r"(saved)
+				 : "r"(frame)
+				 : "memory", "cc");
+#elif defined(__aarch64__)
+		__asm__ volatile("mov %1, x29\n\t"
+				 "mov x29, %2\n\t"
+				 "1: subs %0, %0, #1\n\t"
+				 "b.ne 1b\n\t"
+				 "mov x29, %1"
+				 : "+r"(n), "=&r"(saved)
+				 : "r"(frame)
+				 : "memory", "cc");
+#else
+		a(n), saved = 0;
+#endif
+		sink += saved & 1;
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	double ms = argc > 1 ? atof(argv[1]) : 100;
 	bool vdso = argc > 2 && !strcmp(argv[2], "vdso");
 	bool plt = argc > 2 && !strcmp(argv[2], "plt");
+	bool headers = argc > 2 && !strcmp(argv[2], "headers");
 	pid_t pid;
 
 	if (argc > 2 && !strcmp(argv[2], "exec")) {
 		execl(argv[0], argv[0], argv[1], (char *)NULL);
 		return 126;
 	}
-	if (argc > 2 && (vdso || plt || !strcmp(argv[2], "fork"))) {
+	if (argc > 2 && (vdso || plt || headers || !strcmp(argv[2], "fork"))) {
 		pid = fork();
 		if (pid == 0) {
-			if (vdso || plt)
+			if (headers)
+				spin_headers(ms);
+			else if (vdso || plt)
 				spin_calls(ms, vdso);
 			else
 				spin(ms);

@@ -420,6 +420,23 @@ TEST(pctr_script_names_the_vdso_and_the_plt)
 }
 
 /*
+ * A call chain's address that the program's file holds but no executable
+ * mapping covers (a frame whose return address is in the ELF headers, the
+ * file's first, read-only page): perf script says "[unknown]
+ * ([unknown])"; pctr script said "__ehdr_start+0x40 (profile_chain)",
+ * libdwfl's module spanning the whole file.  Seen first under ASan as a
+ * stray frame of the plt case.
+ */
+TEST(pctr_script_unknown_outside_the_mappings)
+{
+	needs_perf();
+	ASSERT_GT(script_is_perf_script("headers", true,
+					" [unknown] ([unknown])", "200",
+					"1000000"),
+		  100);
+}
+
+/*
  * Without -o: ./perf.data; an existing one is kept as perf.data.old, as
  * perf record keeps it.  The command's output is its own (nothing of
  * pctr's on standard output); pctr report prints to standard output.
@@ -589,6 +606,7 @@ main(void)
 			       TEST_CASE(perf_report_header_features)
 			       TEST_CASE(pctr_script_is_perf_script)
 			       TEST_CASE(pctr_script_names_the_vdso_and_the_plt)
+			       TEST_CASE(pctr_script_unknown_outside_the_mappings)
 			       TEST_CASE(default_file_old_kept_report_on_stdout)
 			       TEST_CASE(attached_process_named_after_it_ends)
 			       TEST_CASE(perf_record_flags_taken)
