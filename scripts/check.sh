@@ -182,14 +182,14 @@ prepare_pid=
 hw_prepare_start() {
 	[ -x tests/hw/run.sh ] || return 0
 	for a in aarch64 x86_64; do
-		tests/hw/run.sh --packages --arch $a "$logs/prepare-$a.tap" \
+		tests/hw/run.sh --packages --arch $a "$logs/prepare-$a.out" \
 			>"$logs/prepare-$a.log" 2>&1
 	done
 	(
 		t0=$(date +%s)
 		for a in aarch64 x86_64; do
 			nice -n 19 tests/hw/run.sh --prepare --arch $a \
-				"$logs/prepare-$a.tap" >>"$logs/prepare-$a.log" 2>&1
+				"$logs/prepare-$a.out" >>"$logs/prepare-$a.log" 2>&1
 		done
 		echo "hw-prepare $(($(date +%s) - t0)) beside the stages before" \
 			>"$logs/prepare.time"

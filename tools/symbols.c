@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <inttypes.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
