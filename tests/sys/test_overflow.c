@@ -269,12 +269,18 @@ user_handler(int sig, siginfo_t *si, void *uc)
 	} while (n == 4);
 }
 
-/* a PC outside the work loop that the signal delivery explains */
+/*
+ * A PC outside the work loop that the signal delivery explains: the
+ * kernel's too, since signal_of_users_choice counts task-clock with the
+ * kernel in (an interrupt or the signal's delivery in the thread's time).
+ */
 static int
 in_signal_delivery(uint64_t ip)
 {
 	Dl_info dl;
 
+	if (ip >> 63)
+		return 1;
 	if (ip >= (uintptr_t)__start_pctr_handler &&
 	    ip < (uintptr_t)__stop_pctr_handler)
 		return 1;
@@ -309,11 +315,17 @@ TEST(signal_of_users_choice)
 	int sig = SIGRTMIN + 3;
 	struct sigaction sa = { .sa_sigaction = user_handler,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
-	struct pctr_set *set = overflow_set("task-clock:u", PERIOD_NS, 0,
+	struct pctr_set *set = overflow_set("task-clock", PERIOD_NS, 0,
 					    NULL, sig);
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	struct spin_seen seen;
 
+	/*
+	 * task-clock with the kernel in: a :u counter drops an expiry that
+	 * interrupts the kernel (tests/repro/repro_task_clock_user_drops);
+	 * a CI run's fast stage, a niced build beside it, saw 94 for the 100
+	 * periods the spin ran (127 gaps, 8 switches).
+	 */
 	ASSERT(sigaction(sig, &sa, NULL) == 0);
 	ASSERT_OK(pctr_set_open(set, &(struct pctr_target){
 					     PCTR_TARGET_THREAD }));
