@@ -143,12 +143,11 @@ build_one ex1
 build_one ex2
 
 # run NAME PERFEVENTS: output in $tmp/out, $tmp/err, status in $rc
-bin=$tmp # the examples built (a lane has a $tmp of its own)
 run() {
 	if [ -n "$2" ]; then
-		EX_COMPUTE=$tmp/compute PERFEVENTS=$2 timeout 30 "$bin/$1" > "$tmp/out" 2> "$tmp/err"
+		EX_COMPUTE=$tmp/compute PERFEVENTS=$2 timeout 30 "$tmp/$1" > "$tmp/out" 2> "$tmp/err"
 	else
-		env -u PERFEVENTS timeout 30 "$bin/$1" > "$tmp/out" \
+		env -u PERFEVENTS timeout 30 "$tmp/$1" > "$tmp/out" \
 			2> "$tmp/err"
 	fi
 	rc=$?
@@ -175,33 +174,6 @@ repeat() {
 		i=$((i + 1))
 	done
 	ok "$desc, $RUNS runs in a row${got:+ ($got)}"
-}
-# lane K CASE...: run one case in the background, its outputs in a
-# directory of its own, its TAP line numbered as the Kth from here;
-# lanes_done N waits for lanes 1 to N and prints their lines in order.
-# With the sanitizers, one after the other: there the handler's return
-# path after its rebind is long enough that, beside the other lane, an
-# overflow came in it run after run (tests/repro/repro_task_clock_enable_tail)
-# and a run spent its 30 s on 14863 signals.
-lane() {
-	k=$1
-	shift
-	mkdir -p "$tmp/lane$k"
-	if [ -n "$san" ]; then
-		(tmp=$tmp/lane$k n=$((n + k - 1)); "$@" > "$tmp/tap")
-	else
-		(tmp=$tmp/lane$k n=$((n + k - 1)); "$@" > "$tmp/tap") &
-	fi
-}
-lanes_done() {
-	wait
-	k=1
-	while [ $k -le $1 ]; do
-		cat "$tmp/lane$k/tap"
-		grep -q '^not ok' "$tmp/lane$k/tap" && failed=$((failed + 1))
-		k=$((k + 1))
-	done
-	n=$((n + $1))
 }
 signal_of() { # a status past 128: the signal's name
 	[ "$1" -gt 128 ] && kill -l $(($1 - 128)) 2>/dev/null
@@ -334,14 +306,10 @@ fi
 # compute()'s 20 calls give it milliseconds of that: hundreds of
 # overflows, at least one.  A notification without limit would go on
 # through the handler's own time until the queue overflowed (SIGIO).
-# The two take a second or so a run (thousands of signals, each a 10 us
-# timer's interrupts through the handler's system calls): natively they
-# run side by side, each its hundred in a row, one a CPU (lanes).
-lane 1 repeat "ex2: overflow signals on task-clock, si_addr == %pc but in the handler" \
+repeat "ex2: overflow signals on task-clock, si_addr == %pc but in the handler" \
 	ex2_signals pic0=task-clock 1 100000 tail
-lane 2 repeat "ex2: overflow signals on task-clock, page-faults beside" \
+repeat "ex2: overflow signals on task-clock, page-faults beside" \
 	ex2_signals pic0=task-clock,pic1=page-faults 1 100000 tail
-lanes_done 2
 
 # A Solaris program of the autoconf kind: configure probes <sys/time.h> for
 # hrtime_t and gethrtime() and the program defines its own when they are
