@@ -400,7 +400,10 @@ TEST(pctr_script_is_perf_script)
  * which perf names "getauxval@plt" from the relocations.  pctr script
  * names both as perf does.  Once both were "[unknown]".  The PLT's jump
  * holds about one sample in 200 (0 to 3 of 200 seen): 3000 samples there
- * (a 0.1 ms period), where 200 had none in 2 runs of 3.
+ * (a 0.1 ms period), where 200 had none in 2 runs of 3.  But how many
+ * land there varies from run to run far more than chance would: 3 to 72
+ * of 3000 seen, and none with call chains in a fresh container's run.
+ * So each run takes 15000 samples (26 to 236 seen with chains).
  */
 TEST(pctr_script_names_the_vdso_and_the_plt)
 {
@@ -413,9 +416,9 @@ TEST(pctr_script_names_the_vdso_and_the_plt)
 	ASSERT_GE(script_is_perf_script("vdso", true, "([vdso])", "200",
 					"1000000"),
 		  100);
-	ASSERT_GT(script_is_perf_script("plt", false, plt, "300", "100000"),
+	ASSERT_GT(script_is_perf_script("plt", false, plt, "1500", "100000"),
 		  0);
-	ASSERT_GT(script_is_perf_script("plt", true, plt, "300", "100000"),
+	ASSERT_GT(script_is_perf_script("plt", true, plt, "1500", "100000"),
 		  0);
 }
 
