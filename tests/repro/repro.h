@@ -32,6 +32,47 @@ repro_open(uint32_t type, uint64_t config)
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
 
+/*
+ * A task-clock sampler of the calling thread, counting from now: a sample
+ * of the IP every @period ns of its time; @user_only: exclude_kernel
+ * (the kernel's time still counts; its expiries there are dropped).
+ */
+static inline int
+repro_task_clock_sampler(uint64_t period, int user_only)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = period;
+	a.sample_type = PERF_SAMPLE_IP;
+	a.exclude_kernel = user_only ? 1 : 0;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+/* @fn on the IP of each sample in the ring of @pg (PERF_SAMPLE_IP alone) */
+static inline void
+repro_ring_ips(const struct perf_event_mmap_page *pg,
+	       void (*fn)(uint64_t ip, void *arg), void *arg)
+{
+	const char *d = (const char *)pg + pg->data_offset;
+
+	for (uint64_t pos = pg->data_tail; pos < pg->data_head;) {
+		const struct perf_event_header *h =
+			(const void *)(d + pos % pg->data_size);
+		uint64_t ip;
+
+		if (h->type == PERF_RECORD_SAMPLE) {
+			memcpy(&ip, d + (pos + sizeof(*h)) % pg->data_size,
+			       sizeof(ip));
+			fn(ip, arg);
+		}
+		pos += h->size;
+	}
+}
+
 static inline uint64_t
 repro_ns(clockid_t c)
 {

@@ -51,22 +51,11 @@ computation(void)
 static int
 timed_run(uint64_t period, uint64_t *ns)
 {
-	struct perf_event_attr a;
 	uint64_t t0;
-	int fd = -1;
+	int fd = period ? repro_task_clock_sampler(period, 1) : -1;
 
-	if (period) {
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_TASK_CLOCK;
-		a.sample_period = period;
-		a.sample_type = PERF_SAMPLE_IP;
-		a.exclude_kernel = 1;
-		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-		if (fd < 0)
-			return -errno;
-	}
+	if (period && fd < 0)
+		return -errno;
 	t0 = repro_ns(CLOCK_MONOTONIC);
 	computation();
 	*ns = repro_ns(CLOCK_MONOTONIC) - t0;

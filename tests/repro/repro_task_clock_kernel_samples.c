@@ -40,6 +40,16 @@ spinner(void)
 	return pid;
 }
 
+/* @arg: the samples, and those at kernel PCs */
+static void
+count_ip(uint64_t ip, void *arg)
+{
+	uint64_t *nk = arg;
+
+	nk[0]++;
+	nk[1] += ip >> 63;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -49,20 +59,13 @@ main(int argc, char **argv)
 	printf("1..1\n");
 	repro_pin_cpu0();
 	for (int r = 0; r < rounds; r++) {
-		struct perf_event_attr a;
 		pid_t s1 = spinner(), s2 = spinner();
 		struct perf_event_mmap_page *pg;
-		uint64_t end, pos, n = 0, k = 0;
+		uint64_t end, nk[2] = { 0, 0 };
 		volatile unsigned long x = 0;
 		int fd;
 
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_TASK_CLOCK;
-		a.sample_period = 1000000;
-		a.sample_type = PERF_SAMPLE_IP;
-		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+		fd = repro_task_clock_sampler(1000000, 0);
 		pg = fd < 0 ? MAP_FAILED :
 			mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			     fd, 0);
@@ -80,23 +83,10 @@ main(int argc, char **argv)
 		kill(s2, SIGKILL);
 		waitpid(s1, NULL, 0);
 		waitpid(s2, NULL, 0);
-		for (pos = pg->data_tail; pos < pg->data_head;) {
-			const char *d = (const char *)pg + pg->data_offset;
-			const struct perf_event_header *h =
-				(const void *)(d + pos % pg->data_size);
-			uint64_t ip;
-
-			if (h->type == PERF_RECORD_SAMPLE) {
-				memcpy(&ip, d + (pos + sizeof(*h)) % pg->data_size,
-				       sizeof(ip));
-				n++;
-				k += ip >> 63;
-			}
-			pos += h->size;
-		}
+		repro_ring_ips(pg, count_ip, nk);
 		printf("# round %d: %llu samples, %llu at kernel PCs\n", r,
-		       (unsigned long long)n, (unsigned long long)k);
-		kernel_total += (int)k;
+		       (unsigned long long)nk[0], (unsigned long long)nk[1]);
+		kernel_total += (int)nk[1];
 		munmap(pg, len);
 		close(fd);
 	}
