@@ -57,11 +57,11 @@ share(const char *json, const char *fn)
  * kernel in, an expiry that interrupts kernel mode in the program's time
  * (an interrupt's or softirq's work, a switch) is a sample in a kernel
  * function (tests/repro/repro_task_clock_kernel_samples: 1 to 3.7% of a
- * user-mode loop's samples beside two spinners on its CPU).  Here 1.6 to 5.3% of the samples were the
- * kernel's with four spinners on the program's CPU, and once 0.62 was
- * left to hot_three under two guests beside the tests.  A :u counter
- * drops those expiries, the timer going on a period: evenly over the
- * program's functions.
+ * user-mode loop's samples beside two spinners on its CPU).  Here 1.6 to
+ * 5.3% of the samples were the kernel's with four spinners on the
+ * program's CPU, and once 0.62 was left to hot_three under two guests
+ * beside the tests.  A :u counter drops those expiries, the timer going
+ * on a period: evenly over the program's functions.
  */
 TEST(ranks_hotspots_by_cost)
 {

@@ -399,13 +399,12 @@ TEST(pctr_script_is_perf_script)
  * maps into every process, and a PLT entry (a call of getauxval()),
  * which perf names "getauxval@plt" from the relocations.  pctr script
  * names both as perf does.  Once both were "[unknown]".  The PLT's jump
- * holds about one sample in 200 (0 to 3 of 200 seen): 3000 samples there
- * (a 0.1 ms period), where 200 had none in 2 runs of 3.  But how many
- * land there varies from run to run far more than chance would, with
- * where the program and libc were placed: 3 to 72 of 3000 seen, none
- * with call chains in a fresh container's run
- * (tests/repro/repro_plt_sample_spread: 2 to 52 of 3050 on raw
- * perf_event_open).  So each run takes 15000 samples (14 to 333 seen).
+ * holds few samples, and how many varies from run to run far more than
+ * chance would, with where the program and libc were placed
+ * (tests/repro/repro_plt_sample_spread: 2 to 62 of 3050 on raw
+ * perf_event_open): 3000 samples (0.3 s at a 0.1 ms period) had none
+ * there with call chains in a fresh container's run.  So each run takes
+ * 15000 (14 to 333 there seen).
  */
 TEST(pctr_script_names_the_vdso_and_the_plt)
 {
