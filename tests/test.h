@@ -353,24 +353,36 @@ test_run_one(const struct test_case *t, int n, unsigned int timeout)
 	return test_report(t, n, status);
 }
 
-/* run every test (or those named in $TEST_ONLY), print TAP, 0 if all pass */
+/*
+ * Run every test (or those named in $TEST_ONLY), each $TEST_REPEAT times
+ * in a row (default 1: a flaky case is looked for by repeating it), print
+ * TAP, 0 if all pass.
+ */
 static inline int
 test_main_cases(const struct test_case *cases, int n)
 {
 	const char *only = getenv("TEST_ONLY");
 	const char *to = getenv("TEST_TIMEOUT");
+	const char *rep = getenv("TEST_REPEAT");
 	unsigned int timeout = to ? (unsigned)atoi(to) : TEST_DEFAULT_TIMEOUT;
+	int repeat = rep ? atoi(rep) : 1;
 	int failed = 0, run = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (repeat < 1) {
+		printf("1..0 # TEST_REPEAT=%s is not a count of runs\n", rep);
+		return 2;
+	}
 	for (int i = 0; i < n; i++)
 		if (!only || !strcmp(only, cases[i].name))
-			run++;
+			run += repeat;
 	printf("1..%d\n", run);
 	run = 0;
 	for (int i = 0; i < n; i++)
-		if (!only || !strcmp(only, cases[i].name))
-			failed += test_run_one(&cases[i], ++run, timeout);
+		for (int k = 0; k < repeat; k++)
+			if (!only || !strcmp(only, cases[i].name))
+				failed += test_run_one(&cases[i], ++run,
+						       timeout);
 	return failed ? 1 : 0;
 }
 

@@ -116,16 +116,21 @@ restore_sysctls(const struct sysctl_save *save, int n)
 static int
 run(char **argv, int uid)
 {
-	char only[160];
+	char only[160], repeat[32];
 	char *envp[] = { "PATH=/hw", "HOME=/tmp", "TERM=dumb",
-			 "TEST_TIMEOUT=300", NULL, NULL };
-	int status;
+			 "TEST_TIMEOUT=300", NULL, NULL, NULL };
+	int status, e = 4;
 	pid_t pid;
 
 	/* the kernel hands unknown "name=value" boot parameters to init */
 	if (getenv("TEST_ONLY")) {
 		snprintf(only, sizeof(only), "TEST_ONLY=%s", getenv("TEST_ONLY"));
-		envp[4] = only;
+		envp[e++] = only;
+	}
+	if (getenv("TEST_REPEAT")) {
+		snprintf(repeat, sizeof(repeat), "TEST_REPEAT=%s",
+			 getenv("TEST_REPEAT"));
+		envp[e++] = repeat;
 	}
 	fflush(stdout);
 	pid = fork();

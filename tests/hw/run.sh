@@ -9,6 +9,9 @@
 #                  bench/hw-read-cost-x86_64.md) from test_hw_cost's figures
 #   --only LIST    run only these test programs (comma-separated names)
 #   --case NAME    run only this test case of the chosen programs (TEST_ONLY)
+#   --repeat N     run each case N times in a row in its guest (TEST_REPEAT;
+#                  the guest's CPU limit, PCTR_HW_TIMEOUT, is N times its
+#                  default unless set)
 #   -j N           guests booted at once (default: number of CPUs, at most 4)
 #   --packages     install what is missing, then stop
 #   --prepare      also build QEMU, fetch the kernel (and perf), build the
@@ -52,7 +55,7 @@ top=$(cd "$here/../.." && pwd)
 cache=${PCTR_HW_CACHE:-/var/tmp/pctr-hw}
 arch=${PCTR_HW_ARCH:-aarch64}
 qemu=
-bench=0 only= case_only= out= stop=
+bench=0 only= case_only= repeat=1 out= stop=
 . "$here/guest.sh" || exit 1
 . "$here/perf.sh" || exit 1
 jobs=$(nproc 2>/dev/null || echo 1)
@@ -66,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--bench) bench=1 ;;
 	--only) only=$2; shift ;;
 	--case) case_only=$2; shift ;;
+	--repeat) repeat=$2; shift ;;
 	-j) jobs=$2; shift ;;
 	--packages) stop=packages ;;
 	--prepare) stop=prepare ;;
@@ -79,6 +83,10 @@ case $arch in
 aarch64 | x86_64) ;;
 *) usage ;;
 esac
+case $repeat in
+'' | 0 | *[!0-9]*) echo "run.sh: --repeat wants a count of runs, not '$repeat'" >&2; exit 2 ;;
+esac
+[ "$repeat" != 1 ] && export PCTR_HW_TIMEOUT=${PCTR_HW_TIMEOUT:-$((600 * repeat))}
 build=${PCTR_HW_BUILD:-$top/build-$arch}
 out=${out:-$build/hw.tap}
 mkdir -p "$(dirname "$out")"
@@ -247,6 +255,7 @@ boot() { # NAME LOG
 	# "hw-perf:" in a test's source: Debian's perf in the guest (perf.sh)
 	grep -q 'hw-perf:' "$(source_of "$name")" 2>/dev/null && hw_perf_install "$work/root"
 	[ -n "$case_only" ] && args="TEST_ONLY=$case_only"
+	[ "$repeat" != 1 ] && args="$args TEST_REPEAT=$repeat"
 	guest_init=$hw_bin/hw_init
 	# "hw-smp: N" in a test's source: the guest has N CPUs (default 1)
 	guest_smp=$(sed -n 's/.*hw-smp: *\([0-9][0-9]*\).*/\1/p' "$(source_of "$name")" | head -n1)
