@@ -989,12 +989,20 @@ TEST(foreign_targets_are_refused)
 	pctr_set_free(set);
 }
 
+struct where {
+	int in_work; /* user-mode samples in spin() on this thread */
+	int kernel; /* samples in kernel mode on this thread */
+};
+
 static int
 count_sample(const struct pctr_sample_record *r, void *arg)
 {
-	int *in_work = arg;
+	struct where *w = arg;
 
-	*in_work += pc_in_work(r->ip) && r->tid == gettid();
+	if (r->tid != gettid())
+		return 0;
+	w->in_work += r->user && pc_in_work(r->ip);
+	w->kernel += !r->user;
 	return 0;
 }
 
@@ -1002,6 +1010,12 @@ count_sample(const struct pctr_sample_record *r, void *arg)
  * Sampling settings survive a failed open too: event 0 samples into a
  * buffer, event 1 notifies once (ONESHOT), which the process target
  * refuses; on the thread both are in force.
+ *
+ * The sampler counts the kernel in: a :u one drops every expiry that
+ * interrupts the kernel (tests/repro/repro_task_clock_user_drops).  At
+ * load 16 beside the suite, task-clock:u took 106 samples for the 116
+ * periods the spin was seen running (167 gaps, 64 switches), once in 50
+ * runs.  The kernel's samples are then its work in the thread's time.
  */
 TEST(failed_open_keeps_sampling)
 {
@@ -1012,10 +1026,11 @@ TEST(failed_open_keeps_sampling)
 	struct pctr_overflow_stats st = { .size = sizeof(st) };
 	struct pctr_set *set;
 	struct spin_seen seen;
-	int n, in_work = 0;
+	struct where w = { 0, 0 };
+	int n;
 
 	ASSERT_OK(pctr_set_new(&set, 0));
-	ASSERT_OK(pctr_set_add_list(set, "task-clock:u,task-clock:u"));
+	ASSERT_OK(pctr_set_add_list(set, "task-clock,task-clock:u"));
 	ASSERT_OK(pctr_set_sampling(set, 0, &cfg));
 	ASSERT_OK(pctr_set_overflow(set, 1, &o));
 	ASSERT_EQ(pctr_set_open(set, &(struct pctr_target){
@@ -1026,20 +1041,22 @@ TEST(failed_open_keeps_sampling)
 	ASSERT_OK(pctr_set_enable(set));
 	spin_user_ns_seen(100 * PERIOD_NS, &seen);
 	ASSERT_OK(pctr_set_disable(set));
-	n = pctr_set_sampling_read(set, count_sample, &in_work);
-	printf("# %d samples, %d in spin() on this thread; %d notifications; "
-	       "the spin seen running %llu periods, the thread's CPU clock "
-	       "%llu\n", n, in_work, atomic_load(&nr_notes),
+	n = pctr_set_sampling_read(set, count_sample, &w);
+	printf("# %d samples, %d in spin() and %d in the kernel on this "
+	       "thread; %d notifications; the spin seen running %llu "
+	       "periods, the thread's CPU clock %llu\n",
+	       n, w.in_work, w.kernel, atomic_load(&nr_notes),
 	       (unsigned long long)((seen.wall_ns - seen.gap_ns) / PERIOD_NS),
 	       (unsigned long long)(seen.cpu_ns / PERIOD_NS));
 	/*
 	 * One sample per period of the time the spin was seen running, at
 	 * the kernel's rate (ASSERT_SEEN_RATE(), helpers.h: this thread takes
-	 * the other event's one notification), in spin() but for one or two
-	 * that fall in that notification.
+	 * the other event's one notification), in spin() or in the kernel's
+	 * work in its time, but for one or two that fall in that
+	 * notification.
 	 */
 	ASSERT_SEEN_RATE(n, seen, PERIOD_NS);
-	ASSERT_GE(in_work, n - 2);
+	ASSERT_GE(w.in_work + w.kernel, n - 2);
 	ASSERT_EQ(atomic_load(&nr_notes), 1);
 	ASSERT_EQ(notes[0].event, 1);
 	ASSERT_OK(pctr_set_overflow_stats(set, 0, &st));
