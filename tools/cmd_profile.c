@@ -99,12 +99,14 @@ struct opts {
 };
 
 /*
- * every sample: its process's address space, its stack (leaf first) and
- * the events it stands for (its period; 1 when the recording has none)
+ * every sample: its process's address space, its stack (leaf first), how
+ * many of the stack's first frames are the kernel's (as the sample said:
+ * the markers in its chain, or its cpumode), and the events it stands
+ * for (its period; 1 when the recording has none)
  */
 struct smp {
 	int space;
-	uint32_t off, n;
+	uint32_t off, n, nk;
 	uint64_t period;
 };
 
@@ -166,7 +168,7 @@ grow(void **p, size_t *cap, size_t need, size_t size)
 static int
 add_unwound(struct prof *p, const struct pctr_sample_record *r, int space)
 {
-	size_t n;
+	size_t n, nk;
 
 	if (!p->unw && unwind_new(&p->unw) < 0)
 		return -1;
@@ -174,8 +176,9 @@ add_unwound(struct prof *p, const struct pctr_sample_record *r, int space)
 		 sizeof(*p->ip)) < 0)
 		return -1;
 	n = unwind_sample(p->unw, p->syms, space, r, p->ip + p->nip,
-			  MAX_CHAIN);
+			  MAX_CHAIN, &nk);
 	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, (uint32_t)n,
+				      (uint32_t)nk,
 				      r->period ? r->period : 1 };
 	p->nip += n;
 	return 0;
@@ -195,6 +198,8 @@ add_sample(struct prof *p, const struct pctr_sample_record *r)
 	if (grow((void **)&p->ip, &p->capip, p->nip + n, sizeof(*p->ip)) < 0)
 		return -1;
 	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, n,
+				      r->nr_callchain ? r->nr_callchain_kernel
+						      : !r->user,
 				      r->period ? r->period : 1 };
 	/* a call chain starts with the sampled IP itself */
 	if (r->nr_callchain)
@@ -885,15 +890,18 @@ run_attached(const struct opts *o, struct pctr_set *set, struct prof *p,
 
 /* ---- naming ------------------------------------------------------------- */
 
-/* the frame's name: a return address is named by its call instruction */
+/*
+ * The frame's name, in the kernel or in user space as the sample said: a
+ * return address is named by its call instruction.
+ */
 static void
 name_frame(struct prof *p, const struct smp *s, uint32_t i, struct frame *f)
 {
 	uint64_t ip = p->ip[s->off + i];
 
 	f->comm = syms_comm(p->syms, s->space);
-	syms_name(p->syms, s->space, i ? ip - 1 : ip, f->sym, sizeof(f->sym),
-		  f->dso, sizeof(f->dso));
+	syms_name(p->syms, s->space, i < s->nk, i ? ip - 1 : ip, f->sym,
+		  sizeof(f->sym), f->dso, sizeof(f->dso));
 }
 
 static void

@@ -16,8 +16,10 @@
  * address within its module where the module is known, SYM "[unknown]"
  * (no offset) and DSO "[unknown]" where they are not.  Samples are named
  * in the address space their process had when they were taken (the
- * side-band records are read in order with them, symbols.c); --call-graph
- * dwarf recordings are unwound as pctr report unwinds them (unwind.c).
+ * side-band records are read in order with them, symbols.c), in the
+ * kernel or in user space as the sample says (its chain's markers, its
+ * cpumode); --call-graph dwarf recordings are unwound as pctr report
+ * unwinds them (unwind.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -41,11 +43,12 @@ struct script {
 };
 
 static void
-print_frame(struct script *sc, int space, uint64_t ip, bool in_chain)
+print_frame(struct script *sc, int space, bool kernel, uint64_t ip,
+	    bool in_chain)
 {
 	struct sym_where w;
 
-	syms_where(sc->syms, space, ip, &w);
+	syms_where(sc->syms, space, kernel, ip, &w);
 	/* in a chain, perf shows a known module's address within it */
 	printf(in_chain ? "\t%16llx " : " %16llx ",
 	       (unsigned long long)(in_chain && w.has_map ? w.rel : ip));
@@ -78,7 +81,7 @@ print_sample(struct script *sc, const struct pctr_sample_record *r)
 {
 	int space = syms_space(sc->syms, r->pid);
 	const uint64_t *chain = r->callchain;
-	size_t n = r->nr_callchain;
+	size_t n = r->nr_callchain, nk = r->nr_callchain_kernel;
 
 	if (space < 0)
 		return -1;
@@ -86,17 +89,17 @@ print_sample(struct script *sc, const struct pctr_sample_record *r)
 		if (!sc->unw && unwind_new(&sc->unw) < 0)
 			return -1;
 		n = unwind_sample(sc->unw, sc->syms, space, r, sc->chain,
-				  MAX_CHAIN);
+				  MAX_CHAIN, &nk);
 		chain = sc->chain;
 	}
 	print_start(sc, r, space, sc->info->callchain);
 	if (!sc->info->callchain) {
-		print_frame(sc, space, r->ip, false);
+		print_frame(sc, space, !r->user, r->ip, false);
 		return 0;
 	}
 	putchar('\n');
 	for (size_t i = 0; i < n; i++)
-		print_frame(sc, space, chain[i], true);
+		print_frame(sc, space, i < nk, chain[i], true);
 	putchar('\n');
 	return 0;
 }

@@ -622,13 +622,6 @@ syms_kernel_hidden(const struct syms *s)
 	return s->kstate < 0 ? s->khidden : NULL;
 }
 
-/* x86-64, arm64, ...: the kernel lives in the upper half */
-static int
-is_kernel(uint64_t ip)
-{
-	return ip >> 63;
-}
-
 /*
  * Whether @ip is in one of the space's executable mappings or its vDSO.
  * libdwfl's module spans its file's whole image, the first page of
@@ -1368,14 +1361,14 @@ look_up(struct syms *s, struct space *sp, uint64_t ip, const char **name,
  * "[unknown]", rather than one per address.
  */
 void
-syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
-	  char *mod, size_t mod_len)
+syms_name(struct syms *s, int space, bool kernel, uint64_t ip, char *fn,
+	  size_t fn_len, char *mod, size_t mod_len)
 {
 	struct space *sp = space >= 0 ? &s->sp[space] : NULL;
 	const char *name, *mname;
 	struct named *c;
 
-	if (is_kernel(ip))
+	if (kernel)
 		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
 	if (sp)
 		report(sp);
@@ -1457,10 +1450,10 @@ user_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
 }
 
 void
-syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
-	  char *mod, size_t mod_len)
+syms_name(struct syms *s, int space, bool kernel, uint64_t ip, char *fn,
+	  size_t fn_len, char *mod, size_t mod_len)
 {
-	if (is_kernel(ip))
+	if (kernel)
 		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
 	name_by_maps(space >= 0 ? &s->sp[space] : NULL, ip, fn, fn_len, mod,
 		     mod_len);
@@ -1475,12 +1468,13 @@ syms_dwfl(struct syms *s, int space)
 #endif
 
 void
-syms_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
+syms_where(struct syms *s, int space, bool kernel, uint64_t ip,
+	   struct sym_where *w)
 {
 	memset(w, 0, sizeof(*w));
 	snprintf(w->sym, sizeof(w->sym), "[unknown]");
 	snprintf(w->path, sizeof(w->path), "[unknown]");
-	if (is_kernel(ip))
+	if (kernel)
 		kernel_where(s, ip, w);
 	else
 		user_where(s, space, ip, w);
