@@ -101,12 +101,14 @@ struct opts {
 /*
  * every sample: its process's address space, its stack (leaf first), how
  * many of the stack's first frames are the kernel's (as the sample said:
- * the markers in its chain, or its cpumode), and the events it stands
- * for (its period; 1 when the recording has none)
+ * the markers in its chain, or its cpumode), whether its user frames are
+ * the unwinder's (unwind_sample(): callers already at their call), and
+ * the events it stands for (its period; 1 when the recording has none)
  */
 struct smp {
 	int space;
 	uint32_t off, n, nk;
+	bool unwound;
 	uint64_t period;
 };
 
@@ -178,7 +180,7 @@ add_unwound(struct prof *p, const struct pctr_sample_record *r, int space)
 	n = unwind_sample(p->unw, p->syms, space, r, p->ip + p->nip,
 			  MAX_CHAIN, &nk);
 	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, (uint32_t)n,
-				      (uint32_t)nk,
+				      (uint32_t)nk, true,
 				      r->period ? r->period : 1 };
 	p->nip += n;
 	return 0;
@@ -200,7 +202,7 @@ add_sample(struct prof *p, const struct pctr_sample_record *r)
 	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, n,
 				      r->nr_callchain ? r->nr_callchain_kernel
 						      : !r->user,
-				      r->period ? r->period : 1 };
+				      false, r->period ? r->period : 1 };
 	/* a call chain starts with the sampled IP itself */
 	if (r->nr_callchain)
 		memcpy(p->ip + p->nip, r->callchain, n * sizeof(*p->ip));
@@ -892,15 +894,17 @@ run_attached(const struct opts *o, struct pctr_set *set, struct prof *p,
 
 /*
  * The frame's name, in the kernel or in user space as the sample said: a
- * return address is named by its call instruction.
+ * return address is named by its call instruction (the unwinder's user
+ * frames are there already).
  */
 static void
 name_frame(struct prof *p, const struct smp *s, uint32_t i, struct frame *f)
 {
 	uint64_t ip = p->ip[s->off + i];
+	bool kernel = i < s->nk, ret = i > 0 && (kernel || !s->unwound);
 
 	f->comm = syms_comm(p->syms, s->space);
-	syms_name(p->syms, s->space, i < s->nk, i ? ip - 1 : ip, f->sym,
+	syms_name(p->syms, s->space, kernel, ret ? ip - 1 : ip, f->sym,
 		  sizeof(f->sym), f->dso, sizeof(f->dso));
 }
 

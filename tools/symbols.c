@@ -1436,6 +1436,57 @@ user_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
 	else
 		maps_where(sp, ip, w);
 }
+
+/* scope @die's name into @names if it is a function's or an inlined call's */
+static int
+scope_name(Dwarf_Die *die, const char **names, int *n, int max)
+{
+	int tag = DW(dwarf_tag)(die);
+	const char *name;
+
+	if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+		return 0;
+	name = DW(dwarf_diename)(die);
+	if (*n < max)
+		names[(*n)++] = name ? name : "??";
+	return tag;
+}
+
+/*
+ * As eu-addr2line -i: the innermost scope at the address that is a
+ * function or an inlined call; for a call, the scopes around its
+ * instance, out to the function it was inlined into (the scopes at the
+ * address continue into the called function's abstract definition).
+ */
+int
+syms_inlined(struct syms *s, int space, uint64_t ip, const char **names,
+	     int max)
+{
+	struct space *sp = space >= 0 ? &s->sp[space] : NULL;
+	Dwarf_Die *cu, *scopes = NULL, *outer = NULL;
+	Dwfl_Module *m;
+	Dwarf_Addr bias;
+	int i, n = 0, nscopes, nouter, tag = 0;
+
+	if (sp)
+		report(sp);
+	if (!sp || !sp->dwfl || !mapped(sp, ip) ||
+	    !(m = DW(dwfl_addrmodule)(sp->dwfl, ip)) ||
+	    !(cu = DW(dwfl_module_addrdie)(m, ip, &bias)))
+		return 0;
+	nscopes = DW(dwarf_getscopes)(cu, ip - bias, &scopes);
+	for (i = 0; i < nscopes && !tag; i++)
+		tag = scope_name(&scopes[i], names, &n, max);
+	if (tag == DW_TAG_inlined_subroutine) {
+		/* [0] is the call itself */
+		nouter = DW(dwarf_getscopes_die)(&scopes[i - 1], &outer);
+		for (int j = 1; j < nouter && tag != DW_TAG_subprogram; j++)
+			tag = scope_name(&outer[j], names, &n, max);
+	}
+	free(outer);
+	free(scopes);
+	return n;
+}
 #else
 int
 syms_can_name(void)
@@ -1464,6 +1515,14 @@ syms_dwfl(struct syms *s, int space)
 {
 	(void)s, (void)space;
 	return NULL;
+}
+
+int
+syms_inlined(struct syms *s, int space, uint64_t ip, const char **names,
+	     int max)
+{
+	(void)s, (void)space, (void)ip, (void)names, (void)max;
+	return 0;
 }
 #endif
 

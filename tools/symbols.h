@@ -50,6 +50,17 @@ struct sym_where {
 void syms_where(struct syms *s, int space, bool kernel, uint64_t ip,
 		struct sym_where *w);
 /*
+ * The functions at user address @ip of space @space by its module's
+ * debugging information (DWARF), as addr2line -i names them and perf
+ * script prints a frame's: into @names (@max at most), innermost first,
+ * each call inlined there, then the function the code is part of, by its
+ * DWARF name (hot_one for the clone hot_one.constprop.0).  Valid until
+ * the space's maps change.  Return their number, 0 without debugging
+ * information (or libdw).
+ */
+int syms_inlined(struct syms *s, int space, uint64_t ip, const char **names,
+		 int max);
+/*
  * The libdwfl session (a Dwfl *) of address space @space with its maps
  * reported, for unwinding (unwind.c); NULL without libdw.  Valid until
  * the next call of syms_name() or syms_dwfl() (new maps make a new one).

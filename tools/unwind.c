@@ -182,7 +182,8 @@ on_frame(Dwfl_Frame *state, void *arg)
 
 	if (!DW(dwfl_frame_pc)(state, &pc, &activation) || u->n == u->max)
 		return DWARF_CB_ABORT;
-	u->chain[u->n++] = pc;
+	/* a caller's frame resumes after its call: named by the call */
+	u->chain[u->n++] = activation ? pc : pc - 1;
 	return u->n - u->first < MAX_USER ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 

@@ -24,7 +24,9 @@ int unwind_new(struct unwind **up);
  * sampled address of a sample in the kernel without one, their number in
  * *@nr_kernel; then the user frames unwound from @r's registers and stack
  * copy in address space @space of @s: the sampled (or interrupted)
- * address, then return addresses.  A chain
+ * address, then each caller's return address - 1, inside its call
+ * instruction, as perf's libdw unwinder gives it (dwfl_frame_pc() of a
+ * frame that is not an activation) and perf script prints it.  A chain
  * whose unwinding stops early holds what was found; one that cannot be
  * unwound at all (no registers: a kernel thread; a 32-bit task; no
  * libdw) holds the sampled address.  Return the number of entries, at
