@@ -1148,71 +1148,67 @@ print_text(const struct opts *o, const struct table *t, size_t n,
 }
 
 static void
-json_row(const struct opts *o, const struct row *r, uint64_t total)
+json_row(const struct opts *o, struct pctr_json *j, const struct row *r,
+	 uint64_t total)
 {
-	FILE *out = o->out;
+	static const char *const names[] = { "comm", "module", "name" };
 	double tot = total ? (double)total : 1;
 
-	for (int k = 0; k < o->nr_keys; k++) {
-		static const char *const names[] = { "comm", "module",
-						     "name" };
-
-		fprintf(out, "%s\"%s\":", k ? "," : "", names[o->keys[k]]);
-		pctr__json_string(out, key_value(r, o->keys[k]));
-	}
+	pctr__json_obj(j, NULL);
+	for (int k = 0; k < o->nr_keys; k++)
+		pctr__json_str(j, names[o->keys[k]], key_value(r, o->keys[k]));
 	/* a function is one of a module's (make_key()) */
-	if (has_key(o, KEY_SYM) && !has_key(o, KEY_DSO)) {
-		fprintf(out, ",\"module\":");
-		pctr__json_string(out, r->f.dso);
+	if (has_key(o, KEY_SYM) && !has_key(o, KEY_DSO))
+		pctr__json_str(j, "module", r->f.dso);
+	pctr__json_uint(j, "samples", r->self);
+	pctr__json_uint(j, "events", r->self_ev);
+	pctr__json_num(j, "share", (double)r->self_ev / tot);
+	if (o->callgraph) {
+		pctr__json_uint(j, "children_samples", r->children);
+		pctr__json_uint(j, "children_events", r->children_ev);
+		pctr__json_num(j, "children_share",
+			       (double)r->children_ev / tot);
 	}
-	fprintf(out, ",\"samples\":%llu,\"events\":%llu,\"share\":%.4f",
-		(unsigned long long)r->self, (unsigned long long)r->self_ev,
-		r->self_ev / tot);
-	if (o->callgraph)
-		fprintf(out, ",\"children_samples\":%llu,"
-			     "\"children_events\":%llu,"
-			     "\"children_share\":%.4f",
-			(unsigned long long)r->children,
-			(unsigned long long)r->children_ev,
-			r->children_ev / tot);
+	pctr__json_obj_end(j);
 }
 
+/* pctr-profile/1 (doc/json-schema.md), one line */
 static void
 print_json(const struct opts *o, const char *event, const struct table *t,
 	   size_t n, uint64_t total, uint64_t events, uint64_t lost,
 	   const char *khidden)
 {
 	static const char *const names[] = { "comm", "dso", "sym" };
-	FILE *out = o->out;
+	static const char *const method[] = { [CG_NONE] = NULL,
+					      [CG_FP] = "fp",
+					      [CG_DWARF] = "dwarf" };
+	struct pctr_json j;
 
-	fprintf(out, "{\"schema\":\"pctr-profile/1\",\"event\":");
-	pctr__json_string(out, event);
+	pctr__json_begin(&j, o->out, true);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-profile/1");
+	pctr__json_str(&j, "event", event);
 	if (o->period)
-		fprintf(out, ",\"period\":%llu", (unsigned long long)o->period);
+		pctr__json_uint(&j, "period", o->period);
 	else
-		fprintf(out, ",\"frequency\":%llu",
-			(unsigned long long)(o->hz ? o->hz : DEFAULT_HZ));
-	fprintf(out, ",\"samples\":%llu,\"events\":%llu,\"lost\":%llu,"
-		     "\"call_graph\":%s,\"call_graph_method\":%s,\"sort\":[",
-		(unsigned long long)total, (unsigned long long)events,
-		(unsigned long long)lost,
-		o->callgraph ? "true" : "false",
-		o->callgraph == CG_DWARF ? "\"dwarf\""
-		: o->callgraph == CG_FP ? "\"fp\"" : "null");
+		pctr__json_uint(&j, "frequency", o->hz ? o->hz : DEFAULT_HZ);
+	pctr__json_uint(&j, "samples", total);
+	pctr__json_uint(&j, "events", events);
+	pctr__json_uint(&j, "lost", lost);
+	pctr__json_bool(&j, "call_graph", o->callgraph != CG_NONE);
+	pctr__json_str(&j, "call_graph_method", method[o->callgraph]);
+	pctr__json_arr(&j, "sort");
 	for (int k = 0; k < o->nr_keys; k++)
-		fprintf(out, "%s\"%s\"", k ? "," : "", names[o->keys[k]]);
-	fprintf(out, "],\"kernel_hidden\":");
-	if (khidden)
-		pctr__json_string(out, khidden);
-	else
-		fprintf(out, "null");
-	fprintf(out, ",\"rows_omitted\":%zu,\"functions\":[", t->n - n);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%s{", i ? "," : "");
-		json_row(o, &t->r[i], events);
-		fputc('}', out);
-	}
-	fprintf(out, "]}\n");
+		pctr__json_str(&j, NULL, names[o->keys[k]]);
+	pctr__json_arr_end(&j);
+	pctr__json_str(&j, "kernel_hidden", khidden);
+	pctr__json_uint(&j, "rows_omitted", t->n - n);
+	pctr__json_arr(&j, "functions");
+	for (size_t i = 0; i < n; i++)
+		json_row(o, &j, &t->r[i], events);
+	pctr__json_arr_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 }
 
 /* ---- folded stacks ------------------------------------------------------ */
