@@ -873,11 +873,10 @@ exclude_since(struct region_thread *t, const struct pctr_sample *s0)
 		for (int i = 0; t->fast && i < t->nr_all; i++)
 			v[i] += s1.count[i].value - s0->count[i].value;
 		for (int i = 0; !t->fast && i < t->nr_all; i++) {
-			c[i].value += s1.count[i].value - s0->count[i].value;
-			c[i].enabled +=
-				s1.count[i].enabled - s0->count[i].enabled;
-			c[i].running +=
-				s1.count[i].running - s0->count[i].running;
+			struct pctr_count dc = pctr__count_delta(
+				&s1.count[i], &s0->count[i]);
+
+			c[i] = pctr_count_add(&c[i], &dc);
 		}
 	}
 }
