@@ -8,13 +8,10 @@
  * doc/json-schema.md), to a destination written as $PCTR_REPORT.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "pctr_mpi.h"
 #include "text.h"
@@ -274,34 +271,12 @@ pctr_mpi__report_dest_ok(const char *dest)
 	       (!strncmp(dest, "json:", 5) && dest[5]);
 }
 
-static const char *
-kind(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFLNK:
-		return "a symbolic link";
-	case S_IFIFO:
-		return "a FIFO";
-	case S_IFCHR:
-		return "a character device";
-	case S_IFBLK:
-		return "a block device";
-	case S_IFSOCK:
-		return "a socket";
-	case S_IFDIR:
-		return "a directory";
-	}
-	return "not a regular file";
-}
-
+/* why the report is not written to its file, and where it goes instead */
 static void
-not_regular(const char *path, mode_t mode)
+refused(const char *why)
 {
-	fprintf(stderr, "libpctr-mpi: cannot write the report to '%s': it is "
-			"%s; reports are written to regular files only, never "
-			"through a symbolic link: writing it to standard "
-			"error\n",
-		path, kind(mode));
+	fprintf(stderr, "libpctr-mpi: %s: writing it to standard error\n",
+		why);
 }
 
 /* the file of @dest, or NULL for standard error */
@@ -322,56 +297,29 @@ bool
 pctr_mpi__report_file_ok(const char *dest)
 {
 	const char *path = file_of(dest);
-	struct stat st;
+	char why[PCTR__REPORT_WHY_MAX];
 
-	if (!path || lstat(path, &st) < 0 || S_ISREG(st.st_mode))
+	if (!path || pctr__report_file_check(path, why, sizeof(why)) == 0)
 		return true;
-	not_regular(path, st.st_mode);
+	refused(why);
 	return false;
 }
 
 /*
- * The report's file, by the rules of the region report (src/region.c):
- * never through a symbolic link, a regular file only (a FIFO with no
- * reader would hold MPI_Finalize for ever, a device is no place for a
- * report).  lstat() first, so that a device or FIFO is not even opened;
- * then the open refuses a link put there since (O_NOFOLLOW), does not
- * wait on a FIFO (O_NONBLOCK) nor take a terminal (O_NOCTTY), and fstat()
- * checks what was opened; truncated only once known to be a regular file.
- * NULL when refused, with the reason said.
+ * The report's file, by the one rule of report files (text.h): a FIFO
+ * with no reader would hold MPI_Finalize for ever.  NULL when refused,
+ * with the reason said.
  */
 static FILE *
 open_report(const char *path)
 {
-	struct stat st;
-	FILE *f = NULL;
-	int fd;
+	char why[PCTR__REPORT_WHY_MAX];
+	FILE *f;
 
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return not_regular(path, st.st_mode), NULL;
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
-				O_NOCTTY | O_CLOEXEC,
-		  0666);
-	if (fd < 0 && errno == ELOOP)
-		return not_regular(path, S_IFLNK), NULL;
-	if (fd < 0) {
-		fprintf(stderr, "libpctr-mpi: cannot write the report to "
-				"'%s': %s: writing it to standard error\n",
-			path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0)
-		st.st_mode = 0; /* "not a regular file" */
-	if (!S_ISREG(st.st_mode))
-		not_regular(path, st.st_mode);
-	else if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, 0) < 0 ||
-		 !(f = fdopen(fd, "w")))
-		fprintf(stderr, "libpctr-mpi: cannot write the report to "
-				"'%s': %s: writing it to standard error\n",
-			path, strerror(errno));
-	if (!f)
-		close(fd);
-	return f;
+	if (pctr__report_file_open(path, &f, why, sizeof(why)) == 0)
+		return f;
+	refused(why);
+	return NULL;
 }
 
 /*

@@ -75,12 +75,10 @@
  * flag and return.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stats.h"
@@ -873,11 +871,10 @@ exclude_since(struct region_thread *t, const struct pctr_sample *s0)
 		for (int i = 0; t->fast && i < t->nr_all; i++)
 			v[i] += s1.count[i].value - s0->count[i].value;
 		for (int i = 0; !t->fast && i < t->nr_all; i++) {
-			c[i].value += s1.count[i].value - s0->count[i].value;
-			c[i].enabled +=
-				s1.count[i].enabled - s0->count[i].enabled;
-			c[i].running +=
-				s1.count[i].running - s0->count[i].running;
+			struct pctr_count dc = pctr__count_delta(
+				&s1.count[i], &s0->count[i]);
+
+			c[i] = pctr_count_add(&c[i], &dc);
 		}
 	}
 }
@@ -1799,78 +1796,14 @@ expand_path(const char *file, char *out, size_t len)
 	out[n] = '\0';
 }
 
-static const char *
-kind(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFLNK:
-		return "a symbolic link";
-	case S_IFIFO:
-		return "a FIFO";
-	case S_IFCHR:
-		return "a character device";
-	case S_IFBLK:
-		return "a block device";
-	case S_IFSOCK:
-		return "a socket";
-	case S_IFDIR:
-		return "a directory";
-	}
-	return "not a regular file";
-}
-
-static int
-not_regular(const char *path, mode_t mode)
-{
-	return pctr__error(S_ISLNK(mode) ? ELOOP : S_ISDIR(mode) ? EISDIR :
-			   EINVAL, "cannot write the report to '%s': it is "
-			   "%s; reports are written to regular files only, "
-			   "never through a symbolic link",
-			   path, kind(mode));
-}
-
-/*
- * The report file: never through a symbolic link (a link planted where
- * the report goes must not redirect it onto a file of the writer's), and
- * a regular file only (a FIFO would hold the exit until a reader comes, a
- * device is no place for a report).  lstat() first, so that a device or
- * FIFO is not even opened (an open can rewind a tape); then the open
- * itself refuses a link put there since (O_NOFOLLOW), does not wait on a
- * FIFO (O_NONBLOCK) nor take a terminal (O_NOCTTY), and fstat() checks
- * what was opened.  Created 0666 less the umask, as fopen() would;
- * truncated only once known to be a regular file.
- */
+/* the report file, by the one rule of report files (text.h) */
 static int
 open_report(const char *path, FILE **fp)
 {
-	struct stat st;
-	int fd;
+	char why[PCTR__REPORT_WHY_MAX];
+	int r = pctr__report_file_open(path, fp, why, sizeof(why));
 
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return not_regular(path, st.st_mode);
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
-		  O_NOCTTY | O_CLOEXEC, 0666);
-	if (fd < 0 && errno == ELOOP)
-		return not_regular(path, S_IFLNK);
-	if (fd < 0)
-		return pctr__error(errno, "cannot write the report to '%s': "
-					  "%s",
-				   path, strerror(errno));
-	if (fstat(fd, &st) < 0)
-		st.st_mode = 0; /* "not a regular file" */
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return not_regular(path, st.st_mode);
-	}
-	if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, 0) < 0 ||
-	    !(*fp = fdopen(fd, "w"))) {
-		int err = errno;
-
-		close(fd);
-		return pctr__error(err, "cannot write the report to '%s': %s",
-				   path, strerror(err));
-	}
-	return 0;
+	return r < 0 ? pctr__error(r, "%s", why) : 0;
 }
 
 PCTR_EXPORT int

@@ -1658,12 +1658,15 @@ open_on_child(struct pctr_set *const sets[], int nr, pid_t pid)
 	for (i = 0; r == 0 && i < nr; i++) {
 		int *ids = malloc(sizeof(int));
 
-		if (!ids)
-			return pctr__error(ENOMEM, "out of memory");
+		if (!ids) {
+			r = pctr__error(ENOMEM, "out of memory");
+			break; /* sets[i] not tried: the ones before it closed */
+		}
 		ids[0] = pid;
 		sets[i]->target = PCTR_TARGET_PID;
 		r = open_on(sets[i], ids, 1, &how, false); /* takes ids */
 	}
+	/* the one unwind: the sets opened, and the one that failed */
 	while (r < 0 && --i >= 0)
 		close_all(sets[i]);
 	return r;

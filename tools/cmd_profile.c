@@ -99,12 +99,16 @@ struct opts {
 };
 
 /*
- * every sample: its process's address space, its stack (leaf first) and
+ * every sample: its process's address space, its stack (leaf first), how
+ * many of the stack's first frames are the kernel's (as the sample said:
+ * the markers in its chain, or its cpumode), whether its user frames are
+ * the unwinder's (unwind_sample(): callers already at their call), and
  * the events it stands for (its period; 1 when the recording has none)
  */
 struct smp {
 	int space;
-	uint32_t off, n;
+	uint32_t off, n, nk;
+	bool unwound;
 	uint64_t period;
 };
 
@@ -166,7 +170,7 @@ grow(void **p, size_t *cap, size_t need, size_t size)
 static int
 add_unwound(struct prof *p, const struct pctr_sample_record *r, int space)
 {
-	size_t n;
+	size_t n, nk;
 
 	if (!p->unw && unwind_new(&p->unw) < 0)
 		return -1;
@@ -174,8 +178,9 @@ add_unwound(struct prof *p, const struct pctr_sample_record *r, int space)
 		 sizeof(*p->ip)) < 0)
 		return -1;
 	n = unwind_sample(p->unw, p->syms, space, r, p->ip + p->nip,
-			  MAX_CHAIN);
+			  MAX_CHAIN, &nk);
 	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, (uint32_t)n,
+				      (uint32_t)nk, true,
 				      r->period ? r->period : 1 };
 	p->nip += n;
 	return 0;
@@ -195,7 +200,9 @@ add_sample(struct prof *p, const struct pctr_sample_record *r)
 	if (grow((void **)&p->ip, &p->capip, p->nip + n, sizeof(*p->ip)) < 0)
 		return -1;
 	p->s[p->ns++] = (struct smp){ space, (uint32_t)p->nip, n,
-				      r->period ? r->period : 1 };
+				      r->nr_callchain ? r->nr_callchain_kernel
+						      : !r->user,
+				      false, r->period ? r->period : 1 };
 	/* a call chain starts with the sampled IP itself */
 	if (r->nr_callchain)
 		memcpy(p->ip + p->nip, r->callchain, n * sizeof(*p->ip));
@@ -885,15 +892,20 @@ run_attached(const struct opts *o, struct pctr_set *set, struct prof *p,
 
 /* ---- naming ------------------------------------------------------------- */
 
-/* the frame's name: a return address is named by its call instruction */
+/*
+ * The frame's name, in the kernel or in user space as the sample said: a
+ * return address is named by its call instruction (the unwinder's user
+ * frames are there already).
+ */
 static void
 name_frame(struct prof *p, const struct smp *s, uint32_t i, struct frame *f)
 {
 	uint64_t ip = p->ip[s->off + i];
+	bool kernel = i < s->nk, ret = i > 0 && (kernel || !s->unwound);
 
 	f->comm = syms_comm(p->syms, s->space);
-	syms_name(p->syms, s->space, i ? ip - 1 : ip, f->sym, sizeof(f->sym),
-		  f->dso, sizeof(f->dso));
+	syms_name(p->syms, s->space, kernel, ret ? ip - 1 : ip, f->sym,
+		  sizeof(f->sym), f->dso, sizeof(f->dso));
 }
 
 static void
@@ -1136,71 +1148,67 @@ print_text(const struct opts *o, const struct table *t, size_t n,
 }
 
 static void
-json_row(const struct opts *o, const struct row *r, uint64_t total)
+json_row(const struct opts *o, struct pctr_json *j, const struct row *r,
+	 uint64_t total)
 {
-	FILE *out = o->out;
+	static const char *const names[] = { "comm", "module", "name" };
 	double tot = total ? (double)total : 1;
 
-	for (int k = 0; k < o->nr_keys; k++) {
-		static const char *const names[] = { "comm", "module",
-						     "name" };
-
-		fprintf(out, "%s\"%s\":", k ? "," : "", names[o->keys[k]]);
-		pctr__json_string(out, key_value(r, o->keys[k]));
-	}
+	pctr__json_obj(j, NULL);
+	for (int k = 0; k < o->nr_keys; k++)
+		pctr__json_str(j, names[o->keys[k]], key_value(r, o->keys[k]));
 	/* a function is one of a module's (make_key()) */
-	if (has_key(o, KEY_SYM) && !has_key(o, KEY_DSO)) {
-		fprintf(out, ",\"module\":");
-		pctr__json_string(out, r->f.dso);
+	if (has_key(o, KEY_SYM) && !has_key(o, KEY_DSO))
+		pctr__json_str(j, "module", r->f.dso);
+	pctr__json_uint(j, "samples", r->self);
+	pctr__json_uint(j, "events", r->self_ev);
+	pctr__json_num(j, "share", (double)r->self_ev / tot);
+	if (o->callgraph) {
+		pctr__json_uint(j, "children_samples", r->children);
+		pctr__json_uint(j, "children_events", r->children_ev);
+		pctr__json_num(j, "children_share",
+			       (double)r->children_ev / tot);
 	}
-	fprintf(out, ",\"samples\":%llu,\"events\":%llu,\"share\":%.4f",
-		(unsigned long long)r->self, (unsigned long long)r->self_ev,
-		r->self_ev / tot);
-	if (o->callgraph)
-		fprintf(out, ",\"children_samples\":%llu,"
-			     "\"children_events\":%llu,"
-			     "\"children_share\":%.4f",
-			(unsigned long long)r->children,
-			(unsigned long long)r->children_ev,
-			r->children_ev / tot);
+	pctr__json_obj_end(j);
 }
 
+/* pctr-profile/1 (doc/json-schema.md), one line */
 static void
 print_json(const struct opts *o, const char *event, const struct table *t,
 	   size_t n, uint64_t total, uint64_t events, uint64_t lost,
 	   const char *khidden)
 {
 	static const char *const names[] = { "comm", "dso", "sym" };
-	FILE *out = o->out;
+	static const char *const method[] = { [CG_NONE] = NULL,
+					      [CG_FP] = "fp",
+					      [CG_DWARF] = "dwarf" };
+	struct pctr_json j;
 
-	fprintf(out, "{\"schema\":\"pctr-profile/1\",\"event\":");
-	pctr__json_string(out, event);
+	pctr__json_begin(&j, o->out, true);
+	pctr__json_obj(&j, NULL);
+	pctr__json_str(&j, "schema", "pctr-profile/1");
+	pctr__json_str(&j, "event", event);
 	if (o->period)
-		fprintf(out, ",\"period\":%llu", (unsigned long long)o->period);
+		pctr__json_uint(&j, "period", o->period);
 	else
-		fprintf(out, ",\"frequency\":%llu",
-			(unsigned long long)(o->hz ? o->hz : DEFAULT_HZ));
-	fprintf(out, ",\"samples\":%llu,\"events\":%llu,\"lost\":%llu,"
-		     "\"call_graph\":%s,\"call_graph_method\":%s,\"sort\":[",
-		(unsigned long long)total, (unsigned long long)events,
-		(unsigned long long)lost,
-		o->callgraph ? "true" : "false",
-		o->callgraph == CG_DWARF ? "\"dwarf\""
-		: o->callgraph == CG_FP ? "\"fp\"" : "null");
+		pctr__json_uint(&j, "frequency", o->hz ? o->hz : DEFAULT_HZ);
+	pctr__json_uint(&j, "samples", total);
+	pctr__json_uint(&j, "events", events);
+	pctr__json_uint(&j, "lost", lost);
+	pctr__json_bool(&j, "call_graph", o->callgraph != CG_NONE);
+	pctr__json_str(&j, "call_graph_method", method[o->callgraph]);
+	pctr__json_arr(&j, "sort");
 	for (int k = 0; k < o->nr_keys; k++)
-		fprintf(out, "%s\"%s\"", k ? "," : "", names[o->keys[k]]);
-	fprintf(out, "],\"kernel_hidden\":");
-	if (khidden)
-		pctr__json_string(out, khidden);
-	else
-		fprintf(out, "null");
-	fprintf(out, ",\"rows_omitted\":%zu,\"functions\":[", t->n - n);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%s{", i ? "," : "");
-		json_row(o, &t->r[i], events);
-		fputc('}', out);
-	}
-	fprintf(out, "]}\n");
+		pctr__json_str(&j, NULL, names[o->keys[k]]);
+	pctr__json_arr_end(&j);
+	pctr__json_str(&j, "kernel_hidden", khidden);
+	pctr__json_uint(&j, "rows_omitted", t->n - n);
+	pctr__json_arr(&j, "functions");
+	for (size_t i = 0; i < n; i++)
+		json_row(o, &j, &t->r[i], events);
+	pctr__json_arr_end(&j);
+	pctr__json_obj_end(&j);
+	pctr__json_end(&j);
 }
 
 /* ---- folded stacks ------------------------------------------------------ */

@@ -16,8 +16,11 @@
  * address within its module where the module is known, SYM "[unknown]"
  * (no offset) and DSO "[unknown]" where they are not.  Samples are named
  * in the address space their process had when they were taken (the
- * side-band records are read in order with them, symbols.c); --call-graph
- * dwarf recordings are unwound as pctr report unwinds them (unwind.c).
+ * side-band records are read in order with them, symbols.c), in the
+ * kernel or in user space as the sample says (its chain's markers, its
+ * cpumode); --call-graph dwarf recordings are unwound as pctr report
+ * unwinds them (unwind.c), callers at their return address - 1 as perf's
+ * unwinder gives them.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +34,7 @@
 #include "util.h"
 
 #define MAX_CHAIN (1024 + 128) /* kernel part and user part (unwind.c's) */
+#define MAX_INLINE 64 /* functions at one address: calls inlined, nested */
 
 struct script {
 	const struct perf_data_info *info;
@@ -40,20 +44,46 @@ struct script {
 	int err;
 };
 
+/* a frame's line: its address, the function and offset, and its module */
 static void
-print_frame(struct script *sc, int space, uint64_t ip, bool in_chain)
+print_line(const struct sym_where *w, uint64_t ip, bool in_chain,
+	   const char *sym, bool inlined)
 {
-	struct sym_where w;
-
-	syms_where(sc->syms, space, ip, &w);
 	/* in a chain, perf shows a known module's address within it */
 	printf(in_chain ? "\t%16llx " : " %16llx ",
-	       (unsigned long long)(in_chain && w.has_map ? w.rel : ip));
-	if (w.has_sym)
-		printf("%s+0x%llx", w.sym, (unsigned long long)w.off);
+	       (unsigned long long)(in_chain && w->has_map ? w->rel : ip));
+	if (sym)
+		printf("%s+0x%llx", sym, (unsigned long long)w->off);
 	else
 		printf("[unknown]");
-	printf(" (%s)\n", w.path);
+	if (inlined)
+		printf(" (inlined)\n");
+	else
+		printf(" (%s)\n", w->path);
+}
+
+/*
+ * A frame @unwound from a stack copy (not the kernel's chain) is a line
+ * for each call inlined there, then the function's, as perf script names
+ * the frames of its unwinder from the debugging information (addr2line
+ * -i): each at the frame's address and offset, a name other than the
+ * symbol's "(inlined)" in place of the module.
+ */
+static void
+print_frame(struct script *sc, int space, bool kernel, uint64_t ip,
+	    bool in_chain, bool unwound)
+{
+	const char *in[MAX_INLINE];
+	struct sym_where w;
+	int n = 0;
+
+	syms_where(sc->syms, space, kernel, ip, &w);
+	if (unwound && w.has_sym)
+		n = syms_inlined(sc->syms, space, ip, in, MAX_INLINE);
+	for (int i = 0; i < n; i++)
+		print_line(&w, ip, in_chain, in[i], strcmp(in[i], w.sym) != 0);
+	if (n == 0)
+		print_line(&w, ip, in_chain, w.has_sym ? w.sym : NULL, false);
 }
 
 /* COMM PID [CPU] TIME: PERIOD EVENT: */
@@ -78,25 +108,27 @@ print_sample(struct script *sc, const struct pctr_sample_record *r)
 {
 	int space = syms_space(sc->syms, r->pid);
 	const uint64_t *chain = r->callchain;
-	size_t n = r->nr_callchain;
+	size_t n = r->nr_callchain, nk = r->nr_callchain_kernel;
+	bool unwound = r->regs_abi || r->stack_len;
 
 	if (space < 0)
 		return -1;
-	if (r->regs_abi || r->stack_len) {
+	if (unwound) {
 		if (!sc->unw && unwind_new(&sc->unw) < 0)
 			return -1;
 		n = unwind_sample(sc->unw, sc->syms, space, r, sc->chain,
-				  MAX_CHAIN);
+				  MAX_CHAIN, &nk);
 		chain = sc->chain;
 	}
 	print_start(sc, r, space, sc->info->callchain);
 	if (!sc->info->callchain) {
-		print_frame(sc, space, r->ip, false);
+		print_frame(sc, space, !r->user, r->ip, false, false);
 		return 0;
 	}
 	putchar('\n');
 	for (size_t i = 0; i < n; i++)
-		print_frame(sc, space, chain[i], true);
+		print_frame(sc, space, i < nk, chain[i], true,
+			    unwound && i >= nk);
 	putchar('\n');
 	return 0;
 }

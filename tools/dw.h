@@ -13,6 +13,7 @@
 #define PCTR_TOOL_DW_H
 
 #if !defined(PCTR_NO_DWFL) && __has_include(<elfutils/libdwfl.h>)
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #define HAVE_DWFL 1
@@ -42,6 +43,11 @@
 	X(dwfl_thread_state_registers)                                        \
 	X(dwfl_thread_state_register_pc)                                      \
 	X(dwfl_frame_pc)                                                      \
+	X(dwfl_module_addrdie)                                                \
+	X(dwarf_getscopes)                                                    \
+	X(dwarf_getscopes_die)                                                \
+	X(dwarf_tag)                                                          \
+	X(dwarf_diename)                                                      \
 	X(elf_getphdrnum)                                                     \
 	X(elf_memory)                                                         \
 	X(elf_nextscn)                                                        \

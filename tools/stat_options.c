@@ -518,7 +518,10 @@ set_priv(struct stat_ctx *c, char priv)
 	return 0;
 }
 
-/* perf stat's flags of how a run goes, beside the counting */
+/*
+ * perf stat's flags of how a run goes, beside the counting, and when the
+ * counting starts and ends (-D, --duration, --control)
+ */
 static int
 parse_run_option(struct stat_ctx *c, int opt, const char *arg)
 {
@@ -559,6 +562,17 @@ parse_run_option(struct stat_ctx *c, int opt, const char *arg)
 	case OPT_NO_CSV_SUMMARY:
 		c->rep.no_csv_summary = true;
 		return 0;
+	case OPT_DURATION:
+		return parse_double("--duration", arg, 0.001, 31536000.0,
+				    &c->duration);
+	case 'D': {
+		int r = parse_long("-D", arg, -1, 3600000, &c->delay_ms);
+
+		c->rep.delayed = c->delay_ms != 0;
+		return r;
+	}
+	case OPT_CONTROL:
+		return parse_control(c, arg);
 	}
 	return refuse(opt) < 0 ? -1 : 1;
 }
@@ -609,6 +623,46 @@ parse_target_option(struct stat_ctx *c, int opt, const char *arg)
 	return parse_run_option(c, opt, arg) ? -1 : 0;
 }
 
+/*
+ * how the counts are written: repeated, at intervals, their number form,
+ * the layout, the file
+ */
+static int
+parse_output_option(struct stat_ctx *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'r':
+		c->rep.repeated = true;
+		return parse_long("-r", arg, 1, 100000, &c->repeat);
+	case 'I':
+		c->rep.interval = true;
+		return parse_long("-I", arg, 10, 3600000, &c->interval_ms);
+	case OPT_INTERVAL_COUNT:
+		return parse_long("--interval-count", arg, 1, 0x7fffffff,
+				  &c->interval_count);
+	case 'B':
+		fmt_big_num = true;
+		return 0;
+	case OPT_NO_BIG_NUM:
+		fmt_big_num = false;
+		return 0;
+	case 'j':
+		return set_format(c, FMT_PERF_JSON, ",");
+	case 'x':
+		return set_format(c, FMT_PERF_CSV, arg);
+	case OPT_FORMAT:
+		return parse_format(c, arg);
+	case 'o':
+		c->output = arg;
+		return 0;
+	case OPT_APPEND:
+		c->rep.append = true;
+		return 0;
+	}
+	return parse_target_option(c, opt, arg);
+}
+
+/* what each event counts, and how the events go on the counters */
 static int
 parse_option(struct stat_ctx *c, int opt, const char *arg)
 {
@@ -619,18 +673,6 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		return set_priv(c, 'k');
 	case 'e':
 		return add_events(c, arg);
-	case 'r':
-		c->rep.repeated = true;
-		return parse_long("-r", arg, 1, 100000, &c->repeat);
-	case 'I':
-		c->rep.interval = true;
-		return parse_long("-I", arg, 10, 3600000, &c->interval_ms);
-	case 'B':
-		fmt_big_num = true;
-		return 0;
-	case OPT_NO_BIG_NUM:
-		fmt_big_num = false;
-		return 0;
 	case 'd':
 		c->detailed += c->detailed < 3;
 		return 0;
@@ -643,40 +685,14 @@ parse_option(struct stat_ctx *c, int opt, const char *arg)
 		return 0;	  /* which perf's --metric-no-group keeps too */
 	case 'M':
 		return metric_parse(arg, &c->rep.metrics);
-	case OPT_DURATION:
-		return parse_double("--duration", arg, 0.001, 31536000.0,
-				    &c->duration);
 	case OPT_STRICT:
 		c->strict = true;
-		return 0;
-	case 'D': {
-		int r = parse_long("-D", arg, -1, 3600000, &c->delay_ms);
-
-		c->rep.delayed = c->delay_ms != 0;
-		return r;
-	}
-	case OPT_INTERVAL_COUNT:
-		return parse_long("--interval-count", arg, 1, 0x7fffffff,
-				  &c->interval_count);
-	case OPT_CONTROL:
-		return parse_control(c, arg);
-	case OPT_APPEND:
-		c->rep.append = true;
 		return 0;
 	case OPT_NO_MULTIPLEX:
 		c->rep.multiplex = false;
 		return 0;
-	case 'j':
-		return set_format(c, FMT_PERF_JSON, ",");
-	case 'x':
-		return set_format(c, FMT_PERF_CSV, arg);
-	case OPT_FORMAT:
-		return parse_format(c, arg);
-	case 'o':
-		c->output = arg;
-		return 0;
 	}
-	return parse_target_option(c, opt, arg);
+	return parse_output_option(c, opt, arg);
 }
 
 static int

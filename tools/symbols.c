@@ -622,13 +622,6 @@ syms_kernel_hidden(const struct syms *s)
 	return s->kstate < 0 ? s->khidden : NULL;
 }
 
-/* x86-64, arm64, ...: the kernel lives in the upper half */
-static int
-is_kernel(uint64_t ip)
-{
-	return ip >> 63;
-}
-
 /*
  * Whether @ip is in one of the space's executable mappings or its vDSO.
  * libdwfl's module spans its file's whole image, the first page of
@@ -1368,14 +1361,14 @@ look_up(struct syms *s, struct space *sp, uint64_t ip, const char **name,
  * "[unknown]", rather than one per address.
  */
 void
-syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
-	  char *mod, size_t mod_len)
+syms_name(struct syms *s, int space, bool kernel, uint64_t ip, char *fn,
+	  size_t fn_len, char *mod, size_t mod_len)
 {
 	struct space *sp = space >= 0 ? &s->sp[space] : NULL;
 	const char *name, *mname;
 	struct named *c;
 
-	if (is_kernel(ip))
+	if (kernel)
 		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
 	if (sp)
 		report(sp);
@@ -1443,6 +1436,57 @@ user_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
 	else
 		maps_where(sp, ip, w);
 }
+
+/* scope @die's name into @names if it is a function's or an inlined call's */
+static int
+scope_name(Dwarf_Die *die, const char **names, int *n, int max)
+{
+	int tag = DW(dwarf_tag)(die);
+	const char *name;
+
+	if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+		return 0;
+	name = DW(dwarf_diename)(die);
+	if (*n < max)
+		names[(*n)++] = name ? name : "??";
+	return tag;
+}
+
+/*
+ * As eu-addr2line -i: the innermost scope at the address that is a
+ * function or an inlined call; for a call, the scopes around its
+ * instance, out to the function it was inlined into (the scopes at the
+ * address continue into the called function's abstract definition).
+ */
+int
+syms_inlined(struct syms *s, int space, uint64_t ip, const char **names,
+	     int max)
+{
+	struct space *sp = space >= 0 ? &s->sp[space] : NULL;
+	Dwarf_Die *cu, *scopes = NULL, *outer = NULL;
+	Dwfl_Module *m;
+	Dwarf_Addr bias;
+	int i, n = 0, nscopes, nouter, tag = 0;
+
+	if (sp)
+		report(sp);
+	if (!sp || !sp->dwfl || !mapped(sp, ip) ||
+	    !(m = DW(dwfl_addrmodule)(sp->dwfl, ip)) ||
+	    !(cu = DW(dwfl_module_addrdie)(m, ip, &bias)))
+		return 0;
+	nscopes = DW(dwarf_getscopes)(cu, ip - bias, &scopes);
+	for (i = 0; i < nscopes && !tag; i++)
+		tag = scope_name(&scopes[i], names, &n, max);
+	if (tag == DW_TAG_inlined_subroutine) {
+		/* [0] is the call itself */
+		nouter = DW(dwarf_getscopes_die)(&scopes[i - 1], &outer);
+		for (int j = 1; j < nouter && tag != DW_TAG_subprogram; j++)
+			tag = scope_name(&outer[j], names, &n, max);
+	}
+	free(outer);
+	free(scopes);
+	return n;
+}
 #else
 int
 syms_can_name(void)
@@ -1457,10 +1501,10 @@ user_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
 }
 
 void
-syms_name(struct syms *s, int space, uint64_t ip, char *fn, size_t fn_len,
-	  char *mod, size_t mod_len)
+syms_name(struct syms *s, int space, bool kernel, uint64_t ip, char *fn,
+	  size_t fn_len, char *mod, size_t mod_len)
 {
-	if (is_kernel(ip))
+	if (kernel)
 		return kernel_name(s, ip, fn, fn_len, mod, mod_len);
 	name_by_maps(space >= 0 ? &s->sp[space] : NULL, ip, fn, fn_len, mod,
 		     mod_len);
@@ -1472,15 +1516,24 @@ syms_dwfl(struct syms *s, int space)
 	(void)s, (void)space;
 	return NULL;
 }
+
+int
+syms_inlined(struct syms *s, int space, uint64_t ip, const char **names,
+	     int max)
+{
+	(void)s, (void)space, (void)ip, (void)names, (void)max;
+	return 0;
+}
 #endif
 
 void
-syms_where(struct syms *s, int space, uint64_t ip, struct sym_where *w)
+syms_where(struct syms *s, int space, bool kernel, uint64_t ip,
+	   struct sym_where *w)
 {
 	memset(w, 0, sizeof(*w));
 	snprintf(w->sym, sizeof(w->sym), "[unknown]");
 	snprintf(w->path, sizeof(w->path), "[unknown]");
-	if (is_kernel(ip))
+	if (kernel)
 		kernel_where(s, ip, w);
 	else
 		user_where(s, space, ip, w);

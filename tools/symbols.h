@@ -7,6 +7,7 @@
 #ifndef PCTR_TOOL_SYMBOLS_H
 #define PCTR_TOOL_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -28,8 +29,14 @@ int syms_record(struct syms *s, const struct pctr_sample_record *r);
  */
 int syms_space(struct syms *s, pid_t pid);
 const char *syms_comm(const struct syms *s, int space);
-void syms_name(struct syms *s, int space, uint64_t ip, char *fn,
-	       size_t fn_len, char *mod, size_t mod_len);
+/*
+ * Addresses are named in the kernel (@kernel: from /proc/kallsyms) or in
+ * address space @space as the sample said where it lies: its cpumode
+ * (struct pctr_sample_record's @user), or the kernel's markers in its
+ * call chain (@nr_callchain_kernel), never the address's value.
+ */
+void syms_name(struct syms *s, int space, bool kernel, uint64_t ip,
+	       char *fn, size_t fn_len, char *mod, size_t mod_len);
 /* where an address lies, as perf script prints it */
 struct sym_where {
 	char sym[256]; /* the function, "[unknown]" without one */
@@ -40,8 +47,19 @@ struct sym_where {
 	int has_map;
 };
 
-void syms_where(struct syms *s, int space, uint64_t ip,
+void syms_where(struct syms *s, int space, bool kernel, uint64_t ip,
 		struct sym_where *w);
+/*
+ * The functions at user address @ip of space @space by its module's
+ * debugging information (DWARF), as addr2line -i names them and perf
+ * script prints a frame's: into @names (@max at most), innermost first,
+ * each call inlined there, then the function the code is part of, by its
+ * DWARF name (hot_one for the clone hot_one.constprop.0).  Valid until
+ * the space's maps change.  Return their number, 0 without debugging
+ * information (or libdw).
+ */
+int syms_inlined(struct syms *s, int space, uint64_t ip, const char **names,
+		 int max);
 /*
  * The libdwfl session (a Dwfl *) of address space @space with its maps
  * reported, for unwinding (unwind.c); NULL without libdw.  Valid until

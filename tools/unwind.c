@@ -182,7 +182,8 @@ on_frame(Dwfl_Frame *state, void *arg)
 
 	if (!DW(dwfl_frame_pc)(state, &pc, &activation) || u->n == u->max)
 		return DWARF_CB_ABORT;
-	u->chain[u->n++] = pc;
+	/* a caller's frame resumes after its call: named by the call */
+	u->chain[u->n++] = activation ? pc : pc - 1;
 	return u->n - u->first < MAX_USER ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -227,17 +228,19 @@ unwind_user(struct unwind *u, struct syms *s, int space,
 
 size_t
 unwind_sample(struct unwind *u, struct syms *s, int space,
-	      const struct pctr_sample_record *r, uint64_t *chain, size_t max)
+	      const struct pctr_sample_record *r, uint64_t *chain, size_t max,
+	      size_t *nr_kernel)
 {
 	u->chain = chain;
 	u->max = max;
 	u->n = 0;
-	/* the kernel part: its addresses are the upper half's */
-	for (uint32_t i = 0; i < r->nr_callchain && u->n < max; i++)
-		if (r->callchain[i] >> 63)
-			chain[u->n++] = r->callchain[i];
+	/* the kernel part, as the kernel's markers in the chain said */
+	for (uint32_t i = 0; i < r->nr_callchain_kernel && u->n < max; i++)
+		chain[u->n++] = r->callchain[i];
+	/* none: a sample in the kernel (its cpumode) is its own address */
 	if (u->n == 0 && !r->user)
 		chain[u->n++] = r->ip;
+	*nr_kernel = u->n;
 	if (u->n < max)
 		unwind_user(u, s, space, r);
 	if (u->n == 0)

@@ -19,17 +19,22 @@ struct unwind;
 int unwind_new(struct unwind **up);
 /*
  * The call chain of sample @r, leaf first, into @chain (@max entries at
- * most), as the kernel gives one from frame pointers: the kernel part of
- * @r->callchain, then the user frames unwound from @r's registers and
- * stack copy in address space @space of @s: the sampled (or interrupted)
- * address, then return addresses.  A chain whose unwinding stops early
- * holds what was found; one that cannot be unwound at all (no registers:
- * a kernel thread; a 32-bit task; no libdw) holds the sampled address.
- * Return the number of entries, at least 1.
+ * most, at least 1): the kernel part of @r->callchain (its first
+ * @r->nr_callchain_kernel entries, as the kernel's markers said), or the
+ * sampled address of a sample in the kernel without one, their number in
+ * *@nr_kernel; then the user frames unwound from @r's registers and stack
+ * copy in address space @space of @s: the sampled (or interrupted)
+ * address, then each caller's return address - 1, inside its call
+ * instruction, as perf's libdw unwinder gives it (dwfl_frame_pc() of a
+ * frame that is not an activation) and perf script prints it.  A chain
+ * whose unwinding stops early holds what was found; one that cannot be
+ * unwound at all (no registers: a kernel thread; a 32-bit task; no
+ * libdw) holds the sampled address.  Return the number of entries, at
+ * least 1.
  */
 size_t unwind_sample(struct unwind *u, struct syms *s, int space,
 		     const struct pctr_sample_record *r, uint64_t *chain,
-		     size_t max);
+		     size_t max, size_t *nr_kernel);
 void unwind_free(struct unwind *u);
 
 /* the registers' DWARF numbering (unwind.c), for tests */

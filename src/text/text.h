@@ -2,9 +2,10 @@
 /*
  * text.h - the one writer of JSON and CSV text, compiled into
  * libpctr (its reports), the pctr command and libpctr-mpi, so that every
- * document the project writes quotes text and numbers the same way; and
- * the edit distance behind every "did you mean".  A leaf: it needs the C
- * library, and pctr.h for two of its structs.
+ * document the project writes quotes text and numbers the same way; the
+ * edit distance behind every "did you mean"; and the one rule of a
+ * report's file.  A leaf: it needs the C library, and pctr.h for two of
+ * its structs.
  */
 #ifndef PCTR_TEXT_H
 #define PCTR_TEXT_H
@@ -108,5 +109,32 @@ void pctr__json_summary(struct pctr_json *j, const struct pctr_summary *s,
 /* the machine object of pctr_machine_get() */
 void pctr__json_machine(struct pctr_json *j, const char *key,
 			const struct pctr_machine *m);
+
+/*
+ * A report's file (report_file.c), by one rule for libpctr's region
+ * report and libpctr-mpi's job report: never through a symbolic link (a
+ * link planted where the report goes must not redirect it onto a file of
+ * the writer's), and a regular file only (a FIFO would hold the exit
+ * until a reader comes, a device is no place for a report).
+ *
+ * pctr__report_file_check(): what lstat() says of @path, before anything
+ * is opened (an open can rewind a tape): 0 for a regular file or none
+ * yet; else -ELOOP (a link), -EISDIR (a directory) or -EINVAL (another
+ * kind), with the sentence "cannot write the report to 'PATH': it is a
+ * FIFO; reports are written to regular files only, never through a
+ * symbolic link" in @why (@len bytes; PCTR__REPORT_WHY_MAX hold it).
+ *
+ * pctr__report_file_open(): the check, then the open, which refuses a
+ * link put there since (O_NOFOLLOW), does not wait on a FIFO
+ * (O_NONBLOCK) nor take a terminal (O_NOCTTY), and fstat() of what was
+ * opened.  Created 0666 less the umask, as fopen() would; truncated only
+ * once known to be a regular file.  0 and *@fp, or a negative errno and
+ * why in @why ("cannot write the report to 'PATH': " and strerror()'s
+ * text where the system refused).
+ */
+#define PCTR__REPORT_WHY_MAX 4400 /* a path of PATH_MAX, and the sentence */
+int pctr__report_file_check(const char *path, char *why, size_t len);
+int pctr__report_file_open(const char *path, FILE **fp, char *why,
+			   size_t len);
 
 #endif

@@ -578,6 +578,49 @@ TEST(command_start_failures)
 	}
 }
 
+/*
+ * An allocation that fails while a command's two sets are opened, at each
+ * allocation in turn: -ENOMEM, the child reaped, and neither set left
+ * open.  Once a failed allocation before the second set's open returned
+ * at once and left the first set's counters open.
+ */
+TEST(command_sets_out_of_memory)
+{
+	char *argv[] = { "true", NULL };
+	pid_t pid;
+	int nth, r;
+
+	if (!fault_alloc_works())
+		SKIP("malloc is the sanitizer's or valgrind's in this run");
+	baseline();
+	for (nth = 1;; nth++) {
+		struct pctr_set *sets[2] = { new_set(0), new_set(0) };
+
+		fault_arm(FAULT_ALLOC, nth, ENOMEM, 1);
+		r = pctr_set_open_command_sets(sets, 2, argv, &pid);
+		fault_arm(FAULT_ALLOC, 0, 0, 0);
+		if (r == 0)
+			ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+		if (r == 0 && fault_calls(FAULT_ALLOC) < nth) {
+			pctr_set_free(sets[0]);
+			pctr_set_free(sets[1]);
+			break;
+		}
+		if (r < 0) {
+			if (r != -ENOMEM)
+				TEST_FAIL("allocation %d failed: %d (%s)", nth,
+					  r, pctr_strerror(r));
+			ASSERT_EQ(waitpid(-1, NULL, WNOHANG), -1);
+			assert_released();
+		}
+		pctr_set_free(sets[0]);
+		pctr_set_free(sets[1]);
+		assert_released();
+	}
+	ASSERT_GT(nth, 1);
+	printf("# %d allocations in pctr_set_open_command_sets\n", nth - 1);
+}
+
 int
 main(void)
 {
@@ -595,5 +638,6 @@ main(void)
 			       TEST_CASE(thread_group_read_is_not_retried)
 			       TEST_CASE(failed_reset_keeps_the_baseline)
 			       TEST_CASE(out_of_memory)
-			       TEST_CASE(command_start_failures)));
+			       TEST_CASE(command_start_failures)
+			       TEST_CASE(command_sets_out_of_memory)));
 }

@@ -7,6 +7,7 @@
  * a value on its stack across the call (-O2 would otherwise keep the
  * frames empty), so that the unwinder has to find each return address by
  * the function's own unwinding table; frame pointers find none of them.
+ * Built with debugging information (-g), which names the calls inlined.
  *
  *   profile_nofp MS            spin for MS ms of CPU time
  */
@@ -54,6 +55,17 @@ a(unsigned long n)
 	sink += keep[2];
 }
 
+/*
+ * main's call of a, always inlined: the debugging information says the
+ * call instruction is round's, so perf script names main's frame
+ * "round_of+0xOFF (inlined)", then main's
+ */
+static inline __attribute__((always_inline)) void
+round_of(unsigned long n)
+{
+	a(n);
+}
+
 /* a clock read every 10^7 iterations (some ms): a negligible share */
 int
 main(int argc, char **argv)
@@ -62,6 +74,6 @@ main(int argc, char **argv)
 	double end = cpu_ms() + ms;
 
 	while (cpu_ms() < end)
-		a(10000000);
+		round_of(10000000);
 	return 0;
 }

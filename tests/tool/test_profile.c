@@ -320,6 +320,40 @@ TEST(call_graph_children_self_folded)
 	ASSERT(!strstr(r.out, ";b;"));
 }
 
+/*
+ * Shares are written in the one number form of every document (src/text/):
+ * the double events / events itself, in its fewest digits, read back as
+ * the same double.  Once "%.4f": hot_one's 0.2328 for 54 / 232 =
+ * 0.23275862... .  hotspots splits its samples 1:3 between two functions,
+ * and a sample every 0.7 ms makes some 230, whose shares k / n four
+ * digits do not hold (of 100 samples, k / 100, they would).
+ */
+TEST(json_shares_exact)
+{
+	struct result r;
+	char *out, *first;
+	double bad;
+
+	r = pctr("profile", "-e", "task-clock:u", "-c", "700000", "-g",
+		 "--json", "-o", "-", "--", hotspots(), "60", NULL);
+	ASSERT_EQ(r.status, 0);
+	out = python("import json,sys\n"
+		     "d=json.loads(sys.stdin.read().splitlines()[-1])\n"
+		     "e=d['events']\n"
+		     "bad=[f for f in d['functions'] if f['share']!="
+		     "f['events']/e or f['children_share']!="
+		     "f['children_events']/e]\n"
+		     "print(len(bad) if d['functions'] else -1,"
+		     " bad[0] if bad else '')\n",
+		     r.out);
+	bad = strtod(out, &first);
+	first[strcspn(first, "\n")] = '\0';
+	if (bad != 0)
+		TEST_FAIL("%.0f rows' shares are not events / events (-1: "
+			  "none), the first:%s",
+			  bad, first);
+}
+
 /* spawn profile_chain MS, return its pid */
 static pid_t
 spawn_chain(const char *ms)
@@ -721,6 +755,7 @@ main(int argc, char **argv)
 			       TEST_CASE(sort_keys_in_any_order)
 			       TEST_CASE(stripped_rows_limited)
 			       TEST_CASE(call_graph_children_self_folded)
+			       TEST_CASE(json_shares_exact)
 			       TEST_CASE(shares_are_perf_reports_overhead)
 			       TEST_CASE(attach_pid_tid_cpus)
 			       TEST_CASE(attached_ends_on_signal_or_exit)

@@ -5,8 +5,8 @@
  * architecture (struct pctr_sample_record, PCTR_SAMPLE_USER_STACK),
  * renumbered to the DWARF numbers libdwfl takes (x86-64 psABI: rax, rdx,
  * rcx, rbx, rsi, rdi, rbp, rsp, r8-r15, rip; AAPCS64: x0-x30, sp), and
- * the chain of a sample that cannot be unwound: its kernel part, else
- * its address.
+ * the chain of a sample that cannot be unwound: its kernel part (as the
+ * chain's markers said), else its address.
  */
 #include "test.h"
 #include "unwind.h"
@@ -80,23 +80,62 @@ TEST(chain_without_registers)
 			      0x401000 };
 	struct pctr_sample_record r = { .ip = kchain[0], .user = 0,
 					.nr_callchain = 3,
+					.nr_callchain_kernel = 2,
 					.callchain = kchain };
 	uint64_t chain[8];
+	size_t nk;
 	struct unwind *u;
 
 	ASSERT_OK(unwind_new(&u));
-	/* a user address in the kernel's chain is not its part */
-	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 8), 2);
+	/* the user part of the kernel's chain is not unwound's */
+	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 8, &nk), 2);
+	ASSERT_UEQ(nk, 2);
 	ASSERT_UEQ(chain[0], kchain[0]);
 	ASSERT_UEQ(chain[1], kchain[1]);
-	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 1), 1);
+	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 1, &nk), 1);
+	ASSERT_UEQ(nk, 1);
 	r = (struct pctr_sample_record){ .ip = 0x401234, .user = 1 };
-	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 8), 1);
+	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 8, &nk), 1);
 	ASSERT_UEQ(chain[0], 0x401234);
+	ASSERT_UEQ(nk, 0);
 	/* a kernel sample without the kernel's chain: its own address */
 	r = (struct pctr_sample_record){ .ip = kchain[1], .user = 0 };
-	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 8), 1);
+	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 8, &nk), 1);
 	ASSERT_UEQ(chain[0], kchain[1]);
+	ASSERT_UEQ(nk, 1);
+	unwind_free(u);
+}
+
+/*
+ * The kernel's part is what the chain's markers said (the record's
+ * nr_callchain_kernel), whatever the addresses: a 32-bit kernel lies at
+ * 0xc0000000, not in the upper half of 64 bits.  The top bit of the
+ * address was the test once: this chain had no kernel part, and the
+ * sample was its address alone.
+ */
+TEST(kernel_part_by_markers)
+{
+	uint64_t kchain[] = { 0xc1000010, 0xc1000020, 0x08048010 };
+	struct pctr_sample_record r = { .ip = kchain[0], .user = 0,
+					.nr_callchain = 3,
+					.nr_callchain_kernel = 2,
+					.callchain = kchain };
+	uint64_t chain[8];
+	size_t nk;
+	struct unwind *u;
+
+	ASSERT_OK(unwind_new(&u));
+	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 8, &nk), 2);
+	ASSERT_UEQ(nk, 2);
+	ASSERT_UEQ(chain[1], kchain[1]);
+	/* and a user chain's address in the upper half is not the kernel's */
+	kchain[2] = 0xffffffff81000030ull;
+	r.nr_callchain_kernel = 0;
+	r.user = 1;
+	r.ip = 0x08048020;
+	ASSERT_UEQ(unwind_sample(u, NULL, 0, &r, chain, 8, &nk), 1);
+	ASSERT_UEQ(nk, 0);
+	ASSERT_UEQ(chain[0], 0x08048020);
 	unwind_free(u);
 }
 
@@ -104,5 +143,6 @@ int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(dwarf_numbering)
-			       TEST_CASE(chain_without_registers)));
+			       TEST_CASE(chain_without_registers)
+			       TEST_CASE(kernel_part_by_markers)));
 }
