@@ -1291,8 +1291,10 @@ add_instance_counts(struct stat_ctx *c, struct waiter *w, int k, int i,
 						    : from);
 	if (!sl)
 		return open_failed(-ENOMEM);
-	if (c->rep.aggr == AGGR_CORE)
+	if (stat_aggr_in_socket(c->rep.aggr)) /* perf's names of them */
 		sl->die = cpu_die_id(cpu);
+	if (c->rep.aggr == AGGR_CACHE)
+		cpu_last_cache(cpu, &sl->cache_level, &sl->cache_cpu);
 	if (pctr_set_read_instance(w->set[k], i, &s) < 0)
 		return open_failed(-EIO);
 	for (int e = 0; e < ch->nr; e++) {
