@@ -83,12 +83,19 @@ figure_of(const struct perf_line *l, uint32_t type, uint64_t config)
 	return NAN;
 }
 
+/*
+ * The line's clock time: the first task-clock or cpu-clock opened, 0
+ * where it did not count (a thread that never ran), as perf 6.1 keeps a
+ * clock's time even then (the other events' rate is then 0 /sec:
+ * "0.000,/sec" on duration_time's line of such a thread); NaN without
+ * one.
+ */
 static double
 clock_ns(const struct perf_line *l)
 {
 	for (int e = 0; e < l->r->nr_events; e++)
-		if (counted(l, e) && is_clock(&l->r->ev[e]))
-			return l->fig[e].value;
+		if (!l->r->err[e] && is_clock(&l->r->ev[e]))
+			return counted(l, e) ? l->fig[e].value : 0;
 	return NAN;
 }
 

@@ -268,6 +268,29 @@ sleeper(void)
  */
 #define TOOLS "duration_time,system_time,context-switches"
 
+/*
+ * The metric columns of the duration_time lines of the last same_layout()
+ * (CSV): perf's and pctr's the same, values too, and not empty
+ */
+static int
+duration_metrics_like_perf(void)
+{
+	static const char *const py =
+		"m=[[l.split(',')[-2:] for l in open(f).read().splitlines()\n"
+		"    if ',duration_time,' in l] for f in files]\n"
+		"print(1 if m[0]==m[1] and m[0] and all(x[1] for x in m[0]) "
+		"else 0)\n"
+		"if m[0]!=m[1] or not m[0]: print('perf',m[0],'pctr',m[1])\n";
+	char script[1024], *out;
+
+	snprintf(script, sizeof(script), "files=['%s','%s']\n%s", perf_out,
+		 pctr_out, py);
+	out = python(script, "");
+	if (*out != '1')
+		printf("# %s", out + 2);
+	return *out == '1';
+}
+
 TEST(tool_events_like_perf)
 {
 	static const char *const aggr[] = { "-A", "--per-core",
@@ -284,6 +307,15 @@ TEST(tool_events_like_perf)
 	       "--", "sleep", "0.1");
 	LAYOUT("-j", "--per-thread", "-p", pids, "-e", "duration_time,cs",
 	       "--", "sleep", "0.1");
+	/*
+	 * beside a clock, duration_time's rate over the clock's time, 0 on
+	 * threads that did not run (perf 6.1: "0.000,/sec"; once empty)
+	 */
+	LAYOUT("-j", "--per-thread", "-p", pids, "-e",
+	       "duration_time,task-clock", "--", "sleep", "0.1");
+	LAYOUT("-x", ",", "--per-thread", "-p", pids, "-e",
+	       "duration_time,task-clock", "--", "sleep", "0.1");
+	ASSERT_EQ(duration_metrics_like_perf(), 1);
 	kill(a, SIGKILL);
 	kill(b, SIGKILL);
 	waitpid(a, NULL, 0);
