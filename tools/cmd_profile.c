@@ -747,9 +747,8 @@ cycles_fallback(struct pctr_set **setp)
 	    ev.config != PERF_COUNT_HW_CPU_CYCLES ||
 	    pctr_machine_get(&m) < 0 || m.has_pmu)
 		return 0;
-	fprintf(stderr, "pctr profile: %s cannot be sampled here (no "
-			"hardware PMU): sampling cpu-clock instead, as perf "
-			"record does\n", ev.name);
+	tool_err("%s cannot be sampled here (no hardware PMU): sampling "
+		 "cpu-clock instead, as perf record does", ev.name);
 	snprintf(mods, sizeof(mods), "%s", strchr(ev.name, ':') ?: "");
 	ev.type = PERF_TYPE_SOFTWARE;
 	ev.config = PERF_COUNT_SW_CPU_CLOCK;

@@ -521,6 +521,27 @@ TEST(attached_process_named_after_it_ends)
 	unlink(data);
 }
 
+/*
+ * cycles where there is no PMU: cpu-clock instead, said by the command
+ * that runs (pctr record's notice once began "pctr profile:")
+ */
+TEST(cycles_fallback_names_the_command)
+{
+	char data[64];
+	struct result r;
+
+	if (has_pmu())
+		SKIP("this machine samples cycles: nothing to fall back from");
+	close(tmp_file(data));
+	r = pctr("record", "-q", "-e", "cycles", "-o", data, "--",
+		 chain_prog(), "20", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(r.err, "pctr record: cycles cannot be sampled here (no "
+			     "hardware PMU): sampling cpu-clock instead, as "
+			     "perf record does\n");
+	unlink(data);
+}
+
 /* what each verb refuses (2), and files that are not there (1) */
 /*
  * perf record's flags that pctr record had refused ("invalid option"),
@@ -614,5 +635,6 @@ main(void)
 			       TEST_CASE(default_file_old_kept_report_on_stdout)
 			       TEST_CASE(attached_process_named_after_it_ends)
 			       TEST_CASE(perf_record_flags_taken)
+			       TEST_CASE(cycles_fallback_names_the_command)
 			       TEST_CASE(usage_and_missing_files)));
 }
