@@ -1,12 +1,32 @@
 # subpage.awk - pctr-CMD(1) from pctr(1): "man pctr-stat" as "man perf-stat".
 #
-#   awk -f subpage.awk -v cmd=stat -v opts=stat -v what="..." pctr.1
+#   awk -f subpage.awk -v cmd=record -v opts=record -v what="..." \
+#       -v also="pctr-report perf-record" pctr.1
 #
 # pctr(1) stays the one place each command is written: this page takes
 # from it the command's SYNOPSIS lines (".B pctr CMD" up to its ".br"), its
 # DESCRIPTION subsection (".SS pctr CMD"), its OPTIONS subsection (".SS
-# OPTS"), and the EXIT STATUS and FILES sections whole.
+# OPTS"), the EXIT STATUS and FILES sections whole, and the lines of
+# EXAMPLES that run "pctr CMD"; SEE ALSO names pctr(1) and the pages of
+# @also.
 function flush_sub() { sub_on = 0 }
+# "perf-record" as man(7) spells it: "perf\-record"
+function roff(name,	parts, n, i, s) {
+	n = split(name, parts, "-")
+	s = parts[1]
+	for (i = 2; i <= n; i++)
+		s = s "\\-" parts[i]
+	return s
+}
+function see_also(	pages, n, i) {
+	n = split(also, pages, " ")
+	print ".SH SEE ALSO"
+	print ".BR pctr (1)" (n ? "," : ".")
+	for (i = 1; i <= n; i++)
+		print ".BR " roff(pages[i]) " (1)" (i < n ? "," : ".")
+	print "The JSON and CSV layouts are described in"
+	print ".IR " docdir "/json-schema.md ."
+}
 BEGIN { up = toupper(cmd) }
 /^\.TH / {
 	sub(/^\.TH PCTR /, ".TH PCTR-" up " ")
@@ -19,7 +39,8 @@ BEGIN { up = toupper(cmd) }
 	sect = substr($0, 5)
 	gsub(/"/, "", sect)
 	sub_on = 0
-	if (sect == "SYNOPSIS" || sect == "DESCRIPTION" || sect == "OPTIONS")
+	if (sect == "SYNOPSIS" || sect == "DESCRIPTION" || sect == "OPTIONS" ||
+	    sect == "EXAMPLES")
 		pending = sect
 	else
 		pending = ""
@@ -30,14 +51,21 @@ BEGIN { up = toupper(cmd) }
 		whole = 0
 	}
 	if (sect == "SEE ALSO") {
-		print ".SH SEE ALSO"
-		print ".BR pctr (1)."
-		print "The JSON and CSV layouts are described in"
-		print ".IR " docdir "/json-schema.md ."
+		if (examples)
+			print ".fi"
+		see_also()
 	}
 	next
 }
 whole { print; next }
+pending == "EXAMPLES" {
+	if ($0 ~ "^(sudo )?pctr " cmd "( |$)") {
+		if (!examples++)
+			print ".SH EXAMPLES\n.nf"
+		print
+	}
+	next
+}
 pending == "SYNOPSIS" {
 	if ($0 ~ "^\\.B pctr " cmd "$" || (cmd == "list" && $0 ~ /^\.B pctr \\-l$/)) {
 		if (!syn) print ".SH SYNOPSIS"

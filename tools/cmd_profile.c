@@ -50,7 +50,8 @@
 #include "unwind.h"
 #include "util.h"
 
-#define DEFAULT_HZ 1000
+#define DEFAULT_HZ 1000 /* pctr profile's */
+#define RECORD_HZ 4000 /* pctr record's, perf record's */
 #define MAX_KEYS 3
 #define DEFAULT_STACK_COPY 8192 /* --call-graph dwarf, as perf's */
 #define MAX_STACK_COPY 65528 /* the kernel's limit (pctr_sampling) */
@@ -241,7 +242,11 @@ usage_record(FILE *f)
 		"  -o, --output FILE         the recording (default perf.data; "
 		"an existing\n"
 		"                            one is renamed FILE.old first)\n"
-		"  -e, -c, -F, -g, --call-graph, -p, -t, -a, -C, -d: as pctr "
+		"  -F, --freq HZ             HZ samples a second (default "
+		"4000, perf\n"
+		"                            record's; max: the kernel's "
+		"limit)\n"
+		"  -e, -c, -g, --call-graph, -p, -t, -a, -C, -d: as pctr "
 		"profile's\n"
 		"  -q, --quiet               no line on what was written\n"
 		"  -m, --mmap-pages N        the ring: N pages, or a size "
@@ -657,6 +662,27 @@ events_in(const char *list)
 	return pctr_event_parse_list(list, no_op, NULL);
 }
 
+/*
+ * Without -c or -F, the verb's default frequency, lowered to
+ * kernel.perf_event_max_sample_rate where that is less, and said so, as
+ * perf record lowers its default (a higher -F is the kernel's to refuse)
+ */
+static void
+default_freq(struct opts *o)
+{
+	uint64_t max = max_sample_rate();
+
+	if (o->period || o->hz)
+		return;
+	o->hz = o->mode == MODE_RECORD ? RECORD_HZ : DEFAULT_HZ;
+	if (!max || o->hz <= max)
+		return;
+	tool_err("the default frequency, %llu Hz, is over "
+		 "kernel.perf_event_max_sample_rate: sampling at %llu Hz",
+		 (unsigned long long)o->hz, (unsigned long long)max);
+	o->hz = max;
+}
+
 static int
 check_opts(struct opts *o, int argc, char **argv)
 {
@@ -696,6 +722,7 @@ check_opts(struct opts *o, int argc, char **argv)
 	if (!o->attach && optind >= argc)
 		return usage_error(o, "no command to profile", NULL);
 	o->argv = argv + optind;
+	default_freq(o);
 	return 0;
 }
 
@@ -754,9 +781,8 @@ cycles_fallback(struct pctr_set **setp)
 	    ev.config != PERF_COUNT_HW_CPU_CYCLES ||
 	    pctr_machine_get(&m) < 0 || m.has_pmu)
 		return 0;
-	fprintf(stderr, "pctr profile: %s cannot be sampled here (no "
-			"hardware PMU): sampling cpu-clock instead, as perf "
-			"record does\n", ev.name);
+	tool_err("%s cannot be sampled here (no hardware PMU): sampling "
+		 "cpu-clock instead, as perf record does", ev.name);
 	snprintf(mods, sizeof(mods), "%s", strchr(ev.name, ':') ?: "");
 	ev.type = PERF_TYPE_SOFTWARE;
 	ev.config = PERF_COUNT_SW_CPU_CLOCK;

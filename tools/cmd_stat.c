@@ -423,11 +423,11 @@ all_priv(struct stat_ctx *c)
 	}
 }
 
-/* -v: each event's attr on the log, before it is counted */
+/* -vv: each event's attr on the log, before it is counted, as perf's */
 static void
 print_attrs(const struct stat_ctx *c, FILE *log)
 {
-	for (int e = 0; c->verbose && e < c->rep.nr_events; e++)
+	for (int e = 0; c->verbose > 1 && e < c->rep.nr_events; e++)
 		if (event_attr_print(log, &c->rep.ev[e]) < 0)
 			fprintf(log, "%s: %s\n", c->rep.ev[e].name,
 				pctr_strerror(-EINVAL));
@@ -1048,6 +1048,83 @@ try_reap(const struct stat_ctx *c, struct waiter *w)
 		w->done = true;
 }
 
+/*
+ * -vv: event @x's count on instance @i of set @k as read, as perf stat
+ * -vv prints it: "EVENT: CPU: VALUE ENABLED RUNNING", CPU -1 for a thread.
+ * A tool event (perf's own, read by no counter) is on the first alone.
+ */
+static void
+instance_count(const struct stat_ctx *c, const struct waiter *w, int k,
+	       int i, int x, const struct pctr_sample *s)
+{
+	bool tool = tool_event_of(&c->rep.ev[x]) != TOOL_NONE;
+	int first = w->chunk[k % w->nr_chunks].first;
+	const struct pctr_count *n = tool ? &w->now[x] : &s->count[x - first];
+	int cpu = c->rep.target == STAT_CPU ? pctr_set_instance_id(w->set[k], i)
+					    : -1;
+
+	if (c->rep.err[x] || (tool && (i > 0 || k >= w->nr_chunks)))
+		return;
+	fprintf(c->out, "%s: %d: %llu %llu %llu\n", c->rep.perf_name[x], cpu,
+		(unsigned long long)n->value, (unsigned long long)n->enabled,
+		(unsigned long long)n->running);
+}
+
+/*
+ * -vv: each CPU's or thread's counts as read, at each read that makes a
+ * report (the run's end, each -I interval), in perf's order: CPU by CPU
+ * each event; event by event each thread (read again for each: this is
+ * -vv)
+ */
+static void
+print_instance_counts(const struct stat_ctx *c, struct waiter *w)
+{
+	bool cpus = c->rep.target == STAT_CPU;
+	struct pctr_sample s;
+
+	for (int k = 0; k < w->nr_sets; k++) {
+		const struct stat_chunk *ch = &w->chunk[k % w->nr_chunks];
+		int n = pctr_set_nr_instances(w->set[k]);
+
+		for (int i = 0; cpus && i < n; i++)
+			for (int e = 0; e < ch->nr; e++)
+				if (e > 0 || !pctr_set_read_instance(w->set[k],
+								     i, &s))
+					instance_count(c, w, k, i,
+						       ch->first + e, &s);
+		for (int e = 0; !cpus && e < ch->nr; e++)
+			for (int i = 0; i < n; i++)
+				if (!pctr_set_read_instance(w->set[k], i, &s))
+					instance_count(c, w, k, i,
+						       ch->first + e, &s);
+	}
+}
+
+/*
+ * -v: each event's @counts (the run's, or with -I the interval's) on the
+ * report's stream before the report, as perf stat -v prints them: "EVENT:
+ * VALUE ENABLED RUNNING", the value scaled; as perf's, only where the
+ * report is the total (not with -A, --per-thread, --per-*).  -vv: each
+ * CPU's or thread's first.
+ */
+static void
+print_verbose_counts(const struct stat_ctx *c, struct waiter *w,
+		     const struct pctr_count *counts)
+{
+	if (c->verbose > 1)
+		print_instance_counts(c, w);
+	for (int e = 0; c->verbose && c->rep.aggr == AGGR_GLOBAL &&
+			e < c->rep.nr_events; e++) {
+		const struct pctr_count *n = &counts[e];
+
+		if (!c->rep.err[e])
+			fprintf(c->out, "%s: %.0f %llu %llu\n",
+				c->rep.perf_name[e], pctr_count_scaled(n),
+				(unsigned long long)n->enabled,
+				(unsigned long long)n->running);
+	}
+}
+
 /* the counts since the last interval, from a read @counts */
 static int
 interval_row(struct stat_ctx *c, struct waiter *w, uint64_t now,
@@ -1061,6 +1138,7 @@ interval_row(struct stat_ctx *c, struct waiter *w, uint64_t now,
 		w->delta[e] = pctr_count_delta(&counts[e], &w->last[e]);
 	memcpy(w->last, counts, (size_t)w->nr_events * sizeof(*counts));
 	w->rows++;
+	print_verbose_counts(c, w, w->delta);
 	if (c->interval_clear && c->rep.format == FMT_HUMAN)
 		fputs("\033[H\033[2J", c->out);
 	if (report_interval(c->out, &c->rep, &sl) < 0)
@@ -1291,8 +1369,10 @@ add_instance_counts(struct stat_ctx *c, struct waiter *w, int k, int i,
 						    : from);
 	if (!sl)
 		return open_failed(-ENOMEM);
-	if (c->rep.aggr == AGGR_CORE)
+	if (stat_aggr_in_socket(c->rep.aggr)) /* perf's names of them */
 		sl->die = cpu_die_id(cpu);
+	if (c->rep.aggr == AGGR_CACHE)
+		cpu_last_cache(cpu, &sl->cache_level, &sl->cache_cpu);
 	if (pctr_set_read_instance(w->set[k], i, &s) < 0)
 		return open_failed(-EIO);
 	for (int e = 0; e < ch->nr; e++) {
@@ -1374,6 +1454,9 @@ finish_run(struct stat_ctx *c, struct waiter *w)
 	int r = run ? run_totals(c, w, run, now_ns()) : open_failed(-ENOMEM);
 
 	if (r == 0) {
+		/* with -I, said with each interval */
+		if (!w->interval)
+			print_verbose_counts(c, w, run->count);
 		c->rep.nr_runs++;
 	} else if (run) {
 		free(run->count);

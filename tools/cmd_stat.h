@@ -45,7 +45,7 @@ struct stat_ctx {
 	FILE *out;
 	const char *output;
 	struct runner rn; /* the output, the command, signals (runner.h) */
-	int verbose; /* -v: each event's perf_event_attr on the log */
+	int verbose; /* -v: counts and times; -vv: attrs, each CPU's too */
 	bool null_run; /* -n: no default counters (-e's only), no -d */
 	bool quiet; /* --quiet: no report, errors only */
 	long timeout_ms; /* --timeout */

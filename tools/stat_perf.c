@@ -5,8 +5,8 @@
  * CSV FORMAT and JSON FORMAT; the lines of Debian's perf 6.1 are the
  * model, tests/tool/test_perf_format.c runs both).
  *
- * One line per event (and per CPU, thread, core, die, socket or node when
- * broken out), no header:
+ * One line per event (and per CPU, thread, core, die, cluster, cache,
+ * socket or node when broken out), no header:
  *
  *   [TIME,][ID,[N,]]VALUE,UNIT,EVENT,[VARIANCE,]RUN,PCT,METRIC,METRIC-UNIT
  *   {["interval" : T, ]["cpu" : "ID", ]["aggregate-number" : N, ]
@@ -21,7 +21,7 @@
  * metric is perf's "shadow" figure of the event: CPUs utilized for a
  * clock, GHz for cycles, instructions per cycle, the share of branch and
  * cache misses, else the rate per second of the clock's time.  CPUs,
- * threads and -r are event-major; cores, dies, sockets and nodes are
+ * threads and -r are event-major; CPU groups (cores, ..., nodes) are
  * aggregate-major, as perf prints them.  Numbers are written in the C
  * locale (cmd_stat.c switches to it for these formats).
  */
@@ -83,12 +83,19 @@ figure_of(const struct perf_line *l, uint32_t type, uint64_t config)
 	return NAN;
 }
 
+/*
+ * The line's clock time: the first task-clock or cpu-clock opened, 0
+ * where it did not count (a thread that never ran), as perf 6.1 keeps a
+ * clock's time even then (the other events' rate is then 0 /sec:
+ * "0.000,/sec" on duration_time's line of such a thread); NaN without
+ * one.
+ */
 static double
 clock_ns(const struct perf_line *l)
 {
 	for (int e = 0; e < l->r->nr_events; e++)
-		if (counted(l, e) && is_clock(&l->r->ev[e]))
-			return l->fig[e].value;
+		if (!l->r->err[e] && is_clock(&l->r->ev[e]))
+			return counted(l, e) ? l->fig[e].value : 0;
 	return NAN;
 }
 
@@ -316,13 +323,42 @@ thread_comm(int tid, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The name of a CPU's group @s, as perf names it: a core, die, cluster
+ * or cache by its socket and die ("S0-D0-C1", "S0-D0-CLS2"; a cache by
+ * its level and the first CPU sharing it, "S0-D0-L3-ID0"), a socket "S0",
+ * a node "N0".  perf 6.1 has no --per-cluster or --per-cache: their
+ * names and keys ("cluster", "cache") are those of the perf that added
+ * them (stat-display.c).
+ */
+static void
+group_name(enum stat_aggr aggr, const struct stat_slice *s, char *id,
+	   size_t len)
+{
+	if (aggr == AGGR_CORE)
+		snprintf(id, len, "S%d-D%d-C%d", s->socket, s->die, s->id);
+	else if (aggr == AGGR_DIE)
+		snprintf(id, len, "S%d-D%d", s->socket, s->id);
+	else if (aggr == AGGR_CLUSTER)
+		snprintf(id, len, "S%d-D%d-CLS%d", s->socket, s->die, s->id);
+	else if (aggr == AGGR_CACHE)
+		snprintf(id, len, "S%d-D%d-L%d-ID%d", s->socket, s->die,
+			 s->cache_level, s->cache_cpu);
+	else
+		snprintf(id, len, "%c%d", aggr == AGGR_NODE ? 'N' : 'S', s->id);
+}
+
 /* the key and names of instance @s ("cpu", "0", "CPU0"); its CPU count */
 static void
 name_instance(const struct stat_report *r, const struct stat_slice *s,
 	      struct perf_line *l, char *id, char *csv_id, size_t len)
 {
-	static const char *const key[] = { NULL, "cpu", "core", "socket",
-					   "node", "die" };
+	static const char *const key[] = {
+		[AGGR_THREAD] = "cpu",	   [AGGR_CORE] = "core",
+		[AGGR_SOCKET] = "socket",  [AGGR_NODE] = "node",
+		[AGGR_DIE] = "die",	   [AGGR_CLUSTER] = "cluster",
+		[AGGR_CACHE] = "cache",
+	};
 	char comm[32];
 
 	l->nr = r->aggr > AGGR_THREAD ? s->nr_cpus : -1;
@@ -332,13 +368,8 @@ name_instance(const struct stat_report *r, const struct stat_slice *s,
 			 thread_comm(s->id, comm, sizeof(comm)), s->id);
 	else if (r->aggr == AGGR_THREAD)
 		snprintf(id, len, "%d", s->id);
-	else if (r->aggr == AGGR_CORE)
-		snprintf(id, len, "S%d-D%d-C%d", s->socket, s->die, s->id);
-	else if (r->aggr == AGGR_DIE)
-		snprintf(id, len, "S%d-D%d", s->socket, s->id);
 	else
-		snprintf(id, len, "%c%d", r->aggr == AGGR_NODE ? 'N' : 'S',
-			 s->id);
+		group_name(r->aggr, s, id, len);
 	snprintf(csv_id, len, "%s%s",
 		 r->target == STAT_CPU && r->aggr == AGGR_THREAD ? "CPU" : "",
 		 id);

@@ -93,36 +93,50 @@ node_of(int cpu)
 }
 
 /*
- * The id of @cpu's last level cache: that of the highest level among
+ * @cpu's last level cache: the highest level among
  * /sys/devices/system/cpu/cpuN/cache/indexI (the L3 where there is one).
+ * Its id returned; its level in *@level and, as newer perf names a cache,
+ * the first CPU of its shared_cpu_list in *@first (-1 where sysfs does
+ * not say).
  */
-static int
-last_cache_id(int cpu)
+int
+cpu_last_cache(int cpu, int *level, int *first)
 {
 	char path[128];
-	long level, best = -1, id = -1;
+	long lv, best = -1, id = -1;
+	int index = -1;
 
 	for (int i = 0; i < 16; i++) {
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/cache/index%d/level",
 			 cpu, i);
-		level = read_number(path);
-		if (level < 0)
+		lv = read_number(path);
+		if (lv < 0)
 			break;
-		if (level <= best)
-			continue;
-		best = level;
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cache/index%d/id", cpu,
-			 i);
-		id = read_number(path);
+		if (lv > best) {
+			best = lv;
+			index = i;
+		}
 	}
+	*level = (int)best;
+	*first = -1;
+	if (index < 0)
+		return -1;
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cache/index%d/id", cpu, index);
+	id = read_number(path);
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
+		 cpu, index);
+	*first = (int)read_number(path); /* "0-3,8": 0 */
 	return (int)id;
 }
 
 int
 cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket)
 {
+	int level, first;
+
 	*socket = (int)cpu_value(cpu, "physical_package_id");
 	switch (aggr) {
 	case AGGR_CORE:
@@ -136,7 +150,7 @@ cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket)
 	case AGGR_CLUSTER:
 		return *socket < 0 ? -1 : (int)cpu_value(cpu, "cluster_id");
 	case AGGR_CACHE:
-		return *socket < 0 ? -1 : last_cache_id(cpu);
+		return *socket < 0 ? -1 : cpu_last_cache(cpu, &level, &first);
 	default:
 		return cpu;
 	}

@@ -203,7 +203,8 @@ struct stat_slice {
 	uint64_t time_ns; /* interval end since the start of the run */
 	int id; /* thread id, CPU number, or core/socket/node number */
 	int socket; /* --per-core, --per-die: the core's or die's socket */
-	int die; /* --per-core: the core's die */
+	int die; /* --per-core, -cluster, -cache: the core's (...) die */
+	int cache_level, cache_cpu; /* --per-cache: its level, first CPU */
 	int nr_cpus; /* --per-core/-socket/-node: CPUs added up */
 	struct pctr_count *count; /* nr_events */
 };
@@ -307,6 +308,8 @@ void report_free(struct stat_report *r);
 int cpu_topology_id(int cpu, enum stat_aggr aggr, int *socket);
 /* the die of @cpu; 0 where the kernel names none (one die a socket) */
 int cpu_die_id(int cpu);
+/* @cpu's last level cache: its id, *@level, its first CPU *@first; -1 */
+int cpu_last_cache(int cpu, int *level, int *first);
 
 /* event_attr.c: @ev's perf_event_attr as perf stat -vv prints it */
 int event_attr_print(FILE *f, const struct pctr_event *ev);

@@ -13,9 +13,33 @@
 #define SELF self_exe, "helper"
 
 /*
- * -vv: each event's perf_event_attr block; every line pctr prints of it
- * is a line of perf's for the same event (perf adds the fields of how it
- * opens: read_format, inherit, disabled, enable_on_exec).
+ * The count lines of -v ("EVENT: VALUE ENABLED RUNNING") and -vv
+ * ("EVENT: CPU: ..."), perf's (before "=SPLIT=") and pctr's, and the
+ * perf_event_attr blocks: the same events, CPUs, values consistent
+ * (running <= enabled), and an attr block with -vv only
+ */
+static const char *const verbose_py =
+	"import re,sys\n"
+	"a,b=sys.stdin.read().split('\\n=SPLIT=\\n')\n"
+	"def lines(t,cpu):\n"
+	" r=r'^(\\S+): '+('(-?[0-9]+): ' if cpu else '')+"
+	"r'([0-9]+) ([0-9]+) ([0-9]+)$'\n"
+	" return [m.groups() for m in re.finditer(r,t,re.M)]\n"
+	"def shape(t):\n"
+	" tot=lines(t,False); each=lines(t,True)\n"
+	" ok=all(int(x[-1])<=int(x[-2]) for x in tot+each)\n"
+	" return ([x[0] for x in tot],sorted(set(x[:2] for x in each)),\n"
+	"         'perf_event_attr:' in t, ok)\n"
+	"p,q=shape(a),shape(b)\n"
+	"print(1 if p==q and p[0] and q[3] else 0)\n"
+	"if p!=q: print('perf',p,'pctr',q)\n";
+
+/*
+ * -v: each event's count and times after the run, as perf stat -v (once
+ * pctr's -v was -vv); -vv: those, each CPU's or thread's before them, and
+ * each event's perf_event_attr block, every line pctr prints of it a line
+ * of perf's for the same event (perf adds the fields of how it opens:
+ * read_format, inherit, disabled, enable_on_exec).
  */
 TEST(verbose_shows_the_attr)
 {
@@ -43,6 +67,21 @@ TEST(verbose_shows_the_attr)
 		ASSERT_CONTAINS(r.err, "perf_event_attr:\n  type ");
 		snprintf(both, sizeof(both), "%s\n=SPLIT=\n%s", r.err, p.err);
 		ASSERT_EQ(python_num(check, both), 1);
+	}
+	for (int v = 1; v <= 2; v++) {
+		const char *flag = v == 1 ? "-v" : "-vv";
+		struct result r = pctr("stat", flag, "-e", "cs,task-clock",
+				       "--", SELF, "exit", "0", NULL);
+		struct result p = perf("stat", flag, "-e", "cs,task-clock",
+				       "--", SELF, "exit", "0", NULL);
+		char *out;
+
+		ASSERT_EQ(r.status, 0);
+		ASSERT_EQ(p.status, 0);
+		snprintf(both, sizeof(both), "%s\n=SPLIT=\n%s", p.err, r.err);
+		out = python(verbose_py, both);
+		if (*out != '1')
+			TEST_FAIL("%s: not perf's: %s", flag, out + 2);
 	}
 }
 

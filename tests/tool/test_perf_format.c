@@ -175,6 +175,76 @@ TEST(cpus_like_perf)
 	}
 }
 
+/*
+ * --per-cluster and --per-cache in -x and -j.  perf 6.1 has neither; the
+ * perf that added them names a cluster S0-D0-CLS2 and a last level cache
+ * S0-D0-L3-ID0 (its level, its first CPU), under the keys "cluster" and
+ * "cache", each line otherwise a --per-die line.  The names and CPU
+ * counts are checked against sysfs.  Once the CSV said S65535 and S0, and
+ * the JSON key was "(null)", read past the end of a table.
+ */
+static const char *const groups_py =
+	"import glob,json,re,sys\n"
+	"def rd(p): return open(p).read().strip()\n"
+	"def top(c,f):\n"
+	"    p='/sys/devices/system/cpu/cpu%d/topology/%s'%(c,f)\n"
+	"    return int(rd(p)) if glob.glob(p) else 0\n"
+	"def llc(c):\n"
+	"    ix=glob.glob('/sys/devices/system/cpu/cpu%d/cache/index*'%c)\n"
+	"    i=max(ix,key=lambda i:int(rd(i+'/level')))\n"
+	"    first=re.split('[-,]',rd(i+'/shared_cpu_list'))[0]\n"
+	"    return 'L%s-ID%s'%(rd(i+'/level'),first)\n"
+	"def name(c):\n"
+	"    s='S%d-D%d-'%(top(c,'physical_package_id'),top(c,'die_id'))\n"
+	"    return s+('CLS%d'%top(c,'cluster_id') if mode=='cluster' "
+	"else llc(c))\n"
+	"on=[]\n"
+	"for p in rd('/sys/devices/system/cpu/online').split(','):\n"
+	"    a,_,b=p.partition('-'); on+=range(int(a),int(b or a)+1)\n"
+	"want={}\n"
+	"for c in on: want[name(c)]=want.get(name(c),0)+1\n"
+	"rows=[l for l in sys.stdin.read().splitlines() if l]\n"
+	"keys=[mode,'aggregate-number','counter-value','unit','event',"
+	"'event-runtime','pcnt-running','metric-value','metric-unit']\n"
+	"if csv:\n"
+	"    got=[(r.split(',')[0],int(r.split(',')[1])) for r in rows]\n"
+	"    ok=all(len(r.split(','))==9 for r in rows)\n"
+	"else:\n"
+	"    js=[json.loads(r) for r in rows]\n"
+	"    got=[(j.get(mode),j.get('aggregate-number')) for j in js]\n"
+	"    ok=all(list(j)==keys for j in js)\n"
+	"ok=ok and dict(got)==want and len(got)==2*len(want)\n"
+	"print(1 if ok else 0)\n"
+	"if not ok: print('want',want,'got:',*rows,sep='\\n')\n";
+
+static void
+groups_like_newer_perf(const char *opt, const char *mode, bool csv)
+{
+	char script[4096];
+	char *out;
+	struct result r;
+
+	r = pctr("stat", "-a", opt, csv ? "-x," : "-j", "-o", "-", "-e",
+		 "cpu-clock,page-faults", "--", SELF, "spin", "50", NULL);
+	ASSERT_EQ(r.status, 0);
+	snprintf(script, sizeof(script), "mode='%s'\ncsv=%s\n%s", mode,
+		 csv ? "True" : "False", groups_py);
+	out = python(script, r.out);
+	if (*out != '1')
+		for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"))
+			printf("# %s\n", l);
+	ASSERT_EQ(*out, '1');
+}
+
+TEST(clusters_and_caches_like_newer_perf)
+{
+	need_cpus();
+	groups_like_newer_perf("--per-cluster", "cluster", true);
+	groups_like_newer_perf("--per-cluster", "cluster", false);
+	groups_like_newer_perf("--per-cache", "cache", true);
+	groups_like_newer_perf("--per-cache", "cache", false);
+}
+
 /* a child asleep until killed, or until its parent ends */
 static pid_t
 sleeper(void)
@@ -198,6 +268,29 @@ sleeper(void)
  */
 #define TOOLS "duration_time,system_time,context-switches"
 
+/*
+ * The metric columns of the duration_time lines of the last same_layout()
+ * (CSV): perf's and pctr's the same, values too, and not empty
+ */
+static int
+duration_metrics_like_perf(void)
+{
+	static const char *const py =
+		"m=[[l.split(',')[-2:] for l in open(f).read().splitlines()\n"
+		"    if ',duration_time,' in l] for f in files]\n"
+		"print(1 if m[0]==m[1] and m[0] and all(x[1] for x in m[0]) "
+		"else 0)\n"
+		"if m[0]!=m[1] or not m[0]: print('perf',m[0],'pctr',m[1])\n";
+	char script[1024], *out;
+
+	snprintf(script, sizeof(script), "files=['%s','%s']\n%s", perf_out,
+		 pctr_out, py);
+	out = python(script, "");
+	if (*out != '1')
+		printf("# %s", out + 2);
+	return *out == '1';
+}
+
 TEST(tool_events_like_perf)
 {
 	static const char *const aggr[] = { "-A", "--per-core",
@@ -214,6 +307,15 @@ TEST(tool_events_like_perf)
 	       "--", "sleep", "0.1");
 	LAYOUT("-j", "--per-thread", "-p", pids, "-e", "duration_time,cs",
 	       "--", "sleep", "0.1");
+	/*
+	 * beside a clock, duration_time's rate over the clock's time, 0 on
+	 * threads that did not run (perf 6.1: "0.000,/sec"; once empty)
+	 */
+	LAYOUT("-j", "--per-thread", "-p", pids, "-e",
+	       "duration_time,task-clock", "--", "sleep", "0.1");
+	LAYOUT("-x", ",", "--per-thread", "-p", pids, "-e",
+	       "duration_time,task-clock", "--", "sleep", "0.1");
+	ASSERT_EQ(duration_metrics_like_perf(), 1);
 	kill(a, SIGKILL);
 	kill(b, SIGKILL);
 	waitpid(a, NULL, 0);
@@ -397,6 +499,7 @@ main(int argc, char **argv)
 	return test_main(TESTS(TEST_CASE_TIMEOUT(command_like_perf, 180)
 				       TEST_CASE(pmu_spelled_clocks_like_perf)
 				       TEST_CASE_TIMEOUT(cpus_like_perf, 300)
+				       TEST_CASE(clusters_and_caches_like_newer_perf)
 				       TEST_CASE_TIMEOUT(tool_events_like_perf, 120)
 				       TEST_CASE_TIMEOUT(threads_like_perf, 120)
 				       TEST_CASE(documented_layouts)

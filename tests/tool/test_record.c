@@ -571,6 +571,120 @@ TEST(attached_process_named_after_it_ends)
 	unlink(data);
 }
 
+/* the sample frequency in @data's header, as perf evlist -v reads it */
+static long
+header_freq(const char *data)
+{
+	struct result p = perf_run("evlist", "-v", "-i", data, NULL);
+	const char *f;
+
+	ASSERT_EQ(p.status, 0);
+	f = strstr(p.out, "sample_freq }: ");
+	if (!f || !strstr(p.out, "freq: 1"))
+		TEST_FAIL("%s: no sample frequency in perf evlist -v: %s", data,
+			  p.out);
+	return atol(f + strlen("sample_freq }: "));
+}
+
+/*
+ * pctr record (and perf record) of profile_chain with their default
+ * frequency, where /proc/sys/kernel/perf_event_max_sample_rate reads
+ * @limit (NULL: the kernel's own): a file bound over it in a mount
+ * namespace of their own (which the kernel's limit does not see).  The
+ * frequencies in the headers of their recordings.
+ */
+static void
+record_at(const char *limit, long *perf_hz, long *pctr_hz, struct result *pr,
+	  struct result *r)
+{
+	static const char *const bind =
+		"[ -z \"$0\" ] || mount --bind \"$0\" "
+		"/proc/sys/kernel/perf_event_max_sample_rate && exec \"$@\"";
+	char data[2][64], rate[64] = "";
+	struct result *res[2] = { pr, r };
+
+	if (limit) {
+		FILE *f;
+
+		close(tmp_file(rate));
+		f = fopen(rate, "w");
+		ASSERT(f && fprintf(f, "%s\n", limit) > 0 && fclose(f) == 0);
+	}
+	for (int t = 0; t < 2; t++) {
+		char *argv[] = { "/usr/bin/unshare", "-m", "--propagation",
+				 "private", "sh", "-c", (char *)bind, rate,
+				 t ? (char *)pctr_path() : PERF, "record",
+				 "-o", data[t], "--", (char *)chain_prog(),
+				 "100", NULL };
+
+		close(tmp_file(data[t]));
+		*res[t] = run_in(argv, NULL);
+		ASSERT_EQ(res[t]->status, 0);
+	}
+	*perf_hz = header_freq(data[0]);
+	*pctr_hz = header_freq(data[1]);
+	unlink(data[0]);
+	unlink(data[1]);
+	if (limit)
+		unlink(rate);
+}
+
+/*
+ * pctr record samples 4000 times a second by default, as perf record
+ * does (once 1000, pctr profile's default, which stays); where
+ * kernel.perf_event_max_sample_rate is lower, at that rate, said on
+ * standard error, as perf record lowers its default.  An -F over it is
+ * refused (perf lowers it too): test_profile.c, exit_status_and_errors.
+ */
+TEST(default_frequency_as_perf_record)
+{
+	long perf_hz, pctr_hz, max = 0;
+	struct result p, r;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+
+	needs_perf();
+	if (geteuid() != 0)
+		SKIP("binding a file over /proc/sys/kernel/"
+		     "perf_event_max_sample_rate needs root");
+	ASSERT(f && fscanf(f, "%ld", &max) == 1);
+	fclose(f);
+	record_at(NULL, &perf_hz, &pctr_hz, &p, &r);
+	ASSERT_EQ(pctr_hz, perf_hz);
+	ASSERT_EQ(pctr_hz, max < 4000 ? max : 4000);
+	record_at("1000", &perf_hz, &pctr_hz, &p, &r);
+	ASSERT_CONTAINS(p.err, "Lowering default frequency rate from 4000 "
+			       "to 1000.");
+	ASSERT_EQ(perf_hz, 1000);
+	ASSERT_EQ(pctr_hz, 1000);
+	ASSERT_CONTAINS(r.err, "pctr record: the default frequency, 4000 Hz, "
+			       "is over kernel.perf_event_max_sample_rate: "
+			       "sampling at 1000 Hz\n");
+	r = pctr("profile", "-j", "-o", "-", "--", chain_prog(), "20", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_CONTAINS(r.out, "\"frequency\":1000,");
+}
+
+/*
+ * cycles where there is no PMU: cpu-clock instead, said by the command
+ * that runs (pctr record's notice once began "pctr profile:")
+ */
+TEST(cycles_fallback_names_the_command)
+{
+	char data[64];
+	struct result r;
+
+	if (has_pmu())
+		SKIP("this machine samples cycles: nothing to fall back from");
+	close(tmp_file(data));
+	r = pctr("record", "-q", "-e", "cycles", "-o", data, "--",
+		 chain_prog(), "20", NULL);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_STR_EQ(r.err, "pctr record: cycles cannot be sampled here (no "
+			     "hardware PMU): sampling cpu-clock instead, as "
+			     "perf record does\n");
+	unlink(data);
+}
+
 /* what each verb refuses (2), and files that are not there (1) */
 /*
  * perf record's flags that pctr record had refused ("invalid option"),
@@ -665,5 +779,7 @@ main(void)
 			       TEST_CASE(default_file_old_kept_report_on_stdout)
 			       TEST_CASE(attached_process_named_after_it_ends)
 			       TEST_CASE(perf_record_flags_taken)
+			       TEST_CASE(default_frequency_as_perf_record)
+			       TEST_CASE(cycles_fallback_names_the_command)
 			       TEST_CASE(usage_and_missing_files)));
 }
