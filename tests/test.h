@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -291,6 +292,28 @@ test_run_without_syscalls(void (*fn)(void))
 	if (WIFSIGNALED(status))
 		return WTERMSIG(status);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/*
+ * Write @text and a newline to @dir/@rel, making the directories of @rel
+ * on the way (a fake sysfs tree, say), or fail the test.
+ */
+static inline void
+test_put_file(const char *dir, const char *rel, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (slash = strchr(path + strlen(dir) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0)
+		TEST_FAIL("cannot write %s", path);
 }
 
 static inline int

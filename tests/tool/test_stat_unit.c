@@ -27,19 +27,7 @@ static char root[64], devices[128];
 static void
 put(const char *rel, const char *text)
 {
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", devices, rel);
-	for (slash = strchr(path + strlen(devices) + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0)
-		TEST_FAIL("cannot write %s", path);
+	test_put_file(devices, rel, text);
 }
 
 /* links to the real PMUs, where they are (no PMU is faked but power) */

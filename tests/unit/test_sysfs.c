@@ -16,20 +16,7 @@ static char root[64];
 static void
 put(const char *rel, const char *text)
 {
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + strlen(root) + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	ASSERT(f);
-	fprintf(f, "%s\n", text);
-	fclose(f);
+	test_put_file(root, rel, text);
 }
 
 #define PMU "bus/event_source/devices/cpu/"
