@@ -1136,6 +1136,74 @@ fn_sized(struct fn_file *ff, Dwfl_Module *m, uint64_t ml, uint64_t ip,
 	return name;
 }
 
+static int
+underscores(const char *name)
+{
+	int n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/* whether perf takes alias @b (binding rank @rb) over @a (@ra) */
+static bool
+perf_prefers(const char *a, int ra, const char *b, int rb)
+{
+	if (ra != rb)
+		return rb > ra; /* global, then local: never weak here */
+	if (underscores(a) != underscores(b))
+		return underscores(b) < underscores(a);
+	return strlen(b) > strlen(a);
+}
+
+/*
+ * @name, a weak symbol of @size at @lo (from @ml) in @m, or the alias perf
+ * names it by: a symbol of the same start and size that is not weak (its
+ * choose_best_symbol(), perf 6.1's util/symbol.c: a weak one last, then a
+ * global before a local, fewer leading underscores, the longer name).
+ * libdwfl answers the weak one: glibc's IFUNC resolvers in libc6-dbg's
+ * table are weak strnlen and local __strnlen_ifunc at one address.
+ */
+static const char *
+perf_alias(struct fn_file *ff, Dwfl_Module *m, uint64_t ml, uint64_t lo,
+	   uint64_t size, const char *name, GElf_Sym *sym)
+{
+	const char *best = name;
+	int best_rank = 0;
+	size_t l = 0, h;
+
+	if (!bounds_of(ff, m, ml))
+		return name;
+	h = ff->nsized;
+	while (l < h) { /* the first sized symbol starting at lo or after */
+		size_t mid = l + (h - l) / 2;
+
+		if (ff->sized[mid].lo < lo)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	for (; l < ff->nsized && ff->sized[l].lo == lo; l++) {
+		const struct fn_sized *c = &ff->sized[l];
+		GElf_Addr at;
+		GElf_Sym cs;
+		const char *cn;
+
+		if (c->hi - c->lo != size || c->rank == 2 /* weak */)
+			continue;
+		cn = DW(dwfl_module_getsym_info)(m, c->ndx, &cs, &at, NULL,
+						 NULL, NULL);
+		if (cn && (!best_rank || perf_prefers(best, best_rank, cn,
+						      c->rank))) {
+			best = cn;
+			best_rank = c->rank;
+			*sym = cs;
+		}
+	}
+	return best;
+}
+
 /*
  * The gap around @rel in @m (from its start @ml, file @ff) where no
  * symbol starts or ends, in *@lo, *@hi, from @ml too: false if a sized
@@ -1309,6 +1377,9 @@ fn_at(struct syms *s, Dwfl_Module *m, uint64_t ip, uint64_t *off)
 		name = DW(dwfl_module_addrinfo)(m, ip, &o, &sym, NULL, NULL,
 						NULL);
 	*off = o;
+	if (name && ff && sym.st_size && o < sym.st_size &&
+	    GELF_ST_BIND(sym.st_info) == STB_WEAK)
+		name = perf_alias(ff, m, ml, rel - o, sym.st_size, name, &sym);
 	if (name && sym.st_size && o < sym.st_size) {
 		if (ff)
 			fn_keep(ff, (struct fn_range){ rel - o,

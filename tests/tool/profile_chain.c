@@ -14,6 +14,11 @@
  *   profile_chain MS plt        the same, the loop a call of libc's
  *                               getauxval() (through the PLT: a short
  *                               function, so the PLT's jump is a good share)
+ *   profile_chain MS weak       the same, the loop in a local function
+ *                               that a weak symbol names too, as glibc's
+ *                               IFUNC resolvers are named in libc6-dbg's
+ *                               table (weak strnlen, local
+ *                               __strnlen_ifunc)
  *   profile_chain MS headers    the same, the loop's frame pointer on a
  *                               frame whose return address is in the
  *                               program's ELF headers: mapped with the
@@ -86,6 +91,28 @@ spin(double ms)
 		a(10000000);
 }
 
+/* hot()'s loop, in a local function and its weak alias */
+__attribute__((noinline)) static void
+hot_local(unsigned long n)
+{
+	unsigned long x = sink;
+
+	for (unsigned long i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	store(x);
+}
+
+void hot_weak(unsigned long n) __attribute__((weak, alias("hot_local")));
+
+static void
+spin_weak(double ms)
+{
+	double end = cpu_ms() + ms;
+
+	while (cpu_ms() < end)
+		hot_weak(10000000);
+}
+
 /* clock reads (in the vDSO) or getauxval() calls for @ms of CPU time */
 static void
 spin_calls(double ms, bool vdso)
@@ -154,17 +181,21 @@ main(int argc, char **argv)
 	bool vdso = argc > 2 && !strcmp(argv[2], "vdso");
 	bool plt = argc > 2 && !strcmp(argv[2], "plt");
 	bool headers = argc > 2 && !strcmp(argv[2], "headers");
+	bool weak = argc > 2 && !strcmp(argv[2], "weak");
 	pid_t pid;
 
 	if (argc > 2 && !strcmp(argv[2], "exec")) {
 		execl(argv[0], argv[0], argv[1], (char *)NULL);
 		return 126;
 	}
-	if (argc > 2 && (vdso || plt || headers || !strcmp(argv[2], "fork"))) {
+	if (argc > 2 &&
+	    (vdso || plt || headers || weak || !strcmp(argv[2], "fork"))) {
 		pid = fork();
 		if (pid == 0) {
 			if (headers)
 				spin_headers(ms);
+			else if (weak)
+				spin_weak(ms);
 			else if (vdso || plt)
 				spin_calls(ms, vdso);
 			else

@@ -440,6 +440,25 @@ TEST(pctr_script_names_the_vdso_and_the_plt)
 }
 
 /*
+ * A function named by a weak symbol and by a local one at the same
+ * address and size (glibc's IFUNC resolvers in libc6-dbg's table: weak
+ * strnlen, local __strnlen_ifunc): perf names it by the local one, as its
+ * choose_best_symbol() prefers a symbol that is not weak; pctr script
+ * said "hot_weak", libdwfl's answer.  Seen as a share perf report gave
+ * __strnlen_ifunc and pctr strnlen (test_profile, a fresh container).
+ */
+TEST(pctr_script_names_weak_aliases_as_perf)
+{
+	needs_perf();
+	ASSERT_GE(script_is_perf_script("weak", false, " hot_local+0x", "200",
+					"1000000"),
+		  100);
+	ASSERT_GE(script_is_perf_script("weak", true, " hot_local+0x", "200",
+					"1000000"),
+		  100);
+}
+
+/*
  * A call chain's address that the program's file holds but no executable
  * mapping covers (a frame whose return address is in the ELF headers, the
  * file's first, read-only page): perf script says "[unknown]
@@ -773,6 +792,7 @@ main(void)
 			       TEST_CASE(sideband_records_have_times)
 			       TEST_CASE(perf_report_header_features)
 			       TEST_CASE(pctr_script_is_perf_script)
+			       TEST_CASE(pctr_script_names_weak_aliases_as_perf)
 			       TEST_CASE(pctr_script_names_the_vdso_and_the_plt)
 			       TEST_CASE(pctr_script_unknown_outside_the_mappings)
 			       TEST_CASE(pctr_script_dwarf_is_perf_script)
