@@ -1150,8 +1150,11 @@ underscores(const char *name)
 static bool
 perf_prefers(const char *a, int ra, const char *b, int rb)
 {
+	/* rank_of()'s global 3, weak 2, local 1: perf's order is 3, 1, 2 */
+	ra = ra == 2 ? 0 : ra;
+	rb = rb == 2 ? 0 : rb;
 	if (ra != rb)
-		return rb > ra; /* global, then local: never weak here */
+		return rb > ra;
 	if (underscores(a) != underscores(b))
 		return underscores(b) < underscores(a);
 	return strlen(b) > strlen(a);
@@ -1199,6 +1202,41 @@ perf_alias(struct fn_file *ff, Dwfl_Module *m, uint64_t ml, uint64_t lo,
 			best = cn;
 			best_rank = c->rank;
 			*sym = cs;
+		}
+	}
+	return best;
+}
+
+/*
+ * The symbol without a size at @lo (from @ml) in @m that perf names the
+ * gap after it by, up to the next symbol: perf gives such a symbol the
+ * end of the next one's start (symbols__fixup_end()), in whatever
+ * section, where libdwfl names nothing across sections.  A sample in the
+ * PLT's header, after a sizeless _init in .init: perf script "_init+0x26".
+ * NULL: none.
+ */
+static const char *
+sizeless_at(Dwfl_Module *m, uint64_t ml, uint64_t lo, GElf_Sym *best_sym)
+{
+	int n = DW(dwfl_module_getsymtab)(m), best_rank = 0;
+	const char *best = NULL;
+
+	for (int i = 1; i < n; i++) {
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *name = DW(dwfl_module_getsym_info)(m, i, &sym, &addr,
+							    NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !*name || addr - ml != lo || sym.st_size ||
+		    sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS ||
+		    (type != STT_FUNC && type != STT_NOTYPE &&
+		     type != STT_GNU_IFUNC))
+			continue;
+		if (!best || perf_prefers(best, best_rank, name, rank_of(&sym))) {
+			best = name;
+			best_rank = rank_of(&sym);
+			*best_sym = sym;
 		}
 	}
 	return best;
@@ -1401,6 +1439,8 @@ fn_at(struct syms *s, Dwfl_Module *m, uint64_t ip, uint64_t *off)
 		hi = p.lo - ml;
 	if (has_plt && ip >= p.hi && lo < p.hi - ml)
 		lo = p.hi - ml;
+	if (!name && (name = sizeless_at(m, ml, lo, &sym)))
+		*off = o = rel - lo;
 	fn_keep(ff, (struct fn_range){ lo, hi, name ? rel - o : 0, name });
 	return name;
 }

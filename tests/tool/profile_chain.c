@@ -19,6 +19,11 @@
  *                               IFUNC resolvers are named in libc6-dbg's
  *                               table (weak strnlen, local
  *                               __strnlen_ifunc)
+ *   profile_chain MS anon       the same, the loop in a section of its
+ *                               own (.hot_anon) whose symbol the copy
+ *                               profile_chain_anon has not, after a
+ *                               sizeless symbol in another section, as
+ *                               the PLT's header follows _init
  *   profile_chain MS headers    the same, the loop's frame pointer on a
  *                               frame whose return address is in the
  *                               program's ELF headers: mapped with the
@@ -113,6 +118,33 @@ spin_weak(double ms)
 		hot_weak(10000000);
 }
 
+/* a sizeless symbol with an instruction, in a section of its own */
+__asm__(".section .hot_mark,\"ax\"\n"
+	".globl hot_mark\n"
+	".type hot_mark, %function\n"
+	"hot_mark:\n"
+	"nop\n"
+	".previous\n");
+
+__attribute__((noinline, section(".hot_anon"))) void
+hot_anon(unsigned long n)
+{
+	unsigned long x = sink;
+
+	for (unsigned long i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	store(x);
+}
+
+static void
+spin_anon(double ms)
+{
+	double end = cpu_ms() + ms;
+
+	while (cpu_ms() < end)
+		hot_anon(10000000);
+}
+
 /* clock reads (in the vDSO) or getauxval() calls for @ms of CPU time */
 static void
 spin_calls(double ms, bool vdso)
@@ -182,6 +214,7 @@ main(int argc, char **argv)
 	bool plt = argc > 2 && !strcmp(argv[2], "plt");
 	bool headers = argc > 2 && !strcmp(argv[2], "headers");
 	bool weak = argc > 2 && !strcmp(argv[2], "weak");
+	bool anon = argc > 2 && !strcmp(argv[2], "anon");
 	pid_t pid;
 
 	if (argc > 2 && !strcmp(argv[2], "exec")) {
@@ -189,13 +222,16 @@ main(int argc, char **argv)
 		return 126;
 	}
 	if (argc > 2 &&
-	    (vdso || plt || headers || weak || !strcmp(argv[2], "fork"))) {
+	    (vdso || plt || headers || weak || anon ||
+	     !strcmp(argv[2], "fork"))) {
 		pid = fork();
 		if (pid == 0) {
 			if (headers)
 				spin_headers(ms);
 			else if (weak)
 				spin_weak(ms);
+			else if (anon)
+				spin_anon(ms);
 			else if (vdso || plt)
 				spin_calls(ms, vdso);
 			else
