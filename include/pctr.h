@@ -381,6 +381,11 @@ struct pctr_set;
 #define PCTR_SET_NO_USER_READ 0x2u /* never read in user space */
 /* leave out the events the target cannot count: pctr_set_skipped() */
 #define PCTR_SET_SKIP_UNSUPPORTED 0x4u
+/*
+ * a process's or a command's threads and children made after the open are
+ * not counted (perf stat -i): PCTR_TARGET_PROCESS, _PID, a command
+ */
+#define PCTR_SET_NO_INHERIT 0x8u
 
 /* serialisation of user-space reads, pctr_set_serialize() */
 #define PCTR_SERIAL_NONE 0 /* plain rdtsc/rdpmc */

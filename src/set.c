@@ -57,7 +57,7 @@ pctr_set_new(struct pctr_set **setp, unsigned int flags)
 		return pctr__error(EINVAL, "NULL set pointer");
 	*setp = NULL;
 	if (flags & ~(PCTR_SET_NO_MULTIPLEX | PCTR_SET_NO_USER_READ |
-		      PCTR_SET_SKIP_UNSUPPORTED))
+		      PCTR_SET_SKIP_UNSUPPORTED | PCTR_SET_NO_INHERIT))
 		return pctr__error(EINVAL, "unknown set flags 0x%x", flags);
 	/* the read's first loads before it (struct pctr__hot) */
 	hot = calloc(1, sizeof(*hot) + sizeof(*set));
@@ -1480,14 +1480,14 @@ pctr_set_open(struct pctr_set *set, const struct pctr_target *t)
 		break;
 	case PCTR_TARGET_PROCESS:
 		how.pid = getpid();
-		how.inherit = true;
+		how.inherit = !(set->flags & PCTR_SET_NO_INHERIT);
 		r = list_tasks(0, &ids, &nr);
 		break;
 	case PCTR_TARGET_PID:
 		if (t->pid <= 0)
 			return pctr__error(EINVAL, "bad pid %d", (int)t->pid);
 		how.pid = t->pid;
-		how.inherit = true;
+		how.inherit = !(set->flags & PCTR_SET_NO_INHERIT);
 		r = list_tasks(t->pid, &ids, &nr);
 		break;
 	case PCTR_TARGET_TID:
@@ -1664,6 +1664,7 @@ open_on_child(struct pctr_set *const sets[], int nr, pid_t pid)
 		}
 		ids[0] = pid;
 		sets[i]->target = PCTR_TARGET_PID;
+		how.inherit = !(sets[i]->flags & PCTR_SET_NO_INHERIT);
 		r = open_on(sets[i], ids, 1, &how, false); /* takes ids */
 	}
 	/* the one unwind: the sets opened, and the one that failed */

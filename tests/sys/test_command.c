@@ -82,6 +82,39 @@ TEST(children_of_the_command_are_counted)
 	pctr_set_free(set);
 }
 
+/*
+ * PCTR_SET_NO_INHERIT (perf stat -i): the command's own thread only, not
+ * the children it starts.  The inner shell's loop takes tens of ms of CPU
+ * (an inherited set's count), the outer shell's start and wait one or two.
+ */
+TEST(no_inherit_counts_the_command_alone)
+{
+	char *argv[] = { "sh", "-c", "sh -c 'i=0; while [ $i -lt 100000 ]; do "
+				     "i=$((i+1)); done'",
+			 NULL };
+	uint64_t v[2];
+
+	for (int k = 0; k < 2; k++) {
+		struct pctr_set *set;
+		struct pctr_sample s;
+		pid_t pid;
+		int status;
+
+		ASSERT_OK(pctr_set_new(&set, k ? PCTR_SET_NO_INHERIT : 0));
+		ASSERT_OK(pctr_set_add_list(set, "task-clock"));
+		ASSERT_OK(pctr_set_open_command(set, argv, &pid));
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		ASSERT_OK(pctr_set_read(set, &s));
+		v[k] = s.count[0].value;
+		pctr_set_free(set);
+	}
+	printf("# task-clock: %.3f ms inherited, %.3f ms the command alone\n",
+	       v[0] / 1e6, v[1] / 1e6);
+	ASSERT_GT(v[0], 20000000);
+	ASSERT_GT(v[1], 0);
+	ASSERT_LT(v[1], v[0] / 4);
+}
+
 /* the library's child, between its fork and its exec: below the caller */
 static void
 child_below_caller(void)
@@ -385,5 +418,6 @@ main(void)
 			       TEST_CASE(bad_arguments)
 			       TEST_CASE(hardware_event_fails_before_the_command_runs)
 			       TEST_CASE(several_sets_count_one_run)
-			       TEST_CASE(several_sets_fail_together)));
+			       TEST_CASE(several_sets_fail_together)
+			       TEST_CASE(no_inherit_counts_the_command_alone)));
 }

@@ -46,6 +46,35 @@ TEST(process_inherit_counts_later_threads)
 	pctr_set_free(set);
 }
 
+/*
+ * PCTR_SET_NO_INHERIT: the process's threads at the open, each counting
+ * on its own; a thread made later is not counted.  The main thread
+ * touches PAGES, a later thread 4 * PAGES.
+ */
+TEST(process_no_inherit_leaves_later_threads_out)
+{
+	struct pctr_target proc = { .type = PCTR_TARGET_PROCESS };
+	struct pctr_set *set;
+	struct pctr_sample s;
+	pthread_t t;
+
+	ASSERT_OK(pctr_set_new(&set, PCTR_SET_NO_INHERIT));
+	ASSERT_OK(pctr_set_add(set, "page-faults"));
+	ASSERT_OK(pctr_set_open(set, &proc));
+	ASSERT_OK(pctr_set_enable(set));
+	ASSERT_EQ(pthread_create(&t, NULL, toucher, (void *)(size_t)(4 * PAGES)),
+		  0);
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	touch_pages(PAGES);
+	ASSERT_OK(pctr_set_read(set, &s));
+	printf("# %llu page faults counted\n",
+	       (unsigned long long)s.count[0].value);
+	ASSERT_GE(s.count[0].value, PAGES);
+	ASSERT_LT(s.count[0].value, 2 * PAGES);
+	pctr_set_free(set);
+	ASSERT_EQ(pctr_set_new(&set, PCTR_SET_NO_INHERIT | 0x80), -EINVAL);
+}
+
 TEST(thread_target_does_not_see_other_threads)
 {
 	struct pctr_target self = { .type = PCTR_TARGET_THREAD };
@@ -201,6 +230,7 @@ int
 main(void)
 {
 	return test_main(TESTS(TEST_CASE(process_inherit_counts_later_threads)
+			       TEST_CASE(process_no_inherit_leaves_later_threads_out)
 			       TEST_CASE(thread_target_does_not_see_other_threads)
 			       TEST_CASE(attach_to_another_process)
 			       TEST_CASE(attach_to_one_thread)
