@@ -577,7 +577,8 @@ make_set(struct stat_ctx *c, const struct stat_chunk *k,
 	 struct pctr_set **setp)
 {
 	unsigned int flags = (c->rep.multiplex ? 0 : PCTR_SET_NO_MULTIPLEX) |
-			     (c->strict ? 0 : PCTR_SET_SKIP_UNSUPPORTED);
+			     (c->strict ? 0 : PCTR_SET_SKIP_UNSUPPORTED) |
+			     (c->no_inherit ? PCTR_SET_NO_INHERIT : 0);
 	int r = pctr_set_new(setp, flags);
 
 	for (int e = 0; r >= 0 && e < k->nr; e++)

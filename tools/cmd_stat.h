@@ -48,6 +48,7 @@ struct stat_ctx {
 	int verbose; /* -v: counts and times; -vv: attrs, each CPU's too */
 	bool null_run; /* -n: no default counters (-e's only), no -d */
 	bool quiet; /* --quiet: no report, errors only */
+	bool no_inherit; /* -i: later threads and children not counted */
 	long timeout_ms; /* --timeout */
 	bool sync; /* -S: sync(2) before each run */
 	bool interval_clear; /* --interval-clear: a clean screen each -I */

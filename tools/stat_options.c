@@ -42,6 +42,9 @@ static const char usage_text[] =
 	"  -p, --pid PIDS            count running processes and their "
 	"threads\n"
 	"  -t, --tid TIDS            count threads (comma-separated)\n"
+	"  -i, --no-inherit          the command's or process's threads "
+	"and\n"
+	"                            children made later not counted\n"
 	"  -a, --all-cpus            count whole CPUs (every task on "
 	"them)\n"
 	"  -C, --cpu CPUS            count these CPUs (0-3,6); -a "
@@ -169,8 +172,6 @@ static const struct {
 	int opt;
 	const char *instead;
 } refused[] = {
-	{ 'i', "a command is counted with every process and thread it starts; "
-	       "count one thread of a running process with -t TID" },
 	{ 'T', "name the transactional memory events with -e, as "
 	       "-e '{cycles,cpu/cycles-t/,cpu/tx-start/}' on a CPU with TSX" },
 	{ OPT_METRIC_ONLY, "-M NAMES shows each metric beside its events (-j "
@@ -533,6 +534,9 @@ parse_run_option(struct stat_ctx *c, int opt, const char *arg)
 		return 0;
 	case 'q':
 		c->quiet = true;
+		return 0;
+	case 'i':
+		c->no_inherit = true;
 		return 0;
 	case 'n':
 		c->null_run = true;

@@ -286,12 +286,57 @@ TEST(cpu_alone_implies_all)
 	ASSERT_CONTAINS(r.err, "-C: give -a too");
 }
 
+/* task-clock's ms of @err, a -x, report's first row */
+static double
+task_clock_ms(const char *err)
+{
+	double v = -1;
+
+	ASSERT_EQ(sscanf(err, "%lf,msec,task-clock,", &v), 1);
+	return v;
+}
+
+/*
+ * -i, --no-inherit: the command's own thread only, as perf stat -i
+ * counts: the inner shell's loop (tens of ms of CPU) is left out by both,
+ * and counted by both without it.
+ */
+TEST(no_inherit_counts_the_command_alone)
+{
+	static const char *loop = "sh -c 'i=0; while [ $i -lt 100000 ]; do "
+				  "i=$((i+1)); done'";
+	static const char *const flags[] = { "-i", "--no-inherit" };
+	double all, own, perf_all, perf_own;
+	struct result r, p;
+
+	needs_perf();
+	r = pctr("stat", "-x,", "-e", "task-clock", "--", "sh", "-c", loop,
+		 NULL);
+	p = perf("stat", "-x,", "-e", "task-clock", "--", "sh", "-c", loop,
+		 NULL);
+	all = task_clock_ms(r.err);
+	perf_all = task_clock_ms(p.err);
+	for (size_t i = 0; i < 2; i++) {
+		r = pctr("stat", flags[i], "-x,", "-e", "task-clock", "--",
+			 "sh", "-c", loop, NULL);
+		p = perf("stat", flags[i], "-x,", "-e", "task-clock", "--",
+			 "sh", "-c", loop, NULL);
+		ASSERT_EQ(r.status, p.status);
+		own = task_clock_ms(r.err);
+		perf_own = task_clock_ms(p.err);
+		printf("# %s: pctr %.3f ms (%.3f without), perf %.3f ms "
+		       "(%.3f without)\n",
+		       flags[i], own, all, perf_own, perf_all);
+		ASSERT(own > 0 && perf_own > 0);
+		ASSERT(own < all / 4);
+		ASSERT(perf_own < perf_all / 4);
+	}
+}
+
 /* the flags pctr does not take say what to type instead (status 2) */
 TEST(refused_flags_name_the_replacement)
 {
 	static const char *const flags[][2] = {
-		{ "-i", "-t TID" },
-		{ "--no-inherit", "-t TID" },
 		{ "-T", "-e '{cycles," },
 		{ "--metric-only", "-M NAMES" },
 		{ "--for-each-cgroup=a", "-G NAME" },
@@ -357,6 +402,7 @@ main(int argc, char **argv)
 			       TEST_CASE(pre_post_and_sync) TEST_CASE(log_fd)
 			       TEST_CASE(interval_clear_and_summary)
 			       TEST_CASE(cpu_alone_implies_all)
+			       TEST_CASE(no_inherit_counts_the_command_alone)
 			       TEST_CASE(refused_flags_name_the_replacement)
 			       TEST_CASE(flags_taken_as_perf_takes_them)));
 }
