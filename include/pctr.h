@@ -1044,6 +1044,8 @@ int pctr_stats_write(const struct pctr_stats *st, FILE *f, int format,
  * @events:    events to count; NULL: "task-clock".  $PCTR_EVENTS, when
  *             set, replaces it.
  * @keep:      intervals kept per region and thread for percentiles
+ *             (their memory is written at a thread's first begin of the
+ *             region, so that the regions around it count none of it)
  * @calibrate: empty regions measured when a thread starts, whose minimum
  *             is taken off every later interval of that thread; 0 for no
  *             overhead subtraction

@@ -690,6 +690,8 @@ add_slot(struct region_thread *t, int id, int path)
 	r = pctr__stats_new_for_events(&st, t->set, t->nr, reg.keep);
 	if (r < 0)
 		return r;
+	/* in the pause of the regions around (begin_slow()): not at its end */
+	pctr__stats_touch(st);
 	st->detect = t->detect;
 	st->drop = reg.drop;
 	/* end adds sums alone: single intervals' rates are the kept ones' */

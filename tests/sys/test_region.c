@@ -496,6 +496,25 @@ faults_of(const char *name)
 }
 
 /*
+ * The first end of a region inside another adds to statistics made in a
+ * pause of the other (begin_slow()): their memory is written in that
+ * pause, not at that end.  65536 kept intervals take rows of 512 KiB that
+ * calloc() leaves untouched (a fresh mapping is zero already), and the
+ * first end's write of a slot in each was a page fault of the outer
+ * region.  An empty nest first, so that the code runs warm.
+ */
+TEST(first_end_inside_a_region_touches_no_fresh_page)
+{
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
+
+	init_regions("page-faults", 1 << 16);
+	nest_empty("warm-outer", "warm-inner");
+	nest_empty("outer", "inner");
+	ASSERT_EQ(faults_of("outer"), 0);
+}
+
+/*
  * Make every page of the library's code fault again, one at a time, as it
  * is next run: unmapped, out of the page cache, and read at random (no
  * read-ahead, so a fault maps no neighbour: fault-around maps only pages
@@ -1270,6 +1289,7 @@ main(void)
 			       TEST_CASE(off_means_nothing_counted)
 			       TEST_CASE(sixteen_threads_sum_exactly)
 			       TEST_CASE(first_begin_inside_a_region_runs_no_cold_code)
+			       TEST_CASE(first_end_inside_a_region_touches_no_fresh_page)
 			       TEST_CASE(region_rate_extremes_need_kept_intervals)
 			       TEST_CASE(region_rate_extremes_of_kept_intervals)
 			       TEST_CASE(regions_walk_as_reported)
