@@ -244,6 +244,31 @@ int pctr_event_parse_list(const char *list,
 int pctr_event_display_name(const struct pctr_event *ev, char *buf,
 			    size_t len);
 
+/**
+ * pctr_event_unit() - what @ev's count is counted in, and what one count
+ * is worth there, as perf applies them.
+ * @ev:    a parsed event
+ * @unit:  filled as snprintf() fills it: "" for a plain count, "ns" for
+ *         task-clock and cpu-clock, or a PMU's named event's own unit
+ *         ("Joules"); 32 bytes hold any
+ * @len:   its size; 0 with @unit NULL asks for @scale alone
+ * @scale: set to the worth of one count in @unit: 1, or a PMU's named
+ *         event's own factor (RAPL's energy-pkg: 2.3283064365386962890625e-10)
+ *
+ * A PMU's named event ("power/energy-pkg/", with any modifiers, or a bare
+ * name found on a PMU) takes what the kernel publishes beside it,
+ * events/NAME.unit and events/NAME.scale under the PMU's sysfs directory,
+ * read at each call; in "pmu/a,b/", the first term that names an event.
+ * A count times @scale is in @unit; pctr_count_scaled() is still a count.
+ *
+ * Return: 0; -EINVAL for a NULL argument, or a NAME.scale that is not a
+ * decimal number above 0 (pctr_event_parse() refuses such an event
+ * already), -errno when NAME.scale or NAME.unit is there but cannot be
+ * read; pctr_strerror() names the file.  Thread-safe.
+ */
+int pctr_event_unit(const struct pctr_event *ev, char *unit, size_t len,
+		    double *scale);
+
 /*
  * The x86 counter function of the seeds: event | unit mask << 8 | flags |
  * counter mask << 24.  Named PCTR_FN_* so that they never clash with
@@ -1049,6 +1074,8 @@ int pctr_stats_write(const struct pctr_stats *st, FILE *f, int format,
  * @events:    events to count; NULL: "task-clock".  $PCTR_EVENTS, when
  *             set, replaces it.
  * @keep:      intervals kept per region and thread for percentiles
+ *             (their memory is written at a thread's first begin of the
+ *             region, so that the regions around it count none of it)
  * @calibrate: empty regions measured when a thread starts, whose minimum
  *             is taken off every later interval of that thread; 0 for no
  *             overhead subtraction

@@ -76,6 +76,13 @@ int pctr__sysfs_parse(const char *spec, struct pctr_event *ev);
  * period=, freq=) */
 int pctr__sysfs_terms(struct pctr_event *ev, const char *pmu,
 		      const char *terms);
+/* "pmu/terms/mods": its named event's unit and scale from sysfs: 1; 0 if
+ * none (unit "", scale 1); -errno (pctr_event_unit()) */
+int pctr__sysfs_unit(const char *spec, char *unit, size_t len, double *scale);
+/* a NAME.scale's text: a decimal number above 0, C locale; else -EINVAL */
+int pctr__scale_parse(const char *text, double *scale);
+/* unit.c: pctr_event_unit() of an event known by its name only */
+int pctr__name_unit(const char *name, char *unit, size_t len, double *scale);
 /* the first "TERM=VALUE" of "pmu/...,TERM=VALUE,.../": VALUE's length, at
  * *@value; 0 if @spec has none */
 size_t pctr__term_value(const char *spec, const char *term,

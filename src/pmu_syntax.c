@@ -7,11 +7,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "text.h"
 
 /*
  * Put @val into the bits a format file names, lowest bits of @val first:
@@ -121,6 +123,88 @@ pctr__term_value(const char *spec, const char *term, const char **value)
 	return 0;
 }
 
+int
+pctr__scale_parse(const char *text, double *scale)
+{
+	locale_t old;
+	char *end;
+	double v;
+
+	/* digits, point and exponent only: no hex, inf, nan or blanks */
+	if (!*text || text[strspn(text, "0123456789.eE+-")])
+		return -EINVAL;
+	old = pctr__locale_c();
+	errno = 0;
+	v = strtod(text, &end);
+	pctr__locale_restore(old);
+	if (*end || errno || !(v > 0) || !isfinite(v))
+		return -EINVAL;
+	*scale = v;
+	return 0;
+}
+
+/* @pmu's events/@file into @buf: 1, 0 if there is no such file, or -errno */
+static int
+alias_file(const char *pmu, const char *file, char *buf, size_t len)
+{
+	char path[256];
+	int r;
+
+	snprintf(path, sizeof(path), "events/%s", file);
+	r = pctr__sysfs_pmu_read(pmu, path, buf, len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return pctr__error(-r, "cannot read %s%s/%s/%s: %s",
+				   pctr__sysfs_root(), pctr__sysfs_devices(),
+				   pmu, path, strerror(-r));
+	return 1;
+}
+
+/*
+ * What a count of @pmu's named event @name is worth, and in what: the
+ * kernel's events/NAME.scale and events/NAME.unit, as perf reads them
+ * (tools/perf/util/pmu.c): a unit of at most 31 bytes, a scale in the C
+ * locale.  Return: 1 if either file is there, 0 if neither (unit "",
+ * scale 1), or -errno.  A scale that is no number above 0 is refused
+ * (perf would take the number it begins with, or 1).
+ */
+static int
+alias_unit(const char *pmu, const char *name, char *unit, size_t len,
+	   double *scale)
+{
+	char file[128], text[128];
+	int s, u;
+
+	*scale = 1.0;
+	snprintf(file, sizeof(file), "%s.scale", name);
+	s = alias_file(pmu, file, text, sizeof(text));
+	if (s > 0 && pctr__scale_parse(text, scale) < 0)
+		return pctr__error(EINVAL,
+				   "bad scale '%s' in %s%s/%s/events/%s: a "
+				   "decimal number above 0 is expected",
+				   text, pctr__sysfs_root(),
+				   pctr__sysfs_devices(), pmu, file);
+	snprintf(file, sizeof(file), "%s.unit", name);
+	u = s < 0 ? s : alias_file(pmu, file, text, 32);
+	if (u < 0)
+		return u;
+	if (len)
+		snprintf(unit, len, "%s", u ? text : "");
+	return s || u;
+}
+
+/* @pmu's named event @name, defined as @terms; its scale checked now */
+static int
+apply_alias(struct pctr_event *ev, const char *pmu, const char *name,
+	    const char *terms, int depth)
+{
+	double scale;
+	int r = alias_unit(pmu, name, NULL, 0, &scale);
+
+	return r < 0 ? r : apply_terms(ev, pmu, terms, depth + 1);
+}
+
 static int
 apply_term(struct pctr_event *ev, const char *pmu, char *term, int depth)
 {
@@ -173,7 +257,7 @@ apply_term(struct pctr_event *ev, const char *pmu, char *term, int depth)
 	snprintf(path, sizeof(path), "events/%s", term);
 	if (!eq && depth == 0 &&
 	    pctr__sysfs_pmu_read(pmu, path, fmt, sizeof(fmt)) >= 0)
-		return apply_terms(ev, pmu, fmt, depth + 1);
+		return apply_alias(ev, pmu, term, fmt, depth);
 	return pctr__error(ENOENT,
 			   "PMU '%s' has no format term or event named '%s' "
 			   "(see %s%s/%s/format and events)",
@@ -267,6 +351,45 @@ pctr__sysfs_parse(const char *spec, struct pctr_event *ev)
 	ev->hardware = is_core_pmu(pmu);
 	ev->nr_parts = 1;
 	snprintf(ev->name, sizeof(ev->name), "%s", spec);
+	return 0;
+}
+
+/*
+ * The unit and scale of "pmu/terms/modifiers" (pctr_event_unit()): those
+ * of its first term that names an event of the PMU, as apply_term() takes
+ * it (no value, no format term of that name).  Return: 1 if that event
+ * has a unit or a scale, else 0 (unit "", scale 1); or -errno.
+ */
+int
+pctr__sysfs_unit(const char *spec, char *unit, size_t len, double *scale)
+{
+	char pmu[64], terms[PCTR_NAME_MAX], buf[256], *save = NULL, *t;
+	const char *s1 = strchr(spec, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : 0;
+	uint32_t type;
+
+	*scale = 1.0;
+	if (len)
+		unit[0] = '\0';
+	if (!s2 || (size_t)(s1 - spec) >= sizeof(pmu) ||
+	    (size_t)(s2 - s1) > sizeof(terms))
+		return 0;
+	snprintf(pmu, sizeof(pmu), "%.*s", (int)(s1 - spec), spec);
+	snprintf(terms, sizeof(terms), "%.*s", (int)(s2 - s1 - 1), s1 + 1);
+	if (pctr__sysfs_pmu_type(pmu, &type) < 0)
+		return 0;
+	for (t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char path[256];
+
+		t += strspn(t, " \t\n");
+		if (!*t || strchr(t, '='))
+			continue;
+		snprintf(path, sizeof(path), "format/%s", t);
+		if (pctr__sysfs_pmu_read(pmu, path, buf, sizeof(buf)) >= 0)
+			continue;
+		snprintf(path, sizeof(path), "events/%s", t);
+		if (pctr__sysfs_pmu_read(pmu, path, buf, sizeof(buf)) >= 0)
+			return alias_unit(pmu, t, unit, len, scale);
+	}
 	return 0;
 }
 

@@ -690,6 +690,8 @@ add_slot(struct region_thread *t, int id, int path)
 	r = pctr__stats_new_for_events(&st, t->set, t->nr, reg.keep);
 	if (r < 0)
 		return r;
+	/* in the pause of the regions around (begin_slow()): not at its end */
+	pctr__stats_touch(st);
 	st->detect = t->detect;
 	st->drop = reg.drop;
 	/* end adds sums alone: single intervals' rates are the kept ones' */
@@ -852,31 +854,50 @@ prepare(int id, int path)
 }
 
 /*
+ * Move the start of every open region forward by @s1 less @s0.  Out of
+ * line: exclude_since() runs it twice, and needs the same code both times.
+ */
+static __attribute__((noinline)) void
+shift_starts(struct region_thread *t, const struct pctr_sample *s1,
+	     const struct pctr_sample *s0)
+{
+	for (int d = 0; d < t->depth; d++) {
+		struct pctr_count *c = &t->start[d * t->nr_all];
+		uint64_t *v = &t->vstart[d * t->nr_all];
+
+		t->tsc[d] += s1->tsc - s0->tsc;
+		for (int i = 0; t->fast && i < t->nr_all; i++)
+			v[i] += s1->count[i].value - s0->count[i].value;
+		for (int i = 0; !t->fast && i < t->nr_all; i++) {
+			struct pctr_count dc = pctr__count_delta(
+				&s1->count[i], &s0->count[i]);
+
+			c[i] = pctr_count_add(&c[i], &dc);
+		}
+	}
+}
+
+/*
  * Move the start of every open region forward by what happened since @s0,
  * so that the slow path of a region's first use (locks, allocation, page
  * faults) is not counted in the regions around it.
+ *
+ * What runs after the read that ends the pause is counted in them, so it
+ * runs once before that read too, moving nothing: its first run in the
+ * process (the page faults of code no thread has run yet) falls in the
+ * pause.  Run cold after the read, its faults went to the regions around
+ * the first region a process began inside another, or not, as the linker
+ * had placed the code (pctr_count_add() on a page of its own, say).
  */
 static void
 exclude_since(struct region_thread *t, const struct pctr_sample *s0)
 {
 	struct pctr_sample s1;
 
+	shift_starts(t, s0, s0);
 	if (pctr_set_read(t->set, &s1) < 0)
 		return;
-	for (int d = 0; d < t->depth; d++) {
-		struct pctr_count *c = &t->start[d * t->nr_all];
-		uint64_t *v = &t->vstart[d * t->nr_all];
-
-		t->tsc[d] += s1.tsc - s0->tsc;
-		for (int i = 0; t->fast && i < t->nr_all; i++)
-			v[i] += s1.count[i].value - s0->count[i].value;
-		for (int i = 0; !t->fast && i < t->nr_all; i++) {
-			struct pctr_count dc = pctr__count_delta(
-				&s1.count[i], &s0->count[i]);
-
-			c[i] = pctr_count_add(&c[i], &dc);
-		}
-	}
+	shift_starts(t, &s1, s0);
 }
 
 /*

@@ -35,12 +35,21 @@ percentile(const struct pctr_stats *st, int idx, double p)
 	return v;
 }
 
-static const char *
-unit_of(const char *name)
+/*
+ * the unit of event @i's counts and what one count is worth in it
+ * (pctr_event_unit(3)), from the name it shows; a scale that cannot be
+ * read is null
+ */
+static void
+json_unit(struct pctr_json *j, const struct pctr_stats *st, int i)
 {
-	return !strncmp(name, "task-clock", 10) || !strncmp(name, "cpu-clock", 9)
-		       ? "ns"
-		       : "";
+	char unit[32];
+	double scale;
+
+	if (pctr__name_unit(st->name[i], unit, sizeof(unit), &scale) < 0)
+		scale = NAN;
+	pctr__json_str(j, "unit", unit);
+	pctr__json_num(j, "scale", scale);
 }
 
 /* ---- text ----------------------------------------------------------- */
@@ -522,7 +531,7 @@ json_event(struct pctr_json *j, const struct pctr_stats *st, int i)
 	pctr__json_obj(j, NULL);
 	pctr__json_str(j, "name", st->name[i]);
 	pctr__json_bool(j, "hardware", st->hardware[i]);
-	pctr__json_str(j, "unit", unit_of(st->name[i]));
+	json_unit(j, st, i);
 	pctr__json_uint(j, "total", st->ev[i].total);
 	pctr__json_uint(j, "overhead", st->ev[i].overhead);
 	pctr__json_num(j, "overhead_stddev", st->ev[i].overhead_sd);

@@ -43,6 +43,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stats.h"
 
@@ -200,6 +201,43 @@ stats_alloc(struct pctr_stats *st, int nr, unsigned int keep)
 					   "%d events",
 				   nr);
 	return 0;
+}
+
+/* write each page of @p's @len bytes once, keeping what they hold */
+static void
+touch_pages(void *p, size_t len)
+{
+	volatile char *c = p;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t off = 0; off < len; off += page)
+		c[off] = c[off];
+	if (len)
+		c[len - 1] = c[len - 1];
+}
+
+/*
+ * Every page of @st written now.  calloc() leaves pages it knows to be
+ * zero (a fresh mapping, fresh heap) untouched, so their first write, at
+ * whichever add reaches them, would be a page fault counted in what is
+ * being measured then: a region's statistics are made in a pause of the
+ * regions around it, but first added to at its end, inside them (all of
+ * @keep's rows at once, a slot of each a page apart).
+ */
+void
+pctr__stats_touch(struct pctr_stats *st)
+{
+	touch_pages(st, sizeof(*st));
+	touch_pages(st->name, st->nr * sizeof(*st->name));
+	touch_pages(st->ev, st->nr * sizeof(*st->ev));
+	touch_pages(st->xt, st->nr * sizeof(*st->xt));
+	touch_pages(st->xc, st->nr * sizeof(*st->xc));
+	touch_pages(st->xy, (pctr__pairs(st->nr_ratio) + 1) * sizeof(*st->xy));
+	touch_pages(st->ext, pctr__extremes_nr(st->nr, st->nr_ratio) *
+				     sizeof(*st->ext));
+	if (st->kept)
+		touch_pages(st->kept,
+			    (size_t)(st->nr + 1) * st->keep * sizeof(*st->kept));
 }
 
 PCTR_EXPORT void

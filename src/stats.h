@@ -173,6 +173,7 @@ int pctr__stats_clone(const struct pctr_stats *src, struct pctr_stats **dst);
 int pctr__stats_new_for_events(struct pctr_stats **stp,
 			       const struct pctr_set *set, int nr,
 			       unsigned int keep);
+void pctr__stats_touch(struct pctr_stats *st);
 int pctr__stats_write_one(const struct pctr_stats *st, FILE *f, int format,
 			  const char *name, int threads, bool first);
 int pctr__report_begin(FILE *f, int format, const struct pctr_stats *st);

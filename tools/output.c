@@ -224,14 +224,46 @@ find_event(const struct stat_report *r, uint32_t type, uint64_t config)
 	return -1;
 }
 
-static const char *
-event_unit(const struct pctr_event *ev)
+const char *
+stat_event_unit(const struct pctr_event *ev, char *unit, double *scale)
 {
-	if (is_event(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK) ||
-	    is_event(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK) ||
-	    tool_event_of(ev) != TOOL_NONE)
-		return "ns";
-	return "";
+	if (tool_event_of(ev) != TOOL_NONE) {
+		*scale = 1.0;
+		return strcpy(unit, "ns");
+	}
+	if (pctr_event_unit(ev, unit, STAT_UNIT_MAX, scale) < 0)
+		*scale = NAN; /* its sysfs files changed since it was parsed */
+	return unit;
+}
+
+/*
+ * what one count of @ev is in the human table: "ns", "Joules", or with
+ * its worth, "2.32831e-10 Joules"; "" for a plain count
+ */
+static const char *
+unit_label(const struct pctr_event *ev, char *buf, size_t len)
+{
+	char u[STAT_UNIT_MAX];
+	double scale;
+	const char *unit = stat_event_unit(ev, u, &scale);
+
+	if (scale == 1.0)
+		snprintf(buf, len, "%s", unit);
+	else
+		snprintf(buf, len, "%.6g%s%s", scale, *unit ? " " : "", unit);
+	return buf;
+}
+
+/* @ev's name in the table, what a count is after it: "task-clock (ns)" */
+static const char *
+event_label(const struct pctr_event *ev, char *buf, size_t len)
+{
+	char unit[64];
+
+	unit_label(ev, unit, sizeof(unit));
+	snprintf(buf, len, "%s%s%s%s", ev->name, *unit ? " (" : "", unit,
+		 *unit ? ")" : "");
+	return buf;
 }
 
 static double
@@ -481,8 +513,12 @@ name_width(const struct stat_report *r)
 	int num, den;
 
 	for (int e = 0; e < r->nr_events; e++) {
-		int n = (int)strlen(r->ev[e].name) + 5;
+		char label[PCTR_NAME_MAX + 72];
+		int n = (int)strlen(r->ev[e].name) + 5, m = (int)strlen(
+			event_label(&r->ev[e], label, sizeof(label)));
 
+		if (n < m)
+			n = m;
 		if (n > w)
 			w = n;
 	}
@@ -633,12 +669,10 @@ static void
 print_event(FILE *f, const struct stat_report *r, int e, int w, bool stats)
 {
 	struct event_stats s;
-	char name[PCTR_NAME_MAX + 8], b[64];
-	const char *unit = event_unit(&r->ev[e]);
+	char name[PCTR_NAME_MAX + 72], b[64];
 
 	event_stats(r, e, &s);
-	snprintf(name, sizeof(name), "%s%s%s%s", r->ev[e].name,
-		 *unit ? " (" : "", unit, *unit ? ")" : "");
+	event_label(&r->ev[e], name, sizeof(name));
 	if (r->err[e]) {
 		fprintf(f, " %-*s%*s  (%s)\n", w, name, NUMW,
 			NOT_SUPPORTED, event_why(r, e));
@@ -867,6 +901,17 @@ json_rusage(struct pctr_json *j, const struct stat_report *r)
 	json_time(j, r, "sys_ns", ELAPSED_SYS_NS);
 }
 
+/* what a count is in: "unit", and "scale", one count's worth in it */
+static void
+json_unit(struct pctr_json *j, const struct pctr_event *ev)
+{
+	char unit[STAT_UNIT_MAX];
+	double scale;
+
+	pctr__json_str(j, "unit", stat_event_unit(ev, unit, &scale));
+	pctr__json_num(j, "scale", scale);
+}
+
 static void
 json_event(struct pctr_json *j, const struct stat_report *r, int e)
 {
@@ -876,7 +921,7 @@ json_event(struct pctr_json *j, const struct stat_report *r, int e)
 	pctr__json_obj(j, NULL);
 	pctr__json_str(j, "name", r->ev[e].name);
 	pctr__json_bool(j, "hardware", r->ev[e].hardware);
-	pctr__json_str(j, "unit", event_unit(&r->ev[e]));
+	json_unit(j, &r->ev[e]);
 	pctr__json_bool(j, "supported", !r->err[e]);
 	if (r->err[e])
 		pctr__json_str(j, "not_supported", event_why(r, e));
@@ -1044,6 +1089,8 @@ static const char *const csv_columns[] = {
 	"user_ns", "sys_ns",
 	/* the interval of a multiplexed count, on "total" rows only */
 	"scaled_low", "scaled_high",
+	/* what one count is worth in the unit (the unit's scale) */
+	"scale",
 };
 
 #define CSV_STATS 9 /* the columns from "n" on */
@@ -1131,6 +1178,27 @@ begins_with_header(const struct stat_report *r, const char *path)
 	return same;
 }
 
+/* the unit column: the unit of event @e's count (its scale goes last) */
+static void
+csv_unit(FILE *f, const struct stat_report *r, int e)
+{
+	char unit[STAT_UNIT_MAX];
+	double scale;
+
+	csv_field(f, r->sep, false, stat_event_unit(&r->ev[e], unit, &scale));
+}
+
+/* the scale column, last: one count's worth in the unit */
+static void
+csv_scale(FILE *f, const struct stat_report *r, int e)
+{
+	char unit[STAT_UNIT_MAX];
+	double scale;
+
+	stat_event_unit(&r->ev[e], unit, &scale);
+	csv_number(f, r, NULL, scale);
+}
+
 /* the rest of the row of an event not counted: no figures, the reason */
 static void
 csv_unsupported(FILE *f, const struct stat_report *r, int e)
@@ -1139,7 +1207,7 @@ csv_unsupported(FILE *f, const struct stat_report *r, int e)
 
 	for (int i = 0; i < 2; i++) /* value, scaled */
 		csv_field(f, r->sep, false, "");
-	csv_field(f, r->sep, false, event_unit(&r->ev[e]));
+	csv_unit(f, r, e);
 	for (int i = 0; i < 3; i++) /* enabled_ns, running_ns, running_pct */
 		csv_field(f, r->sep, false, "");
 	snprintf(note, sizeof(note), "not supported: %s",
@@ -1208,6 +1276,7 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 		csv_unsupported(f, r, e);
 		csv_rusage(f, r, ru);
 		csv_bounds(f, r, NULL, e);
+		csv_scale(f, r, e);
 		fputc('\n', f);
 		return;
 	}
@@ -1215,7 +1284,7 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 	csv_field(f, r->sep, false, b);
 	snprintf(b, sizeof(b), "%.0f", pctr_count_scaled(c));
 	csv_field(f, r->sep, false, b);
-	csv_field(f, r->sep, false, event_unit(&r->ev[e]));
+	csv_unit(f, r, e);
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)c->enabled);
 	csv_field(f, r->sep, false, b);
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)c->running);
@@ -1226,6 +1295,7 @@ csv_row(FILE *f, const struct stat_report *r, const char *kind, int run,
 	csv_figures(f, r, NULL);
 	csv_rusage(f, r, ru);
 	csv_bounds(f, r, ru, e);
+	csv_scale(f, r, e);
 	fputc('\n', f);
 }
 
@@ -1249,7 +1319,7 @@ csv_stats_row(FILE *f, const struct stat_report *r, int e)
 	csv_field(f, r->sep, false, r->ev[e].name);
 	csv_field(f, r->sep, false, ""); /* value */
 	csv_field(f, r->sep, false, ""); /* scaled */
-	csv_field(f, r->sep, false, event_unit(&r->ev[e]));
+	csv_unit(f, r, e);
 	csv_field(f, r->sep, false, ""); /* enabled_ns */
 	csv_field(f, r->sep, false, ""); /* running_ns */
 	csv_number(f, r, "%.2f", s.running.s.n ? s.running.s.mean : NAN);
@@ -1257,6 +1327,7 @@ csv_stats_row(FILE *f, const struct stat_report *r, int e)
 	csv_figures(f, r, &s.count);
 	csv_rusage(f, r, NULL);
 	csv_bounds(f, r, NULL, e);
+	csv_scale(f, r, e);
 	fputc('\n', f);
 }
 
@@ -1383,7 +1454,7 @@ interval_line(FILE *f, const struct stat_report *r, const struct stat_slice *s,
 {
 	const struct pctr_count *c = &s->count[e];
 	double pct = running_pct(c);
-	char b[64];
+	char b[64], unit[64];
 
 	/* -r: which run a row belongs to, first */
 	if (r->repeated)
@@ -1394,7 +1465,7 @@ interval_line(FILE *f, const struct stat_report *r, const struct stat_slice *s,
 	fprintf(f, " %*s %-4s %s", NUMW,
 		r->err[e] ? NOT_SUPPORTED
 			  : fmt_group(b, sizeof(b), pctr_count_scaled(c), 0),
-		event_unit(&r->ev[e]), r->ev[e].name);
+		unit_label(&r->ev[e], unit, sizeof(unit)), r->ev[e].name);
 	if (isfinite(pct) && pct < 100.0)
 		fprintf(f, " (%.1f%% running)", pct);
 	fputc('\n', f);

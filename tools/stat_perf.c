@@ -113,6 +113,20 @@ share(double x, double den)
 	return isnan(den) ? NAN : den > 0 ? 100 * x / den : 0;
 }
 
+static const char *unit_of(const struct pctr_event *ev, char *unit,
+			   double *scale);
+
+/* what one count of @ev is worth in perf's unit */
+static double
+scale_of(const struct pctr_event *ev)
+{
+	char unit[STAT_UNIT_MAX];
+	double scale;
+
+	unit_of(ev, unit, &scale);
+	return scale;
+}
+
 /*
  * perf's shadow metric of event @e: its value into *@v (NaN: perf leaves
  * the value out, CSV's field empty and JSON's 0), its unit returned
@@ -152,6 +166,7 @@ metric(const struct perf_line *l, int e, double *v, const char **fmt)
 	/* the rate over the clock's time: none without a clock counted */
 	if (isnan(clk))
 		return (*v = NAN), NULL;
+	x *= scale_of(ev); /* of the value perf shows */
 	for (*v = clk > 0 ? 1e9 * x / clk : 0; *v > 1e3 && k < 3; k++)
 		*v /= 1e3;
 	return rate[k];
@@ -168,19 +183,22 @@ named_clock(const struct pctr_event *ev)
 }
 
 /*
- * The count in perf's unit: msec for the clocks by their names.  A clock
- * in a PMU's syntax (software/config=1/, or with a name= term) is ns with
- * no unit: perf takes a PMU event's unit and scale from its sysfs alias,
- * and the software PMU has none.
+ * perf's unit of the count, into @unit (STAT_UNIT_MAX bytes), and what
+ * one count is worth in it: the command's (a PMU's named event's sysfs
+ * unit and scale, ns for a tool event), but msec for the clocks by their
+ * names; a clock in a PMU's syntax (software/config=1/, or with a name=
+ * term) is ns with no unit: perf takes a PMU event's unit and scale from
+ * its sysfs alias, and the software PMU has none.
  */
 static const char *
-unit_of(const struct pctr_event *ev, double *scale)
+unit_of(const struct pctr_event *ev, char *unit, double *scale)
 {
+	const char *u = stat_event_unit(ev, unit, scale);
 	bool msec = named_clock(ev);
 
+	if (!is_clock(ev) || *scale != 1.0 || strcmp(u, "ns"))
+		return u;
 	*scale = msec ? 1e-6 : 1.0;
-	if (tool_event_of(ev) != TOOL_NONE)
-		return "ns";
 	return msec ? "msec" : "";
 }
 
@@ -202,8 +220,8 @@ csv_line(const struct perf_line *l, int e)
 	const struct perf_fig *g = &l->fig[e];
 	const char *sep = l->sep, *fmt, *mu;
 	double scale, mv = NAN;
-	const char *unit = unit_of(&l->r->ev[e], &scale);
-	char b[64];
+	char b[64], u[STAT_UNIT_MAX];
+	const char *unit = unit_of(&l->r->ev[e], u, &scale);
 
 	if (l->time)
 		fprintf(l->f, "%s%s", l->time, sep);
@@ -212,7 +230,8 @@ csv_line(const struct perf_line *l, int e)
 	if (l->id && l->nr >= 0)
 		fprintf(l->f, "%d%s", l->nr, sep);
 	if (counted(l, e))
-		fprintf(l->f, scale != 1.0 ? "%.2f" : "%.0f", g->value * scale);
+		fprintf(l->f, floor(scale) != scale ? "%.2f" : "%.0f",
+			g->value * scale);
 	else
 		fputs(not_value(l, e), l->f);
 	/* not quoted, as perf writes it: choose a SEP no name holds */
@@ -244,8 +263,8 @@ json_line(const struct perf_line *l, int e)
 	const struct perf_fig *g = &l->fig[e];
 	const char *fmt, *mu;
 	double scale, mv = 0;
-	const char *unit = unit_of(&l->r->ev[e], &scale);
-	char b[64];
+	char b[64], u[STAT_UNIT_MAX];
+	const char *unit = unit_of(&l->r->ev[e], u, &scale);
 
 	fputc('{', l->f);
 	if (l->time)

@@ -281,6 +281,15 @@ void report_print(FILE *f, const struct stat_report *r);
 int report_interval(FILE *f, struct stat_report *r,
 		    const struct stat_slice *s);
 
+/*
+ * what @ev's count is counted in (into @unit, of STAT_UNIT_MAX bytes) and
+ * what one count is worth there (*@scale): pctr_event_unit()'s, and ns
+ * for a tool event; a scale that cannot be read NaN
+ */
+#define STAT_UNIT_MAX 32
+const char *stat_event_unit(const struct pctr_event *ev, char *unit,
+			    double *scale);
+
 /* perf stat's layouts of -x and -j (stat_perf.c) */
 void perf_report_print(FILE *f, const struct stat_report *r);
 /* one interval: @total, or the @n instances' counts of the interval */

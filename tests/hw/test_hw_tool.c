@@ -53,7 +53,7 @@ stat_loop(const char *const *args, uint64_t n, struct hw_run *r)
 #define CSV_HEADER                                                            \
 	"kind,run,time_ns,id,event,value,scaled,unit,enabled_ns,running_ns,"  \
 	"running_pct,note,n,mean,stddev,stderr,ci95_low,ci95_high,median,"    \
-	"p5,p95,user_ns,sys_ns,scaled_low,scaled_high\n"
+	"p5,p95,user_ns,sys_ns,scaled_low,scaled_high,scale\n"
 
 struct csv_row {
 	int run;

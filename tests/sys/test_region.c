@@ -6,6 +6,7 @@
  * examples/region.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <pctr.h>
@@ -469,6 +470,105 @@ TEST(sixteen_threads_sum_exactly)
 				sizeof(v))),
 		  faults);
 	free(text);
+}
+
+/* @inner begun and ended inside @outer, nothing between */
+static void
+nest_empty(const char *outer, const char *inner)
+{
+	ASSERT_OK(pctr_region_begin(outer));
+	ASSERT_OK(pctr_region_begin(inner));
+	ASSERT_OK(pctr_region_end(inner));
+	ASSERT_OK(pctr_region_end(outer));
+}
+
+/* the page-fault total of region @name: what its intervals counted */
+static long
+faults_of(const char *name)
+{
+	struct pctr_stats *st;
+	long total;
+
+	ASSERT_OK(pctr_region_stats(name, &st));
+	total = (long)get(st, 0).total;
+	pctr_stats_free(st);
+	return total;
+}
+
+/*
+ * The first end of a region inside another adds to statistics made in a
+ * pause of the other (begin_slow()): their memory is written in that
+ * pause, not at that end.  65536 kept intervals take rows of 512 KiB that
+ * calloc() leaves untouched (a fresh mapping is zero already), and the
+ * first end's write of a slot in each was a page fault of the outer
+ * region.  An empty nest first, so that the code runs warm.
+ */
+TEST(first_end_inside_a_region_touches_no_fresh_page)
+{
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
+
+	init_regions("page-faults", 1 << 16);
+	nest_empty("warm-outer", "warm-inner");
+	nest_empty("outer", "inner");
+	ASSERT_EQ(faults_of("outer"), 0);
+}
+
+/*
+ * Make every page of the library's code fault again, one at a time, as it
+ * is next run: unmapped, out of the page cache, and read at random (no
+ * read-ahead, so a fault maps no neighbour: fault-around maps only pages
+ * that are cached).
+ */
+static void
+drop_library_code(void)
+{
+	uintptr_t at = (uintptr_t)(void *)pctr_count_add, lo, hi;
+	char perm[8], path[PATH_MAX], line[PATH_MAX + 128];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+	int fd;
+
+	ASSERT(f != NULL);
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line,
+			       "%" SCNxPTR "-%" SCNxPTR " %7s %*s %*s %*s %s",
+			       &lo, &hi, perm, path) == 4 &&
+			lo <= at && at < hi && perm[2] == 'x';
+	fclose(f);
+	ASSERT(found);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	ASSERT_OK(madvise((void *)lo, hi - lo, MADV_RANDOM));
+	ASSERT_OK(madvise((void *)lo, hi - lo, MADV_DONTNEED));
+	ASSERT_OK(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+	close(fd);
+}
+
+/*
+ * A region's first begin inside another pauses the other (begin_slow()):
+ * what runs after the pause's last read is counted in the other, and must
+ * have run before it.  The first thread of a process to begin a region
+ * inside another ran that code (pctr_count_add(), moving the other's
+ * start) for the first time there, and the other counted its page faults
+ * wherever the linker had put it on pages nothing else had run (2 more in
+ * sixteen_threads_sum_exactly's "all" under AddressSanitizer, once the
+ * sysfs unit code moved it).  Here the library's code is dropped and what
+ * a region already known runs is run again, so that the first region
+ * begun inside another finds the rest cold.  Where that code shares its
+ * pages with the paths run again, this passes with or without the fix.
+ */
+TEST(first_begin_inside_a_region_runs_no_cold_code)
+{
+	SKIP_UNDER_VALGRIND("(page faults of its own: "
+			    "tests/repro/repro_valgrind_own_work)");
+
+	init_regions("page-faults", 0);
+	nest_empty("warm-outer", "warm-inner");
+	drop_library_code();
+	nest_empty("warm-outer", "warm-inner");
+	nest_empty("outer", "inner");
+	ASSERT_EQ(faults_of("outer"), 0);
 }
 
 /*
@@ -1188,6 +1288,8 @@ main(void)
 			       TEST_CASE(regions_nest_and_check_their_order)
 			       TEST_CASE(off_means_nothing_counted)
 			       TEST_CASE(sixteen_threads_sum_exactly)
+			       TEST_CASE(first_begin_inside_a_region_runs_no_cold_code)
+			       TEST_CASE(first_end_inside_a_region_touches_no_fresh_page)
 			       TEST_CASE(region_rate_extremes_need_kept_intervals)
 			       TEST_CASE(region_rate_extremes_of_kept_intervals)
 			       TEST_CASE(regions_walk_as_reported)

@@ -397,8 +397,8 @@ TEST(scaled_bounds_absent_when_exact)
 	static const char *csv =
 		"import csv,sys\n"
 		"rows=list(csv.reader(sys.stdin))\n"
-		"ok=(rows[0][-2:]==['scaled_low','scaled_high'] and\n"
-		"    len(rows)==3 and all(r[-2:]==['',''] for r in rows[1:]))\n"
+		"ok=(rows[0][-3:-1]==['scaled_low','scaled_high'] and\n"
+		"    len(rows)==3 and all(r[-3:-1]==['',''] for r in rows[1:]))\n"
 		"print(1 if ok else 0)\n";
 	struct result r = pctr("stat", "--format=pctr-json", "-I", "100", "-o",
 			       "-", "-e", "page-faults,task-clock", "--", SELF,

@@ -650,7 +650,14 @@ TEST(user_and_system_seconds_csv)
 	r = pctr("stat", "-p", "1", "--duration", "0.05", "--format=pctr-csv",
 		 "-o", "-", "-e", "task-clock", NULL);
 	ASSERT_EQ(r.status, 0);
-	ASSERT_CONTAINS(r.out, ",,\n"); /* user_ns, sys_ns empty */
+	/* user_ns, sys_ns empty on the total row: no command was waited for */
+	ASSERT_EQ(python_num("import csv,sys\n"
+			     "r=[x for x in csv.DictReader(sys.stdin)"
+			     " if x['kind']=='total']\n"
+			     "print(len(r) if all(x['user_ns']=='' and"
+			     " x['sys_ns']=='' for x in r) else -1)\n",
+			     r.out),
+		  1);
 }
 
 /*
