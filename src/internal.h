@@ -215,8 +215,11 @@ struct pctr__group {
 /*
  * One instance of an open set: a thread, a CPU, or a thread on a CPU
  * (spread_over_cpus() in set.c).  Its arrays are one allocation, owned
- * by the instance, so an instance moves as a struct copy.
+ * by the instance, and its rings another (overflow.c's), so an instance
+ * moves as a struct copy, its rings with it: what its rings point at is
+ * in those allocations, never the instance itself.
  */
+struct pctr__ring;
 struct pctr__inst {
 	int id; /* the thread or CPU counted */
 	int cpu; /* a thread's CPU when the set is spread, else -1 */
@@ -227,6 +230,11 @@ struct pctr__inst {
 	struct pctr__group *groups; /* [nr_groups], at most set->nr_ctr */
 	struct pctr_count *base; /* reset baseline, [set->nr_events] */
 	int *member; /* [set->nr_ctr]: counter indexes, group by group */
+	/*
+	 * [set->nr_ctr]: counter c's ring buffer (ring.h), while a set with
+	 * overflow notification or sampling is open; else NULL
+	 */
+	struct pctr__ring *ring;
 };
 
 /*
@@ -341,23 +349,6 @@ struct pctr_set {
 	struct pctr__overflow *ovf; /* overflow.c: notification state, or NULL */
 };
 
-/*
- * The set's counters in one numbering, instance by instance: counter @c
- * is counter c % nr_ctr of instance c / nr_ctr.  Overflow rings are kept
- * so (overflow.c, ring.c).
- */
-static inline struct pctr__inst *
-pctr__ctr_inst(const struct pctr_set *set, int c)
-{
-	return &set->inst[c / set->nr_ctr];
-}
-
-static inline struct pctr__ctr *
-pctr__set_ctr(const struct pctr_set *set, int c)
-{
-	return &pctr__ctr_inst(set, c)->ctr[c % set->nr_ctr];
-}
-
 _Static_assert(sizeof(struct pctr__hot) % _Alignof(max_align_t) == 0,
 	       "the set after its hot words is aligned as calloc() aligns");
 /* pc[]'s baseline times are read as 16-byte pairs: calloc() aligns them */
@@ -434,8 +425,9 @@ int pctr__read_sample_slow(struct pctr_set *set, struct pctr_sample *s);
 int pctr__read_values_slow(struct pctr_set *set, uint64_t *values);
 
 /* read.c */
-/* the kernel's count of the records counter @c lost (set->read_lost) */
-int pctr__ctr_lost(const struct pctr_set *set, int c, uint64_t *lost);
+/* the kernel's count of the records counter @x lost (set->read_lost) */
+int pctr__ctr_lost(const struct pctr_set *set, const struct pctr__ctr *x,
+		   uint64_t *lost);
 int pctr__set_read_inst(struct pctr_set *set, const struct pctr__inst *in,
 			struct pctr_count *out);
 int pctr__set_read_user(struct pctr_set *set, struct pctr_count *out,

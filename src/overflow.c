@@ -161,11 +161,12 @@ static uint64_t
 horizon(void *arg, bool *lost)
 {
 	struct horizon_ctx *h = arg;
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *x;
 	uint64_t t = UINT64_MAX;
 
 	*lost = atomic_load(&h->set->ovf->ev[h->ring->event].lost) > 0;
-	for (int c = 0; c < h->set->ovf->nr_ring; c++) {
-		struct pctr__ring *x = &h->set->ovf->ring[c];
+	while ((x = pctr__ring_next(h->set, &at))) {
 		uint64_t last;
 
 		if (!x->pc || x->shared || x->tab != h->ring->tab)
@@ -235,13 +236,11 @@ fill_room(void *arg)
 	return ctx->n < ctx->max;
 }
 
-/* whether counter @c (pctr__set_ctr()) leads its group */
+/* whether counter @ctr of instance @in leads its group */
 static bool
-is_leader(const struct pctr_set *set, int c)
+is_leader(const struct pctr__inst *in, const struct pctr__ctr *ctr)
 {
-	const struct pctr__ctr *ctr = pctr__set_ctr(set, c);
-
-	return pctr__ctr_inst(set, c)->groups[ctr->group].leader_fd == ctr->fd;
+	return in->groups[ctr->group].leader_fd == ctr->fd;
 }
 
 /*
@@ -270,16 +269,15 @@ rearm(struct pctr_set *set, struct pctr__ring *ring, uint64_t taken)
 }
 
 /*
- * Whether a start must REFRESH counter @c (a ring index) rather than
- * merely enable it: a callback's counter that overflowed since it was last
+ * Whether a start must REFRESH the counter of @ring rather than merely
+ * enable it: a callback's counter that overflowed since it was last
  * armed, which the kernel stopped there (its record may still be waiting
  * for the handler).  A start that says so re-arms it: rearm() then leaves
  * it alone, or the counter would be let through two overflows.
  */
 static bool
-rearm_due(struct pctr_set *set, int c)
+rearm_due(struct pctr__ring *ring)
 {
-	struct pctr__ring *ring = &set->ovf->ring[c];
 	uint64_t seen;
 
 	if (!ring->pc || !ring->rearm)
@@ -323,9 +321,10 @@ call_one(struct pctr_set *set, struct pctr__ring *ring,
 static struct pctr__ring *
 find_ring(struct pctr_set *set, int fd)
 {
-	for (int i = 0; i < set->ovf->nr_ring; i++) {
-		struct pctr__ring *ring = &set->ovf->ring[i];
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *ring;
 
+	while ((ring = pctr__ring_next(set, &at))) {
 		if (ring->pc && ring->fd == fd &&
 		    set->ovf->ev[ring->event].mode == PCTR__MODE_SIGNAL)
 			return ring->shared ? ring->shared : ring;
@@ -348,11 +347,12 @@ drain_merged(struct pctr_set *set, const struct pctr__ring *done, int signo,
 	     unsigned char *buf, pctr__rec_fn fn, void *arg,
 	     int (*room)(void *))
 {
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *r;
 	pid_t self = 0;
 	int n = 0;
 
-	for (int i = 0; i < set->ovf->nr_ring && (!room || room(arg)); i++) {
-		struct pctr__ring *r = &set->ovf->ring[i];
+	while ((!room || room(arg)) && (r = pctr__ring_next(set, &at))) {
 		struct pctr__ring *rd = r->shared ? r->shared : r;
 		const struct pctr__ovf_event *ev = &set->ovf->ev[r->event];
 
@@ -363,7 +363,7 @@ drain_merged(struct pctr_set *set, const struct pctr__ring *done, int signo,
 			continue;
 		if (!self)
 			self = gettid();
-		if (set->inst[r->instance].id == self)
+		if (set->inst[at.i].id == self)
 			n += pctr__ring_drain(set, rd, buf, SIGNAL_RECORD_MAX,
 					      fn, arg);
 	}
@@ -560,12 +560,12 @@ async_setup(struct pctr__ring *ring, int signo, pid_t tid)
  * that pctr_set_enable() would start it without a limit.
  */
 static int
-arm_oneshot(struct pctr_set *set, int c)
+arm_oneshot(struct pctr_set *set, const struct pctr__inst *in,
+	    const struct pctr__ctr *ctr)
 {
-	const struct pctr__ctr *ctr = pctr__set_ctr(set, c);
 	uint64_t period = set->attr[ctr->event].a.sample_period;
 	uint64_t never = INT64_MAX;
-	bool leader = is_leader(set, c);
+	bool leader = is_leader(in, ctr);
 	int r = 0;
 
 	/*
@@ -630,24 +630,27 @@ stops_at_overflow(const struct pctr_set *set, int e)
 	       pctr__attr_clock(a) && a->sample_period < STOP_BELOW_NS;
 }
 
+/* counter @k of instance @in, whose ring is mapped */
 static int
-open_signal_ring(struct pctr_set *set, struct pctr__ring *ring, int c)
+open_signal_ring(struct pctr_set *set, const struct pctr__inst *in, int k)
 {
+	struct pctr__ring *ring = &in->ring[k];
 	struct pctr__ovf_event *ev = &set->ovf->ev[ring->event];
 	int r;
 
 	/* a set spread over CPUs: the first instance's table for all */
-	ring->tab = set->spread ? &set->ovf->ring[c % set->nr_ctr] : ring;
+	ring->tab = set->spread ? &set->inst[0].ring[k] : ring;
 	if (ring->tab == ring) {
 		ring->tids = calloc(PCTR__TID_SLOTS, sizeof(*ring->tids));
 		atomic_flag_clear(&ring->tids_lock);
 	}
 	if (!ring->tab->tids)
 		return pctr__error(ENOMEM, "out of memory");
-	r = async_setup(ring, ev->signo, set->inst[ring->instance].id);
-	ring->rearm = stops_at_overflow(set, ring->event) && is_leader(set, c);
+	r = async_setup(ring, ev->signo, in->id);
+	ring->rearm = stops_at_overflow(set, ring->event) &&
+		      is_leader(in, ring->ctr);
 	if (r == 0 && ((ev->flags & PCTR_OVF_ONESHOT) || ring->rearm))
-		r = arm_oneshot(set, c);
+		r = arm_oneshot(set, in, ring->ctr);
 	return r;
 }
 
@@ -720,36 +723,51 @@ ring_pages(const struct pctr_set *set, const struct pctr__ovf_event *ev)
 	return ev->pages;
 }
 
+/* instance @i's rings; *@signals: whether one of them signals */
 static int
-open_rings(struct pctr_set *set)
+open_inst_rings(struct pctr_set *set, int i, bool *signals)
 {
 	struct pctr__overflow *o = set->ovf;
-	bool signals = false;
+	struct pctr__inst *in = &set->inst[i];
 	int r = 0;
 
-	o->nr_ring = set->nr_inst * set->nr_ctr;
-	o->ring = calloc(o->nr_ring, sizeof(*o->ring));
-	if (!o->ring)
+	in->ring = calloc(set->nr_ctr, sizeof(*in->ring));
+	if (!in->ring)
 		return pctr__error(ENOMEM, "out of memory");
-	for (int c = 0; c < o->nr_ring && r == 0; c++) {
-		struct pctr__ovf_event *ev = &o->ev[pctr__set_ctr(set, c)->event];
+	for (int k = 0; k < set->nr_ctr && r == 0; k++) {
+		struct pctr__ovf_event *ev = &o->ev[in->ctr[k].event];
 
 		if (ev->mode == PCTR__MODE_NONE)
 			continue;
-		o->ring[c].instance = c / set->nr_ctr;
-		o->ring[c].pub = pctr__inst_public(set, c / set->nr_ctr);
-		r = pctr__ring_map(set, &o->ring[c], c, ring_pages(set, ev));
-		signals |= ev->mode == PCTR__MODE_SIGNAL;
+		in->ring[k].pub = pctr__inst_public(set, i);
+		r = pctr__ring_map(set, i, k, ring_pages(set, ev));
+		*signals |= ev->mode == PCTR__MODE_SIGNAL;
 		if (r == 0 && ev->mode == PCTR__MODE_BUFFER && !o->scratch &&
 		    !(o->scratch = malloc(PCTR__RECORD_MAX)))
 			r = pctr__error(ENOMEM, "out of memory");
 	}
+	return r;
+}
+
+static int
+open_rings(struct pctr_set *set)
+{
+	bool signals = false;
+	int r = 0;
+
+	for (int i = 0; i < set->nr_inst && r == 0; i++)
+		r = open_inst_rings(set, i, &signals);
 	if (r == 0 && signals)
 		r = register_set(set);
-	for (int c = 0; c < o->nr_ring && r == 0; c++)
-		if (o->ring[c].pc &&
-		    o->ev[o->ring[c].event].mode == PCTR__MODE_SIGNAL)
-			r = open_signal_ring(set, &o->ring[c], c);
+	for (int i = 0; i < set->nr_inst && r == 0; i++) {
+		const struct pctr__inst *in = &set->inst[i];
+
+		for (int k = 0; k < set->nr_ctr && r == 0; k++)
+			if (in->ring[k].pc &&
+			    set->ovf->ev[in->ring[k].event].mode ==
+				    PCTR__MODE_SIGNAL)
+				r = open_signal_ring(set, in, k);
+	}
 	return r;
 }
 
@@ -786,6 +804,8 @@ static void
 release_open(struct pctr_set *set)
 {
 	struct pctr__overflow *o = set->ovf;
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *ring;
 	bool forked = pctr__set_forked(set);
 
 	if (o->slot >= 0) {
@@ -794,22 +814,22 @@ release_open(struct pctr_set *set)
 			sched_yield();
 		o->slot = -1;
 	}
-	for (int c = 0; c < o->nr_ring; c++) {
+	while ((ring = pctr__ring_next(set, &at))) {
 		/* no more signals from this fd, whatever becomes of it */
-		if (o->ring[c].tab && !forked &&
-		    pctr__ctr_owned(o->ring[c].ctr))
-			fcntl(o->ring[c].fd, F_SETFL, 0);
-		pctr__ring_unmap(&o->ring[c], forked);
-		free(o->ring[c].tids);
+		if (ring->tab && !forked && pctr__ctr_owned(ring->ctr))
+			fcntl(ring->fd, F_SETFL, 0);
+		pctr__ring_unmap(ring, forked);
+		free(ring->tids);
 	}
 	for (int k = 0; k < o->nr_handlers; k++)
 		release_handler(o->handlers[k]);
 	o->nr_handlers = 0;
-	free(o->ring);
+	for (int i = 0; i < set->nr_inst; i++) {
+		free(set->inst[i].ring);
+		set->inst[i].ring = NULL;
+	}
 	free(o->scratch);
-	o->ring = NULL;
 	o->scratch = NULL;
-	o->nr_ring = 0;
 	for (int e = 0; e < set->nr_events; e++) {
 		atomic_store(&o->ev[e].paused, false);
 		atomic_store(&o->ev[e].notified, 0);
@@ -918,8 +938,10 @@ static int
 controlled_ours(const struct pctr_set *set, int idx, bool oneshot,
 		bool async_safe)
 {
-	for (int c = 0; c < set->ovf->nr_ring; c++) {
-		const struct pctr__ring *ring = &set->ovf->ring[c];
+	struct pctr__ring_at at = PCTR__RING_AT;
+	const struct pctr__ring *ring;
+
+	while ((ring = pctr__ring_next(set, &at))) {
 		int r;
 
 		if (!controlled(set, ring, idx, oneshot))
@@ -935,13 +957,13 @@ controlled_ours(const struct pctr_set *set, int idx, bool oneshot,
 static int
 pause_output(struct pctr_set *set, int idx, unsigned long on)
 {
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *ring;
 	int r = check_control(set, idx, false);
 
 	if (r == 0)
 		r = controlled_ours(set, idx, false, false);
-	for (int c = 0; r == 0 && c < set->ovf->nr_ring; c++) {
-		struct pctr__ring *ring = &set->ovf->ring[c];
-
+	while (r == 0 && (ring = pctr__ring_next(set, &at))) {
 		if (!controlled(set, ring, idx, false))
 			continue;
 		/* call_one() drops them: the kernel's pause would stop it */
@@ -971,13 +993,13 @@ pctr_set_overflow_resume(struct pctr_set *set, int idx)
 PCTR_EXPORT int
 pctr_set_overflow_rearm(struct pctr_set *set, int idx)
 {
+	struct pctr__ring_at at = PCTR__RING_AT;
+	const struct pctr__ring *ring;
 	int r = check_control(set, idx, true);
 
 	if (r == 0)
 		r = controlled_ours(set, idx, true, true);
-	for (int c = 0; r == 0 && c < set->ovf->nr_ring; c++) {
-		const struct pctr__ring *ring = &set->ovf->ring[c];
-
+	while (r == 0 && (ring = pctr__ring_next(set, &at))) {
 		if (controlled(set, ring, idx, true))
 			r = pctr__sys_ioctl(ring->fd, PERF_EVENT_IOC_REFRESH,
 					    1);
@@ -996,14 +1018,16 @@ pctr_set_overflow_rearm(struct pctr_set *set, int idx)
 int
 pctr__overflow_busy(const struct pctr_set *set)
 {
-	pid_t self;
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *ring;
+	pid_t self = 0;
 
-	if (!set->ovf || !set->ovf->nr_ring)
-		return 0;
-	self = gettid();
-	for (int c = 0; c < set->ovf->nr_ring; c++)
-		if (atomic_load(&set->ovf->ring[c].reader) == self)
+	while (set->ovf && (ring = pctr__ring_next(set, &at))) {
+		if (!self)
+			self = gettid();
+		if (atomic_load(&ring->reader) == self)
 			return -EDEADLK; /* async-signal-safe: no detail */
+	}
 	return 0;
 }
 
@@ -1020,10 +1044,12 @@ static uint64_t
 event_lost(const struct pctr_set *set, int e)
 {
 	uint64_t noted = atomic_load(&set->ovf->ev[e].lost), sum = 0, one;
+	struct pctr__ring_at at = PCTR__RING_AT;
+	const struct pctr__ring *ring;
 
-	for (int c = 0; set->read_lost && c < set->ovf->nr_ring; c++)
-		if (set->ovf->ring[c].pc && set->ovf->ring[c].event == e &&
-		    pctr__ctr_lost(set, c, &one) == 0)
+	while (set->read_lost && (ring = pctr__ring_next(set, &at)))
+		if (ring->pc && ring->event == e &&
+		    pctr__ctr_lost(set, ring->ctr, &one) == 0)
 			sum += one;
 	return sum > noted ? sum : noted;
 }
@@ -1061,18 +1087,15 @@ pctr_set_overflow_stats(const struct pctr_set *set, int idx,
 int
 pctr__overflow_start(struct pctr_set *set, int i, int g, unsigned long *req)
 {
-	const struct pctr__group *grp = &set->inst[i].groups[g];
+	const struct pctr__inst *in = &set->inst[i];
+	const struct pctr__group *grp = &in->groups[g];
 
-	if (!set->ovf || !set->ovf->nr_ring)
+	if (!set->ovf || !in->ring || !set->nr_ctr)
 		return 0;
 	atomic_store(&set->ovf->counting, true);
-	for (int k = 0; k < set->nr_ctr; k++) {
-		int c = i * set->nr_ctr + k;
-
-		if (set->ovf->ring[c].fd == grp->leader_fd &&
-		    rearm_due(set, c))
+	for (int k = 0; k < set->nr_ctr; k++)
+		if (in->ring[k].fd == grp->leader_fd && rearm_due(&in->ring[k]))
 			*req = PERF_EVENT_IOC_REFRESH;
-	}
 	return 0;
 }
 
@@ -1135,10 +1158,10 @@ static uint64_t
 restart_seen(struct pctr_set *set, int e)
 {
 	uint64_t n = atomic_load(&set->ovf->ev[e].notified);
+	struct pctr__ring_at at = PCTR__RING_AT;
+	const struct pctr__ring *ring;
 
-	for (int c = 0; c < set->ovf->nr_ring; c++) {
-		const struct pctr__ring *ring = &set->ovf->ring[c];
-
+	while ((ring = pctr__ring_next(set, &at))) {
 		if (ring->pc && !ring->shared && ring->event == e &&
 		    __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE) !=
 			    __atomic_load_n(&ring->pc->data_tail,
@@ -1158,6 +1181,9 @@ restart_seen(struct pctr_set *set, int e)
 static void
 restart_plan(struct pctr_set *set, bool *refresh)
 {
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *ring;
+
 	for (int e = 0; e < set->nr_events; e++) {
 		struct pctr__ovf_event *ev = &set->ovf->ev[e];
 		uint64_t seen = restart_seen(set, e);
@@ -1167,25 +1193,26 @@ restart_plan(struct pctr_set *set, bool *refresh)
 			     seen != ev->restart_mark;
 		ev->restart_mark = seen;
 	}
-	for (int c = 0; c < set->ovf->nr_ring; c++)
-		set->ovf->ring[c].restart = rearm_due(set, c);
+	while ((ring = pctr__ring_next(set, &at)))
+		ring->restart = rearm_due(ring);
 }
 
-/* whether a start REFRESHes counter @c: it is stopped at an overflow */
+/*
+ * Whether a start REFRESHes counter @k of instance @in: it is stopped at
+ * an overflow
+ */
 static bool
-refreshed(const struct pctr_set *set, int c, const bool *refresh)
+refreshed(const struct pctr__inst *in, int k, const bool *refresh)
 {
-	int e = pctr__set_ctr(set, c)->event;
-
-	return refresh[e] ||
-	       (set->ovf->ring[c].rearm && set->ovf->ring[c].restart);
+	return refresh[in->ctr[k].event] ||
+	       (in->ring[k].rearm && in->ring[k].restart);
 }
 
 static int
-restart_counter(struct pctr_set *set, int c, const uint64_t *period,
-		const bool *refresh)
+restart_counter(struct pctr_set *set, const struct pctr__inst *in, int k,
+		const uint64_t *period, const bool *refresh)
 {
-	const struct pctr__ctr *ctr = pctr__set_ctr(set, c);
+	const struct pctr__ctr *ctr = &in->ctr[k];
 	struct pctr__ovf_event *ev = &set->ovf->ev[ctr->event];
 	uint64_t p = set->attr[ctr->event].a.sample_period;
 	int r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_RESET, 0);
@@ -1198,7 +1225,7 @@ restart_counter(struct pctr_set *set, int c, const uint64_t *period,
 	if (r == 0 && atomic_load(&ev->fixed_period))
 		atomic_store(&ev->fixed_period, p);
 	/* a leader's REFRESH is its start (step 5) */
-	if (r == 0 && refreshed(set, c, refresh) && !is_leader(set, c))
+	if (r == 0 && refreshed(in, k, refresh) && !is_leader(in, ctr))
 		r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_REFRESH, 1);
 	return r;
 }
@@ -1219,7 +1246,7 @@ start_leaders(struct pctr_set *set, const bool *refresh)
 
 			for (int c = 0; c < set->nr_ctr; c++)
 				if (ctr[c].fd == fd &&
-				    refreshed(set, i * set->nr_ctr + c, refresh))
+				    refreshed(in, c, refresh))
 					req = PERF_EVENT_IOC_REFRESH;
 			r = pctr__sys_ioctl(fd, req,
 					    req == PERF_EVENT_IOC_REFRESH);
@@ -1235,8 +1262,10 @@ restart_all(struct pctr_set *set, const uint64_t *period)
 	int r = 0;
 
 	restart_plan(set, refresh);
-	for (int c = 0; r == 0 && c < set->nr_inst * set->nr_ctr; c++)
-		r = restart_counter(set, c, period, refresh);
+	for (int i = 0; r == 0 && i < set->nr_inst; i++)
+		for (int k = 0; r == 0 && k < set->nr_ctr; k++)
+			r = restart_counter(set, &set->inst[i], k, period,
+					    refresh);
 	for (int i = 0; r == 0 && set->has_base && i < set->nr_inst; i++)
 		for (int e = 0; e < set->nr_events; e++)
 			set->inst[i].base[e].value = 0;
@@ -1251,9 +1280,10 @@ restart_all(struct pctr_set *set, const uint64_t *period)
 static int
 restart_ours(const struct pctr_set *set)
 {
-	for (int c = 0; c < set->nr_inst * set->nr_ctr; c++)
-		if (!pctr__ctr_owned(pctr__set_ctr(set, c)))
-			return -EBADF;
+	for (int i = 0; i < set->nr_inst; i++)
+		for (int k = 0; k < set->nr_ctr; k++)
+			if (!pctr__ctr_owned(&set->inst[i].ctr[k]))
+				return -EBADF;
 	return 0;
 }
 

@@ -275,16 +275,16 @@ read_parts(struct pctr_set *set, const struct pctr__inst *in,
 }
 
 /*
- * The records counter @c lost, the kernel's count (PERF_FORMAT_LOST).  A
+ * The records counter @x lost, the kernel's count (PERF_FORMAT_LOST).  A
  * counter of an inherited set is read alone; any other read of a counter
  * returns its group, where its entry is found by its id.  The counts of
  * the copies inherited by other threads are not in it: the kernel reports
  * the counter's own.  Its own buffer: the set's may be in use by a read.
  */
 int
-pctr__ctr_lost(const struct pctr_set *set, int c, uint64_t *lost)
+pctr__ctr_lost(const struct pctr_set *set, const struct pctr__ctr *x,
+	       uint64_t *lost)
 {
-	const struct pctr__ctr *x = pctr__set_ctr(set, c);
 	size_t s = entry_size(set), len = set->inherit ? 5 : set->buf_len / 8;
 	uint64_t *b;
 	ssize_t n;

@@ -159,10 +159,10 @@ pctr__set_clock(const struct pctr_set *set, struct perf_event_attr *attr)
 /* ---- rings ---------------------------------------------------------------- */
 
 static int
-open_carrier(struct pctr_set *set, int c)
+open_carrier(struct pctr_set *set, const struct pctr__inst *in,
+	     const struct pctr__ctr *ctr)
 {
-	const struct perf_event_attr *main_attr =
-		&set->attr[pctr__set_ctr(set, c)->event].a;
+	const struct perf_event_attr *main_attr = &set->attr[ctr->event].a;
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_SOFTWARE,
@@ -173,7 +173,6 @@ open_carrier(struct pctr_set *set, int c)
 		.watermark = main_attr->watermark,
 		.wakeup_watermark = main_attr->wakeup_watermark,
 	};
-	const struct pctr__inst *in = pctr__ctr_inst(set, c);
 	pid_t pid = pctr__set_on_cpus(set) ? -1 : in->id;
 
 	pctr__set_clock(set, &attr);
@@ -181,14 +180,14 @@ open_carrier(struct pctr_set *set, int c)
 }
 
 static int
-map_error(struct pctr_set *set, int c, size_t len, int err)
+map_error(struct pctr_set *set, const struct pctr__ctr *ctr, size_t len,
+	  int err)
 {
 	return pctr__error(err,
 			   "cannot map a %zu KiB sample buffer for '%s': %s "
 			   "(the limit is kernel.perf_event_mlock_kb plus "
 			   "'ulimit -l'; ask for fewer pages)",
-			   len >> 10, set->ev[pctr__set_ctr(set, c)->event].name,
-			   strerror(err));
+			   len >> 10, set->ev[ctr->event].name, strerror(err));
 }
 
 /*
@@ -198,46 +197,43 @@ map_error(struct pctr_set *set, int c, size_t len, int err)
  * size on one fd, and refuses SET_OUTPUT from a mapped counter).
  */
 static int
-map_own(struct pctr_set *set, int c, size_t len, void **p)
+map_own(struct pctr_set *set, struct pctr__ctr *ctr, size_t len, void **p)
 {
-	struct pctr__ctr *ctr = pctr__set_ctr(set, c);
-
 	if (ctr->page) {
 		pctr__sys_munmap(ctr->page, sysconf(_SC_PAGESIZE));
 		ctr->page = NULL;
 	}
 	*p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ctr->fd, 0);
 	if (*p == MAP_FAILED)
-		return map_error(set, c, len, errno);
+		return map_error(set, ctr, len, errno);
 	ctr->page = *p;
 	return 0;
 }
 
 static int
-map_carrier(struct pctr_set *set, struct pctr__ring *ring, int c, size_t len,
-	    void **p)
+map_carrier(struct pctr_set *set, const struct pctr__inst *in,
+	    struct pctr__ring *ring, size_t len, void **p)
 {
-	int fd = open_carrier(set, c), r;
+	const struct pctr__ctr *ctr = ring->ctr;
+	int fd = open_carrier(set, in, ctr), r;
 
 	if (fd < 0)
 		return pctr__error(-fd, "cannot open a sample buffer for '%s':"
 					" %s",
-				   set->ev[pctr__set_ctr(set, c)->event].name,
-				   strerror(-fd));
+				   set->ev[ctr->event].name, strerror(-fd));
 	*p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (*p == MAP_FAILED) {
-		r = map_error(set, c, len, errno);
+		r = map_error(set, ctr, len, errno);
 		pctr__sys_close(fd);
 		return r;
 	}
 	ring->carrier.fd = fd;
 	r = pctr__ctr_identify(&ring->carrier);
-	if (r == 0 && (r = pctr__sys_ioctl(pctr__set_ctr(set, c)->fd,
-					   PERF_EVENT_IOC_SET_OUTPUT, fd)) < 0)
+	if (r == 0 &&
+	    (r = pctr__sys_ioctl(ctr->fd, PERF_EVENT_IOC_SET_OUTPUT, fd)) < 0)
 		r = pctr__error(-r, "cannot send the samples of '%s' to their "
 				    "buffer: %s",
-				set->ev[pctr__set_ctr(set, c)->event].name,
-				strerror(-r));
+				set->ev[ctr->event].name, strerror(-r));
 	if (r < 0) {
 		munmap(*p, len);
 		pctr__sys_close(fd);
@@ -246,33 +242,31 @@ map_carrier(struct pctr_set *set, struct pctr__ring *ring, int c, size_t len,
 	return r;
 }
 
-/* the ring of an earlier thread's same counter on the same CPU, if any */
+/* the ring of an earlier thread's counter @k on the same CPU, if any */
 static struct pctr__ring *
-cpu_ring(struct pctr_set *set, int c)
+cpu_ring(struct pctr_set *set, int i, int k)
 {
-	int cpu = set->spread ? pctr__ctr_inst(set, c)->cpu : -1;
+	int cpu = set->spread ? set->inst[i].cpu : -1;
 
-	for (int j = c % set->nr_ctr; cpu >= 0 && j < c; j += set->nr_ctr) {
-		struct pctr__ring *r = &set->ovf->ring[j];
+	for (int j = 0; cpu >= 0 && j < i; j++) {
+		struct pctr__ring *r = &set->inst[j].ring[k];
 
-		if (r->pc && !r->shared && pctr__ctr_inst(set, j)->cpu == cpu)
+		if (r->pc && !r->shared && set->inst[j].cpu == cpu)
 			return r;
 	}
 	return NULL;
 }
 
 static int
-share_ring(struct pctr_set *set, struct pctr__ring *ring, int c,
-	   struct pctr__ring *to)
+share_ring(struct pctr_set *set, struct pctr__ring *ring, struct pctr__ring *to)
 {
-	int r = pctr__sys_ioctl(pctr__set_ctr(set, c)->fd,
-				PERF_EVENT_IOC_SET_OUTPUT,
+	int r = pctr__sys_ioctl(ring->ctr->fd, PERF_EVENT_IOC_SET_OUTPUT,
 				to->carrier.fd);
 
 	if (r < 0)
 		return pctr__error(-r, "cannot send the samples of '%s' to "
 					"their CPU's buffer: %s",
-				   set->ev[pctr__set_ctr(set, c)->event].name,
+				   set->ev[ring->ctr->event].name,
 				   strerror(-r));
 	ring->shared = to;
 	ring->pc = to->pc;
@@ -283,22 +277,24 @@ share_ring(struct pctr_set *set, struct pctr__ring *ring, int c,
 }
 
 int
-pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
-	       unsigned int pages)
+pctr__ring_map(struct pctr_set *set, int i, int k, unsigned int pages)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t len = (size_t)(1 + pages) * page;
 	bool inherit = set->target == PCTR_TARGET_PROCESS ||
 		       set->target == PCTR_TARGET_PID;
-	struct pctr__ring *to = inherit ? cpu_ring(set, c) : NULL;
+	struct pctr__inst *in = &set->inst[i];
+	struct pctr__ring *ring = &in->ring[k];
+	struct pctr__ring *to = inherit ? cpu_ring(set, i, k) : NULL;
 	void *p = NULL;
 	int r;
 
 	ring->carrier.fd = -1;
 	ring->shared = NULL;
-	r = to	      ? share_ring(set, ring, c, to)
-	    : inherit ? map_carrier(set, ring, c, len, &p)
-		      : map_own(set, c, len, &p);
+	ring->ctr = &in->ctr[k];
+	r = to	      ? share_ring(set, ring, to)
+	    : inherit ? map_carrier(set, in, ring, len, &p)
+		      : map_own(set, ring->ctr, len, &p);
 	if (r < 0)
 		return r;
 	if (!to) {
@@ -307,7 +303,6 @@ pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
 		ring->size = (uint64_t)pages * page;
 		ring->map_len = len;
 	}
-	ring->ctr = pctr__set_ctr(set, c);
 	ring->fd = ring->ctr->fd;
 	ring->event = ring->ctr->event;
 	pctr__layout_of(&ring->layout, &set->attr[ring->event].a);

@@ -132,7 +132,11 @@ struct pctr__tid_slot {
 	uint64_t exit_time; /* of its PERF_RECORD_EXIT, 0 while it runs */
 };
 
-/* one counter's ring buffer */
+/*
+ * One counter's ring buffer, held by its instance (struct pctr__inst's
+ * ring[], beside its counters): the pointers below are to counters and
+ * rings, each in an allocation of its own, never to an instance.
+ */
 struct pctr__ring {
 	struct perf_event_mmap_page *pc; /* NULL: this counter has none */
 	unsigned char *data;
@@ -144,13 +148,16 @@ struct pctr__ring {
 	struct pctr__ctr *ctr;
 	int fd; /* the counter that writes into it */
 	int event;
-	int instance; /* internal (set->inst[]) */
-	int pub; /* public (pctr_set_instance_id()) */
+	int pub; /* its instance's public index (pctr_set_instance_id()) */
 	struct pctr__layout layout; /* its records' (record.h) */
 	atomic_flag busy; /* one reader at a time */
 	atomic_int reader; /* the reader's tid while it holds busy, or 0 */
 	struct pctr__tid_slot *tids; /* signal mode only: the table it owns */
-	struct pctr__ring *tab; /* the ring whose table and lock it uses */
+	/*
+	 * The ring whose table and lock it uses: itself, or the first
+	 * instance's of its counter (a set spread over CPUs)
+	 */
+	struct pctr__ring *tab;
 	atomic_flag tids_lock;
 	_Atomic uint64_t last_time; /* of the last record read, signal mode */
 	/* pctr__ovf_event.rearm: the overflows taken, and taken at the arm */
@@ -166,10 +173,9 @@ struct pctr__ring {
 	bool restart; /* a restart re-arms it (overflow.c's restart_plan()) */
 };
 
+/* the set's: the rings are its instances' (pctr__ring_next()) */
 struct pctr__overflow {
 	struct pctr__ovf_event ev[PCTR_MAX_EVENTS];
-	int nr_ring; /* set->nr_inst * set->nr_ctr once open */
-	struct pctr__ring *ring;
 	unsigned char *scratch; /* PCTR__RECORD_MAX bytes, buffer mode */
 	atomic_int users; /* signal handlers running on this set */
 	atomic_bool counting; /* the program's last enable, disable, restart */
@@ -177,6 +183,29 @@ struct pctr__overflow {
 	int handlers[PCTR_MAX_EVENTS]; /* signals whose handler we hold */
 	int nr_handlers;
 };
+
+/*
+ * The rings of an open set, instance by instance, counter by counter:
+ *
+ *	struct pctr__ring_at at = PCTR__RING_AT;
+ *	while ((ring = pctr__ring_next(set, &at)))
+ *		... ring is set->inst[at.i].ring[at.k] ...
+ *
+ * Instances without rings (an open that failed part way) are passed over.
+ */
+struct pctr__ring_at {
+	int i, k;
+};
+#define PCTR__RING_AT ((struct pctr__ring_at){ 0, -1 })
+
+static inline struct pctr__ring *
+pctr__ring_next(const struct pctr_set *set, struct pctr__ring_at *at)
+{
+	for (at->k++; at->i < set->nr_inst; at->i++, at->k = 0)
+		if (at->k < set->nr_ctr && set->inst[at->i].ring)
+			return &set->inst[at->i].ring[at->k];
+	return NULL;
+}
 
 /*
  * The record at @tail: *@out points into the ring, or into @buf (@len
@@ -367,8 +396,8 @@ pctr__tids_unlock(struct pctr__ring *ring)
 }
 
 /* ring.c: ring buffers */
-int pctr__ring_map(struct pctr_set *set, struct pctr__ring *ring, int c,
-		   unsigned int pages);
+/* counter @k of set->inst[@i]: its ring, mapped or shared */
+int pctr__ring_map(struct pctr_set *set, int i, int k, unsigned int pages);
 void pctr__ring_unmap(struct pctr__ring *ring, bool forked);
 typedef int (*pctr__rec_fn)(struct pctr_set *set, struct pctr__ring *ring,
 			    const struct perf_event_header *h, void *arg);

@@ -262,6 +262,40 @@ ring_time(const struct pctr__ring *ring, uint64_t at)
 	return t;
 }
 
+/* a ring read_merged() holds, and where its reading stands */
+struct merge_src {
+	struct pctr__ring *ring;
+	uint64_t tail, head;
+	uint64_t next; /* the time of the record at tail, if any */
+};
+
+/* the rings that buffer and that no other reader holds, taken */
+static int
+hold_rings(struct pctr_set *set, struct merge_src *src)
+{
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *ring;
+	int n = 0;
+
+	while ((ring = pctr__ring_next(set, &at))) {
+		struct merge_src *m = &src[n];
+
+		if (!ring->pc || ring->shared ||
+		    set->ovf->ev[ring->event].mode != PCTR__MODE_BUFFER ||
+		    atomic_flag_test_and_set(&ring->busy))
+			continue;
+		atomic_store(&ring->reader, gettid());
+		m->ring = ring;
+		m->tail = ring->pc->data_tail;
+		m->head = __atomic_load_n(&ring->pc->data_head,
+					  __ATOMIC_ACQUIRE);
+		if (m->tail != m->head)
+			m->next = ring_time(ring, m->tail);
+		n++;
+	}
+	return n;
+}
+
 /*
  * The rings of a set spread over CPUs (open_on()), read as one: record by
  * record, the earliest first, so that a child's records come after the
@@ -273,47 +307,29 @@ static int
 read_merged(struct pctr_set *set, struct read_ctx *ctx)
 {
 	struct pctr__overflow *o = set->ovf;
-	uint64_t tail[o->nr_ring], head[o->nr_ring], next[o->nr_ring];
-	bool held[o->nr_ring];
-	int n = 0, stop = 0;
+	struct merge_src src[set->nr_inst * set->nr_ctr];
+	int nr = hold_rings(set, src), n = 0, stop = 0;
 
-	for (int i = 0; i < o->nr_ring; i++) {
-		struct pctr__ring *ring = &o->ring[i];
-
-		held[i] = ring->pc && !ring->shared &&
-			  o->ev[ring->event].mode == PCTR__MODE_BUFFER &&
-			  !atomic_flag_test_and_set(&ring->busy);
-		if (!held[i])
-			continue;
-		atomic_store(&ring->reader, gettid());
-		tail[i] = ring->pc->data_tail;
-		head[i] = __atomic_load_n(&ring->pc->data_head,
-					  __ATOMIC_ACQUIRE);
-		if (tail[i] != head[i])
-			next[i] = ring_time(ring, tail[i]);
-	}
 	while (!stop) {
-		int best = -1;
+		struct merge_src *best = NULL;
 
-		for (int i = 0; i < o->nr_ring; i++)
-			if (held[i] && tail[i] != head[i] &&
-			    (best < 0 || next[i] < next[best]))
-				best = i;
-		if (best < 0)
+		for (int i = 0; i < nr; i++)
+			if (src[i].tail != src[i].head &&
+			    (!best || src[i].next < best->next))
+				best = &src[i];
+		if (!best)
 			break;
-		stop = pctr__ring_step(set, &o->ring[best], o->scratch,
+		stop = pctr__ring_step(set, best->ring, o->scratch,
 				       PCTR__RECORD_MAX, deliver_record, ctx,
-				       &n, &tail[best], head[best]);
-		if (tail[best] != head[best])
-			next[best] = ring_time(&o->ring[best], tail[best]);
+				       &n, &best->tail, best->head);
+		if (best->tail != best->head)
+			best->next = ring_time(best->ring, best->tail);
 	}
-	for (int i = 0; i < o->nr_ring; i++) {
-		if (!held[i])
-			continue;
-		__atomic_store_n(&o->ring[i].pc->data_tail, tail[i],
+	for (int i = 0; i < nr; i++) {
+		__atomic_store_n(&src[i].ring->pc->data_tail, src[i].tail,
 				 __ATOMIC_RELEASE);
-		atomic_store(&o->ring[i].reader, 0);
-		atomic_flag_clear(&o->ring[i].busy);
+		atomic_store(&src[i].ring->reader, 0);
+		atomic_flag_clear(&src[i].ring->busy);
 	}
 	return n;
 }
@@ -321,13 +337,13 @@ read_merged(struct pctr_set *set, struct read_ctx *ctx)
 static bool
 merge_rings(const struct pctr_set *set)
 {
-	for (int i = 0; set->spread && i < set->ovf->nr_ring; i++) {
-		const struct pctr__ring *ring = &set->ovf->ring[i];
+	struct pctr__ring_at at = PCTR__RING_AT;
+	const struct pctr__ring *ring;
 
+	while (set->spread && (ring = pctr__ring_next(set, &at)))
 		if (ring->pc &&
 		    !(ring->layout.sample_type & PERF_SAMPLE_TIME))
 			return false;
-	}
 	return set->spread;
 }
 
@@ -337,6 +353,8 @@ pctr_set_sampling_read(struct pctr_set *set,
 		   void *arg)
 {
 	struct read_ctx ctx = { cb, arg };
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *ring;
 	int r = check_buffered(set), n = 0;
 
 	if (r < 0)
@@ -345,9 +363,7 @@ pctr_set_sampling_read(struct pctr_set *set,
 		return pctr__error(EINVAL, "NULL callback");
 	if (merge_rings(set))
 		return read_merged(set, &ctx);
-	for (int i = 0; i < set->ovf->nr_ring; i++) {
-		struct pctr__ring *ring = &set->ovf->ring[i];
-
+	while ((ring = pctr__ring_next(set, &at))) {
 		if (ring->pc && !ring->shared &&
 		    set->ovf->ev[ring->event].mode == PCTR__MODE_BUFFER)
 			n += pctr__ring_drain(set, ring, set->ovf->scratch,
@@ -368,11 +384,11 @@ ring_ready(const struct pctr__ring *ring)
 static int
 ring_pollfds(const struct pctr_set *set, struct pollfd *pfd, int nr)
 {
+	struct pctr__ring_at at = PCTR__RING_AT;
+	const struct pctr__ring *ring;
 	int n = 0;
 
-	for (int i = 0; i < set->ovf->nr_ring; i++) {
-		const struct pctr__ring *ring = &set->ovf->ring[i];
-
+	while ((ring = pctr__ring_next(set, &at))) {
 		if (!ring->pc ||
 		    set->ovf->ev[ring->event].mode != PCTR__MODE_BUFFER)
 			continue;
@@ -400,19 +416,21 @@ pctr_set_sampling_pollfd(struct pctr_set *set, struct pollfd *pfd, int nr)
 PCTR_EXPORT int
 pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms)
 {
+	struct pctr__ring_at at = PCTR__RING_AT;
+	struct pctr__ring *ring;
 	struct pollfd *pfd;
 	int r = check_buffered(set), n = 0, hup = 0;
 
 	/* a number the program reused would answer for a file of its own */
-	for (int i = 0; r == 0 && i < set->ovf->nr_ring; i++)
-		if (set->ovf->ring[i].pc)
-			r = pctr__ctr_check(set->ovf->ring[i].ctr);
+	while (r == 0 && (ring = pctr__ring_next(set, &at)))
+		if (ring->pc)
+			r = pctr__ctr_check(ring->ctr);
 	if (r < 0)
 		return r;
-	pfd = calloc(set->ovf->nr_ring, sizeof(*pfd));
+	pfd = calloc(set->nr_inst * set->nr_ctr, sizeof(*pfd));
 	if (!pfd)
 		return pctr__error(ENOMEM, "out of memory");
-	n = ring_pollfds(set, pfd, set->ovf->nr_ring);
+	n = ring_pollfds(set, pfd, set->nr_inst * set->nr_ctr);
 	r = poll(pfd, n, timeout_ms);
 	if (r < 0)
 		r = errno == EINTR ? 0 : pctr__error(errno, "poll: %s",
@@ -421,8 +439,9 @@ pctr_set_sampling_wait(struct pctr_set *set, int timeout_ms)
 		hup += !!(pfd[i].revents & POLLHUP);
 	free(pfd);
 	if (r > 0 && hup == n) {
-		for (int i = 0; i < set->ovf->nr_ring; i++)
-			if (set->ovf->ring[i].pc && ring_ready(&set->ovf->ring[i]))
+		at = PCTR__RING_AT;
+		while ((ring = pctr__ring_next(set, &at)))
+			if (ring->pc && ring_ready(ring))
 				return 1;
 		return pctr__error(ESRCH, "every sampled task has exited");
 	}

@@ -12,10 +12,11 @@
  * that reads them), with PERIOD always (the library hands on the
  * configured period where the kernel gave none).
  * Its sample_id_all is 1: the side-band records end with a sample_id
- * (TID, TIME, CPU as the layout has them), so that readers order them
- * with the samples by time and show their times.  The call chain keeps the kernel's PERF_CONTEXT_KERNEL and
- * _USER markers, put back where the library said the kernel's part ends
- * (nr_callchain_kernel).  Records:
+ * (TID, TIME, CPU as the layout has them, written by the record layer,
+ * pctr__sample_id_encode()), so that readers order them with the samples
+ * by time and show their times.  The call chain keeps the kernel's
+ * PERF_CONTEXT_KERNEL and _USER markers, put back where the library said
+ * the kernel's part ends (nr_callchain_kernel).  Records:
  *   PERF_RECORD_MMAP   the kernel, "[kernel.kallsyms]_text" from _text, as
  *                      perf record writes it, so that perf names kernel
  *                      samples from /proc/kallsyms;
@@ -103,7 +104,7 @@ struct perf_data {
 	struct perf_event_attr attr;
 	char name[PCTR_NAME_MAX + 2];
 	char **cmdline;
-	struct pctr__layout layout; /* the samples' (record.h) */
+	struct pctr__layout layout; /* the records', @attr's (record.h) */
 	unsigned char *rec; /* one record as it is built */
 	struct dso *dso;
 	size_t ndso;
@@ -182,33 +183,14 @@ put_header(struct sink *s, uint32_t type, uint16_t misc, size_t size)
 	put(s, &h, sizeof(h));
 }
 
-/* sample_id's size: the TID, TIME and CPU of the layout */
-static size_t
-id_size(const struct perf_event_attr *a)
-{
-	return 8 * (size_t)__builtin_popcountll(a->sample_type &
-						(PERF_SAMPLE_TID |
-						 PERF_SAMPLE_TIME |
-						 PERF_SAMPLE_CPU));
-}
-
-/* a side-band record's sample_id: its thread, time and CPU */
+/* a side-band record's sample_id, as the record layer lays it out */
 static void
-put_id(struct sink *s, const struct perf_event_attr *a,
+put_id(struct sink *s, const struct pctr__layout *l,
        const struct pctr_sample_record *r)
 {
-	uint64_t t = a->sample_type;
+	unsigned char id[PCTR__SAMPLE_ID_MAX];
 
-	if (t & PERF_SAMPLE_TID) {
-		put_u32(s, (uint32_t)r->pid);
-		put_u32(s, (uint32_t)r->tid);
-	}
-	if (t & PERF_SAMPLE_TIME)
-		put_u64(s, r->time);
-	if (t & PERF_SAMPLE_CPU) {
-		put_u32(s, (uint32_t)(r->cpu < 0 ? 0 : r->cpu));
-		put_u32(s, 0);
-	}
+	put(s, id, pctr__sample_id_encode(l, r, id));
 }
 
 /* _text from /proc/kallsyms, 0 when hidden (kptr_restrict) or absent */
@@ -230,14 +212,14 @@ kernel_text(void)
 }
 
 static void
-put_kernel_mmap(struct sink *s, const struct perf_event_attr *a)
+put_kernel_mmap(struct sink *s, const struct pctr__layout *l)
 {
 	static const char name[] = "[kernel.kallsyms]_text";
 	/* as perf synthesizes it: the kernel's, at time 0 */
 	const struct pctr_sample_record id = { .pid = -1, .tid = 0 };
 	uint64_t text = kernel_text();
 	size_t size = sizeof(struct perf_event_header) + 4 + 4 + 8 * 3 +
-		      padded_len(name) + id_size(a);
+		      padded_len(name) + pctr__sample_id_size(l);
 
 	if (!text)
 		return;
@@ -248,7 +230,7 @@ put_kernel_mmap(struct sink *s, const struct perf_event_attr *a)
 	put_u64(s, ~0ull - text);
 	put_u64(s, text); /* pgoff: perf's relocation reference */
 	put_str(s, name, padded_len(name));
-	put_id(s, a, &id);
+	put_id(s, l, &id);
 }
 
 static char **
@@ -304,10 +286,10 @@ perf_data_open(struct perf_data **pdp, FILE *f, const struct pctr_set *set,
 	}
 	pd->attr.sample_type = (pd->attr.sample_type & PCTR__ENCODABLE) |
 			       PERF_SAMPLE_PERIOD;
-	pctr__layout_of(&pd->layout, &pd->attr);
 	pd->attr.sample_id_all = 1;
 	pd->attr.read_format = 0;
 	pd->attr.mmap = pd->attr.comm = pd->attr.task = pd->attr.mmap2 = 1;
+	pctr__layout_of(&pd->layout, &pd->attr);
 	pctr_event_display_name(pctr_set_event(set, idx), pd->name,
 				sizeof(pd->name));
 	pd->out.f = f;
@@ -318,7 +300,7 @@ perf_data_open(struct perf_data **pdp, FILE *f, const struct pctr_set *set,
 	put_u64(&pd->out, 0);
 	put_u64(&pd->out, EVENT_ID);
 	pd->out.n = 0;
-	put_kernel_mmap(&pd->out, &pd->attr);
+	put_kernel_mmap(&pd->out, &pd->layout);
 	*pdp = pd;
 	return 0;
 }
@@ -438,12 +420,13 @@ put_sample(struct perf_data *pd, const struct pctr_sample_record *r)
 }
 
 static void
-put_mmap2(struct sink *s, const struct perf_event_attr *a,
+put_mmap2(struct sink *s, const struct pctr__layout *l,
 	  const struct pctr_sample_record *r)
 {
 	const char *name = r->name ? r->name : "//anon";
 	size_t size = sizeof(struct perf_event_header) + 4 + 4 + 8 * 3 +
-		      4 + 4 + 8 + 8 + 4 + 4 + padded_len(name) + id_size(a);
+		      4 + 4 + 8 + 8 + 4 + 4 + padded_len(name) +
+		      pctr__sample_id_size(l);
 	uint16_t misc = PERF_RECORD_MISC_USER |
 			(r->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA);
 
@@ -460,39 +443,39 @@ put_mmap2(struct sink *s, const struct perf_event_attr *a,
 	put_u32(s, r->prot);
 	put_u32(s, MAP_PRIVATE);
 	put_str(s, name, padded_len(name));
-	put_id(s, a, r);
+	put_id(s, l, r);
 }
 
 static void
-put_comm(struct sink *s, const struct perf_event_attr *a,
+put_comm(struct sink *s, const struct pctr__layout *l,
 	 const struct pctr_sample_record *r)
 {
 	const char *name = r->name ? r->name : "";
 	size_t size = sizeof(struct perf_event_header) + 8 + padded_len(name) +
-		      id_size(a);
+		      pctr__sample_id_size(l);
 
 	put_header(s, PERF_RECORD_COMM,
 		   r->exec ? PERF_RECORD_MISC_COMM_EXEC : 0, size);
 	put_u32(s, (uint32_t)r->pid);
 	put_u32(s, (uint32_t)r->tid);
 	put_str(s, name, padded_len(name));
-	put_id(s, a, r);
+	put_id(s, l, r);
 }
 
 static void
-put_task(struct sink *s, const struct perf_event_attr *a,
+put_task(struct sink *s, const struct pctr__layout *l,
 	 const struct pctr_sample_record *r)
 {
 	put_header(s, r->kind == PCTR_REC_FORK ? PERF_RECORD_FORK
 					       : PERF_RECORD_EXIT,
 		   0, sizeof(struct perf_event_header) + 4 * 4 + 8 +
-			      id_size(a));
+			      pctr__sample_id_size(l));
 	put_u32(s, (uint32_t)r->pid);
 	put_u32(s, (uint32_t)r->ppid);
 	put_u32(s, (uint32_t)r->tid);
 	put_u32(s, (uint32_t)r->ptid);
 	put_u64(s, r->time);
-	put_id(s, a, r);
+	put_id(s, l, r);
 }
 
 int
@@ -504,18 +487,18 @@ perf_data_record(struct perf_data *pd, const struct pctr_sample_record *r)
 		pd->samples++;
 		break;
 	case PCTR_REC_MMAP:
-		put_mmap2(&pd->out, &pd->attr, r);
+		put_mmap2(&pd->out, &pd->layout, r);
 		note_map(pd, r);
 		break;
 	case PCTR_REC_COMM:
-		put_comm(&pd->out, &pd->attr, r);
+		put_comm(&pd->out, &pd->layout, r);
 		break;
 	case PCTR_REC_FORK:
 		note_fork(pd, r);
-		put_task(&pd->out, &pd->attr, r);
+		put_task(&pd->out, &pd->layout, r);
 		break;
 	case PCTR_REC_EXIT:
-		put_task(&pd->out, &pd->attr, r);
+		put_task(&pd->out, &pd->layout, r);
 		break;
 	}
 	return -(pd->err ? pd->err : pd->out.err);

@@ -237,12 +237,7 @@ sample_id(const struct pctr__layout *l, const unsigned char *end,
 	  struct pctr_sample_record *r, size_t body)
 {
 	uint64_t t = l->sample_type;
-	size_t size = (t & PERF_SAMPLE_TID ? 8 : 0) +
-		      (t & PERF_SAMPLE_TIME ? 8 : 0) +
-		      (t & PERF_SAMPLE_ID ? 8 : 0) +
-		      (t & PERF_SAMPLE_STREAM_ID ? 8 : 0) +
-		      (t & PERF_SAMPLE_CPU ? 8 : 0) +
-		      (t & PERF_SAMPLE_IDENTIFIER ? 8 : 0);
+	size_t size = pctr__sample_id_size(l);
 	struct cur c = { end - size, end, size > body };
 	uint32_t cpu = 0;
 
@@ -357,14 +352,7 @@ pctr__side_record(const struct pctr__layout *l, const void *rec,
 	if (l->id_all && h.type != PERF_RECORD_FORK &&
 	    h.type != PERF_RECORD_EXIT) {
 		/* the strings end before sample_id */
-		uint64_t t = l->sample_type;
-		size_t trailer = 8 * (size_t)__builtin_popcountll(
-					     t & (PERF_SAMPLE_TID |
-						  PERF_SAMPLE_TIME |
-						  PERF_SAMPLE_ID |
-						  PERF_SAMPLE_STREAM_ID |
-						  PERF_SAMPLE_CPU |
-						  PERF_SAMPLE_IDENTIFIER));
+		size_t trailer = pctr__sample_id_size(l);
 
 		if (trailer >= body)
 			return -1;
@@ -391,10 +379,7 @@ pctr__time_offset(const struct pctr__layout *l,
 	if (!l->id_all || h->type >= PERF_RECORD_MAX)
 		return 0;
 	/* the time and what follows it in sample_id, from the end */
-	from_end = 8 * (size_t)__builtin_popcountll(
-			       t & (PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-				    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-				    PERF_SAMPLE_IDENTIFIER));
+	from_end = pctr__sample_id_size(l) - (t & PERF_SAMPLE_TID ? 8 : 0);
 	/* a record too short for its sample_id has no time */
 	if (h->size < sizeof(*h) + from_end)
 		return 0;
@@ -510,5 +495,29 @@ pctr__sample_encode(const struct pctr__layout *l,
 		return 0;
 	h.size = (uint16_t)o.n;
 	memcpy(buf, &h, sizeof(h));
+	return o.n;
+}
+
+size_t
+pctr__sample_id_encode(const struct pctr__layout *l,
+		       const struct pctr_sample_record *r, unsigned char *buf)
+{
+	uint64_t t = l->sample_type;
+	uint32_t ids[2] = { (uint32_t)r->pid, (uint32_t)r->tid };
+	uint32_t cpu[2] = { (uint32_t)(r->cpu < 0 ? 0 : r->cpu), 0 };
+	struct out o = { buf, 0, PCTR__SAMPLE_ID_MAX };
+
+	if (t & PERF_SAMPLE_TID)
+		put(&o, ids, sizeof(ids));
+	if (t & PERF_SAMPLE_TIME)
+		put_u64(&o, r->time);
+	if (t & PERF_SAMPLE_ID)
+		put_u64(&o, 0);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		put_u64(&o, 0);
+	if (t & PERF_SAMPLE_CPU)
+		put(&o, cpu, sizeof(cpu));
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		put_u64(&o, 0);
 	return o.n;
 }

@@ -148,6 +148,30 @@ size_t pctr__sample_encode(const struct pctr__layout *l,
 			   const struct pctr_sample_record *r,
 			   unsigned char *buf, size_t cap);
 
+/* sample_id (above: 8 bytes a field), its fields and its size in @l */
+#define PCTR__SAMPLE_ID_FIELDS                                                \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |                \
+	 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define PCTR__SAMPLE_ID_MAX 48
+
+static inline size_t
+pctr__sample_id_size(const struct pctr__layout *l)
+{
+	return 8 * (size_t)__builtin_popcountll(l->sample_type &
+						PCTR__SAMPLE_ID_FIELDS);
+}
+
+/*
+ * The reverse of the side-band decoder's reading of it: @r's sample_id
+ * in layout @l into @buf (pctr__sample_id_size() bytes, at most
+ * PCTR__SAMPLE_ID_MAX): its pid and tid, time and cpu, an unknown cpu
+ * (-1) as 0; ID, STREAM_ID and IDENTIFIER, which a public record does not
+ * keep, as 0.  Return its size.
+ */
+size_t pctr__sample_id_encode(const struct pctr__layout *l,
+			      const struct pctr_sample_record *r,
+			      unsigned char *buf);
+
 /* PERF_RECORD_LOST: { u64 id, lost } after the header; 0 if short */
 uint64_t pctr__lost_count(const void *rec);
 

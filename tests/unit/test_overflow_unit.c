@@ -274,6 +274,56 @@ TEST(sideband_sample_id_with_cpu)
 	ASSERT_EQ(pctr__side_record(&l, h, &r), -1);
 }
 
+/*
+ * sample_id as the record layer writes it (perf.data's side-band
+ * records): the words the decoder reads back, with every field of it
+ * and with those pctr record keeps
+ */
+TEST(sample_id_encoded_as_decoded)
+{
+	struct pctr__layout l = { .sample_type = PERF_SAMPLE_TID |
+						 PERF_SAMPLE_TIME |
+						 PERF_SAMPLE_ID |
+						 PERF_SAMPLE_STREAM_ID |
+						 PERF_SAMPLE_CPU |
+						 PERF_SAMPLE_IDENTIFIER,
+				  .id_all = true };
+	const struct pctr_sample_record in = { .pid = 7, .tid = 9,
+					       .time = 123456789, .cpu = 1 };
+	const struct pctr_sample_record none = { .pid = 7, .tid = 9,
+						 .cpu = -1 };
+	uint64_t w[2 + 1 + PCTR__SAMPLE_ID_MAX / 8] = { 0 };
+	struct perf_event_header *h = (void *)w;
+	struct pctr_sample_record r;
+
+	ASSERT_EQ(pctr__sample_id_size(&l), PCTR__SAMPLE_ID_MAX);
+	ASSERT_EQ(pctr__sample_id_encode(&l, &in, (unsigned char *)&w[3]),
+		  PCTR__SAMPLE_ID_MAX);
+	ASSERT_HEX_EQ(w[3], 7ull | 9ull << 32);
+	ASSERT_UEQ(w[4], 123456789);
+	ASSERT_UEQ(w[5] | w[6] | w[8], 0);
+	ASSERT_UEQ(w[7], 1);
+	h->type = PERF_RECORD_COMM;
+	h->size = sizeof(w);
+	w[1] = 7ull | 9ull << 32;
+	memcpy(&w[2], "abcdefg", 8);
+	ASSERT_OK(pctr__side_record(&l, h, &r));
+	ASSERT_UEQ(r.time, 123456789);
+	ASSERT_EQ(r.cpu, 1);
+	ASSERT_STR_EQ(r.name, "abcdefg");
+	ASSERT_EQ(pctr__time_offset(&l, h), 32);
+	/* pctr record's layout; a cpu not known is written 0 */
+	l.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	memset(w, 0xff, sizeof(w));
+	ASSERT_EQ(pctr__sample_id_size(&l), 24);
+	ASSERT_EQ(pctr__sample_id_encode(&l, &none, (unsigned char *)w), 24);
+	ASSERT_HEX_EQ(w[0], 7ull | 9ull << 32);
+	ASSERT_UEQ(w[1], 0);
+	ASSERT_UEQ(w[2], 0);
+	ASSERT_HEX_EQ(w[3], ~0ull);
+}
+
 /* a record in a file need not be aligned: decoded the same */
 TEST(unaligned_record)
 {
@@ -509,6 +559,7 @@ main(void)
 			       TEST_CASE(callchain_longer_than_record_is_refused)
 			       TEST_CASE(callchain_addresses_by_context)
 			       TEST_CASE(sideband_sample_id_with_cpu)
+			       TEST_CASE(sample_id_encoded_as_decoded)
 			       TEST_CASE(unaligned_record)
 			       TEST_CASE(encode_decode_round_trip)
 			       TEST_CASE(lost_record)
