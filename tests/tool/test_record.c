@@ -682,7 +682,10 @@ record_at(const char *limit, long *perf_hz, long *pctr_hz, struct result *pr,
 
 		close(tmp_file(data[t]));
 		*res[t] = run_in(argv, NULL);
-		ASSERT_EQ(res[t]->status, 0);
+		if (res[t]->status != 0)
+			TEST_FAIL("%s record (limit %s): status %d: %s",
+				  t ? "pctr" : "perf", limit ? limit : "the "
+				  "kernel's", res[t]->status, res[t]->err);
 	}
 	*perf_hz = header_freq(data[0]);
 	*pctr_hz = header_freq(data[1]);
