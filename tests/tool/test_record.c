@@ -653,16 +653,22 @@ header_freq(const char *data)
  * pctr record (and perf record) of profile_chain with their default
  * frequency, where /proc/sys/kernel/perf_event_max_sample_rate reads
  * @limit (NULL: the kernel's own): a file bound over it in a mount
- * namespace of their own (which the kernel's limit does not see).  The
- * frequencies in the headers of their recordings.
+ * namespace of their own (which the kernel's limit does not see), the
+ * mount that holds it made private there first.  Not unshare's
+ * "--propagation private", which changes the root's: in a chroot the
+ * root is no mount, and unshare failed ("cannot change root filesystem
+ * propagation: Invalid argument", scripts/newcomer.sh).  The frequencies
+ * in the headers of their recordings.
  */
 static void
 record_at(const char *limit, long *perf_hz, long *pctr_hz, struct result *pr,
 	  struct result *r)
 {
 	static const char *const bind =
-		"[ -z \"$0\" ] || mount --bind \"$0\" "
-		"/proc/sys/kernel/perf_event_max_sample_rate && exec \"$@\"";
+		"f=/proc/sys/kernel/perf_event_max_sample_rate; "
+		"[ -z \"$0\" ] || { mount --make-rprivate "
+		"\"$(findmnt -no TARGET -T $f)\" && mount --bind \"$0\" $f; "
+		"} && exec \"$@\"";
 	char data[2][64], rate[64] = "";
 	struct result *res[2] = { pr, r };
 
@@ -675,7 +681,7 @@ record_at(const char *limit, long *perf_hz, long *pctr_hz, struct result *pr,
 	}
 	for (int t = 0; t < 2; t++) {
 		char *argv[] = { "/usr/bin/unshare", "-m", "--propagation",
-				 "private", "sh", "-c", (char *)bind, rate,
+				 "unchanged", "sh", "-c", (char *)bind, rate,
 				 t ? (char *)pctr_path() : PERF, "record",
 				 "-o", data[t], "--", (char *)chain_prog(),
 				 "100", NULL };
