@@ -545,6 +545,36 @@ shares_differ(char *data)
 }
 
 /*
+ * perf record -q -e EVENT -F HZ -- @argv into a file of its own, then
+ * shares_differ() of it
+ */
+static double
+recorded_shares_differ(const char *event, const char *hz,
+		       char *const argv[])
+{
+	char data[] = "/tmp/pctr-overhead-XXXXXX";
+	char *record[32] = { "/usr/bin/perf", "record", "-q", "-e",
+			     (char *)event, "-F", (char *)hz, "-o", data,
+			     "--" };
+	int fd = mkstemp(data), n = 10;
+	struct result p;
+	double bad;
+
+	ASSERT(fd >= 0);
+	close(fd);
+	/* perf is the judge: scripts/deps.sh check installs linux-perf */
+	if (access(record[0], X_OK))
+		TEST_FAIL("perf is not installed (linux-perf)");
+	while (*argv && n < 31)
+		record[n++] = *argv++;
+	p = run_in(record, NULL);
+	ASSERT_EQ(p.status, 0);
+	bad = shares_differ(data);
+	unlink(data);
+	return bad;
+}
+
+/*
  * A share is of the events, each sample standing for its period, as
  * perf report's overhead: the same file read by both gives every function
  * the same share to the hundredth of a percent.  page-faults at -F 200
@@ -555,23 +585,10 @@ shares_differ(char *data)
  */
 TEST(shares_are_perf_reports_overhead)
 {
-	char data[] = "/tmp/pctr-overhead-XXXXXX";
-	char *record[] = { "/usr/bin/perf", "record", "-q", "-e",
-			   "page-faults", "-F", "200", "-o", data, "--", "dd",
-			   "if=/dev/zero", "of=/dev/null", "bs=8M", "count=4",
-			   NULL };
-	int fd = mkstemp(data);
-	struct result p;
+	char *const dd[] = { "dd", "if=/dev/zero", "of=/dev/null", "bs=8M",
+			     "count=4", NULL };
 
-	ASSERT(fd >= 0);
-	close(fd);
-	/* perf is the judge: scripts/deps.sh check installs linux-perf */
-	if (access(record[0], X_OK))
-		TEST_FAIL("perf is not installed (linux-perf)");
-	p = run_in(record, NULL);
-	ASSERT_EQ(p.status, 0);
-	ASSERT_EQ(shares_differ(data), 0);
-	unlink(data);
+	ASSERT_EQ(recorded_shares_differ("page-faults", "200", dd), 0);
 }
 
 /*
@@ -582,31 +599,10 @@ TEST(shares_are_perf_reports_overhead)
  */
 TEST(shares_of_a_stripped_program_are_perf_reports)
 {
-	char data[] = "/tmp/pctr-overhead-XXXXXX";
-	char *record[] = { "/usr/bin/perf",
-			   "record",
-			   "-q",
-			   "-e",
-			   "task-clock:u",
-			   "-F",
-			   "1000",
-			   "-o",
-			   data,
-			   "--",
-			   (char *)chain_prog("PROFILE_STRIPPED"),
-			   "200",
-			   NULL };
-	int fd = mkstemp(data);
-	struct result p;
+	char *const prog[] = { (char *)chain_prog("PROFILE_STRIPPED"), "200",
+			       NULL };
 
-	ASSERT(fd >= 0);
-	close(fd);
-	if (access(record[0], X_OK))
-		TEST_FAIL("perf is not installed (linux-perf)");
-	p = run_in(record, NULL);
-	ASSERT_EQ(p.status, 0);
-	ASSERT_EQ(shares_differ(data), 0);
-	unlink(data);
+	ASSERT_EQ(recorded_shares_differ("task-clock:u", "1000", prog), 0);
 }
 
 /*
