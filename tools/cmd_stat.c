@@ -1239,10 +1239,15 @@ wait_step(struct stat_ctx *c, struct waiter *w)
 	if (!w->done && !w->begun && now >= w->begin_at &&
 	    (r = begin_counting(w, true)) < 0)
 		return open_failed(r);
+	/*
+	 * the intervals due before the deadline first, also after a stall
+	 * past it; the one ending there is the last, partial row
+	 */
+	if (!w->done && w->begun && w->interval && now >= w->next &&
+	    (!w->deadline || w->next < w->deadline))
+		return interval_tick(c, w, now);
 	if (w->deadline && now >= w->deadline)
 		last_interval(w); /* --timeout ends a command too */
-	if (!w->done && w->begun && w->interval && now >= w->next)
-		return interval_tick(c, w, now);
 	if (!w->done && w->begun && w->scale_on && now >= w->scale_next)
 		scale_tick(w, now);
 	return 0;

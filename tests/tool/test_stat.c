@@ -465,6 +465,45 @@ TEST(attach_pid)
 	ASSERT_EQ(python_num(script, r.out), 1);
 }
 
+/*
+ * -I with --duration: an interval per -I up to the end, also when pctr
+ * itself was held across the end (a busy machine's stall, made here with
+ * SIGSTOP): the intervals due before it are printed late, not lost.
+ */
+TEST(intervals_due_by_the_duration_survive_a_stall)
+{
+	static const char *check =
+		"import csv,sys\n"
+		"rows=list(csv.DictReader(sys.stdin))\n"
+		"iv=[int(r['value']) for r in rows if r['kind']=='interval']\n"
+		"tot=[int(r['value']) for r in rows if r['kind']=='total']\n"
+		"print(len(iv) if tot==[sum(iv)] else -1)\n";
+	char pid[16], o[64], e[64];
+	char *argv[] = { (char *)pctr_path(), "stat", "-p", pid, "-I", "50",
+			 "--duration", "0.5", "--format=pctr-csv", "-o", "-",
+			 "-e", "task-clock", NULL };
+	pid_t child = fork(), p;
+	struct result r;
+
+	if (child == 0) {
+		spin_ns(10000000000u);
+		_exit(0);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	p = start(argv, NULL, o, e);
+	usleep(350000);
+	kill(p, SIGSTOP);
+	usleep(400000); /* past the end at 0.5 s */
+	kill(p, SIGCONT);
+	r = finish(p, o, e);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	if (r.status != 0)
+		printf("# %s", r.err);
+	ASSERT_EQ(r.status, 0);
+	ASSERT_EQ(python_num(check, r.out), 10);
+}
+
 /* -p of a process that ends: counting stops with it */
 TEST(attach_ends_with_process)
 {
@@ -601,7 +640,9 @@ main(int argc, char **argv)
 		TEST_CASE(interval_rows)
 		TEST_CASE(json_document) TEST_CASE(csv_rows)
 		TEST_CASE(scaled_bounds_absent_when_exact)
-		TEST_CASE(attach_pid) TEST_CASE(attach_ends_with_process)
+		TEST_CASE(attach_pid)
+		TEST_CASE(intervals_due_by_the_duration_survive_a_stall)
+		TEST_CASE(attach_ends_with_process)
 		TEST_CASE(all_cpus_as_root) TEST_CASE(unknown_event)
 		TEST_CASE(command_not_found) TEST_CASE(bad_flag_values)
 		TEST_CASE(default_events_no_pmu_line) TEST_CASE(no_multiplex)));

@@ -110,7 +110,7 @@ TEST(attach_to_a_churning_process)
 		"    r[4]=='page-faults']\n"
 		"tot=[int(r[5]) for r in rows if r[0]=='total' and\n"
 		"     r[4]=='page-faults']\n"
-		"ok=(len(iv)>=19 and len(tot)==1 and tot[0]>0)\n"
+		"ok=(len(iv)==20 and len(tot)==1 and tot[0]>0)\n"
 		"print(1 if ok else 0)\n";
 	pid_t child = fork();
 	char pid[16];
