@@ -13,6 +13,9 @@ this thread), round-robin trial by trial:
   loop            the Python loop alone, calling a no-op C method: the
                   clear() of an empty list, called as s.read() is (a
                   METH_NOARGS method) and allocating nothing
+  py_c1, py_c0    s._bench_read(1) and s._bench_read(0) from a Python
+                  loop: the same call, with one library read and with
+                  none (the control below)
 
 The estimator is bench/harness.h's (nanoBench's): each trial times n and
 2n repetitions; over the trials the median and the minimum of each are
@@ -21,6 +24,13 @@ the set-up) cancel.  The Python cases include the loop's own cost per
 repetition: "added" is py_read - c_read - loop, what the binding adds to
 the library's read, and "perf_counter_ns" is reported net of the loop as
 well, so the two are compared on equal terms.
+
+The control: py_c1 - py_c0 is what one library read costs when a Python
+loop calls it, all the Python-side work being the same in both; less
+c_read (the same read back to back in C) it is what the system adds to
+the Python side's work for following a read, with none of the binding's
+read code in it.  Where reads are system calls, "added" is to be read
+against it.
 
 With --instructions, each case runs instead under callgrind at N and 2N
 repetitions (PYTHONHASHSEED=0, so that start-up is the same) and the
@@ -32,6 +42,7 @@ Needs the package (PYTHONPATH=build/bindings/python).  Prints a Markdown
 table; -o writes it to FILE.md as well.
 """
 import argparse
+import functools
 import os
 import re
 import statistics
@@ -63,7 +74,9 @@ def cases_for(k, s):
     return [("c_read", k, lambda n: s._bench_read(n)),
             ("c_values", k, lambda n: s._bench_read(n, True)),
             ("py_read", k, py_loop(s.read)),
-            ("py_values", k, py_loop(s.read_values))]
+            ("py_values", k, py_loop(s.read_values)),
+            ("py_c1", k, py_loop(functools.partial(s._bench_read, 1))),
+            ("py_c0", k, py_loop(functools.partial(s._bench_read, 0)))]
 
 
 def calibrate(run):
@@ -187,6 +200,15 @@ def main():
         addv = (pv[0] - cv[0] - loop[0], pv[1] - cv[1] - loop[1])
         lines.append("| %d | %s | %s | %s | %s | %s | %s |" % (
             k, fmt(c), fmt(p), fmt(add), fmt(cv), fmt(pv), fmt(addv)))
+    lines += ["", "| events | Python call, one read | the same call, "
+              "no read | one read from Python | C read | what the system "
+              "adds |", "|---|---|---|---|---|---|"]
+    for k in EVENTS:
+        c1, c0, c = r[("py_c1", k)], r[("py_c0", k)], r[("c_read", k)]
+        one = (c1[0] - c0[0], c1[1] - c0[1])
+        lines.append("| %d | %s | %s | %s | %s | %s |" % (
+            k, fmt(c1), fmt(c0), fmt(one), fmt(c),
+            fmt((one[0] - c[0], one[1] - c[1]))))
     lines += ["", "perf_counter_ns(): %s net of the loop (%s with it); "
               "the Python loop: %s per repetition." % (
                   fmt(pcn_net), fmt(pcn), fmt(loop)),
