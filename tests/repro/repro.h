@@ -102,6 +102,20 @@ repro_pin_cpu0(void)
 	sched_setaffinity(0, sizeof(c), &c);
 }
 
+/* a child spinning on CPU 0 until killed (SIGKILL, then waitpid) */
+static inline pid_t
+repro_spinner_cpu0(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		repro_pin_cpu0();
+		for (;;)
+			;
+	}
+	return pid;
+}
+
 /*
  * Running this program again: the name to give another program (valgrind)
  * that is to run it, written into @buf.  Never the path readlink() makes

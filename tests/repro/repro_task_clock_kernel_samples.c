@@ -27,19 +27,6 @@
 
 #include "repro.h"
 
-static int
-spinner(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		repro_pin_cpu0();
-		for (;;)
-			;
-	}
-	return pid;
-}
-
 /* @arg: the samples, and those at kernel PCs */
 static void
 count_ip(uint64_t ip, void *arg)
@@ -59,7 +46,7 @@ main(int argc, char **argv)
 	printf("1..1\n");
 	repro_pin_cpu0();
 	for (int r = 0; r < rounds; r++) {
-		pid_t s1 = spinner(), s2 = spinner();
+		pid_t s1 = repro_spinner_cpu0(), s2 = repro_spinner_cpu0();
 		struct perf_event_mmap_page *pg;
 		uint64_t end, nk[2] = { 0, 0 };
 		volatile unsigned long x = 0;

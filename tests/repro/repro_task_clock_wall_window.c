@@ -40,19 +40,6 @@
 #define SPINNERS 2
 #define PAGES 16
 
-static pid_t
-spinner(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		repro_pin_cpu0();
-		for (;;)
-			;
-	}
-	return pid;
-}
-
 /*
  * A child, on any CPU (made before this thread goes to SCHED_IDLE, whose
  * policy it would inherit), that puts @pid back to SCHED_OTHER after @ns: at
@@ -149,7 +136,7 @@ main(void)
 	spin_until(cpu0 + 100000000u, 0);
 	w1 = repro_ns(CLOCK_MONOTONIC);
 	for (int i = 0; i < SPINNERS; i++)
-		s[i] = spinner();
+		s[i] = repro_spinner_cpu0();
 	ender = end_idle(getpid(), 4 * (w1 - w0));
 	if (sched_setscheduler(0, SCHED_IDLE, &idle) < 0) {
 		printf("not ok 1 - SCHED_IDLE: %s\n", strerror(errno));
