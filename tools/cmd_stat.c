@@ -398,11 +398,14 @@ note_metrics_not_shown(struct stat_ctx *c)
 {
 	for (int i = 0; i < metric_count; i++) {
 		const struct metric *m = &metric_table[i];
-		const char *missing = not_counted(c, m->num)   ? m->num
-				      : not_counted(c, m->den) ? m->den
-							       : NULL;
+		const char *missing;
 
-		if ((c->rep.metrics & 1u << i) && missing)
+		if (!(c->rep.metrics & 1u << i))
+			continue; /* not asked for: its names not parsed */
+		missing = not_counted(c, m->num)   ? m->num
+			  : not_counted(c, m->den) ? m->den
+						   : NULL;
+		if (missing)
 			report_note(&c->rep, "-M %s: not shown: %s is not "
 					     "counted here",
 				    m->name, missing);
