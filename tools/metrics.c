@@ -95,10 +95,33 @@ metric_parse(const char *list, unsigned int *mask)
 	return 0;
 }
 
+/*
+ * A metric's input, parsed once per process: every report asks which
+ * metrics apply, and an input that does not parse here (a cpu/.../ event
+ * without a PMU) costs a lookup in sysfs each time.  The specs are the
+ * table's strings, known by their address.
+ */
 bool
 metric_event(const char *spec, struct pctr_event *ev)
 {
-	memset(ev, 0, sizeof(*ev));
-	ev->size = sizeof(*ev);
-	return pctr_event_parse(spec, ev) == 0;
+	static struct parsed {
+		const char *spec;
+		bool ok;
+		struct pctr_event ev;
+	} parsed[2 * sizeof(metric_table) / sizeof(metric_table[0])];
+	static int nr_parsed;
+	struct parsed *p = parsed, one = { .spec = spec };
+
+	while (p < parsed + nr_parsed && p->spec != spec)
+		p++;
+	if (p == parsed + nr_parsed) {
+		one.ev.size = sizeof(one.ev);
+		one.ok = pctr_event_parse(spec, &one.ev) == 0;
+		p = nr_parsed < (int)(sizeof(parsed) / sizeof(parsed[0]))
+			    ? &parsed[nr_parsed++]
+			    : &one; /* not a table's: parsed each time */
+		*p = one;
+	}
+	*ev = p->ev;
+	return p->ok;
 }
