@@ -90,7 +90,7 @@ check() {
 	ok $r "$name: the map names exactly what $* declare"
 }
 
-echo "1..12"
+echo "1..13"
 lib_names "$build/src/libpctr.so" >"$tmp/pctr"
 check libpctr "$build/src/libpctr.so" "$src/src/libpctr.map" '' \
 	"$src/include" pctr.h
@@ -100,6 +100,27 @@ awk '/^PCTR_EXPORT/ { want = 1 }
 	"$src"/src/*.c "$src"/src/*/*.c | sort >"$tmp/src"
 same "$tmp/src" "$tmp/pctr" "PCTR_EXPORT in src/" "libpctr.so"
 ok $? "libpctr: the PCTR_EXPORT functions in src/ are exactly the exports"
+
+# The command links libpctr's static archive (src/meson.build), where the
+# linker would also find the hidden functions: it may call only exports.
+# What its objects use and do not define themselves, and the archive does.
+objs=$(find "$build/tools/pctr.p" -name "*.o" 2>/dev/null)
+if [ -z "$objs" ]; then
+	n=$((n + 1))
+	echo "ok $n - # SKIP the command is not built (-Dtools=false)"
+else
+	# shellcheck disable=SC2086
+	nm -u $objs | awk 'NF == 2 { print $2 }' | sort -u >"$tmp/tool.u"
+	# shellcheck disable=SC2086
+	nm --defined-only $objs | awk 'NF == 3 { print $3 }' | sort -u >"$tmp/tool.d"
+	nm --defined-only "$build/src/libpctr.a" 2>/dev/null |
+		awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | sort -u >"$tmp/a.d"
+	comm -23 "$tmp/tool.u" "$tmp/tool.d" | comm -12 - "$tmp/a.d" |
+		comm -23 - "$tmp/pctr" |
+		sed 's/^/the command calls hidden /' >"$tmp/diff"
+	[ ! -s "$tmp/diff" ] && [ -s "$tmp/a.d" ]
+	ok $? "pctr (the command) calls only libpctr's exports"
+fi
 
 # The naming rule (README.md, "The library in one page"): the prefix is the
 # type of the first argument, so a function taking a struct pctr_X (or a
