@@ -37,7 +37,12 @@ repetitions (PYTHONHASHSEED=0, so that start-up is the same) and the
 user-space instructions of one repetition are the difference over N: a
 figure that load does not move.  The system call itself is not counted.
 
-usage: python_read.py [-t TRIALS] [-o FILE.md] [--instructions [-n N]]
+With --events hardware the sets count instructions:u (1 and 4 of them),
+read in user space where there is a PMU: bench/python_read_guest.sh runs
+it so in the x86-64 guest, whose clock counts instructions.
+
+usage: python_read.py [-t TRIALS] [-o FILE.md] [--events software|hardware]
+                      [--instructions [-n N]]
 Needs the package (PYTHONPATH=build/bindings/python).  Prints a Markdown
 table; -o writes it to FILE.md as well.
 """
@@ -52,8 +57,16 @@ import time
 
 import pctr
 
-EVENTS = {1: "task-clock",
-          4: "task-clock,context-switches,page-faults,cpu-migrations"}
+# --events: software ones, always read with read(2), or hardware ones,
+# read in user space where the machine has a PMU (the x86-64 guest:
+# bench/python_read_guest.sh)
+EVENT_SETS = {
+    "software": {1: "task-clock",
+                 4: "task-clock,context-switches,page-faults,cpu-migrations"},
+    "hardware": {1: "instructions:u",
+                 4: "instructions:u,instructions:u,instructions:u,"
+                    "instructions:u"}}
+EVENTS = dict(EVENT_SETS["software"])
 TARGET_NS = 2_000_000        # n repetitions take at least 2 ms
 # The loop's no-op.  Not s.__sizeof__, which makes and frees an int (the
 # set is over 256 bytes): 120 instructions that the loop's figure then
@@ -160,8 +173,12 @@ def main():
     ap.add_argument("-o", "--output")
     ap.add_argument("--instructions", action="store_true")
     ap.add_argument("-n", type=int, default=20000)
+    ap.add_argument("--events", choices=sorted(EVENT_SETS),
+                    default="software")
     ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    EVENTS.clear()
+    EVENTS.update(EVENT_SETS[a.events])
     if a.one:
         return run_one(a.one[0], int(a.one[1]), int(a.one[2]))
     if a.instructions:

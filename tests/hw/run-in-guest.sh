@@ -11,10 +11,14 @@
 #   -u UID          run as this uid/gid instead of root
 #   -f FILE         also copy FILE into the guest's /hw (repeatable)
 #   --perf          also Debian's perf, as /usr/bin/perf (tests/hw/perf.sh)
+#   --root DIR      also copy the tree DIR into the guest's root (a
+#                   dynamic program with its libraries at the paths the
+#                   loader searches, as bench/python_read_guest.sh does)
 #   -v              also print the guest's console outside the program
 #   -h              this text
 #
-# PROGRAM must be a static executable for the guest's architecture; it runs
+# PROGRAM must be a static executable for the guest's architecture (or one
+# whose interpreter and libraries --root gives); it runs
 # as /hw/NAME with cwd /tmp and PATH=/hw (tests/hw/hw_init.c is PID 1).
 # The x86_64 guest also has /hw/msr.ko, the kernel's msr module, for
 # programs that read MSRs through /dev/cpu/0/msr.
@@ -35,7 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/guest.sh" || exit 125
 . "$here/perf.sh" || exit 125
 
-arch= uid=- sysctls= files= verbose=0 perf=0
+arch= uid=- sysctls= files= verbose=0 perf=0 roots=
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-125}"; }
 
@@ -47,6 +51,7 @@ while [ $# -gt 0 ]; do
 	-f) files="$files $2"; shift ;;
 	-v) verbose=1 ;;
 	--perf) perf=1 ;;
+	--root) roots="$roots $2"; shift ;;
 	-h | --help) usage 0 ;;
 	--) shift; break ;;
 	-*) usage ;;
@@ -75,6 +80,7 @@ mkdir -p "$work/root/hw"
 cp "$prog" "$work/root/hw/"
 for f in $files; do cp "$f" "$work/root/hw/" || exit 125; done
 [ "$perf" = 1 ] && hw_perf_install "$work/root"
+for r in $roots; do cp -a "$r/." "$work/root/" || exit 125; done
 printf 'run %s %s /hw/%s' "$uid" "${sysctls:--}" "$(basename "$prog")" >"$work/root/hw/plan"
 for a in "$@"; do
 	case $a in
