@@ -67,13 +67,14 @@
  * opened whole; it blamed the swap for page faults its own layout had
  * not counted.  libpctr with its guard closed once a thread's groups
  * were open (swaps then going on) passed tests/sys/test_churn 8 times of
- * 8.  Once since (2026-12-08, a fresh container's make check on a quiet
- * host), without the guard, one window of 937 fell short with no thread
- * left out: 11 threads gone, 16 page faults counted of 36 needed, CPU 0
- * counting 40; that run refused 38 opens of a live thread (0 to 10
- * usually).  Not seen again in 8 runs (7,900 windows) on the same host;
- * the cause is not known.  With the guard (libpctr's layout) that run
- * had none short.
+ * 8.  Twice since (2026-12-08, two fresh containers' make check on a
+ * quiet host, other tests running beside it), without the guard, one
+ * window of about 1000 fell short with no thread left out: 16 page faults
+ * counted of 36 needed (CPU 0: 40), and 12 of 24 (CPU 0: 28); those runs
+ * refused 38 and 34 opens of a live thread (0 to 10 usually).  Not seen
+ * in 8 runs alone on the same host (7,900 windows, 0 to 6 refused); the
+ * cause, the kernel's or this program's reopening, is not known.  With
+ * the guard (libpctr's layout) both runs had none short.
  * Relied on by src/set.c (open_instance(): the guard) and
  * tests/sys/test_churn.c.
  */
