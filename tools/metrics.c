@@ -98,29 +98,32 @@ metric_parse(const char *list, unsigned int *mask)
 /*
  * A metric's input, parsed once per process: every report asks which
  * metrics apply, and an input that does not parse here (a cpu/.../ event
- * without a PMU) costs a lookup in sysfs each time.  The specs are the
- * table's strings, known by their address.
+ * without a PMU) costs a lookup in sysfs each time.  Known by their text,
+ * so a caller's own copy of a spec is answered right too.
  */
 bool
 metric_event(const char *spec, struct pctr_event *ev)
 {
 	static struct parsed {
-		const char *spec;
+		char spec[64];
 		bool ok;
 		struct pctr_event ev;
 	} parsed[2 * sizeof(metric_table) / sizeof(metric_table[0])];
 	static int nr_parsed;
-	struct parsed *p = parsed, one = { .spec = spec };
+	struct parsed *p = parsed, one = { .ok = false };
 
-	while (p < parsed + nr_parsed && p->spec != spec)
+	while (p < parsed + nr_parsed && strcmp(p->spec, spec))
 		p++;
 	if (p == parsed + nr_parsed) {
 		one.ev.size = sizeof(one.ev);
 		one.ok = pctr_event_parse(spec, &one.ev) == 0;
-		p = nr_parsed < (int)(sizeof(parsed) / sizeof(parsed[0]))
-			    ? &parsed[nr_parsed++]
-			    : &one; /* not a table's: parsed each time */
-		*p = one;
+		p = &one; /* kept if there is room and the text fits */
+		if (nr_parsed < (int)(sizeof(parsed) / sizeof(parsed[0])) &&
+		    strlen(spec) < sizeof(one.spec)) {
+			p = &parsed[nr_parsed++];
+			*p = one;
+			strcpy(p->spec, spec);
+		}
 	}
 	*ev = p->ev;
 	return p->ok;
